@@ -1,0 +1,7 @@
+//! File formats written by `simpler` runs and read by its tools.
+//!
+//! Each module owns one artifact: its serde types, a streaming reader and (where the runtime
+//! writes it) a streaming writer. Tools depend on this crate, never on the runtime.
+
+pub mod deps;
+pub mod scope_stats;
