@@ -1,1 +1,1022 @@
 //! `deps.json`: the tensor-annotated dependency graph (spec/dep-gen.md §4).
+//!
+//! # Layout
+//!
+//! One JSON object with three arrays, always in this order: `tasks`, `tensors`, `edges`.
+//!
+//! - [`Task`]: one per submitted task, in submit order.
+//! - [`Tensor`]: one per distinct `(buffer_addr, version)` read by some task; its id is
+//!   [`tensor_id`] of that pair.
+//! - [`Edge`]: one per annotated dependency row, grouped by consumer. A `(pred, succ)` pair may
+//!   repeat (several args, sources or slices).
+//!
+//! Every 64-bit unsigned field (`task_id`, `tensor_id`, `pred`, `succ`, `buffer_addr`,
+//! `buffer_numel`, every `*start_offset`) is written as a decimal JSON string so JavaScript
+//! readers keep full precision; the reader also accepts plain numbers. Optional fields are
+//! omitted when absent. Field order in the structs is the order they are written in: the spec's
+//! order, with the two additive fields placed where the original writer puts them
+//! (`early_dispatch` after `scope`, `flags` after `source`).
+//!
+//! # Reading
+//!
+//! [`read_deps`] streams a file through a [`DepsSink`]: each task, tensor and edge is
+//! deserialized on its own and handed over, so a file with millions of edges never becomes a
+//! JSON tree in memory. The sink chooses the element types, so a tool that needs only the edge
+//! endpoints can deserialize a three-field struct instead of a full [`Edge`]. Errors name the
+//! file and, for bad JSON, the line and column ([`DepsReadError`]).
+//!
+//! # Writing
+//!
+//! [`DepsWriter`] writes the same compact one-line form the original runtime writes, one element
+//! at a time, and refuses to go back to an earlier section.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
+use serde::{Deserialize, Deserializer, Serialize};
+
+// === tensor identity ===
+
+/// FNV-1a 64-bit offset basis.
+const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a 64-bit prime.
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// Returns the stable id of the tensor `(buffer_addr, version)`.
+///
+/// 64-bit FNV-1a over the 8 little-endian bytes of `buffer_addr`, then the 4 little-endian
+/// bytes of `version` reinterpreted as `u32` — the same 12 bytes the original runtime hashes,
+/// so ids match across implementations and runs.
+///
+/// ```
+/// use simpler_artifacts::deps::tensor_id;
+/// assert_eq!(tensor_id(29_204_938_752, 0), 13_451_765_318_376_212_391);
+/// ```
+pub fn tensor_id(buffer_addr: u64, version: i32) -> u64 {
+    let mut hash = FNV_OFFSET_BASIS;
+    let version_bytes = (version as u32).to_le_bytes();
+    for byte in buffer_addr.to_le_bytes().iter().chain(version_bytes.iter()) {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(FNV_PRIME);
+    }
+    hash
+}
+
+/// Splits a raw task id into `(ring, local)`: `ring = (raw >> 32) & 0xFF`,
+/// `local = raw & 0xFFFF_FFFF` (the layout of the original's `PTO2TaskId::raw`).
+pub fn split_task_id(raw: u64) -> (u8, u32) {
+    (((raw >> 32) & 0xFF) as u8, (raw & 0xFFFF_FFFF) as u32)
+}
+
+/// Builds a raw task id from `(ring, local)`; the inverse of [`split_task_id`].
+pub fn make_task_id(ring: u8, local: u32) -> u64 {
+    (u64::from(ring) << 32) | u64::from(local)
+}
+
+// === schema ===
+
+/// Whether a task was submitted inside a manual scope (explicit dependencies only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Automatic dependency wiring (creator retention and tensor-map lookup).
+    Auto,
+    /// Manual scope: only the declared explicit dependencies.
+    Manual,
+}
+
+/// How a task uses one tensor argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ArgType {
+    /// Read only.
+    #[serde(rename = "INPUT")]
+    Input,
+    /// A fresh output allocated by the runtime; no tensor identity at submit time.
+    #[serde(rename = "OUTPUT")]
+    Output,
+    /// Read and written in place.
+    #[serde(rename = "INOUT")]
+    Inout,
+    /// Written into an existing (external) buffer.
+    #[serde(rename = "OUTPUT_EXISTING")]
+    OutputExisting,
+    /// Excluded from dependency tracking (the original writes `"UNKNOWN"` for it).
+    #[serde(rename = "NO_DEP", alias = "UNKNOWN")]
+    NoDep,
+}
+
+impl ArgType {
+    /// The name written in deps.json (`"INPUT"`, `"OUTPUT_EXISTING"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArgType::Input => "INPUT",
+            ArgType::Output => "OUTPUT",
+            ArgType::Inout => "INOUT",
+            ArgType::OutputExisting => "OUTPUT_EXISTING",
+            ArgType::NoDep => "NO_DEP",
+        }
+    }
+
+    /// Returns true if and only if the task reads the argument (`INPUT` or `INOUT`).
+    pub fn is_read(self) -> bool {
+        matches!(self, ArgType::Input | ArgType::Inout)
+    }
+
+    /// Returns true if and only if the task writes the argument (`OUTPUT`, `INOUT` or
+    /// `OUTPUT_EXISTING`).
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            ArgType::Output | ArgType::Inout | ArgType::OutputExisting
+        )
+    }
+}
+
+/// Where an edge came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeSource {
+    /// A declared dependency (`explicit_deps[]`); carries no tensor annotation.
+    Explicit,
+    /// Creator retention: the consumer reads a tensor the producer allocated.
+    Creator,
+    /// A tensor-map hit: the producer's written slice overlaps the consumer's slice.
+    Tensormap,
+}
+
+impl EdgeSource {
+    /// The name written in deps.json.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeSource::Explicit => "explicit",
+            EdgeSource::Creator => "creator",
+            EdgeSource::Tensormap => "tensormap",
+        }
+    }
+}
+
+/// How a tensor-map edge's producer slice relates to the consumer slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Overlap {
+    /// The producer's slice fully contains the consumer's slice.
+    Covered,
+    /// Any other overlap (partial, differently strided, or a newer version).
+    Other,
+}
+
+/// A dependency flag carried by device-replay edges (additive field `flags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DepFlag {
+    /// The consumer waits for the producer to complete.
+    Wait,
+    /// The consumer keeps the producer's outputs alive.
+    Retain,
+}
+
+/// One entry of `tasks[]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    /// Raw task id, `(ring << 32) | local`.
+    #[serde(with = "u64_string")]
+    pub task_id: u64,
+    /// Auto or manual scope.
+    pub scope: Scope,
+    /// Additive: the submit allowed early dispatch. Omitted when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_dispatch: Option<bool>,
+    /// Kernel id per subslot `[aic, aiv0, aiv1]`; `-1` marks an inactive subslot.
+    pub kernel_ids: [i32; 3],
+    /// SPMD logical block count; 1 for a normal task.
+    pub block_num: u32,
+    /// One entry per tensor argument, in slot order.
+    #[serde(default)]
+    pub args: Vec<TaskArg>,
+}
+
+/// One tensor argument of a [`Task`]. `OUTPUT` slots carry only `idx` and `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskArg {
+    /// Argument slot index.
+    pub idx: i32,
+    /// How the task uses the argument.
+    #[serde(rename = "type")]
+    pub arg_type: ArgType,
+    /// Identity of the tensor (see [`tensor_id`]); absent for `OUTPUT`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_u64_string"
+    )]
+    pub tensor_id: Option<u64>,
+    /// Element type name (`FLOAT32`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<String>,
+    /// Per-dimension element count of the slice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Vec<u32>>,
+    /// Element offset of the slice into its buffer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_u64_string"
+    )]
+    pub start_offset: Option<u64>,
+    /// Per-dimension stride in elements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strides: Option<Vec<u32>>,
+}
+
+/// One entry of `tensors[]`: a distinct `(buffer_addr, version)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tensor {
+    /// [`tensor_id`]`(buffer_addr, version)`.
+    #[serde(with = "u64_string")]
+    pub tensor_id: u64,
+    /// Device address of the underlying buffer.
+    #[serde(with = "u64_string")]
+    pub buffer_addr: u64,
+    /// Caller-supplied generation tag.
+    pub version: i32,
+    /// Element type name.
+    pub dtype: String,
+    /// Element count of the whole buffer (not of any slice).
+    #[serde(with = "u64_string")]
+    pub buffer_numel: u64,
+}
+
+/// One entry of `edges[]`: an annotated dependency row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edge {
+    /// Producer task id.
+    #[serde(with = "u64_string")]
+    pub pred: u64,
+    /// Consumer task id.
+    #[serde(with = "u64_string")]
+    pub succ: u64,
+    /// Consumer argument slot; `-1` for explicit edges.
+    pub arg: i32,
+    /// Where the edge came from.
+    pub source: EdgeSource,
+    /// Additive: dependency flags (`["wait","retain"]`, `["wait"]`); device replay only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Vec<DepFlag>>,
+    /// Tensor-map edges only: how the slices overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<Overlap>,
+    /// Non-explicit edges: the tensor, cross-referencing `tensors[]`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_u64_string"
+    )]
+    pub tensor_id: Option<u64>,
+    /// Non-explicit edges: element type the consumer reads as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_dtype: Option<String>,
+    /// Non-explicit edges: consumer slice shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_shape: Option<Vec<u32>>,
+    /// Non-explicit edges: consumer slice element offset.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_u64_string"
+    )]
+    pub consumer_start_offset: Option<u64>,
+    /// Non-explicit edges: consumer slice strides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_strides: Option<Vec<u32>>,
+    /// Tensor-map edges: producer slice shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer_shape: Option<Vec<u32>>,
+    /// Tensor-map edges: producer slice element offset.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "opt_u64_string"
+    )]
+    pub producer_start_offset: Option<u64>,
+    /// Tensor-map edges: producer slice strides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer_strides: Option<Vec<u32>>,
+}
+
+/// A whole deps.json held in memory; see [`read_deps_file`]. Large files should be streamed
+/// with [`read_deps`] instead.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepsFile {
+    /// `tasks[]`.
+    pub tasks: Vec<Task>,
+    /// `tensors[]`.
+    pub tensors: Vec<Tensor>,
+    /// `edges[]`.
+    pub edges: Vec<Edge>,
+}
+
+// === u64 as decimal strings ===
+
+/// Serde helper: a `u64` written as a decimal JSON string, read from a string or a number.
+///
+/// Use as `#[serde(with = "simpler_artifacts::deps::u64_string")]`.
+pub mod u64_string {
+    use serde::{Deserializer, Serializer};
+
+    /// Writes `value` as a decimal string.
+    pub fn serialize<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    /// Reads a decimal string or a non-negative integer.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+        deserializer.deserialize_any(super::U64Visitor)
+    }
+}
+
+/// Serde helper: an optional `u64` written as a decimal JSON string (see [`u64_string`]).
+///
+/// Pair it with `#[serde(default, skip_serializing_if = "Option::is_none")]`.
+pub mod opt_u64_string {
+    use serde::{Deserializer, Serializer};
+
+    /// Writes `Some(v)` as a decimal string and `None` as `null`.
+    pub fn serialize<S: Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serializer.collect_str(v),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    /// Reads `null`, a decimal string or a non-negative integer.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<u64>, D::Error> {
+        deserializer.deserialize_option(super::OptU64Visitor)
+    }
+}
+
+struct U64Visitor;
+
+impl<'de> de::Visitor<'de> for U64Visitor {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an unsigned 64-bit integer as a decimal string")
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+        Ok(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        u64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+        v.parse()
+            .map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+    }
+}
+
+struct OptU64Visitor;
+
+impl<'de> de::Visitor<'de> for OptU64Visitor {
+    type Value = Option<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("null or an unsigned 64-bit integer as a decimal string")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<u64>, D::Error> {
+        d.deserialize_any(U64Visitor).map(Some)
+    }
+}
+
+// === streaming reader ===
+
+/// Receives the elements of a deps.json as [`read_deps`] parses them, one at a time.
+///
+/// The associated types choose what each element is deserialized into: the full [`Task`],
+/// [`Tensor`] and [`Edge`], or any smaller `Deserialize` type (unknown fields are skipped), or
+/// [`IgnoredAny`] to skip a section cheaply.
+pub trait DepsSink {
+    /// What each `tasks[]` entry is deserialized into.
+    type Task: DeserializeOwned;
+    /// What each `tensors[]` entry is deserialized into.
+    type Tensor: DeserializeOwned;
+    /// What each `edges[]` entry is deserialized into.
+    type Edge: DeserializeOwned;
+
+    /// Called once per `tasks[]` entry, in file order.
+    fn task(&mut self, task: Self::Task);
+    /// Called once per `tensors[]` entry, in file order.
+    fn tensor(&mut self, tensor: Self::Tensor);
+    /// Called once per `edges[]` entry, in file order.
+    fn edge(&mut self, edge: Self::Edge);
+}
+
+/// The sink behind [`read_deps_file`]: collects everything into a [`DepsFile`].
+impl DepsSink for DepsFile {
+    type Task = Task;
+    type Tensor = Tensor;
+    type Edge = Edge;
+
+    fn task(&mut self, task: Task) {
+        self.tasks.push(task);
+    }
+
+    fn tensor(&mut self, tensor: Tensor) {
+        self.tensors.push(tensor);
+    }
+
+    fn edge(&mut self, edge: Edge) {
+        self.edges.push(edge);
+    }
+}
+
+/// Reading buffer size: large enough that the parser rarely waits on a read call.
+const READ_BUFFER_BYTES: usize = 1 << 20;
+
+/// Streams the deps.json at `path` into `sink`.
+///
+/// Each element is parsed on its own and handed over before the next one is read, so memory
+/// stays at what the sink keeps. The three sections must all be present (in any order);
+/// unknown top-level keys are skipped.
+pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<(), DepsReadError> {
+    let file = File::open(path).map_err(|e| DepsReadError::io(path, e))?;
+    read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink)
+        .map_err(|e| e.with_path(path))
+}
+
+/// Streams a deps.json from any reader into `sink`; see [`read_deps`]. Errors name the file
+/// as `<input>`.
+pub fn read_deps_from<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<(), DepsReadError> {
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let result = TopLevelSeed { sink }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    result.map_err(|e| DepsReadError::json(Path::new("<input>"), e))
+}
+
+/// Reads a whole deps.json into memory. Fine for small files and tests; use [`read_deps`] for
+/// large ones.
+pub fn read_deps_file(path: &Path) -> Result<DepsFile, DepsReadError> {
+    let mut file = DepsFile::default();
+    read_deps(path, &mut file)?;
+    Ok(file)
+}
+
+struct TopLevelSeed<'a, S> {
+    sink: &'a mut S,
+}
+
+impl<'de, S: DepsSink> DeserializeSeed<'de> for TopLevelSeed<'_, S> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, S: DepsSink> de::Visitor<'de> for TopLevelSeed<'_, S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a deps.json object with \"tasks\", \"tensors\" and \"edges\" arrays")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let (mut tasks, mut tensors, mut edges) = (false, false, false);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "tasks" => {
+                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::task))?;
+                    tasks = true;
+                }
+                "tensors" => {
+                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::tensor))?;
+                    tensors = true;
+                }
+                "edges" => {
+                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::edge))?;
+                    edges = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        for (present, name) in [(tasks, "tasks"), (tensors, "tensors"), (edges, "edges")] {
+            if !present {
+                return Err(de::Error::missing_field(name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deserializes one array, handing each element to `push` as soon as it is parsed.
+struct SectionSeed<'a, S, T> {
+    sink: &'a mut S,
+    push: fn(&mut S, T),
+    element: PhantomData<T>,
+}
+
+impl<'a, S, T> SectionSeed<'a, S, T> {
+    fn new(sink: &'a mut S, push: fn(&mut S, T)) -> Self {
+        Self {
+            sink,
+            push,
+            element: PhantomData,
+        }
+    }
+}
+
+impl<'de, S, T: DeserializeOwned> DeserializeSeed<'de> for SectionSeed<'_, S, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, S, T: DeserializeOwned> de::Visitor<'de> for SectionSeed<'_, S, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(element) = seq.next_element::<T>()? {
+            (self.push)(self.sink, element);
+        }
+        Ok(())
+    }
+}
+
+// === errors ===
+
+/// Why a deps.json could not be read. Its message names the file and, for malformed JSON,
+/// the 1-based line and column: `<path>:<line>:<column>: invalid deps.json: <what>`.
+#[derive(Debug)]
+pub struct DepsReadError {
+    path: PathBuf,
+    kind: ReadErrorKind,
+}
+
+#[derive(Debug)]
+enum ReadErrorKind {
+    Io(io::Error),
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+impl DepsReadError {
+    fn io(path: &Path, error: io::Error) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            kind: ReadErrorKind::Io(error),
+        }
+    }
+
+    fn json(path: &Path, error: serde_json::Error) -> Self {
+        if error.is_io() {
+            return Self::io(path, io::Error::from(error));
+        }
+        let (line, column) = (error.line(), error.column());
+        // serde_json appends " at line L column C" to its message; the location is reported
+        // separately here, so drop that suffix rather than print it twice.
+        let full = error.to_string();
+        let suffix = format!(" at line {line} column {column}");
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        Self {
+            path: path.to_path_buf(),
+            kind: ReadErrorKind::Json {
+                line,
+                column,
+                message,
+            },
+        }
+    }
+
+    fn with_path(mut self, path: &Path) -> Self {
+        self.path = path.to_path_buf();
+        self
+    }
+
+    /// The file that could not be read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The 1-based line of the JSON error, if the file was opened and its JSON is malformed.
+    pub fn line(&self) -> Option<usize> {
+        match &self.kind {
+            ReadErrorKind::Json { line, .. } => Some(*line),
+            ReadErrorKind::Io(_) => None,
+        }
+    }
+
+    /// The 1-based column of the JSON error, if the file was opened and its JSON is malformed.
+    pub fn column(&self) -> Option<usize> {
+        match &self.kind {
+            ReadErrorKind::Json { column, .. } => Some(*column),
+            ReadErrorKind::Io(_) => None,
+        }
+    }
+
+    /// The I/O error, if the file could not be opened or read.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match &self.kind {
+            ReadErrorKind::Io(e) => Some(e),
+            ReadErrorKind::Json { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for DepsReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.kind {
+            ReadErrorKind::Io(e) => write!(f, "{path}: cannot read deps.json: {e}"),
+            ReadErrorKind::Json {
+                line,
+                column,
+                message,
+            } => write!(f, "{path}:{line}:{column}: invalid deps.json: {message}"),
+        }
+    }
+}
+
+/// The cause is part of the message (see `Display`), so `source()` is `None`.
+impl std::error::Error for DepsReadError {}
+
+// === streaming writer ===
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Tasks,
+    Tensors,
+    Edges,
+}
+
+impl Section {
+    fn key(self) -> &'static str {
+        match self {
+            Section::Tasks => "tasks",
+            Section::Tensors => "tensors",
+            Section::Edges => "edges",
+        }
+    }
+
+    fn next(self) -> Option<Section> {
+        match self {
+            Section::Tasks => Some(Section::Tensors),
+            Section::Tensors => Some(Section::Edges),
+            Section::Edges => None,
+        }
+    }
+}
+
+/// Writes a deps.json element by element in the original's compact one-line form:
+/// `{"tasks":[...],"tensors":[...],"edges":[...]}` plus a trailing newline.
+///
+/// Sections are written in order; adding a task after a tensor (or a tensor after an edge) is
+/// an `InvalidInput` error. Sections with no elements are written as `[]`. Call
+/// [`DepsWriter::finish`] to close the object; the output is incomplete until then.
+pub struct DepsWriter<W: Write> {
+    out: W,
+    section: Section,
+    first_in_section: bool,
+}
+
+impl<W: Write> DepsWriter<W> {
+    /// Starts a deps.json on `out` (writes `{"tasks":[`).
+    pub fn new(mut out: W) -> io::Result<Self> {
+        out.write_all(b"{\"tasks\":[")?;
+        Ok(Self {
+            out,
+            section: Section::Tasks,
+            first_in_section: true,
+        })
+    }
+
+    /// Appends one `tasks[]` entry.
+    pub fn task(&mut self, task: &Task) -> io::Result<()> {
+        self.element(Section::Tasks, task)
+    }
+
+    /// Appends one `tensors[]` entry.
+    pub fn tensor(&mut self, tensor: &Tensor) -> io::Result<()> {
+        self.element(Section::Tensors, tensor)
+    }
+
+    /// Appends one `edges[]` entry.
+    pub fn edge(&mut self, edge: &Edge) -> io::Result<()> {
+        self.element(Section::Edges, edge)
+    }
+
+    /// Closes every remaining section and the object, flushes, and returns the writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.advance_to(Section::Edges)?;
+        self.out.write_all(b"]}\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn element<T: Serialize>(&mut self, section: Section, value: &T) -> io::Result<()> {
+        self.advance_to(section)?;
+        if !self.first_in_section {
+            self.out.write_all(b",")?;
+        }
+        self.first_in_section = false;
+        serde_json::to_writer(&mut self.out, value).map_err(io::Error::from)
+    }
+
+    fn advance_to(&mut self, section: Section) -> io::Result<()> {
+        if section < self.section {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "deps.json sections are written in order tasks, tensors, edges: cannot add \
+                     to \"{}\" after \"{}\"",
+                    section.key(),
+                    self.section.key()
+                ),
+            ));
+        }
+        while self.section < section {
+            let next = self.section.next().expect("a later section exists");
+            write!(self.out, "],\"{}\":[", next.key())?;
+            self.section = next;
+            self.first_in_section = true;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> DepsFile {
+        DepsFile {
+            tasks: vec![
+                Task {
+                    task_id: 0,
+                    scope: Scope::Auto,
+                    early_dispatch: None,
+                    kernel_ids: [-1, -1, -1],
+                    block_num: 1,
+                    args: vec![],
+                },
+                Task {
+                    task_id: 4_294_967_296,
+                    scope: Scope::Manual,
+                    early_dispatch: Some(true),
+                    kernel_ids: [7, -1, -1],
+                    block_num: 4,
+                    args: vec![
+                        TaskArg {
+                            idx: 0,
+                            arg_type: ArgType::Input,
+                            tensor_id: Some(13_451_765_318_376_212_391),
+                            dtype: Some("FLOAT32".into()),
+                            shape: Some(vec![16384]),
+                            start_offset: Some(0),
+                            strides: Some(vec![1]),
+                        },
+                        TaskArg {
+                            idx: 1,
+                            arg_type: ArgType::Output,
+                            tensor_id: None,
+                            dtype: None,
+                            shape: None,
+                            start_offset: None,
+                            strides: None,
+                        },
+                    ],
+                },
+            ],
+            tensors: vec![Tensor {
+                tensor_id: 13_451_765_318_376_212_391,
+                buffer_addr: 29_204_938_752,
+                version: 0,
+                dtype: "FLOAT32".into(),
+                buffer_numel: 16384,
+            }],
+            edges: vec![
+                Edge {
+                    pred: 0,
+                    succ: 4_294_967_296,
+                    arg: -1,
+                    source: EdgeSource::Explicit,
+                    flags: Some(vec![DepFlag::Wait, DepFlag::Retain]),
+                    overlap: None,
+                    tensor_id: None,
+                    consumer_dtype: None,
+                    consumer_shape: None,
+                    consumer_start_offset: None,
+                    consumer_strides: None,
+                    producer_shape: None,
+                    producer_start_offset: None,
+                    producer_strides: None,
+                },
+                Edge {
+                    pred: 4_294_967_296,
+                    succ: 4_294_967_298,
+                    arg: 0,
+                    source: EdgeSource::Tensormap,
+                    flags: None,
+                    overlap: Some(Overlap::Covered),
+                    tensor_id: Some(9_514_117_477_438_350_967),
+                    consumer_dtype: Some("FLOAT32".into()),
+                    consumer_shape: Some(vec![16384]),
+                    consumer_start_offset: Some(0),
+                    consumer_strides: Some(vec![1]),
+                    producer_shape: Some(vec![16384]),
+                    producer_start_offset: Some(u64::MAX),
+                    producer_strides: Some(vec![1]),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn tensor_id_matches_the_original_fnv1a() {
+        assert_eq!(tensor_id(29_204_938_752, 0), 13_451_765_318_376_212_391);
+        assert_eq!(tensor_id(0, 0), 6_082_024_272_624_116_885);
+        assert_eq!(tensor_id(0x1000, 0), 5_247_134_848_181_355_493);
+        assert_eq!(tensor_id(0x1000, -1), 5_893_050_575_565_054_273);
+    }
+
+    #[test]
+    fn task_ids_split_into_ring_and_local() {
+        assert_eq!(split_task_id(4_294_967_298), (1, 2));
+        assert_eq!(make_task_id(1, 2), 4_294_967_298);
+        assert_eq!(split_task_id(0xFFFF_0003_0000_0007), (3, 7));
+    }
+
+    #[test]
+    fn writer_output_is_compact_spec_ordered_and_round_trips() {
+        let file = sample();
+        let mut w = DepsWriter::new(Vec::new()).unwrap();
+        for t in &file.tasks {
+            w.task(t).unwrap();
+        }
+        for t in &file.tensors {
+            w.tensor(t).unwrap();
+        }
+        for e in &file.edges {
+            w.edge(e).unwrap();
+        }
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        let expected = concat!(
+            r#"{"tasks":[{"task_id":"0","scope":"auto","kernel_ids":[-1,-1,-1],"block_num":1,"args":[]},"#,
+            r#"{"task_id":"4294967296","scope":"manual","early_dispatch":true,"kernel_ids":[7,-1,-1],"block_num":4,"args":["#,
+            r#"{"idx":0,"type":"INPUT","tensor_id":"13451765318376212391","dtype":"FLOAT32","shape":[16384],"start_offset":"0","strides":[1]},"#,
+            r#"{"idx":1,"type":"OUTPUT"}]}],"#,
+            r#""tensors":[{"tensor_id":"13451765318376212391","buffer_addr":"29204938752","version":0,"dtype":"FLOAT32","buffer_numel":"16384"}],"#,
+            r#""edges":[{"pred":"0","succ":"4294967296","arg":-1,"source":"explicit","flags":["wait","retain"]},"#,
+            r#"{"pred":"4294967296","succ":"4294967298","arg":0,"source":"tensormap","overlap":"covered","tensor_id":"9514117477438350967","#,
+            r#""consumer_dtype":"FLOAT32","consumer_shape":[16384],"consumer_start_offset":"0","consumer_strides":[1],"#,
+            r#""producer_shape":[16384],"producer_start_offset":"18446744073709551615","producer_strides":[1]}]}"#,
+            "\n"
+        );
+        assert_eq!(text, expected);
+        let mut back = DepsFile::default();
+        read_deps_from(text.as_bytes(), &mut back).unwrap();
+        assert_eq!(back, file);
+    }
+
+    #[test]
+    fn writer_closes_empty_sections_and_rejects_going_back() {
+        let w = DepsWriter::new(Vec::new()).unwrap();
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(text, "{\"tasks\":[],\"tensors\":[],\"edges\":[]}\n");
+
+        let mut w = DepsWriter::new(Vec::new()).unwrap();
+        w.tensor(&sample().tensors[0]).unwrap();
+        let err = w.task(&sample().tasks[0]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err
+            .to_string()
+            .contains("cannot add to \"tasks\" after \"tensors\""));
+    }
+
+    #[test]
+    fn reader_accepts_numbers_for_u64_and_skips_unknown_keys() {
+        let text = r#"{"version":3,"edges":[{"pred":1,"succ":"2","arg":0,"source":"creator","extra":[1]}],
+            "tasks":[],"tensors":[]}"#;
+        let file = {
+            let mut f = DepsFile::default();
+            read_deps_from(text.as_bytes(), &mut f).unwrap();
+            f
+        };
+        assert_eq!(file.edges.len(), 1);
+        assert_eq!((file.edges[0].pred, file.edges[0].succ), (1, 2));
+        assert_eq!(file.edges[0].source, EdgeSource::Creator);
+    }
+
+    /// A sink that keeps only counts: proves elements arrive one by one with custom types.
+    #[derive(Default)]
+    struct Counter {
+        tasks: usize,
+        edges: Vec<(u64, u64)>,
+    }
+
+    #[derive(Deserialize)]
+    struct Ends {
+        #[serde(with = "u64_string")]
+        pred: u64,
+        #[serde(with = "u64_string")]
+        succ: u64,
+    }
+
+    impl DepsSink for Counter {
+        type Task = IgnoredAny;
+        type Tensor = IgnoredAny;
+        type Edge = Ends;
+
+        fn task(&mut self, _: IgnoredAny) {
+            self.tasks += 1;
+        }
+
+        fn tensor(&mut self, _: IgnoredAny) {}
+
+        fn edge(&mut self, e: Ends) {
+            self.edges.push((e.pred, e.succ));
+        }
+    }
+
+    #[test]
+    fn reader_streams_into_custom_element_types() {
+        let text = r#"{"tasks":[{"a":1},{"b":2}],"tensors":[],"edges":[
+            {"pred":"3","succ":"4","arg":0,"source":"creator"},{"pred":"5","succ":"6"}]}"#;
+        let mut c = Counter::default();
+        read_deps_from(text.as_bytes(), &mut c).unwrap();
+        assert_eq!(c.tasks, 2);
+        assert_eq!(c.edges, vec![(3, 4), (5, 6)]);
+    }
+
+    #[test]
+    fn malformed_json_reports_line_and_column() {
+        let text = "{\"tasks\":[],\n\"tensors\":[],\n\"edges\":[{\"pred\":\"1\",}]}";
+        let mut f = DepsFile::default();
+        let err = read_deps_from(text.as_bytes(), &mut f).unwrap_err();
+        assert_eq!((err.line(), err.column()), (Some(3), Some(22)));
+        assert_eq!(
+            err.to_string(),
+            "<input>:3:22: invalid deps.json: trailing comma"
+        );
+    }
+
+    #[test]
+    fn schema_errors_and_missing_sections_are_reported() {
+        let mut f = DepsFile::default();
+        let err = read_deps_from(&b"{\"tasks\":[],\"edges\":[]}"[..], &mut f).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "<input>:1:23: invalid deps.json: missing field `tensors`"
+        );
+        let bad = br#"{"tasks":[{"task_id":"-3","scope":"auto","kernel_ids":[-1,-1,-1],"block_num":1}],"tensors":[],"edges":[]}"#;
+        let err = read_deps_from(&bad[..], &mut f).unwrap_err();
+        assert_eq!(err.line(), Some(1));
+        assert!(
+            err.to_string().contains(
+                "invalid value: string \"-3\", expected an unsigned 64-bit integer as a decimal string"
+            ),
+            "{err}"
+        );
+        let err = read_deps_from(&b"{\"tasks\":[]} x"[..], &mut f).unwrap_err();
+        assert!(err.to_string().starts_with("<input>:1:"), "{err}");
+    }
+
+    #[test]
+    fn missing_file_error_names_the_path() {
+        let path = Path::new("/nonexistent/dir/deps.json");
+        let err = read_deps_file(path).unwrap_err();
+        assert_eq!(err.path(), path);
+        assert!(err.io_error().is_some());
+        assert!(err
+            .to_string()
+            .starts_with("/nonexistent/dir/deps.json: cannot read deps.json: "));
+    }
+}
