@@ -1,1 +1,23 @@
-//! Core types.
+//! Core types of `simpler`: dtypes, tensor views, task arguments, task ids, the tensor map
+//! and the one dependency function shared by the runtime, the dep_gen replay and `hbg`.
+//!
+//! Everything here is pure and single-threaded; the runtime crate adds rings and threads.
+
+mod args;
+mod deps;
+mod dtype;
+mod task_id;
+mod tensor;
+pub mod tensormap;
+
+pub use args::{
+    ArgError, ArgTag, DepKind, LaunchSpec, TaskArgs, TensorArg, INLINE_DEPS, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS,
+};
+pub use deps::{
+    compute_fanin, register_outputs, registrable_outputs, DepFlags, Edge, EdgeSource, FaninError, FaninSet,
+    FaninSink,
+};
+pub use dtype::DType;
+pub use task_id::{TaskId, MAX_RINGS};
+pub use tensor::{Tensor, TensorCreateInfo, TensorError, TensorParts, MAX_DIMS, OUTPUT_ALIGN};
+pub use tensormap::{check_overlap, Overlap, TensorMap, TensorMapConfig};

@@ -1,0 +1,590 @@
+//! Tensor views over device buffers, and create-infos for runtime-allocated outputs.
+//!
+//! A [`Tensor`] is a strided view (shape, strides and start offset in *elements*) of one buffer
+//! identified by its base address. Views made with [`Tensor::view`], [`Tensor::slice`],
+//! [`Tensor::reshape`] and [`Tensor::transpose`] keep the buffer, the owner task and the version
+//! of their parent, so dependency inference treats them as the same tensor.
+
+use std::fmt;
+
+use crate::{DType, TaskId};
+
+/// Maximum number of dimensions of a tensor.
+pub const MAX_DIMS: usize = 5;
+
+/// Alignment of every runtime-allocated output buffer, in bytes.
+pub const OUTPUT_ALIGN: u64 = 1024;
+
+/// A strided view of a device buffer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tensor {
+    addr: u64,
+    size_bytes: u64,
+    owner: TaskId,
+    start_offset: u64,
+    version: i32,
+    ndims: u8,
+    dtype: DType,
+    manual_dep: bool,
+    shape: [u32; MAX_DIMS],
+    strides: [u32; MAX_DIMS],
+}
+
+/// Every field of a [`Tensor`], for building one from raw parts (replays, workload files).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorParts {
+    /// Base address of the buffer.
+    pub addr: u64,
+    /// Size of the whole buffer in bytes.
+    pub size_bytes: u64,
+    /// The task that created the buffer, or [`TaskId::INVALID`] for external tensors.
+    pub owner: TaskId,
+    /// Offset of the first element of the view, in elements.
+    pub start_offset: u64,
+    /// User-chosen version (see the overlap rules).
+    pub version: i32,
+    /// Element type.
+    pub dtype: DType,
+    /// When true, the view takes no part in tensor-map lookups and inserts.
+    pub manual_dep: bool,
+    /// Elements per dimension (1 to 5 dimensions).
+    pub shape: Vec<u32>,
+    /// Stride per dimension, in elements; every stride > 0.
+    pub strides: Vec<u32>,
+}
+
+/// Why a tensor or view could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TensorError {
+    /// More than [`MAX_DIMS`] or zero dimensions.
+    BadRank(usize),
+    /// `shape`, `strides` or `offsets` lengths disagree.
+    RankMismatch {
+        /// Rank of the tensor.
+        expected: usize,
+        /// Length that was given.
+        got: usize,
+    },
+    /// A stride of zero.
+    ZeroStride(usize),
+    /// A view or slice that reaches past its parent.
+    OutOfBounds {
+        /// Dimension that overflows.
+        dim: usize,
+        /// One past the last index requested.
+        end: u64,
+        /// Extent of the parent in that dimension.
+        limit: u64,
+    },
+    /// A slice with step 0 or start > end.
+    BadSlice,
+    /// `reshape` of a non-contiguous view, or to a different element count.
+    BadReshape(&'static str),
+    /// The view's elements reach past the end of the buffer.
+    OutsideBuffer {
+        /// One past the last byte the view touches.
+        end_byte: u64,
+        /// Size of the buffer in bytes.
+        size_bytes: u64,
+    },
+    /// A value does not fit the 32-bit shape/stride fields.
+    TooLarge,
+}
+
+impl fmt::Display for TensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TensorError::BadRank(n) => write!(f, "a tensor has 1 to {MAX_DIMS} dimensions, got {n}"),
+            TensorError::RankMismatch { expected, got } => {
+                write!(f, "expected {expected} values (one per dimension), got {got}")
+            }
+            TensorError::ZeroStride(d) => write!(f, "stride of dimension {d} is 0; strides must be > 0"),
+            TensorError::OutOfBounds { dim, end, limit } => {
+                write!(
+                    f,
+                    "dimension {dim}: index range ends at {end}, past the parent's extent {limit}"
+                )
+            }
+            TensorError::BadSlice => f.write_str("slice needs start <= end and step >= 1"),
+            TensorError::BadReshape(why) => write!(f, "cannot reshape: {why}"),
+            TensorError::OutsideBuffer { end_byte, size_bytes } => write!(
+                f,
+                "view reaches byte {end_byte}, past the end of its {size_bytes}-byte buffer"
+            ),
+            TensorError::TooLarge => f.write_str("shape or stride does not fit in 32 bits"),
+        }
+    }
+}
+
+impl std::error::Error for TensorError {}
+
+fn to_u32(v: u64) -> Result<u32, TensorError> {
+    u32::try_from(v).map_err(|_| TensorError::TooLarge)
+}
+
+fn row_major(shape: &[u32]) -> Result<[u32; MAX_DIMS], TensorError> {
+    let mut strides = [0u32; MAX_DIMS];
+    let mut acc: u64 = 1;
+    for d in (0..shape.len()).rev() {
+        strides[d] = to_u32(acc)?;
+        acc = acc.saturating_mul(u64::from(shape[d]).max(1));
+    }
+    Ok(strides)
+}
+
+impl Tensor {
+    /// A contiguous row-major tensor covering a whole buffer (`start_offset` 0).
+    pub fn contiguous(
+        addr: u64,
+        size_bytes: u64,
+        shape: &[u32],
+        dtype: DType,
+        owner: TaskId,
+    ) -> Result<Tensor, TensorError> {
+        if shape.is_empty() || shape.len() > MAX_DIMS {
+            return Err(TensorError::BadRank(shape.len()));
+        }
+        let mut s = [0u32; MAX_DIMS];
+        s[..shape.len()].copy_from_slice(shape);
+        let t = Tensor {
+            addr,
+            size_bytes,
+            owner,
+            start_offset: 0,
+            version: 0,
+            ndims: shape.len() as u8,
+            dtype,
+            manual_dep: false,
+            shape: s,
+            strides: row_major(shape)?,
+        };
+        t.check_inside_buffer()?;
+        Ok(t)
+    }
+
+    /// Builds a tensor from raw parts, checking rank, strides and that it fits its buffer.
+    pub fn from_parts(p: &TensorParts) -> Result<Tensor, TensorError> {
+        let n = p.shape.len();
+        if n == 0 || n > MAX_DIMS {
+            return Err(TensorError::BadRank(n));
+        }
+        if p.strides.len() != n {
+            return Err(TensorError::RankMismatch {
+                expected: n,
+                got: p.strides.len(),
+            });
+        }
+        if let Some(d) = p.strides.iter().position(|&s| s == 0) {
+            return Err(TensorError::ZeroStride(d));
+        }
+        let mut shape = [0u32; MAX_DIMS];
+        let mut strides = [0u32; MAX_DIMS];
+        shape[..n].copy_from_slice(&p.shape);
+        strides[..n].copy_from_slice(&p.strides);
+        let t = Tensor {
+            addr: p.addr,
+            size_bytes: p.size_bytes,
+            owner: p.owner,
+            start_offset: p.start_offset,
+            version: p.version,
+            ndims: n as u8,
+            dtype: p.dtype,
+            manual_dep: p.manual_dep,
+            shape,
+            strides,
+        };
+        t.check_inside_buffer()?;
+        Ok(t)
+    }
+
+    /// The raw parts of this tensor.
+    pub fn to_parts(&self) -> TensorParts {
+        TensorParts {
+            addr: self.addr,
+            size_bytes: self.size_bytes,
+            owner: self.owner,
+            start_offset: self.start_offset,
+            version: self.version,
+            dtype: self.dtype,
+            manual_dep: self.manual_dep,
+            shape: self.shape().to_vec(),
+            strides: self.strides().to_vec(),
+        }
+    }
+
+    fn check_inside_buffer(&self) -> Result<(), TensorError> {
+        let extent = self.extent_elems();
+        if extent == 0 {
+            return Ok(());
+        }
+        let end_byte = (self.start_offset + extent) * self.dtype.size();
+        if end_byte > self.size_bytes {
+            return Err(TensorError::OutsideBuffer {
+                end_byte,
+                size_bytes: self.size_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Base address of the buffer (the tensor map key).
+    #[inline]
+    pub fn addr(&self) -> u64 {
+        self.addr
+    }
+    /// Size of the whole buffer in bytes (padded to 1024 for runtime outputs).
+    #[inline]
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
+    }
+    /// Number of elements of the whole buffer.
+    #[inline]
+    pub fn buffer_numel(&self) -> u64 {
+        self.size_bytes / self.dtype.size()
+    }
+    /// The task that created the buffer ([`TaskId::INVALID`] for external tensors).
+    #[inline]
+    pub fn owner(&self) -> TaskId {
+        self.owner
+    }
+    /// Offset of the first element, in elements.
+    #[inline]
+    pub fn start_offset(&self) -> u64 {
+        self.start_offset
+    }
+    /// User-chosen version.
+    #[inline]
+    pub fn version(&self) -> i32 {
+        self.version
+    }
+    /// Element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// True when this view skips tensor-map lookups and inserts.
+    #[inline]
+    pub fn manual_dep(&self) -> bool {
+        self.manual_dep
+    }
+    /// Number of dimensions.
+    #[inline]
+    pub fn ndims(&self) -> usize {
+        self.ndims as usize
+    }
+    /// Elements per dimension.
+    #[inline]
+    pub fn shape(&self) -> &[u32] {
+        &self.shape[..self.ndims as usize]
+    }
+    /// Strides per dimension, in elements.
+    #[inline]
+    pub fn strides(&self) -> &[u32] {
+        &self.strides[..self.ndims as usize]
+    }
+    /// Number of elements of the view.
+    pub fn numel(&self) -> u64 {
+        self.shape().iter().map(|&s| u64::from(s)).product()
+    }
+    /// True when the view is row-major without gaps.
+    pub fn is_contiguous(&self) -> bool {
+        row_major(self.shape())
+            .map(|s| s[..self.ndims()] == *self.strides())
+            .unwrap_or(false)
+    }
+    /// Elements spanned from the first to one past the last element: `1 + Σ(shape−1)·stride`
+    /// (equal to `numel` for a contiguous view), or 0 for an empty view.
+    pub fn extent_elems(&self) -> u64 {
+        if self.shape().contains(&0) {
+            return 0;
+        }
+        1 + self
+            .shape()
+            .iter()
+            .zip(self.strides())
+            .map(|(&n, &s)| u64::from(n - 1) * u64::from(s))
+            .sum::<u64>()
+    }
+
+    /// The same view with another version.
+    pub fn with_version(mut self, version: i32) -> Tensor {
+        self.version = version;
+        self
+    }
+    /// The same view with the `manual_dep` flag set or cleared.
+    pub fn with_manual_dep(mut self, manual_dep: bool) -> Tensor {
+        self.manual_dep = manual_dep;
+        self
+    }
+    /// The same view owned by `owner` (used when the runtime materializes an output).
+    pub fn with_owner(mut self, owner: TaskId) -> Tensor {
+        self.owner = owner;
+        self
+    }
+
+    /// A sub-box: `shape[d]` elements from `offsets[d]` in every dimension.
+    pub fn view(&self, shape: &[u32], offsets: &[u32]) -> Result<Tensor, TensorError> {
+        let n = self.ndims();
+        for len in [shape.len(), offsets.len()] {
+            if len != n {
+                return Err(TensorError::RankMismatch {
+                    expected: n,
+                    got: len,
+                });
+            }
+        }
+        let mut out = *self;
+        for d in 0..n {
+            let end = u64::from(offsets[d]) + u64::from(shape[d]);
+            if end > u64::from(self.shape[d]) {
+                return Err(TensorError::OutOfBounds {
+                    dim: d,
+                    end,
+                    limit: u64::from(self.shape[d]),
+                });
+            }
+            out.start_offset += u64::from(offsets[d]) * u64::from(self.strides[d]);
+            out.shape[d] = shape[d];
+        }
+        Ok(out)
+    }
+
+    /// Elements `start, start+step, ... < end` of dimension `dim`.
+    pub fn slice(&self, dim: usize, start: u32, end: u32, step: u32) -> Result<Tensor, TensorError> {
+        if dim >= self.ndims() {
+            return Err(TensorError::RankMismatch {
+                expected: self.ndims(),
+                got: dim + 1,
+            });
+        }
+        if step == 0 || start > end {
+            return Err(TensorError::BadSlice);
+        }
+        if end > self.shape[dim] {
+            return Err(TensorError::OutOfBounds {
+                dim,
+                end: u64::from(end),
+                limit: u64::from(self.shape[dim]),
+            });
+        }
+        let mut out = *self;
+        out.start_offset += u64::from(start) * u64::from(self.strides[dim]);
+        out.shape[dim] = (end - start).div_ceil(step);
+        out.strides[dim] = to_u32(u64::from(self.strides[dim]) * u64::from(step))?;
+        Ok(out)
+    }
+
+    /// The same elements with another row-major shape; only for contiguous views.
+    pub fn reshape(&self, shape: &[u32]) -> Result<Tensor, TensorError> {
+        if shape.is_empty() || shape.len() > MAX_DIMS {
+            return Err(TensorError::BadRank(shape.len()));
+        }
+        if !self.is_contiguous() {
+            return Err(TensorError::BadReshape("the view is not contiguous"));
+        }
+        if shape.iter().map(|&s| u64::from(s)).product::<u64>() != self.numel() {
+            return Err(TensorError::BadReshape("the element count differs"));
+        }
+        let mut out = *self;
+        out.ndims = shape.len() as u8;
+        out.shape = [0; MAX_DIMS];
+        out.shape[..shape.len()].copy_from_slice(shape);
+        out.strides = row_major(shape)?;
+        Ok(out)
+    }
+
+    /// Swaps two dimensions (shape and strides).
+    pub fn transpose(&self, d0: usize, d1: usize) -> Result<Tensor, TensorError> {
+        let n = self.ndims();
+        if d0 >= n || d1 >= n {
+            return Err(TensorError::RankMismatch {
+                expected: n,
+                got: d0.max(d1) + 1,
+            });
+        }
+        let mut out = *self;
+        out.shape.swap(d0, d1);
+        out.strides.swap(d0, d1);
+        Ok(out)
+    }
+
+    /// Element offset (from the buffer base, in elements) of the element at `index`.
+    #[inline]
+    pub fn element_offset(&self, index: &[u32]) -> u64 {
+        self.start_offset
+            + index
+                .iter()
+                .zip(self.strides())
+                .map(|(&i, &s)| u64::from(i) * u64::from(s))
+                .sum::<u64>()
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tensor")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("size_bytes", &self.size_bytes)
+            .field("owner", &self.owner)
+            .field("start_offset", &self.start_offset)
+            .field("version", &self.version)
+            .field("dtype", &self.dtype)
+            .field("manual_dep", &self.manual_dep)
+            .field("shape", &self.shape())
+            .field("strides", &self.strides())
+            .finish()
+    }
+}
+
+/// Describes an output the runtime allocates from the ring heap at submit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorCreateInfo {
+    shape: [u32; MAX_DIMS],
+    ndims: u8,
+    dtype: DType,
+    manual_dep: bool,
+    initial_value: Option<f64>,
+}
+
+impl TensorCreateInfo {
+    /// A contiguous output of `shape` elements of `dtype`.
+    pub fn new(shape: &[u32], dtype: DType) -> Result<TensorCreateInfo, TensorError> {
+        if shape.is_empty() || shape.len() > MAX_DIMS {
+            return Err(TensorError::BadRank(shape.len()));
+        }
+        let mut s = [0u32; MAX_DIMS];
+        s[..shape.len()].copy_from_slice(shape);
+        Ok(TensorCreateInfo {
+            shape: s,
+            ndims: shape.len() as u8,
+            dtype,
+            manual_dep: false,
+            initial_value: None,
+        })
+    }
+    /// Sets the `manual_dep` flag of the materialized tensor.
+    pub fn with_manual_dep(mut self, manual_dep: bool) -> Self {
+        self.manual_dep = manual_dep;
+        self
+    }
+    /// Fills the buffer with `value` (converted to the dtype) at submit.
+    pub fn with_initial_value(mut self, value: f64) -> Self {
+        self.initial_value = Some(value);
+        self
+    }
+    /// The fill value, if any.
+    pub fn initial_value(&self) -> Option<f64> {
+        self.initial_value
+    }
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Elements per dimension.
+    pub fn shape(&self) -> &[u32] {
+        &self.shape[..self.ndims as usize]
+    }
+    /// Bytes the runtime reserves: `numel · elem` rounded up to [`OUTPUT_ALIGN`].
+    pub fn buffer_size_bytes(&self) -> u64 {
+        let raw = self.shape().iter().map(|&s| u64::from(s)).product::<u64>() * self.dtype.size();
+        raw.div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN
+    }
+    /// The tensor this create-info materializes to at `addr`, owned by `owner`.
+    pub fn materialize(&self, addr: u64, owner: TaskId) -> Tensor {
+        let strides = row_major(self.shape()).unwrap_or([1; MAX_DIMS]);
+        Tensor {
+            addr,
+            size_bytes: self.buffer_size_bytes(),
+            owner,
+            start_offset: 0,
+            version: 0,
+            ndims: self.ndims,
+            dtype: self.dtype,
+            manual_dep: self.manual_dep,
+            shape: self.shape,
+            strides,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t2(rows: u32, cols: u32) -> Tensor {
+        Tensor::contiguous(
+            0x1000,
+            u64::from(rows * cols) * 4,
+            &[rows, cols],
+            DType::Float32,
+            TaskId::INVALID,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn views_keep_identity_and_move_offsets() {
+        let t = t2(8, 16).with_version(3);
+        let v = t.view(&[2, 4], &[1, 8]).unwrap();
+        assert_eq!(v.start_offset(), 16 + 8);
+        assert_eq!((v.addr(), v.version(), v.owner()), (t.addr(), 3, TaskId::INVALID));
+        assert_eq!(v.extent_elems(), 1 + 16 + 3);
+        assert!(!v.is_contiguous());
+        let s = t.slice(1, 1, 16, 4).unwrap();
+        assert_eq!(
+            (s.shape(), s.strides(), s.start_offset()),
+            (&[8, 4][..], &[16, 4][..], 1)
+        );
+        let tr = t.transpose(0, 1).unwrap();
+        assert_eq!((tr.shape(), tr.strides()), (&[16, 8][..], &[1, 16][..]));
+        let r = t.reshape(&[128]).unwrap();
+        assert_eq!((r.shape(), r.strides()), (&[128][..], &[1][..]));
+        assert_eq!(
+            tr.reshape(&[128]),
+            Err(TensorError::BadReshape("the view is not contiguous"))
+        );
+    }
+
+    #[test]
+    fn bad_views_are_errors() {
+        let t = t2(8, 16);
+        assert_eq!(
+            t.view(&[2, 4], &[7, 0]),
+            Err(TensorError::OutOfBounds {
+                dim: 0,
+                end: 9,
+                limit: 8
+            })
+        );
+        assert_eq!(t.slice(0, 3, 2, 1), Err(TensorError::BadSlice));
+        assert_eq!(t.slice(0, 0, 2, 0), Err(TensorError::BadSlice));
+        assert!(matches!(
+            t.view(&[1], &[0]),
+            Err(TensorError::RankMismatch { .. })
+        ));
+        assert_eq!(
+            Tensor::contiguous(0, 10, &[4], DType::Float32, TaskId::INVALID),
+            Err(TensorError::OutsideBuffer {
+                end_byte: 16,
+                size_bytes: 10
+            })
+        );
+        assert_eq!(
+            Tensor::contiguous(0, 10, &[1, 1, 1, 1, 1, 1], DType::Int8, TaskId::INVALID),
+            Err(TensorError::BadRank(6))
+        );
+    }
+
+    #[test]
+    fn create_info_pads_to_1024() {
+        let ci = TensorCreateInfo::new(&[16384], DType::Float32).unwrap();
+        assert_eq!(ci.buffer_size_bytes(), 65536);
+        let small = TensorCreateInfo::new(&[3], DType::Float16).unwrap();
+        assert_eq!(small.buffer_size_bytes(), 1024);
+        let t = small.materialize(4096, TaskId::new(1, 2));
+        assert_eq!(
+            (t.owner(), t.size_bytes(), t.version(), t.start_offset()),
+            (TaskId::new(1, 2), 1024, 0, 0)
+        );
+    }
+}

@@ -1,0 +1,447 @@
+//! The tensor map: which task last wrote which view of which buffer.
+//!
+//! Structure (see `README.md` beside this file): a bucket array keyed by the buffer's base
+//! address over a pool of entries with a free list. Each entry is linked twice, into its
+//! bucket's chain (newest first, for lookups) and into its producer's per-task chain (for
+//! freeing every entry of a retired task at once).
+//!
+//! Validity is a watermark per ring: an entry is live while
+//! `producer.local >= watermark[producer.ring]`. Lookups skip stale entries and never truncate
+//! chains (rings interleave in one bucket). Stale entries are freed in batches by
+//! [`TensorMap::sync`] / [`TensorMap::reclaim_retired`].
+//!
+//! A map built with [`TensorMapConfig::unbounded`] never retires anything and grows on
+//! demand: that is the dep_gen replay's and the `hbg` runtime's map.
+
+mod overlap;
+
+pub use overlap::{check_overlap, Overlap};
+
+use crate::{TaskId, Tensor, MAX_RINGS};
+
+/// Default entry capacity of the runtime's tensor map.
+pub const DEFAULT_TENSORMAP_CAPACITY: usize = 65536;
+/// Default bucket count (a power of two).
+pub const DEFAULT_TENSORMAP_BUCKETS: usize = 4096;
+/// Retired tasks between two batched cleanups of a ring.
+pub const CLEANUP_INTERVAL: u32 = 64;
+
+const NIL: u32 = u32::MAX;
+
+/// How a [`TensorMap`] is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMapConfig {
+    /// Maximum live entries; `None` grows without bound (replay, hbg).
+    pub capacity: Option<usize>,
+    /// Number of hash buckets (rounded up to a power of two).
+    pub buckets: usize,
+    /// Task window per ring, for the per-task chains; `None` when nothing ever retires.
+    pub task_windows: Option<[u32; MAX_RINGS]>,
+}
+
+impl TensorMapConfig {
+    /// The runtime's map: a fixed pool, per-ring retirement.
+    pub fn bounded(capacity: usize, task_windows: [u32; MAX_RINGS]) -> Self {
+        TensorMapConfig {
+            capacity: Some(capacity),
+            buckets: DEFAULT_TENSORMAP_BUCKETS,
+            task_windows: Some(task_windows),
+        }
+    }
+    /// A map that never retires and grows on demand.
+    pub fn unbounded() -> Self {
+        TensorMapConfig {
+            capacity: None,
+            buckets: DEFAULT_TENSORMAP_BUCKETS,
+            task_windows: None,
+        }
+    }
+}
+
+/// The pool has no free entry for an insert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMapFull {
+    /// The pool's capacity.
+    pub capacity: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    tensor: Tensor,
+    producer: TaskId,
+    bucket: u32,
+    b_prev: u32,
+    b_next: u32,
+    t_prev: u32,
+    t_next: u32,
+}
+
+#[derive(Clone, Copy)]
+struct TaskChain {
+    local: u32,
+    head: u32,
+}
+
+/// See the module documentation.
+pub struct TensorMap {
+    buckets: Vec<u32>,
+    bucket_shift: u32,
+    entries: Vec<Entry>,
+    free: Vec<u32>,
+    capacity: Option<usize>,
+    in_use: usize,
+    watermark: [u32; MAX_RINGS],
+    cleaned: [u32; MAX_RINGS],
+    task_chains: [Vec<TaskChain>; MAX_RINGS],
+}
+
+impl TensorMap {
+    /// An empty map.
+    pub fn new(cfg: TensorMapConfig) -> TensorMap {
+        let nb = cfg.buckets.max(1).next_power_of_two();
+        let task_chains = match cfg.task_windows {
+            Some(w) => w.map(|n| {
+                vec![
+                    TaskChain {
+                        local: u32::MAX,
+                        head: NIL
+                    };
+                    n as usize
+                ]
+            }),
+            None => Default::default(),
+        };
+        TensorMap {
+            buckets: vec![NIL; nb],
+            bucket_shift: 64 - nb.trailing_zeros(),
+            entries: Vec::with_capacity(cfg.capacity.unwrap_or(1024)),
+            free: Vec::new(),
+            capacity: cfg.capacity,
+            in_use: 0,
+            watermark: [0; MAX_RINGS],
+            cleaned: [0; MAX_RINGS],
+            task_chains,
+        }
+    }
+
+    #[inline]
+    fn bucket_of(&self, addr: u64) -> usize {
+        if self.bucket_shift >= 64 {
+            return 0;
+        }
+        (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.bucket_shift) as usize
+    }
+
+    /// Live entries (including stale ones not yet freed).
+    #[inline]
+    pub fn in_use(&self) -> usize {
+        self.in_use
+    }
+    /// The entry capacity, `None` when unbounded.
+    #[inline]
+    pub fn capacity(&self) -> Option<usize> {
+        self.capacity
+    }
+    /// Entries that can be inserted before the pool is full.
+    #[inline]
+    pub fn free_slots(&self) -> usize {
+        self.capacity.map_or(usize::MAX, |c| c - self.in_use)
+    }
+    /// The validity watermark of `ring` (its oldest unretired local id).
+    #[inline]
+    pub fn watermark(&self, ring: u8) -> u32 {
+        self.watermark[ring as usize]
+    }
+    /// Raises the validity watermark of `ring` (it never goes down).
+    #[inline]
+    pub fn set_watermark(&mut self, ring: u8, last_alive: u32) {
+        let w = &mut self.watermark[ring as usize];
+        *w = (*w).max(last_alive);
+    }
+    #[inline]
+    fn is_live(&self, producer: TaskId) -> bool {
+        producer.local() >= self.watermark[producer.ring() as usize]
+    }
+
+    /// Called at each submit of `task`: frees the entries of tasks its ring retired, in batches
+    /// of [`CLEANUP_INTERVAL`], or at once when `task`'s slot still holds an older task's chain.
+    pub fn sync(&mut self, task: TaskId) {
+        let r = task.ring() as usize;
+        let Some(chains) = self.task_chains.get(r).filter(|c| !c.is_empty()) else {
+            return;
+        };
+        let slot = task.local() as usize & (chains.len() - 1);
+        let collision = chains[slot].head != NIL && chains[slot].local != task.local();
+        if collision || self.watermark[r].saturating_sub(self.cleaned[r]) >= CLEANUP_INTERVAL {
+            self.cleanup_ring(r);
+        }
+    }
+
+    /// Frees every stale entry of every ring; returns how many were freed.
+    pub fn reclaim_retired(&mut self) -> usize {
+        let before = self.in_use;
+        for r in 0..MAX_RINGS {
+            self.cleanup_ring(r);
+        }
+        before - self.in_use
+    }
+
+    fn cleanup_ring(&mut self, r: usize) {
+        if self.task_chains[r].is_empty() {
+            return;
+        }
+        let mask = self.task_chains[r].len() - 1;
+        let (from, to) = (self.cleaned[r], self.watermark[r]);
+        // Only the last `window` locals can still own a chain.
+        let from = from.max(to.saturating_sub(mask as u32 + 1));
+        for local in from..to {
+            let slot = local as usize & mask;
+            let chain = self.task_chains[r][slot];
+            if chain.local == local {
+                let mut e = chain.head;
+                while e != NIL {
+                    let next = self.entries[e as usize].t_next;
+                    self.unlink_bucket(e);
+                    self.release(e);
+                    e = next;
+                }
+                self.task_chains[r][slot] = TaskChain {
+                    local: u32::MAX,
+                    head: NIL,
+                };
+            }
+        }
+        self.cleaned[r] = self.cleaned[r].max(to);
+    }
+
+    fn release(&mut self, e: u32) {
+        self.free.push(e);
+        self.in_use -= 1;
+    }
+
+    fn unlink_bucket(&mut self, e: u32) {
+        let Entry {
+            bucket,
+            b_prev,
+            b_next,
+            ..
+        } = self.entries[e as usize];
+        if b_prev == NIL {
+            self.buckets[bucket as usize] = b_next;
+        } else {
+            self.entries[b_prev as usize].b_next = b_next;
+        }
+        if b_next != NIL {
+            self.entries[b_next as usize].b_prev = b_prev;
+        }
+    }
+
+    fn unlink_task(&mut self, e: u32) {
+        let Entry {
+            producer,
+            t_prev,
+            t_next,
+            ..
+        } = self.entries[e as usize];
+        if t_prev == NIL {
+            if let Some(chains) = self
+                .task_chains
+                .get_mut(producer.ring() as usize)
+                .filter(|c| !c.is_empty())
+            {
+                let slot = producer.local() as usize & (chains.len() - 1);
+                chains[slot].head = t_next;
+            }
+        } else {
+            self.entries[t_prev as usize].t_next = t_next;
+        }
+        if t_next != NIL {
+            self.entries[t_next as usize].t_prev = t_prev;
+        }
+    }
+
+    /// Removes one entry (the INOUT-covered rule).
+    fn remove(&mut self, e: u32) {
+        self.unlink_bucket(e);
+        self.unlink_task(e);
+        self.release(e);
+    }
+
+    /// Records that `producer` wrote `tensor`.
+    pub fn insert(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
+        let bucket = self.bucket_of(tensor.addr()) as u32;
+        let b_next = self.buckets[bucket as usize];
+        let (t_head_slot, t_next) = match self
+            .task_chains
+            .get_mut(producer.ring() as usize)
+            .filter(|c| !c.is_empty())
+        {
+            Some(chains) => {
+                let slot = producer.local() as usize & (chains.len() - 1);
+                let c = &mut chains[slot];
+                if c.local != producer.local() {
+                    *c = TaskChain {
+                        local: producer.local(),
+                        head: NIL,
+                    };
+                }
+                (Some(slot), c.head)
+            }
+            None => (None, NIL),
+        };
+        let entry = Entry {
+            tensor: *tensor,
+            producer,
+            bucket,
+            b_prev: NIL,
+            b_next,
+            t_prev: NIL,
+            t_next,
+        };
+        let e = if let Some(e) = self.free.pop() {
+            self.entries[e as usize] = entry;
+            e
+        } else if self.capacity.is_none_or(|c| self.entries.len() < c) {
+            self.entries.push(entry);
+            (self.entries.len() - 1) as u32
+        } else {
+            return Err(TensorMapFull {
+                capacity: self.capacity.unwrap_or(0),
+            });
+        };
+        self.in_use += 1;
+        if b_next != NIL {
+            self.entries[b_next as usize].b_prev = e;
+        }
+        self.buckets[bucket as usize] = e;
+        if let Some(slot) = t_head_slot {
+            if t_next != NIL {
+                self.entries[t_next as usize].t_prev = e;
+            }
+            self.task_chains[producer.ring() as usize][slot].head = e;
+        }
+        Ok(())
+    }
+
+    /// Visits every live entry on `consumer`'s buffer that overlaps it, newest first, calling
+    /// `hit(producer, producer_view, overlap)`. With `remove_covered`, an entry whose region the
+    /// consumer covers is removed after the visit (the INOUT rule).
+    pub fn lookup<E>(
+        &mut self,
+        consumer: &Tensor,
+        remove_covered: bool,
+        mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut e = self.buckets[self.bucket_of(consumer.addr())];
+        while e != NIL {
+            let entry = self.entries[e as usize];
+            let next = entry.b_next;
+            if entry.tensor.addr() == consumer.addr() && self.is_live(entry.producer) {
+                let ov = check_overlap(&entry.tensor, consumer);
+                if ov != Overlap::None {
+                    hit(entry.producer, &entry.tensor, ov)?;
+                    if remove_covered && ov == Overlap::Covered {
+                        self.remove(e);
+                    }
+                }
+            }
+            e = next;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DType;
+
+    fn buf(addr: u64, n: u32) -> Tensor {
+        Tensor::contiguous(addr, u64::from(n) * 4, &[n], DType::Float32, TaskId::INVALID).unwrap()
+    }
+    fn hits(m: &mut TensorMap, t: &Tensor, remove: bool) -> Vec<(TaskId, Overlap)> {
+        let mut v = Vec::new();
+        m.lookup::<()>(t, remove, |p, _, o| {
+            v.push((p, o));
+            Ok(())
+        })
+        .unwrap();
+        v
+    }
+
+    #[test]
+    fn newest_first_and_different_bases_never_compare() {
+        let mut m = TensorMap::new(TensorMapConfig::unbounded());
+        let a = buf(0x1000, 64);
+        m.insert(&a, TaskId::new(0, 0)).unwrap();
+        m.insert(&a.view(&[32], &[0]).unwrap(), TaskId::new(0, 1))
+            .unwrap();
+        // Same bytes at another base address: never compared.
+        m.insert(&buf(0x1040, 48), TaskId::new(0, 2)).unwrap();
+        let got = hits(&mut m, &a, false);
+        assert_eq!(
+            got,
+            vec![
+                (TaskId::new(0, 1), Overlap::Covered),
+                (TaskId::new(0, 0), Overlap::Covered)
+            ]
+        );
+    }
+
+    #[test]
+    fn inout_covered_removes_other_keeps() {
+        let mut m = TensorMap::new(TensorMapConfig::unbounded());
+        let a = buf(0x1000, 64);
+        m.insert(&a.view(&[32], &[0]).unwrap(), TaskId::new(0, 0))
+            .unwrap();
+        m.insert(&a.view(&[32], &[16]).unwrap(), TaskId::new(0, 1))
+            .unwrap();
+        let reader = a.view(&[32], &[0]).unwrap();
+        // Entry 1 overlaps partially (Other: kept), entry 0 is covered (removed).
+        assert_eq!(
+            hits(&mut m, &reader, true),
+            vec![
+                (TaskId::new(0, 1), Overlap::Other),
+                (TaskId::new(0, 0), Overlap::Covered)
+            ]
+        );
+        assert_eq!(m.in_use(), 1);
+        assert_eq!(
+            hits(&mut m, &reader, true),
+            vec![(TaskId::new(0, 1), Overlap::Other)]
+        );
+    }
+
+    #[test]
+    fn watermark_hides_then_frees_retired_entries() {
+        let mut m = TensorMap::new(TensorMapConfig::bounded(4, [8; MAX_RINGS]));
+        let a = buf(0x1000, 64);
+        for local in 0..4 {
+            m.insert(&a, TaskId::new(1, local)).unwrap();
+        }
+        assert_eq!(
+            m.insert(&a, TaskId::new(1, 4)),
+            Err(TensorMapFull { capacity: 4 })
+        );
+        m.set_watermark(1, 3);
+        assert_eq!(
+            hits(&mut m, &a, false),
+            vec![(TaskId::new(1, 3), Overlap::Covered)]
+        );
+        assert_eq!(m.in_use(), 4, "stale entries are freed lazily");
+        assert_eq!(m.reclaim_retired(), 3);
+        m.insert(&a, TaskId::new(1, 4)).unwrap();
+        assert_eq!(m.in_use(), 2);
+    }
+
+    #[test]
+    fn slot_collision_triggers_cleanup() {
+        let mut m = TensorMap::new(TensorMapConfig::bounded(16, [4; MAX_RINGS]));
+        let a = buf(0x1000, 64);
+        m.insert(&a, TaskId::new(0, 1)).unwrap();
+        m.set_watermark(0, 3);
+        // Local 5 reuses slot 1: the old chain is freed first.
+        m.sync(TaskId::new(0, 5));
+        assert_eq!(m.in_use(), 0);
+    }
+}

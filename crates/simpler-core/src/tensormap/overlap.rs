@@ -1,0 +1,156 @@
+//! The overlap test between a tensor-map entry (an earlier writer) and a consumer's view.
+//!
+//! Evaluation order matters and follows the reference exactly:
+//! 1. a consumer with a *newer* version than the entry overlaps it (`Other`) unconditionally;
+//! 2. L1: disjoint element ranges `[start, start + extent)` → no overlap;
+//! 3. L2 needs equal dtype, rank and strides, unit innermost stride and nested strides, else
+//!    `Other` (a conservative edge);
+//! 4. the reference box `A` comes from the strides and the consumer's buffer size;
+//! 5. both start offsets decompose into per-dimension offsets inside `A`, else `Other`;
+//! 6. per-dimension box intersection: disjoint → none; consumer box ⊇ entry box → `Covered`;
+//!    otherwise `Other`.
+//!
+//! `Covered` here means *the reader's region contains the writer's region*: an INOUT consumer
+//! then supersedes the entry, which is removed.
+
+use crate::{Tensor, MAX_DIMS};
+
+/// Result of [`check_overlap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlap {
+    /// The views share no element: no edge.
+    None,
+    /// The consumer's box contains the entry's box.
+    Covered,
+    /// Any other overlap (or one that cannot be ruled out).
+    Other,
+}
+
+/// Overlap of `entry` (the producer's view) with `input` (the consumer's view). Both are
+/// assumed to have the same base address; the tensor map never compares different bases.
+pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
+    if input.version() > entry.version() {
+        return Overlap::Other;
+    }
+    // L1: element ranges.
+    let (in_start, in_ext) = (input.start_offset(), input.extent_elems());
+    let (en_start, en_ext) = (entry.start_offset(), entry.extent_elems());
+    if in_ext == 0 || en_ext == 0 || in_start + in_ext <= en_start || en_start + en_ext <= in_start {
+        return Overlap::None;
+    }
+    // L2 prerequisites.
+    let n = input.ndims();
+    if input.dtype() != entry.dtype() || n != entry.ndims() || n == 0 || input.strides() != entry.strides() {
+        return Overlap::Other;
+    }
+    let strides = input.strides();
+    if strides[n - 1] != 1 || (1..n).any(|i| strides[i - 1] % strides[i] != 0) {
+        return Overlap::Other;
+    }
+    // Reference box.
+    let mut a = [0u64; MAX_DIMS];
+    for i in 1..n {
+        a[i] = u64::from(strides[i - 1] / strides[i]);
+    }
+    let buf_elems = input.size_bytes() / input.dtype().size();
+    let s0 = u64::from(strides[0]);
+    if buf_elems % s0 != 0 {
+        return Overlap::Other;
+    }
+    a[0] = buf_elems / s0;
+    let (Some(in_off), Some(en_off)) = (decompose(input, &a), decompose(entry, &a)) else {
+        return Overlap::Other;
+    };
+    let mut covered = true;
+    for d in 0..n {
+        let (i0, i1) = (in_off[d], in_off[d] + u64::from(input.shape()[d]));
+        let (e0, e1) = (en_off[d], en_off[d] + u64::from(entry.shape()[d]));
+        if i1 <= e0 || e1 <= i0 {
+            return Overlap::None;
+        }
+        covered &= i0 <= e0 && e1 <= i1;
+    }
+    if covered {
+        Overlap::Covered
+    } else {
+        Overlap::Other
+    }
+}
+
+/// Per-dimension offsets of `t.start_offset` in the mixed radix given by its strides, or `None`
+/// when the box does not fit the reference box `a`.
+fn decompose(t: &Tensor, a: &[u64; MAX_DIMS]) -> Option<[u64; MAX_DIMS]> {
+    let mut rem = t.start_offset();
+    let mut off = [0u64; MAX_DIMS];
+    for (d, &s) in t.strides().iter().enumerate() {
+        let s = u64::from(s);
+        off[d] = rem / s;
+        rem %= s;
+        if off[d] + u64::from(t.shape()[d]) > a[d] {
+            return None;
+        }
+    }
+    (rem == 0).then_some(off)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, TaskId};
+
+    fn rows(r0: u32, r1: u32) -> Tensor {
+        let base =
+            Tensor::contiguous(0x4000, 256 * 64 * 4, &[256, 64], DType::Float32, TaskId::INVALID).unwrap();
+        base.view(&[r1 - r0, 64], &[r0, 0]).unwrap()
+    }
+    fn vec1(n: u32) -> Tensor {
+        Tensor::contiguous(0x4000, 512 * 4, &[512], DType::Float32, TaskId::INVALID)
+            .unwrap()
+            .view(&[n], &[0])
+            .unwrap()
+    }
+
+    /// The table of reference §2.4 (tests/ut/cpp/a2a3/test_tensormap.cpp).
+    #[test]
+    fn reference_overlap_table() {
+        assert_eq!(check_overlap(&vec1(256), &vec1(512)), Overlap::Covered);
+        assert_eq!(check_overlap(&vec1(512), &vec1(256)), Overlap::Other);
+        assert_eq!(check_overlap(&rows(0, 128), &rows(128, 256)), Overlap::None);
+        assert_eq!(check_overlap(&rows(0, 192), &rows(64, 256)), Overlap::Other);
+        assert_eq!(check_overlap(&rows(64, 192), &rows(0, 256)), Overlap::Covered);
+        assert_eq!(
+            check_overlap(&vec1(512), &vec1(512).with_version(1)),
+            Overlap::Other
+        );
+    }
+
+    #[test]
+    fn newer_version_overlaps_even_when_disjoint() {
+        assert_eq!(
+            check_overlap(&rows(0, 128), &rows(128, 256).with_version(1)),
+            Overlap::Other
+        );
+        // An older consumer version follows the ordinary rules.
+        assert_eq!(
+            check_overlap(&rows(0, 128).with_version(1), &rows(128, 256)),
+            Overlap::None
+        );
+    }
+
+    #[test]
+    fn column_boxes_use_the_l2_test() {
+        let base =
+            Tensor::contiguous(0x4000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
+        let left = base.view(&[16, 8], &[0, 0]).unwrap();
+        let right = base.view(&[16, 8], &[0, 8]).unwrap();
+        // L1 ranges overlap (interleaved rows) but the boxes are disjoint.
+        assert_eq!(check_overlap(&left, &right), Overlap::None);
+        assert_eq!(check_overlap(&left, &base), Overlap::Covered);
+        // Different strides: conservative.
+        let t = base.transpose(0, 1).unwrap();
+        assert_eq!(check_overlap(&left, &t), Overlap::Other);
+        // Different dtype: conservative.
+        let ints = Tensor::contiguous(0x4000, 16 * 16 * 4, &[16, 16], DType::Int32, TaskId::INVALID).unwrap();
+        assert_eq!(check_overlap(&left, &ints), Overlap::Other);
+    }
+}
