@@ -198,9 +198,13 @@ impl fmt::Display for ArgError {
 
 impl std::error::Error for ArgError {}
 
+/// Explicit deps held inline (from `dep`) or borrowed (from `set_dependencies`).
+type InlineDeps = ArrayVec<(TaskId, DepKind), INLINE_DEPS>;
+
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // inline storage is the point: no allocation per submit
 enum ExplicitDeps<'a> {
-    Inline(ArrayVec<(TaskId, DepKind), INLINE_DEPS>),
+    Inline(InlineDeps),
     Slice {
         ids: &'a [TaskId],
         kinds: Option<&'a [DepKind]>,
@@ -377,9 +381,10 @@ impl<'a> TaskArgs<'a> {
     }
     /// Explicit deps in order, with their kinds.
     pub fn explicit_deps(&self) -> impl Iterator<Item = (TaskId, DepKind)> + '_ {
-        let (inline, ids, kinds): (&[(TaskId, DepKind)], &[TaskId], Option<&[DepKind]>) = match &self.deps {
-            ExplicitDeps::Inline(v) => (v, &[], None),
-            ExplicitDeps::Slice { ids, kinds } => (&[], ids, *kinds),
+        let empty: &[(TaskId, DepKind)] = &[];
+        let (inline, ids, kinds) = match &self.deps {
+            ExplicitDeps::Inline(v) => (v.as_slice(), &[][..], None),
+            ExplicitDeps::Slice { ids, kinds } => (empty, *ids, *kinds),
         };
         inline.iter().copied().chain(
             ids.iter()

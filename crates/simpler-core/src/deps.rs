@@ -10,7 +10,7 @@
 //! 2. unless the scope is manual, per tensor argument in order (OUTPUT skipped):
 //!    a. the creator edge (`owner`, WAIT|RETAIN) for every tag, whatever `manual_dep` says;
 //!    b. for INPUT and INOUT without `manual_dep`, every overlapping tensor-map entry, newest
-//!       first (WAIT); an INOUT consumer removes entries it covers;
+//!    first (WAIT); an INOUT consumer removes entries it covers;
 //! 3. (after the caller made room) [`register_outputs`] inserts one entry per INOUT and
 //!    OUTPUT_EXISTING argument without `manual_dep`, unless the scope is manual.
 

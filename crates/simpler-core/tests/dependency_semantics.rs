@@ -8,7 +8,9 @@ use simpler_core::{
 
 /// Records every edge (before dedup) as (producer, flags, source, arg, overlap).
 #[derive(Default)]
-struct Raw(Vec<(TaskId, DepFlags, EdgeSource, Option<usize>, Option<Overlap>)>);
+struct Raw(Vec<RawEdge>);
+
+type RawEdge = (TaskId, DepFlags, EdgeSource, Option<usize>, Option<Overlap>);
 
 impl FaninSink for Raw {
     type Error = std::convert::Infallible;
@@ -26,14 +28,25 @@ struct Graph {
 
 impl Graph {
     fn new() -> Self {
-        Graph { map: TensorMap::new(TensorMapConfig::unbounded()), next: 0 }
+        Graph {
+            map: TensorMap::new(TensorMapConfig::unbounded()),
+            next: 0,
+        }
     }
     /// Submits and returns (id, raw edges, deduped fanin).
     fn submit(&mut self, args: &TaskArgs<'_>, manual: bool) -> (TaskId, Raw, Vec<(TaskId, DepFlags)>) {
         let id = TaskId::new(0, self.next);
         self.next += 1;
         let mut raw = Raw::default();
-        compute_fanin(id, manual, args.tensors(), args.explicit_deps(), &mut self.map, &mut raw).unwrap();
+        compute_fanin(
+            id,
+            manual,
+            args.tensors(),
+            args.explicit_deps(),
+            &mut self.map,
+            &mut raw,
+        )
+        .unwrap();
         let mut set = FaninSet::new();
         for &(p, f, ..) in &raw.0 {
             set.add(p, f);
@@ -108,32 +121,55 @@ fn output_existing_gets_no_waw_edge_and_entries_accumulate() {
     let (w2, raw, _) = g.submit(&one(ArgTag::OutputExisting, buf), false);
     assert!(raw.0.is_empty(), "no WAW edge");
     let (_, _, fanin) = g.submit(&one(ArgTag::Input, buf), false);
-    assert_eq!(fanin, vec![(w2, DepFlags::WAIT), (w1, DepFlags::WAIT)], "both writers, newest first");
+    assert_eq!(
+        fanin,
+        vec![(w2, DepFlags::WAIT), (w1, DepFlags::WAIT)],
+        "both writers, newest first"
+    );
 }
 
 #[test]
 fn inout_covered_removes_the_older_writer() {
     let mut g = Graph::new();
     let buf = ext(0x1000, 64);
-    let (w_half, ..) = g.submit(&one(ArgTag::OutputExisting, buf.view(&[32], &[0]).unwrap()), false);
-    let (w_mid, ..) = g.submit(&one(ArgTag::OutputExisting, buf.view(&[32], &[16]).unwrap()), false);
+    let (w_half, ..) = g.submit(
+        &one(ArgTag::OutputExisting, buf.view(&[32], &[0]).unwrap()),
+        false,
+    );
+    let (w_mid, ..) = g.submit(
+        &one(ArgTag::OutputExisting, buf.view(&[32], &[16]).unwrap()),
+        false,
+    );
     // INOUT over the first half: covers w_half (removed), partially overlaps w_mid (kept).
     let (rmw, raw, _) = g.submit(&one(ArgTag::Inout, buf.view(&[32], &[0]).unwrap()), false);
     let hits: Vec<_> = raw.0.iter().map(|e| (e.0, e.4)).collect();
-    assert_eq!(hits, vec![(w_mid, Some(Overlap::Other)), (w_half, Some(Overlap::Covered))]);
+    assert_eq!(
+        hits,
+        vec![(w_mid, Some(Overlap::Other)), (w_half, Some(Overlap::Covered))]
+    );
     let (_, _, fanin) = g.submit(&one(ArgTag::Input, buf), false);
-    assert_eq!(fanin, vec![(rmw, DepFlags::WAIT), (w_mid, DepFlags::WAIT)], "w_half is gone");
+    assert_eq!(
+        fanin,
+        vec![(rmw, DepFlags::WAIT), (w_mid, DepFlags::WAIT)],
+        "w_half is gone"
+    );
 }
 
 #[test]
 fn a_newer_version_reader_overlaps_everything_and_removes_nothing() {
     let mut g = Graph::new();
     let buf = ext(0x1000, 64);
-    let (w, ..) = g.submit(&one(ArgTag::OutputExisting, buf.view(&[32], &[0]).unwrap()), false);
+    let (w, ..) = g.submit(
+        &one(ArgTag::OutputExisting, buf.view(&[32], &[0]).unwrap()),
+        false,
+    );
     // Disjoint slice, newer version: still an edge (OTHER), never COVERED.
     let v1 = buf.view(&[32], &[32]).unwrap().with_version(1);
     let (_, raw, _) = g.submit(&one(ArgTag::Inout, v1), false);
-    assert_eq!(raw.0.iter().map(|e| (e.0, e.4)).collect::<Vec<_>>(), vec![(w, Some(Overlap::Other))]);
+    assert_eq!(
+        raw.0.iter().map(|e| (e.0, e.4)).collect::<Vec<_>>(),
+        vec![(w, Some(Overlap::Other))]
+    );
     // Even a full-buffer newer-version INOUT does not remove the entry.
     let (_, raw, _) = g.submit(&one(ArgTag::Inout, buf.with_version(1)), false);
     assert!(raw.0.iter().any(|e| e.0 == w));
@@ -148,7 +184,10 @@ fn manual_dep_views_skip_lookup_and_insert_but_keep_creator() {
     let buf = ext(0x1000, 64).with_owner(owner);
     g.submit(&one(ArgTag::OutputExisting, buf), false);
     let (_, raw, _) = g.submit(&one(ArgTag::Inout, buf.with_manual_dep(true)), false);
-    assert_eq!(raw.0.iter().map(|e| (e.0, e.2)).collect::<Vec<_>>(), vec![(owner, EdgeSource::Creator)]);
+    assert_eq!(
+        raw.0.iter().map(|e| (e.0, e.2)).collect::<Vec<_>>(),
+        vec![(owner, EdgeSource::Creator)]
+    );
 }
 
 #[test]
@@ -188,10 +227,17 @@ fn explicit_deps_both_kinds_and_dedup_ors_flags() {
             (q, DepFlags::WAIT, EdgeSource::TensorMap),
         ]
     );
-    assert_eq!(fanin, vec![(q, DepFlags::WAIT_RETAIN), (p, DepFlags::WAIT_RETAIN)]);
+    assert_eq!(
+        fanin,
+        vec![(q, DepFlags::WAIT_RETAIN), (p, DepFlags::WAIT_RETAIN)]
+    );
     let mut w = TaskArgs::new();
     w.dep_wait(q);
-    assert_eq!(g.submit(&w, false).2, vec![(q, DepFlags::WAIT)], "a WAIT-only explicit dep stays WAIT-only");
+    assert_eq!(
+        g.submit(&w, false).2,
+        vec![(q, DepFlags::WAIT)],
+        "a WAIT-only explicit dep stays WAIT-only"
+    );
 }
 
 #[test]
@@ -201,11 +247,26 @@ fn explicit_deps_on_retired_tasks_are_skipped_and_invalid_ids_are_errors() {
     let mut a = TaskArgs::new();
     a.dep(TaskId::new(0, 4)).dep(TaskId::new(0, 5));
     let mut set = FaninSet::new();
-    compute_fanin(TaskId::new(0, 9), false, a.tensors(), a.explicit_deps(), &mut map, &mut set).unwrap();
+    compute_fanin(
+        TaskId::new(0, 9),
+        false,
+        a.tensors(),
+        a.explicit_deps(),
+        &mut map,
+        &mut set,
+    )
+    .unwrap();
     assert_eq!(set.edges(), &[(TaskId::new(0, 5), DepFlags::WAIT_RETAIN)]);
     let mut b = TaskArgs::new();
     b.dep(TaskId::INVALID);
-    let err = compute_fanin(TaskId::new(0, 9), false, b.tensors(), b.explicit_deps(), &mut map, &mut set);
+    let err = compute_fanin(
+        TaskId::new(0, 9),
+        false,
+        b.tensors(),
+        b.explicit_deps(),
+        &mut map,
+        &mut set,
+    );
     assert_eq!(
         err.map_err(|e| e.to_string()),
         Err("explicit dependency #0 is not a task id (0xffffffffffffffff)".to_string())
@@ -218,10 +279,24 @@ fn dedup_set_is_order_independent_beyond_the_linear_limit() {
     let mut a = FaninSet::new();
     let mut b = FaninSet::new();
     for i in 0..100u32 {
-        a.add(TaskId::new(0, i % 40), if i % 3 == 0 { DepFlags::WAIT } else { DepFlags::WAIT_RETAIN });
+        a.add(
+            TaskId::new(0, i % 40),
+            if i % 3 == 0 {
+                DepFlags::WAIT
+            } else {
+                DepFlags::WAIT_RETAIN
+            },
+        );
     }
     for i in (0..100u32).rev() {
-        b.add(TaskId::new(0, i % 40), if i % 3 == 0 { DepFlags::WAIT } else { DepFlags::WAIT_RETAIN });
+        b.add(
+            TaskId::new(0, i % 40),
+            if i % 3 == 0 {
+                DepFlags::WAIT
+            } else {
+                DepFlags::WAIT_RETAIN
+            },
+        );
     }
     let mut x = a.edges().to_vec();
     let mut y = b.edges().to_vec();

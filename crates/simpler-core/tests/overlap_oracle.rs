@@ -25,9 +25,12 @@ fn elements(t: &Tensor) -> BTreeSet<u64> {
     out
 }
 
+/// (shape, offsets, optional (dim, step) slice, transpose?) of a view.
+type ViewSpec = (Vec<u32>, Vec<u32>, Option<(usize, u32)>, bool);
+
 /// A random view of a 3-d base [d0, d1, d2]: a sub-box, optionally sliced with a step,
 /// optionally transposed.
-fn view_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<u32>, Option<(usize, u32)>, bool)> {
+fn view_strategy() -> impl Strategy<Value = ViewSpec> {
     (
         prop::collection::vec(1u32..5, 3),
         prop::collection::vec(0u32..5, 3),
@@ -36,10 +39,15 @@ fn view_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<u32>, Option<(usize, 
     )
 }
 
-fn make(base: &Tensor, (shape, off, step, tr): &(Vec<u32>, Vec<u32>, Option<(usize, u32)>, bool)) -> Tensor {
+fn make(base: &Tensor, (shape, off, step, tr): &ViewSpec) -> Tensor {
     let dims = base.shape();
     let off: Vec<u32> = off.iter().zip(dims).map(|(&o, &d)| o % d).collect();
-    let shape: Vec<u32> = shape.iter().zip(dims).zip(&off).map(|((&s, &d), &o)| s.min(d - o)).collect();
+    let shape: Vec<u32> = shape
+        .iter()
+        .zip(dims)
+        .zip(&off)
+        .map(|((&s, &d), &o)| s.min(d - o))
+        .collect();
     let mut v = base.view(&shape, &off).unwrap();
     if let Some((dim, st)) = *step {
         v = v.slice(dim, 0, v.shape()[dim], st).unwrap();

@@ -44,7 +44,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
         return Overlap::Other;
     }
     let strides = input.strides();
-    if strides[n - 1] != 1 || (1..n).any(|i| strides[i - 1] % strides[i] != 0) {
+    if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
         return Overlap::Other;
     }
     // Reference box.
@@ -54,7 +54,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     }
     let buf_elems = input.size_bytes() / input.dtype().size();
     let s0 = u64::from(strides[0]);
-    if buf_elems % s0 != 0 {
+    if !buf_elems.is_multiple_of(s0) {
         return Overlap::Other;
     }
     a[0] = buf_elems / s0;
