@@ -1,1 +1,531 @@
 //! `scope_stats/scope_stats.jsonl`: metadata line + one line per scope sample (spec/scope-stats.md §3).
+//!
+//! # Layout
+//!
+//! NDJSON. Line 1 is a [`Metadata`] object; every later non-blank line is one [`Sample`], oldest
+//! first. Field order in both types is the spec's order, so serializing them with `serde_json`
+//! writes the file exactly as the spec lays it out. [`Writer`] does that for the runtime;
+//! [`Reader`] streams a file back for the tools.
+//!
+//! # Metadata forms
+//!
+//! - **Seven keys** (an ordinary, proven export): `fatal`, `dropped`, `total`, `task_window_max`,
+//!   `heap_max`, `dep_pool_max`, `tensormap_max`. Any of them may be `null` (unknown).
+//! - **Eleven keys** (background collection and unproven ordinary closes): the seven plus
+//!   `collection_verdict`, `counts_unknown`, `host_received_records`, `host_retained_records`.
+//!   The four extra fields are `Option`s that are left out of the output when `None`, so one type
+//!   writes both forms.
+//! - **Older schema** of the original tool: a leading `"version"` key (6) and samples without
+//!   `run_epoch`/`buf_seq`. Read, and written back unchanged when `version` is `Some`.
+//!
+//! `null` and a missing key both read as `None`; the reader requires the seven keys to be
+//! present so a sample on line 1 is rejected as "not metadata".
+//!
+//! # Errors
+//!
+//! Every [`ReadError`] carries the 1-based line number it concerns. A final line without its
+//! newline that does not parse is reported as [`ReadErrorKind::TruncatedFinalLine`], so a tool
+//! can render everything before it and say the file was cut off mid-write.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The counting limit of the device counters: a `total` or `dropped` at this value is saturated
+/// and means "unknown", never a count (spec §3).
+pub const COUNTER_SATURATED: u64 = u32::MAX as u64;
+
+/// The keys every metadata line carries (possibly as `null`), in spec order.
+pub const METADATA_KEYS: [&str; 7] = [
+    "fatal",
+    "dropped",
+    "total",
+    "task_window_max",
+    "heap_max",
+    "dep_pool_max",
+    "tensormap_max",
+];
+
+/// Line 1 of `scope_stats.jsonl`: run-level counts and per-ring capacities.
+///
+/// Every field may be unknown (`None`, written as `null`). The last four fields exist only in
+/// the eleven-key form and are omitted from the output when `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// Schema version of the original tool's older format (6); `None` in the spec's format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// `true` iff a fatal was latched during the run; records past it are diagnostic-only.
+    pub fatal: Option<bool>,
+    /// Records dropped on device; `0` on a healthy run.
+    pub dropped: Option<u64>,
+    /// Total records the device attempted (collected + dropped).
+    pub total: Option<u64>,
+    /// Per-ring task-window capacity, indexed by `ring`.
+    pub task_window_max: Option<Vec<u64>>,
+    /// Per-ring heap capacity in bytes, indexed by `ring`.
+    pub heap_max: Option<Vec<u64>>,
+    /// Per-ring dependency-list pool capacity, indexed by `ring`.
+    pub dep_pool_max: Option<Vec<u64>>,
+    /// Tensormap entry capacity.
+    pub tensormap_max: Option<u64>,
+    /// Collection quality (eleven-key form only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_verdict: Option<CollectionVerdict>,
+    /// `true` only when the counts themselves cannot be trusted (eleven-key form only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_unknown: Option<bool>,
+    /// Records the host took delivery of (eleven-key form only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_received_records: Option<u64>,
+    /// Of those, how many host storage kept (eleven-key form only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_retained_records: Option<u64>,
+}
+
+/// `collection_verdict` of the eleven-key metadata line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CollectionVerdict {
+    /// Everything collected; counts known.
+    Published,
+    /// Loss, host refusal or a latched fatal; counts still known.
+    PartialSafe,
+    /// Unproved producer stop, a saturated counter or an accounting mismatch; counts unknown.
+    PartialCutUnknown,
+    /// A verdict this version does not know, kept verbatim.
+    Other(String),
+}
+
+impl CollectionVerdict {
+    /// The verdict as written in the file.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CollectionVerdict::Published => "published",
+            CollectionVerdict::PartialSafe => "partial_safe",
+            CollectionVerdict::PartialCutUnknown => "partial_cut_unknown",
+            CollectionVerdict::Other(s) => s,
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "published" => CollectionVerdict::Published,
+            "partial_safe" => CollectionVerdict::PartialSafe,
+            "partial_cut_unknown" => CollectionVerdict::PartialCutUnknown,
+            other => CollectionVerdict::Other(other.to_string()),
+        }
+    }
+}
+
+impl Serialize for CollectionVerdict {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for CollectionVerdict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Ok(CollectionVerdict::parse(&s))
+    }
+}
+
+/// Whether a sample was taken at scope entry or exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Scope entry.
+    Begin,
+    /// Scope exit.
+    End,
+}
+
+/// One scope-boundary sample (lines 2..). `*_start` is the ring's tail (released boundary) and
+/// `*_end` its head (allocation frontier) at the boundary; all are monotonic, non-wrapping.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// `"basename:line"` of the scope's call site.
+    pub site: String,
+    /// Entry or exit.
+    pub phase: Phase,
+    /// Nesting depth (0 = root scope).
+    pub depth: u32,
+    /// Ring this scope used; indexes the metadata capacity arrays.
+    pub ring: u32,
+    /// Task-window tail.
+    pub task_window_start: i64,
+    /// Task-window head.
+    pub task_window_end: i64,
+    /// Heap reclaim boundary, cumulative bytes.
+    pub heap_start: u64,
+    /// Heap allocation frontier, cumulative bytes.
+    pub heap_end: u64,
+    /// Dependency-list pool tail.
+    pub dep_pool_start: i64,
+    /// Dependency-list pool top.
+    pub dep_pool_end: i64,
+    /// Tensormap entries in use.
+    pub tensormap: i64,
+    /// Run that produced the record (`0` = no run identity). `None` in the older schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_epoch: Option<u64>,
+    /// Producer buffer generation (meaningful only with `run_epoch`). `None` in the older schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buf_seq: Option<u64>,
+}
+
+// === impl ReadError ===
+
+/// What went wrong while reading a `scope_stats.jsonl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// The file could not be opened or read.
+    Io,
+    /// The file has no metadata line (it is empty or blank).
+    Empty,
+    /// Line 1 is not a metadata object.
+    NotMetadata,
+    /// A sample line is not valid JSON or not a valid sample.
+    Malformed,
+    /// The final line has no newline and does not parse: the writer was cut off mid-line.
+    TruncatedFinalLine,
+}
+
+/// An error reading `scope_stats.jsonl`, with the 1-based line number it concerns (if any).
+#[derive(Debug)]
+pub struct ReadError {
+    kind: ReadErrorKind,
+    line: Option<u64>,
+    message: String,
+}
+
+impl ReadError {
+    fn new(kind: ReadErrorKind, line: Option<u64>, message: impl Into<String>) -> Self {
+        ReadError {
+            kind,
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ReadErrorKind {
+        self.kind
+    }
+
+    /// The 1-based line number, when the error concerns one line.
+    pub fn line(&self) -> Option<u64> {
+        self.line
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(n) => write!(f, "line {n}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+// === impl Reader ===
+
+/// Streams a `scope_stats.jsonl`: the metadata is read on construction, then samples one line
+/// at a time through [`Iterator`]. Blank lines are skipped. After an error the iterator ends.
+pub struct Reader<R> {
+    inner: R,
+    metadata: Metadata,
+    line_no: u64,
+    buf: String,
+    done: bool,
+}
+
+impl Reader<BufReader<File>> {
+    /// Opens `path` and reads its metadata line.
+    pub fn open(path: &Path) -> Result<Self, ReadError> {
+        let file = File::open(path).map_err(|e| {
+            ReadError::new(
+                ReadErrorKind::Io,
+                None,
+                format!("cannot open {}: {e}", path.display()),
+            )
+        })?;
+        Reader::new(BufReader::with_capacity(1 << 20, file))
+    }
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the metadata line from `inner`; fails if the input is empty or line 1 is not
+    /// metadata (for instance a sample, or a line cut off mid-write).
+    pub fn new(mut inner: R) -> Result<Self, ReadError> {
+        let mut buf = String::new();
+        let mut line_no = 0u64;
+        loop {
+            buf.clear();
+            let n = inner.read_line(&mut buf).map_err(|e| io_error(line_no + 1, &e))?;
+            if n == 0 {
+                return Err(ReadError::new(
+                    ReadErrorKind::Empty,
+                    None,
+                    "empty file: expected a metadata line first",
+                ));
+            }
+            line_no += 1;
+            if !buf.trim().is_empty() {
+                break;
+            }
+        }
+        let metadata = parse_metadata(&buf, line_no)?;
+        Ok(Reader {
+            inner,
+            metadata,
+            line_no,
+            buf,
+            done: false,
+        })
+    }
+
+    /// The metadata line.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// The number of the last line read (1-based).
+    pub fn line_number(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Reads the next sample, skipping blank lines; `None` at end of input.
+    pub fn next_sample(&mut self) -> Option<Result<Sample, ReadError>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            self.buf.clear();
+            let n = match self.inner.read_line(&mut self.buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(io_error(self.line_no + 1, &e)));
+                }
+            };
+            if n == 0 {
+                self.done = true;
+                return None;
+            }
+            self.line_no += 1;
+            let text = self.buf.trim();
+            if text.is_empty() {
+                continue;
+            }
+            return Some(match serde_json::from_str::<Sample>(text) {
+                Ok(s) => Ok(s),
+                Err(e) => {
+                    self.done = true;
+                    if self.buf.ends_with('\n') {
+                        Err(ReadError::new(
+                            ReadErrorKind::Malformed,
+                            Some(self.line_no),
+                            format!("malformed sample: {}", describe(&e)),
+                        ))
+                    } else {
+                        Err(ReadError::new(
+                            ReadErrorKind::TruncatedFinalLine,
+                            Some(self.line_no),
+                            format!(
+                                "final line is incomplete (no newline; cut off mid-write?): {}",
+                                describe(&e)
+                            ),
+                        ))
+                    }
+                }
+            });
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<Sample, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_sample()
+    }
+}
+
+fn io_error(line: u64, e: &io::Error) -> ReadError {
+    ReadError::new(ReadErrorKind::Io, Some(line), format!("read failed: {e}"))
+}
+
+/// serde_json's message without its own "at line 1 column N" suffix (every line is parsed on
+/// its own, so only the column is meaningful).
+fn describe(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let base = text.rsplit_once(" at line ").map_or(text.as_str(), |(b, _)| b);
+    format!("{base} (column {})", e.column())
+}
+
+fn parse_metadata(line: &str, line_no: u64) -> Result<Metadata, ReadError> {
+    let not_meta = |msg: String| ReadError::new(ReadErrorKind::NotMetadata, Some(line_no), msg);
+    let value: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| {
+        let cut = if line.ends_with('\n') {
+            ""
+        } else {
+            " (the line is incomplete)"
+        };
+        not_meta(format!(
+            "expected the metadata line, found invalid JSON{cut}: {}",
+            describe(&e)
+        ))
+    })?;
+    let Some(obj) = value.as_object() else {
+        return Err(not_meta(
+            "expected the metadata line (a JSON object), found another JSON value".into(),
+        ));
+    };
+    if obj.contains_key("phase") || obj.contains_key("site") {
+        return Err(not_meta(
+            "expected the metadata line first, found a scope sample (it has \"site\"/\"phase\")".into(),
+        ));
+    }
+    if let Some(missing) = METADATA_KEYS.iter().find(|k| !obj.contains_key(**k)) {
+        return Err(not_meta(format!(
+            "not a metadata line: missing key \"{missing}\" (expected {})",
+            METADATA_KEYS.join(", ")
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| not_meta(format!("invalid metadata line: {}", describe(&e))))
+}
+
+// === impl Writer ===
+
+/// Writes a `scope_stats.jsonl`: the metadata line on construction, then one line per sample.
+/// The caller flushes or drops the underlying writer; errors are returned, never swallowed.
+pub struct Writer<W: Write> {
+    inner: W,
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes the metadata line.
+    pub fn new(mut inner: W, metadata: &Metadata) -> io::Result<Self> {
+        write_line(&mut inner, metadata)?;
+        Ok(Writer { inner })
+    }
+
+    /// Appends one sample line.
+    pub fn sample(&mut self, sample: &Sample) -> io::Result<()> {
+        write_line(&mut self.inner, sample)
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+fn write_line<W: Write, T: Serialize>(w: &mut W, value: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *w, value)?;
+    w.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META7: &str = r#"{"fatal": false, "dropped": 0, "total": 2, "task_window_max": [8, 4, 4, 4], "heap_max": [1024, 1024, 1024, 1024], "dep_pool_max": [16, 16, 16, 16], "tensormap_max": 64}"#;
+    const BEGIN: &str = r#"{"site": "a.rs:7", "phase": "begin", "depth": 1, "ring": 1, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0, "run_epoch": 7, "buf_seq": 0}"#;
+
+    fn read_all(text: &str) -> Result<(Metadata, Vec<Result<Sample, ReadError>>), ReadError> {
+        let r = Reader::new(text.as_bytes())?;
+        let m = r.metadata().clone();
+        Ok((m, r.collect()))
+    }
+
+    #[test]
+    fn round_trips_seven_key_form_in_spec_order() {
+        let (meta, samples) = read_all(&format!("{META7}\n{BEGIN}\n")).unwrap();
+        assert_eq!(meta.fatal, Some(false));
+        assert_eq!(meta.collection_verdict, None);
+        let s = samples[0].as_ref().unwrap();
+        assert_eq!(s.phase, Phase::Begin);
+        assert_eq!(s.run_epoch, Some(7));
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out, &meta).unwrap();
+        w.sample(s).unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(first.starts_with(r#"{"fatal":false,"dropped":0,"total":2,"task_window_max""#));
+        assert!(first.ends_with(r#""tensormap_max":64}"#), "{first}");
+        assert!(text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(r#""run_epoch":7,"buf_seq":0}"#));
+    }
+
+    #[test]
+    fn reads_eleven_key_null_form() {
+        let line = r#"{"fatal": null, "dropped": null, "total": null, "task_window_max": null, "heap_max": null, "dep_pool_max": null, "tensormap_max": null, "collection_verdict": "partial_cut_unknown", "counts_unknown": true, "host_received_records": 2, "host_retained_records": 2}"#;
+        let (meta, _) = read_all(line).unwrap();
+        assert_eq!(meta.fatal, None);
+        assert_eq!(meta.heap_max, None);
+        assert_eq!(
+            meta.collection_verdict,
+            Some(CollectionVerdict::PartialCutUnknown)
+        );
+        assert_eq!(meta.counts_unknown, Some(true));
+        let out = serde_json::to_string(&meta).unwrap();
+        assert!(out.starts_with(r#"{"fatal":null,"#), "{out}");
+        assert!(out.ends_with(r#""host_received_records":2,"host_retained_records":2}"#));
+    }
+
+    #[test]
+    fn reads_older_schema() {
+        let meta = r#"{"version": 6, "fatal": false, "dropped": 0, "total": 1, "task_window_max": [8], "heap_max": [8], "dep_pool_max": [8], "tensormap_max": 8}"#;
+        let sample = r#"{"site": "a.rs:7", "phase": "end", "depth": 0, "ring": 0, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0}"#;
+        let (m, s) = read_all(&format!("{meta}\n{sample}\n")).unwrap();
+        assert_eq!(m.version, Some(6));
+        let s = s[0].as_ref().unwrap();
+        assert_eq!((s.run_epoch, s.buf_seq), (None, None));
+        assert!(serde_json::to_string(&m).unwrap().starts_with(r#"{"version":6,"#));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = read_all("").err().unwrap();
+        assert_eq!(e.kind(), ReadErrorKind::Empty);
+        let e = read_all(&format!("{BEGIN}\n")).err().unwrap();
+        assert_eq!((e.kind(), e.line()), (ReadErrorKind::NotMetadata, Some(1)));
+        assert!(e.to_string().starts_with("line 1: "), "{e}");
+        let e = read_all("{\"fatal\": false}\n").err().unwrap();
+        assert!(e.to_string().contains("missing key \"dropped\""), "{e}");
+
+        let (_, s) = read_all(&format!("{META7}\n\n{BEGIN}\n{{oops\n{BEGIN}\n")).unwrap();
+        assert_eq!(s.len(), 2, "iteration stops at the error");
+        let e = s[1].as_ref().unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ReadErrorKind::Malformed, Some(4)));
+        assert!(e.to_string().starts_with("line 4: malformed sample"), "{e}");
+    }
+
+    #[test]
+    fn truncated_final_line_is_its_own_kind() {
+        let cut = &BEGIN[..BEGIN.len() - 20];
+        let (_, s) = read_all(&format!("{META7}\n{BEGIN}\n{cut}")).unwrap();
+        let e = s[1].as_ref().unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ReadErrorKind::TruncatedFinalLine, Some(3)));
+    }
+
+    #[test]
+    fn unknown_verdict_is_kept() {
+        let v: CollectionVerdict = serde_json::from_str("\"quarantined\"").unwrap();
+        assert_eq!(v, CollectionVerdict::Other("quarantined".into()));
+        assert_eq!(serde_json::to_string(&v).unwrap(), "\"quarantined\"");
+    }
+}
