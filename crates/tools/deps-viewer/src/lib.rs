@@ -1,15 +1,177 @@
-//! Placeholder: replaced by the tool's implementation.
+//! `simpler deps-viewer`: views of a `deps.json` dependency graph.
+//!
+//! - **Text** (default, [`write_text_view`]): a SUMMARY, a one-line-per-task TASK INDEX and a
+//!   FANIN/FANOUT block per task, for grep and diff. Streams the input; handles millions of
+//!   tasks and edges.
+//! - **HTML** (`--format html`): a Graphviz-laid-out SVG in a self-contained page with
+//!   pan/zoom, a legend and a click-for-details panel.
+//!
+//! Both honour `--edge-mode` ([`reduce`]) and `--focus TASK --depth K` ([`focus`]).
+//!
+//! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`graph`] (streaming load and
+//! index), [`view`] (what is shown), [`reduce`], [`focus`], [`names`] (name maps),
+//! [`sidecar`] (perf sidecar), [`text`], [`detail`] (argument details for HTML), [`dot`]
+//! (DOT emission), [`graphviz`] (layout), [`html`] (the page).
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 
-/// Command-line arguments of this tool (flattened into the `simpler` CLI).
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// Input file.
-    pub input: Option<PathBuf>,
+use anyhow::Context;
+
+pub mod cli;
+pub mod detail;
+pub mod dot;
+pub mod focus;
+pub mod graph;
+pub mod graphviz;
+pub mod html;
+pub mod input;
+pub mod names;
+pub mod reduce;
+pub mod sidecar;
+pub mod text;
+pub mod view;
+
+pub use cli::{Args, Direction, EdgeMode, Engine, Format};
+
+use graph::{Graph, Kind};
+use names::NameMap;
+use view::View;
+
+/// Runs `simpler deps-viewer`: writes the requested view and prints one line saying what was
+/// written.
+///
+/// HTML-only flags in text mode fail with a [`clap::Error`] (exit code 2 in the `simpler`
+/// binary). A missing or malformed input fails with a message naming the file and, for bad
+/// JSON, the line and column.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    cli::check_format_flags(&args)?;
+    let input = input::resolve_input(args.deps_json.as_deref())?;
+    let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| input::default_output(&input, args.format, args.edge_mode, focus));
+    let graph = Graph::load(&input)?;
+    let names = names::resolve(args.func_names.as_deref(), &input)?;
+
+    let reduction = (args.edge_mode != EdgeMode::Full).then(|| reduce::reduce(&graph));
+    if let Some(r) = &reduction {
+        report_reduction(&graph, r, args.edge_mode);
+    }
+    let nodes = match focus {
+        Some(id) => Some(focus::neighbourhood(
+            &graph,
+            id,
+            args.depth.unwrap_or(cli::DEFAULT_FOCUS_DEPTH),
+        )?),
+        None => None,
+    };
+
+    match args.format {
+        Format::Text => {
+            let pairs = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
+            let view = View::new(&graph, nodes, pairs);
+            let counts = write_text_file(&input, &output, &view, names.as_ref())?;
+            println!(
+                "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)",
+                output.display(),
+                counts.tasks,
+                counts.unique_edges,
+                counts.annotated_edges
+            );
+        }
+        Format::Html => {
+            let options = html::HtmlOptions {
+                engine: args.engine.unwrap_or_default(),
+                direction: args.direction.unwrap_or_default(),
+                show_tensor_info: args.show_tensor_info,
+                edge_mode: args.edge_mode,
+                focused: focus.is_some(),
+            };
+            let shown = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
+            let view = View::new(&graph, nodes, vec![true; graph.pairs().len()]);
+            let stats = html::write_html_view(&input, &output, &view, &shown, names.as_ref(), &options)?;
+            println!(
+                "Wrote {} ({} nodes, {} edges, engine={}, format=html)",
+                output.display(),
+                stats.nodes,
+                stats.edges,
+                options.engine.program()
+            );
+        }
+    }
+    Ok(())
 }
 
-/// Runs the tool.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+/// Writes the full text view of `deps_json` to `deps_viewer.txt` next to it (using a sibling
+/// `name_map*.json` if there is one) and returns the path written. This is what
+/// `simpler run --enable-dep-gen` calls after writing deps.json.
+pub fn write_text_view(deps_json: &Path) -> anyhow::Result<PathBuf> {
+    let output = input::default_output(deps_json, Format::Text, EdgeMode::Full, None);
+    let graph = Graph::load(deps_json)?;
+    let names = names::resolve(None, deps_json)?;
+    write_text_file(deps_json, &output, &View::full(&graph), names.as_ref())?;
+    Ok(output)
+}
+
+fn write_text_file(
+    input: &Path,
+    output: &Path,
+    view: &View<'_>,
+    names: Option<&NameMap>,
+) -> anyhow::Result<text::Counts> {
+    let summary = text::Summary {
+        source: input.display().to_string(),
+        perf_sidecar: sidecar::perf_sidecar_loaded(input),
+        func_name_map: names.is_some_and(|m| any_name_resolved(view, m)),
+    };
+    let file = File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
+    text::write_text(BufWriter::with_capacity(1 << 20, file), view, &summary)
+        .with_context(|| format!("{}: cannot write", output.display()))
+}
+
+/// Returns true if and only if some shown submitted task has a kernel the map names.
+fn any_name_resolved(view: &View<'_>, names: &NameMap) -> bool {
+    let graph = view.graph();
+    view.nodes().any(|n| {
+        graph.kind(n) == Kind::Submit
+            && graph
+                .task(n)
+                .is_some_and(|t| t.kernel_ids.iter().any(|&k| k >= 0 && names.get(k).is_some()))
+    })
+}
+
+/// How many removed/shown edges `report_reduction` lists before summarising the rest.
+const LISTED_REDUCTION_EDGES: usize = 100;
+
+fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
+    if !r.is_dag {
+        eprintln!(
+            "warning: the graph has a cycle; --edge-mode {} shows every edge",
+            mode.name()
+        );
+        return;
+    }
+    let total = graph.pairs().len();
+    let dropped = r.dropped_count();
+    match mode {
+        EdgeMode::Reduced => println!(
+            "Transitive reduction: removed {dropped} redundant edge(s) of {total} ({} kept)",
+            total - dropped
+        ),
+        _ => println!("Redundant edges only: showing {dropped} of {total} edge(s)"),
+    }
+    let listed = graph.pairs().iter().zip(&r.dropped).filter(|(_, &d)| d);
+    for (p, _) in listed.clone().take(LISTED_REDUCTION_EDGES) {
+        println!(
+            "  - {} -> {}",
+            graph.display(p.pred as usize),
+            graph.display(p.succ as usize)
+        );
+    }
+    if dropped > LISTED_REDUCTION_EDGES {
+        println!("  ... and {} more", dropped - LISTED_REDUCTION_EDGES);
+    }
 }

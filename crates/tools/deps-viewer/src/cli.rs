@@ -1,0 +1,159 @@
+//! Command-line flags and their validation (raw flags → resolved [`Options`]).
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+/// `simpler deps-viewer`: a text or HTML view of a deps.json dependency graph.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// The deps.json to view [default: the newest deps.json under ./outputs/].
+    #[arg(value_name = "DEPS_JSON")]
+    pub deps_json: Option<PathBuf>,
+    /// Output file [default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;
+    /// deps_viewer_<mode>.* for other edge modes].
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Graphviz layout engine (HTML only) [default: dot]; sfdp suits graphs past 1,000 nodes.
+    #[arg(long, value_enum)]
+    pub engine: Option<Engine>,
+    /// Layout direction (HTML only) [default: LR].
+    #[arg(long, value_enum)]
+    pub direction: Option<Direction>,
+    /// Kernel id → name map: a flat {"<id>": "<name>"} object or {"callable_id_to_name": {...}}
+    /// [default: the newest name_map*.json next to DEPS_JSON].
+    #[arg(long, value_name = "PATH")]
+    pub func_names: Option<PathBuf>,
+    /// HTML only: draw per-task tensor rows and route edges to argument ports.
+    #[arg(long)]
+    pub show_tensor_info: bool,
+    /// Which edges to show: all, the transitive reduction, or only what the reduction drops.
+    #[arg(long, value_enum, default_value_t = EdgeMode::Full)]
+    pub edge_mode: EdgeMode,
+    /// Show only the neighbourhood of one task: a raw id (4294967296) or "RING,LOCAL" ("1,0").
+    #[arg(long, value_name = "TASK")]
+    pub focus: Option<String>,
+    /// With --focus: how many dependency hops to follow upstream and downstream [default: 2].
+    #[arg(long, value_name = "K", requires = "focus")]
+    pub depth: Option<u32>,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Plain text for grep and diff (no Graphviz needed).
+    #[default]
+    Text,
+    /// Self-contained pan/zoom HTML page around a Graphviz SVG.
+    Html,
+}
+
+/// Graphviz layout engine; each is the Graphviz binary of the same name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// Layered layout (best for DAGs up to about 1,000 nodes).
+    #[default]
+    Dot,
+    /// Spring model.
+    Neato,
+    /// Scalable force-directed layout (large graphs).
+    Sfdp,
+    /// Force-directed layout.
+    Fdp,
+    /// Circular layout.
+    Circo,
+    /// Radial layout.
+    Twopi,
+}
+
+impl Engine {
+    /// The Graphviz program name.
+    pub fn program(self) -> &'static str {
+        match self {
+            Engine::Dot => "dot",
+            Engine::Neato => "neato",
+            Engine::Sfdp => "sfdp",
+            Engine::Fdp => "fdp",
+            Engine::Circo => "circo",
+            Engine::Twopi => "twopi",
+        }
+    }
+}
+
+/// Graphviz `rankdir`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Direction {
+    /// Top to bottom.
+    #[value(name = "TB")]
+    Tb,
+    /// Left to right.
+    #[default]
+    #[value(name = "LR")]
+    Lr,
+    /// Bottom to top.
+    #[value(name = "BT")]
+    Bt,
+    /// Right to left.
+    #[value(name = "RL")]
+    Rl,
+}
+
+impl Direction {
+    /// The `rankdir` value.
+    pub fn rankdir(self) -> &'static str {
+        match self {
+            Direction::Tb => "TB",
+            Direction::Lr => "LR",
+            Direction::Bt => "BT",
+            Direction::Rl => "RL",
+        }
+    }
+}
+
+/// Which edges a view shows (see [`crate::reduce`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum EdgeMode {
+    /// Every edge.
+    #[default]
+    Full,
+    /// Drop edges implied by a longer path, except those carrying a creator edge.
+    Reduced,
+    /// Only the edges `reduced` drops.
+    Omitted,
+}
+
+impl EdgeMode {
+    /// The mode's name, as used in default output file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeMode::Full => "full",
+            EdgeMode::Reduced => "reduced",
+            EdgeMode::Omitted => "omitted",
+        }
+    }
+}
+
+/// Default number of hops for `--focus` without `--depth`.
+pub const DEFAULT_FOCUS_DEPTH: u32 = 2;
+
+/// Rejects HTML-only flags in text mode, as clap usage errors (exit code 2).
+pub(crate) fn check_format_flags(args: &Args) -> Result<(), clap::Error> {
+    if args.format == Format::Html {
+        return Ok(());
+    }
+    let offending = [
+        (args.engine.is_some(), "--engine"),
+        (args.direction.is_some(), "--direction"),
+        (args.show_tensor_info, "--show-tensor-info"),
+    ];
+    match offending.iter().find(|(present, _)| *present) {
+        Some((_, flag)) => Err(clap::Error::raw(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("{flag} is only valid with --format html\n"),
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,382 @@
+//! The task graph every view is drawn from, loaded in one streaming pass.
+//!
+//! Only what the views need is kept: per task its kernel ids, block count and early-dispatch
+//! flag; per unique `(pred, succ)` pair its number of annotated rows and which sources it
+//! carries. Argument and slice details (HTML `--show-tensor-info`) are read in a second pass by
+//! [`crate::detail`], for the shown tasks only.
+//!
+//! # Which tasks are nodes
+//!
+//! As in the original viewer: every task that appears as `pred` or `succ` of an edge, plus
+//! every task in `tasks[]` with at least one active kernel id. A dummy task (all kernel ids
+//! `-1`) with no edges is not shown. A task that appears in edges but not in `tasks[]` is an
+//! `alloc` task (created by `alloc_tensors`, never submitted).
+
+use std::path::Path;
+
+use serde::Deserialize;
+use simpler_artifacts::deps::{self, u64_string, DepsReadError, DepsSink, EdgeSource};
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A submitted task with at least one active kernel.
+    Submit,
+    /// A submitted task with no kernel (a barrier).
+    Dummy,
+    /// Not in `tasks[]`: created by `alloc_tensors`, seen only through its edges.
+    Alloc,
+}
+
+impl Kind {
+    /// The text view's `kind=` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Submit => "submit",
+            Kind::Dummy => "dummy",
+            Kind::Alloc => "alloc",
+        }
+    }
+}
+
+/// Which core types a task's kernels run on, from its active kernel slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreType {
+    /// Only the AIC (cube) slot is active.
+    Aic,
+    /// Only AIV (vector) slots are active.
+    Aiv,
+    /// AIC and AIV slots are both active (`MixedKernels`).
+    Mix,
+}
+
+/// The per-task fields of `tasks[]` that the views use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskInfo {
+    /// `[aic, aiv0, aiv1]`, `-1` inactive.
+    pub kernel_ids: [i32; 3],
+    /// SPMD block count (1 = normal task).
+    pub block_num: u32,
+    /// The additive `early_dispatch` flag (false when absent).
+    pub early_dispatch: bool,
+}
+
+impl TaskInfo {
+    /// Returns true if and only if at least one kernel slot is active.
+    pub fn has_kernel(&self) -> bool {
+        self.kernel_ids.iter().any(|&k| k >= 0)
+    }
+
+    /// The core type implied by the active slots, if any slot is active.
+    pub fn core_type(&self) -> Option<CoreType> {
+        let aic = self.kernel_ids[0] >= 0;
+        let aiv = self.kernel_ids[1] >= 0 || self.kernel_ids[2] >= 0;
+        match (aic, aiv) {
+            (true, true) => Some(CoreType::Mix),
+            (true, false) => Some(CoreType::Aic),
+            (false, true) => Some(CoreType::Aiv),
+            (false, false) => None,
+        }
+    }
+}
+
+/// One unique `(pred, succ)` task pair, by node index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pair {
+    /// Producer node index.
+    pub pred: u32,
+    /// Consumer node index.
+    pub succ: u32,
+    /// Number of annotated rows in `edges[]` for this pair.
+    pub rows: u32,
+    /// Bit set of the sources among those rows (see [`Pair::has_source`]).
+    pub sources: u8,
+}
+
+impl Pair {
+    /// Returns true if and only if at least one row of this pair has `source`.
+    pub fn has_source(&self, source: EdgeSource) -> bool {
+        self.sources & source_bit(source) != 0
+    }
+}
+
+fn source_bit(source: EdgeSource) -> u8 {
+    match source {
+        EdgeSource::Explicit => 1,
+        EdgeSource::Creator => 2,
+        EdgeSource::Tensormap => 4,
+    }
+}
+
+/// The loaded graph. Nodes are indexed `0..len()` in ascending raw task id order; pairs are
+/// sorted by `(pred, succ)`.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    ids: Vec<u64>,
+    tasks: Vec<Option<TaskInfo>>,
+    pairs: Vec<Pair>,
+    tensors: u64,
+    any_ring: bool,
+}
+
+impl Graph {
+    /// Streams `path` and builds the graph.
+    pub fn load(path: &Path) -> Result<Graph, DepsReadError> {
+        let mut sink = LoadSink::default();
+        deps::read_deps(path, &mut sink)?;
+        Ok(sink.build())
+    }
+
+    /// Builds a graph from in-memory rows (used by tests and [`crate::detail`]).
+    pub fn from_parts(
+        tasks: impl IntoIterator<Item = (u64, TaskInfo)>,
+        edges: impl IntoIterator<Item = (u64, u64, EdgeSource)>,
+        tensors: u64,
+    ) -> Graph {
+        let mut sink = LoadSink {
+            tensors,
+            ..LoadSink::default()
+        };
+        sink.tasks.extend(tasks);
+        sink.edges.extend(edges);
+        sink.build()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Returns true if and only if the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Raw task id of node `n`.
+    pub fn id(&self, n: usize) -> u64 {
+        self.ids[n]
+    }
+
+    /// The node index of a raw task id, if it is a node.
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.ids.binary_search(&id).ok()
+    }
+
+    /// The `tasks[]` entry of node `n`, if it has one (alloc tasks do not).
+    pub fn task(&self, n: usize) -> Option<&TaskInfo> {
+        self.tasks[n].as_ref()
+    }
+
+    /// What node `n` is.
+    pub fn kind(&self, n: usize) -> Kind {
+        match &self.tasks[n] {
+            None => Kind::Alloc,
+            Some(t) if t.has_kernel() => Kind::Submit,
+            Some(_) => Kind::Dummy,
+        }
+    }
+
+    /// All unique pairs, sorted by `(pred, succ)`.
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs
+    }
+
+    /// Number of `tensors[]` entries.
+    pub fn tensor_count(&self) -> u64 {
+        self.tensors
+    }
+
+    /// Returns true if and only if some node is on a ring ≥ 1, in which case every task is
+    /// displayed as `(ring, local)`.
+    pub fn any_ring(&self) -> bool {
+        self.any_ring
+    }
+
+    /// How node `n` is displayed: `(ring, local)` or just `local` (see [`Graph::any_ring`]).
+    pub fn display(&self, n: usize) -> String {
+        display_id(self.ids[n], self.any_ring)
+    }
+}
+
+/// Formats a raw task id as `(ring, local)` when `ringed`, else as its local id.
+pub fn display_id(id: u64, ringed: bool) -> String {
+    let (ring, local) = deps::split_task_id(id);
+    if ringed {
+        format!("({ring}, {local})")
+    } else {
+        local.to_string()
+    }
+}
+
+// === loading ===
+
+#[derive(Deserialize)]
+struct TaskRow {
+    #[serde(with = "u64_string")]
+    task_id: u64,
+    #[serde(default)]
+    early_dispatch: Option<bool>,
+    kernel_ids: [i32; 3],
+    block_num: u32,
+}
+
+#[derive(Deserialize)]
+struct EdgeRow {
+    #[serde(with = "u64_string")]
+    pred: u64,
+    #[serde(with = "u64_string")]
+    succ: u64,
+    source: EdgeSource,
+}
+
+#[derive(Default)]
+struct LoadSink {
+    tasks: Vec<(u64, TaskInfo)>,
+    edges: Vec<(u64, u64, EdgeSource)>,
+    tensors: u64,
+}
+
+impl DepsSink for LoadSink {
+    type Task = TaskRow;
+    type Tensor = serde::de::IgnoredAny;
+    type Edge = EdgeRow;
+
+    fn task(&mut self, t: TaskRow) {
+        let info = TaskInfo {
+            kernel_ids: t.kernel_ids,
+            block_num: t.block_num,
+            early_dispatch: t.early_dispatch.unwrap_or(false),
+        };
+        self.tasks.push((t.task_id, info));
+    }
+
+    fn tensor(&mut self, _: serde::de::IgnoredAny) {
+        self.tensors += 1;
+    }
+
+    fn edge(&mut self, e: EdgeRow) {
+        self.edges.push((e.pred, e.succ, e.source));
+    }
+}
+
+impl LoadSink {
+    fn build(self) -> Graph {
+        let LoadSink {
+            mut tasks,
+            mut edges,
+            tensors,
+        } = self;
+        // A task id listed twice keeps its last entry.
+        tasks.reverse();
+        tasks.sort_by_key(|(id, _)| *id);
+        tasks.dedup_by_key(|(id, _)| *id);
+
+        let mut ids: Vec<u64> = Vec::with_capacity(tasks.len() + edges.len() / 2);
+        ids.extend(tasks.iter().filter(|(_, t)| t.has_kernel()).map(|(id, _)| *id));
+        ids.extend(edges.iter().flat_map(|&(p, s, _)| [p, s]));
+        ids.sort_unstable();
+        ids.dedup();
+        ids.shrink_to_fit();
+
+        let index = |id: u64| -> u32 {
+            let i = ids.binary_search(&id).expect("every edge endpoint is a node");
+            u32::try_from(i).expect("fewer than 2^32 nodes")
+        };
+
+        edges.sort_unstable_by_key(|&(p, s, _)| (p, s));
+        let mut pairs: Vec<Pair> = Vec::new();
+        for &(p, s, source) in &edges {
+            match pairs.last_mut() {
+                Some(last) if ids[last.pred as usize] == p && ids[last.succ as usize] == s => {
+                    last.rows = last.rows.saturating_add(1);
+                    last.sources |= source_bit(source);
+                }
+                _ => pairs.push(Pair {
+                    pred: index(p),
+                    succ: index(s),
+                    rows: 1,
+                    sources: source_bit(source),
+                }),
+            }
+        }
+        drop(edges);
+
+        let mut task_of = vec![None; ids.len()];
+        for (id, info) in tasks {
+            if let Ok(i) = ids.binary_search(&id) {
+                task_of[i] = Some(info);
+            }
+        }
+        let any_ring = ids.iter().any(|&id| deps::split_task_id(id).0 >= 1);
+        Graph {
+            ids,
+            tasks: task_of,
+            pairs,
+            tensors,
+            any_ring,
+        }
+    }
+}
+
+// === adjacency ===
+
+/// Compressed fanin/fanout lists over a subset of pairs. Peers are in ascending node order
+/// (= ascending raw id).
+#[derive(Debug, Clone)]
+pub struct Adjacency {
+    out_start: Vec<u32>,
+    out: Vec<u32>,
+    in_start: Vec<u32>,
+    inn: Vec<u32>,
+}
+
+impl Adjacency {
+    /// Builds the lists from the pairs `keep` accepts (by pair index).
+    pub fn new(graph: &Graph, keep: impl Fn(usize) -> bool) -> Adjacency {
+        let n = graph.len();
+        let mut out_deg = vec![0u32; n + 1];
+        let mut in_deg = vec![0u32; n + 1];
+        for (i, p) in graph.pairs.iter().enumerate() {
+            if keep(i) {
+                out_deg[p.pred as usize + 1] += 1;
+                in_deg[p.succ as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            out_deg[i + 1] += out_deg[i];
+            in_deg[i + 1] += in_deg[i];
+        }
+        let total = out_deg[n] as usize;
+        let mut out = vec![0u32; total];
+        let mut inn = vec![0u32; total];
+        let mut out_fill = out_deg.clone();
+        let mut in_fill = in_deg.clone();
+        // Pairs are sorted by (pred, succ), so both lists come out sorted.
+        for (i, p) in graph.pairs.iter().enumerate() {
+            if keep(i) {
+                let o = &mut out_fill[p.pred as usize];
+                out[*o as usize] = p.succ;
+                *o += 1;
+                let k = &mut in_fill[p.succ as usize];
+                inn[*k as usize] = p.pred;
+                *k += 1;
+            }
+        }
+        Adjacency {
+            out_start: out_deg,
+            out,
+            in_start: in_deg,
+            inn,
+        }
+    }
+
+    /// Successors of node `n`.
+    pub fn fanout(&self, n: usize) -> &[u32] {
+        &self.out[self.out_start[n] as usize..self.out_start[n + 1] as usize]
+    }
+
+    /// Predecessors of node `n`.
+    pub fn fanin(&self, n: usize) -> &[u32] {
+        &self.inn[self.in_start[n] as usize..self.in_start[n + 1] as usize]
+    }
+}

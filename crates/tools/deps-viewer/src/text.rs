@@ -1,0 +1,127 @@
+//! The text view (`deps_viewer.txt`): grep-first, diff-friendly, no Graphviz.
+//!
+//! Format (reference dep-gen.md §4.4, kept byte-compatible so existing greps work):
+//!
+//! ```text
+//! SUMMARY
+//!   source_deps_json: <path>
+//!   tasks: <shown tasks>
+//!   unique_task_edges: <shown (pred, succ) pairs>
+//!   annotated_edges: <edges[] rows of those pairs>
+//!   tensors: <tensors[] entries>
+//!   perf_sidecar: yes|no
+//!   func_name_map: yes|no
+//!
+//! TASK INDEX
+//! TASK <t> kind=<submit|dummy|alloc> <func>[ SPMD block num = N] fanin=<n> fanout=<n>
+//! ...
+//!
+//! === TASK <t> kind=<kind> <func>[ SPMD block num = N] ===
+//! FANIN <n>
+//!   <- <t>
+//! FANOUT <n>
+//!   -> <t>
+//! ```
+//!
+//! Tasks are listed by ascending raw id; `<t>` is `(ring, local)` when any task is on a ring
+//! ≥ 1, else the local id. `<func>` is `func_id=[aic,aiv0,aiv1]` (inactive slots `-1`) for
+//! submitted tasks and `func_id=none` for dummy and alloc tasks. Peers are sorted by raw id.
+//! Names from a name map never appear here; they only turn `func_name_map` to yes.
+
+use std::io::{self, Write};
+
+use crate::graph::{Graph, Kind};
+use crate::view::View;
+
+/// The SUMMARY flags that do not come from the graph itself.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Shown as `source_deps_json`.
+    pub source: String,
+    /// A perf sidecar was loaded.
+    pub perf_sidecar: bool,
+    /// At least one task's kernel resolved to a name.
+    pub func_name_map: bool,
+}
+
+/// Counts reported after writing a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Shown tasks.
+    pub tasks: u64,
+    /// Shown unique `(pred, succ)` pairs.
+    pub unique_edges: u64,
+    /// `edges[]` rows of the shown pairs.
+    pub annotated_edges: u64,
+}
+
+/// Writes the text view of `view` to `out`.
+pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> io::Result<Counts> {
+    let graph = view.graph();
+    let adj = view.adjacency();
+    let (unique_edges, annotated_edges) = view.edge_counts();
+    let counts = Counts {
+        tasks: view.node_count() as u64,
+        unique_edges,
+        annotated_edges,
+    };
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    writeln!(out, "SUMMARY")?;
+    writeln!(out, "  source_deps_json: {}", summary.source)?;
+    writeln!(out, "  tasks: {}", counts.tasks)?;
+    writeln!(out, "  unique_task_edges: {}", counts.unique_edges)?;
+    writeln!(out, "  annotated_edges: {}", counts.annotated_edges)?;
+    writeln!(out, "  tensors: {}", graph.tensor_count())?;
+    writeln!(out, "  perf_sidecar: {}", yes_no(summary.perf_sidecar))?;
+    writeln!(out, "  func_name_map: {}", yes_no(summary.func_name_map))?;
+    writeln!(out)?;
+    writeln!(out, "TASK INDEX")?;
+
+    let mut label = String::new();
+    for n in view.nodes() {
+        task_label(graph, n, &mut label);
+        writeln!(
+            out,
+            "TASK {label} fanin={} fanout={}",
+            adj.fanin(n).len(),
+            adj.fanout(n).len()
+        )?;
+    }
+    for n in view.nodes() {
+        task_label(graph, n, &mut label);
+        writeln!(out)?;
+        writeln!(out, "=== TASK {label} ===")?;
+        let fanin = adj.fanin(n);
+        writeln!(out, "FANIN {}", fanin.len())?;
+        for &p in fanin {
+            writeln!(out, "  <- {}", graph.display(p as usize))?;
+        }
+        let fanout = adj.fanout(n);
+        writeln!(out, "FANOUT {}", fanout.len())?;
+        for &s in fanout {
+            writeln!(out, "  -> {}", graph.display(s as usize))?;
+        }
+    }
+    out.flush()?;
+    Ok(counts)
+}
+
+/// `<t> kind=<kind> <func>[ SPMD block num = N]` into `buf`.
+fn task_label(graph: &Graph, n: usize, buf: &mut String) {
+    use std::fmt::Write as _;
+    buf.clear();
+    let kind = graph.kind(n);
+    let _ = write!(buf, "{} kind={} ", graph.display(n), kind.as_str());
+    match (kind, graph.task(n)) {
+        (Kind::Submit, Some(t)) => {
+            let [a, b, c] = t.kernel_ids;
+            let _ = write!(buf, "func_id=[{a},{b},{c}]");
+        }
+        _ => buf.push_str("func_id=none"),
+    }
+    if let Some(t) = graph.task(n) {
+        if t.block_num > 1 {
+            let _ = write!(buf, " SPMD block num = {}", t.block_num);
+        }
+    }
+}

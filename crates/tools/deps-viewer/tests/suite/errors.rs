@@ -1,0 +1,189 @@
+//! Flag rejection, missing input and malformed input.
+
+use std::fs;
+
+use simpler_deps_viewer::{run, Args, Direction, Engine, Format};
+
+use crate::util::testdata;
+
+fn vector_example() -> std::path::PathBuf {
+    testdata("text").join("vector_example.deps.json")
+}
+
+#[test]
+fn html_only_flags_are_rejected_in_text_mode_as_usage_errors() {
+    let cases: [(Args, &str); 3] = [
+        (
+            Args {
+                engine: Some(Engine::Dot),
+                ..Args::default()
+            },
+            "--engine",
+        ),
+        (
+            Args {
+                direction: Some(Direction::Lr),
+                ..Args::default()
+            },
+            "--direction",
+        ),
+        (
+            Args {
+                show_tensor_info: true,
+                ..Args::default()
+            },
+            "--show-tensor-info",
+        ),
+    ];
+    for (mut args, flag) in cases {
+        // Rejected before the input is even resolved: this path does not exist.
+        args.deps_json = Some("/nonexistent/deps.json".into());
+        let err = run(args).unwrap_err();
+        let clap_err = err
+            .downcast_ref::<clap::Error>()
+            .unwrap_or_else(|| panic!("{flag}: not a clap error: {err:#}"));
+        assert_eq!(clap_err.kind(), clap::error::ErrorKind::ArgumentConflict);
+        assert_eq!(clap_err.exit_code(), 2);
+        assert_eq!(
+            clap_err.to_string(),
+            format!("error: {flag} is only valid with --format html\n")
+        );
+    }
+}
+
+#[test]
+fn html_flags_are_accepted_with_html_format() {
+    // Validation passes; the run then fails only on the missing input.
+    let args = Args {
+        deps_json: Some("/nonexistent/deps.json".into()),
+        format: Format::Html,
+        engine: Some(Engine::Sfdp),
+        direction: Some(Direction::Tb),
+        show_tensor_info: true,
+        ..Args::default()
+    };
+    let err = run(args).unwrap_err();
+    assert!(err.downcast_ref::<clap::Error>().is_none());
+    assert!(format!("{err:#}").starts_with("/nonexistent/deps.json: cannot read deps.json: "));
+}
+
+#[test]
+fn missing_input_names_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope/deps.json");
+    let err = run(Args {
+        deps_json: Some(missing.clone()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        format!(
+            "{}: cannot read deps.json: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+}
+
+#[test]
+fn malformed_input_names_the_path_and_json_location() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("deps.json");
+    let good = fs::read_to_string(vector_example()).unwrap();
+    // A value is missing on line 4, column 36 (the `}` after `"succ":`).
+    let pretty =
+        "{\n  \"tasks\": [],\n  \"tensors\": [],\n  \"edges\": [ {\"pred\": \"0\", \"succ\": } ]\n}\n";
+    fs::write(&bad, pretty).unwrap();
+    let err = run(Args {
+        deps_json: Some(bad.clone()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        format!("{}:4:36: invalid deps.json: expected value", bad.display())
+    );
+    // Truncated file: the location is the end of the input.
+    fs::write(&bad, &good[..good.len() / 2]).unwrap();
+    let err = format!(
+        "{:#}",
+        run(Args {
+            deps_json: Some(bad.clone()),
+            ..Args::default()
+        })
+        .unwrap_err()
+    );
+    assert!(
+        err.starts_with(&format!("{}:1:", bad.display())) && err.contains("invalid deps.json: EOF"),
+        "{err}"
+    );
+    // Wrong types are located too.
+    fs::write(
+        &bad,
+        "{\"tasks\":[{\"task_id\":\"x\"}],\"tensors\":[],\"edges\":[]}",
+    )
+    .unwrap();
+    let err = format!(
+        "{:#}",
+        run(Args {
+            deps_json: Some(bad.clone()),
+            ..Args::default()
+        })
+        .unwrap_err()
+    );
+    assert_eq!(
+        err,
+        format!(
+            "{}:1:24: invalid deps.json: invalid value: string \"x\", expected an unsigned \
+             64-bit integer as a decimal string",
+            bad.display()
+        )
+    );
+    // No output file is left behind on failure.
+    assert!(!tmp.path().join("deps_viewer.txt").exists());
+}
+
+#[test]
+fn write_text_view_writes_next_to_the_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let deps = tmp.path().join("deps.json");
+    fs::copy(vector_example(), &deps).unwrap();
+    let out = simpler_deps_viewer::write_text_view(&deps).unwrap();
+    assert_eq!(out, tmp.path().join("deps_viewer.txt"));
+    let text = fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with(&format!(
+        "SUMMARY\n  source_deps_json: {}\n  tasks: 5\n",
+        deps.display()
+    )));
+    assert!(text.contains("\nTASK INDEX\nTASK (0, 0) kind=submit func_id=[-1,0,-1] fanin=0 fanout=3\n"));
+}
+
+#[test]
+fn focus_limits_the_text_view_to_a_neighbourhood() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("focus.txt");
+    run(Args {
+        deps_json: Some(vector_example()),
+        output: Some(out.clone()),
+        focus: Some("1,0".into()),
+        depth: Some(1),
+        ..Args::default()
+    })
+    .unwrap();
+    let text = fs::read_to_string(&out).unwrap();
+    let index: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "TASK INDEX")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        index,
+        [
+            "TASK (0, 0) kind=submit func_id=[-1,0,-1] fanin=0 fanout=1",
+            "TASK (1, 0) kind=submit func_id=[-1,1,-1] fanin=1 fanout=1",
+            "TASK (1, 2) kind=submit func_id=[-1,2,-1] fanin=1 fanout=0",
+        ]
+    );
+    assert!(text.contains("  tasks: 3\n  unique_task_edges: 2\n  annotated_edges: 2\n"));
+}

@@ -1,0 +1,10 @@
+//! Integration tests of `simpler deps-viewer`, one binary (see `suite/`).
+
+#[path = "suite/util.rs"]
+mod util;
+
+#[path = "suite/golden.rs"]
+mod golden;
+
+#[path = "suite/errors.rs"]
+mod errors;
