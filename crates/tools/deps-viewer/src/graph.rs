@@ -15,7 +15,7 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use simpler_artifacts::deps::{self, u64_string, DepsReadError, DepsSink, EdgeSource};
+use simpler_artifacts::deps::{self, u64_string, DepsReadError, DepsSink, EdgeSource, Overlap};
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,14 +89,22 @@ pub struct Pair {
     pub succ: u32,
     /// Number of annotated rows in `edges[]` for this pair.
     pub rows: u32,
-    /// Bit set of the sources among those rows (see [`Pair::has_source`]).
+    /// Bit set of the sources among those rows, plus [`OTHER_OVERLAP_BIT`].
     pub sources: u8,
 }
+
+/// Set in [`Pair::sources`] when some tensor-map row of the pair has overlap `other`.
+pub const OTHER_OVERLAP_BIT: u8 = 8;
 
 impl Pair {
     /// Returns true if and only if at least one row of this pair has `source`.
     pub fn has_source(&self, source: EdgeSource) -> bool {
         self.sources & source_bit(source) != 0
+    }
+
+    /// Returns true if and only if some tensor-map row of this pair has overlap `other`.
+    pub fn has_other_overlap(&self) -> bool {
+        self.sources & OTHER_OVERLAP_BIT != 0
     }
 }
 
@@ -138,7 +146,8 @@ impl Graph {
             ..LoadSink::default()
         };
         sink.tasks.extend(tasks);
-        sink.edges.extend(edges);
+        sink.edges
+            .extend(edges.into_iter().map(|(p, s, src)| (p, s, source_bit(src))));
         sink.build()
     }
 
@@ -227,12 +236,14 @@ struct EdgeRow {
     #[serde(with = "u64_string")]
     succ: u64,
     source: EdgeSource,
+    #[serde(default)]
+    overlap: Option<Overlap>,
 }
 
 #[derive(Default)]
 struct LoadSink {
     tasks: Vec<(u64, TaskInfo)>,
-    edges: Vec<(u64, u64, EdgeSource)>,
+    edges: Vec<(u64, u64, u8)>,
     tensors: u64,
 }
 
@@ -255,7 +266,11 @@ impl DepsSink for LoadSink {
     }
 
     fn edge(&mut self, e: EdgeRow) {
-        self.edges.push((e.pred, e.succ, e.source));
+        let mut bits = source_bit(e.source);
+        if e.overlap == Some(Overlap::Other) {
+            bits |= OTHER_OVERLAP_BIT;
+        }
+        self.edges.push((e.pred, e.succ, bits));
     }
 }
 
@@ -285,17 +300,17 @@ impl LoadSink {
 
         edges.sort_unstable_by_key(|&(p, s, _)| (p, s));
         let mut pairs: Vec<Pair> = Vec::new();
-        for &(p, s, source) in &edges {
+        for &(p, s, bits) in &edges {
             match pairs.last_mut() {
                 Some(last) if ids[last.pred as usize] == p && ids[last.succ as usize] == s => {
                     last.rows = last.rows.saturating_add(1);
-                    last.sources |= source_bit(source);
+                    last.sources |= bits;
                 }
                 _ => pairs.push(Pair {
                     pred: index(p),
                     succ: index(s),
                     rows: 1,
-                    sources: source_bit(source),
+                    sources: bits,
                 }),
             }
         }

@@ -1,36 +1,218 @@
-//! TODO
+//! The HTML view: a self-contained page around the Graphviz SVG.
+//!
+//! The page embeds the SVG, a legend, a detail panel and a small vanilla-JS script
+//! (`assets/viewer.js`): drag or scroll to pan, Ctrl+scroll or pinch to zoom about the cursor,
+//! `f` fits, `r` resets to 1:1, clicking a task shows its fanin and fanout. Two JSON objects
+//! feed the script: `depStats` (per node: label, kind, func, name hint, fanin and fanout node
+//! ids) and `spmdBlocks` (node id → block count, drawn as a red `xN` badge).
+//!
+//! # Size limits
+//!
+//! Past [`DOT_WARN_NODES`] nodes with `--engine dot` a warning suggests `--engine sfdp`. Past
+//! [`BROWSER_MAX_NODES`] nodes or [`BROWSER_MAX_EDGES`] edges the page would not be drawable,
+//! so the view is refused with a message offering `--focus TASK --depth K` (or the text view).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use serde::Serialize;
+
 use crate::cli::{Direction, EdgeMode, Engine};
+use crate::dot::{self, DotOptions};
+use crate::graph::Kind;
 use crate::names::NameMap;
 use crate::view::View;
-use std::path::Path;
-/// o
+use crate::{detail, graphviz};
+
+/// Above this many nodes `dot` gets slow (minutes); `sfdp` is suggested.
+pub const DOT_WARN_NODES: usize = 1_000;
+/// Above this many nodes a browser's SVG renderer cannot cope (spec/dep-gen.md §5: about
+/// 50k nodes with sfdp).
+pub const BROWSER_MAX_NODES: usize = 50_000;
+/// Above this many drawn edges the same holds for edges.
+pub const BROWSER_MAX_EDGES: usize = 150_000;
+
+const PAGE: &str = include_str!("../assets/page.html");
+const CSS: &str = include_str!("../assets/viewer.css");
+const JS: &str = include_str!("../assets/viewer.js");
+
+/// HTML-specific options.
+#[derive(Debug, Clone, Copy)]
 pub struct HtmlOptions {
-    /// e
+    /// Graphviz layout program.
     pub engine: Engine,
-    /// d
+    /// Layout direction.
     pub direction: Direction,
-    /// s
+    /// Draw tensor tables and per-row port edges.
     pub show_tensor_info: bool,
-    /// m
+    /// The edge mode (shown in the page header).
     pub edge_mode: EdgeMode,
-    /// f
+    /// The view is a `--focus` neighbourhood (shown in the page header).
     pub focused: bool,
 }
-/// s
+
+/// What a written page contains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HtmlStats {
-    /// n
+    /// Drawn tasks.
     pub nodes: usize,
-    /// e
+    /// Drawn edges (pairs, or rows with `--show-tensor-info`), hidden ones included.
     pub edges: usize,
 }
-/// w
+
+#[derive(Serialize)]
+struct NodeStats {
+    label: String,
+    kind: &'static str,
+    func: String,
+    name_hint: String,
+    blocks: u32,
+    fanin: Vec<String>,
+    fanout: Vec<String>,
+}
+
+/// Lays out `view` and writes the page to `output`. `shown_pairs` is the edge mode's mask over
+/// all pairs; hidden pairs are still laid out, faintly.
 pub fn write_html_view(
-    _i: &Path,
-    _o: &Path,
-    _v: &View<'_>,
-    _s: &[bool],
-    _n: Option<&NameMap>,
-    _opt: &HtmlOptions,
+    input: &Path,
+    output: &Path,
+    view: &View<'_>,
+    shown_pairs: &[bool],
+    names: Option<&NameMap>,
+    options: &HtmlOptions,
 ) -> anyhow::Result<HtmlStats> {
-    anyhow::bail!("todo")
+    let nodes = view.node_count();
+    let (pairs, rows) = view.edge_counts();
+    let edges = if options.show_tensor_info { rows } else { pairs } as usize;
+    check_size(nodes, edges, options)?;
+
+    let details = if options.show_tensor_info {
+        Some(detail::load(input, view)?)
+    } else {
+        None
+    };
+    let dot_text = dot::emit(
+        view,
+        shown_pairs,
+        names,
+        details.as_ref(),
+        DotOptions {
+            direction: options.direction,
+            show_tensor_info: options.show_tensor_info,
+        },
+    );
+    let svg = graphviz::render_svg(options.engine.program(), &dot_text)?;
+    let page = page(input, view, shown_pairs, names, options, &svg, nodes, edges)?;
+    fs::write(output, page).with_context(|| format!("{}: cannot write", output.display()))?;
+    Ok(HtmlStats { nodes, edges })
+}
+
+/// Refuses views a browser cannot draw; warns about slow `dot` layouts.
+pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::Result<()> {
+    if nodes > BROWSER_MAX_NODES || edges > BROWSER_MAX_EDGES {
+        bail!(
+            "the graph has {nodes} tasks and {edges} edges, more than an HTML page can draw \
+             (limits: {BROWSER_MAX_NODES} tasks, {BROWSER_MAX_EDGES} edges). Show the \
+             neighbourhood of one task with --focus TASK --depth K (e.g. --focus 1,0 --depth \
+             2), or use the text view (--format text)"
+        );
+    }
+    if nodes > DOT_WARN_NODES && options.engine == Engine::Dot {
+        eprintln!(
+            "warning: {nodes} tasks with --engine dot can take minutes to lay out; \
+             --engine sfdp is much faster for graphs past {DOT_WARN_NODES} tasks"
+        );
+    }
+    Ok(())
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JSON safe to embed in a `<script>` element.
+fn script_json<T: Serialize>(value: &T) -> anyhow::Result<String> {
+    Ok(serde_json::to_string(value)?.replace("</", "<\\/"))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn page(
+    input: &Path,
+    view: &View<'_>,
+    shown_pairs: &[bool],
+    names: Option<&NameMap>,
+    options: &HtmlOptions,
+    svg: &str,
+    nodes: usize,
+    edges: usize,
+) -> anyhow::Result<String> {
+    let graph = view.graph();
+    let adj = crate::graph::Adjacency::new(graph, |i| view.pair_shown(i) && shown_pairs[i]);
+    let mut stats = BTreeMap::new();
+    let mut spmd = BTreeMap::new();
+    for n in view.nodes() {
+        let key = dot::node_key(graph.id(n));
+        let task = graph.task(n);
+        let blocks = task.map_or(1, |t| t.block_num);
+        if blocks > 1 {
+            spmd.insert(key.clone(), blocks);
+        }
+        let func = match (graph.kind(n), task) {
+            (Kind::Submit, Some(t)) => {
+                let [a, b, c] = t.kernel_ids;
+                format!("func_id=[{a},{b},{c}]")
+            }
+            _ => "func_id=none".into(),
+        };
+        let peers = |list: &[u32]| -> Vec<String> {
+            list.iter()
+                .map(|&p| dot::node_key(graph.id(p as usize)))
+                .collect()
+        };
+        stats.insert(
+            key,
+            NodeStats {
+                label: graph.display(n),
+                kind: graph.kind(n).as_str(),
+                func,
+                name_hint: dot::name_hint(graph, n, names),
+                blocks,
+                fanin: peers(adj.fanin(n)),
+                fanout: peers(adj.fanout(n)),
+            },
+        );
+    }
+    let name = input
+        .file_name()
+        .map_or_else(|| "deps.json".into(), |f| f.to_string_lossy().into_owned());
+    let title = format!("{name} — {nodes} nodes, {edges} edges");
+    let mut notes = Vec::new();
+    if options.edge_mode != EdgeMode::Full {
+        notes.push(format!(
+            "edge mode: {} (other edges drawn faint)",
+            options.edge_mode.name()
+        ));
+    }
+    if options.focused {
+        notes.push("neighbourhood view (--focus)".to_string());
+    }
+    let note = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("<span class=\"warn\">{}</span>", escape_html(&notes.join(" · ")))
+    };
+    Ok(PAGE
+        .replace("@CSS@", CSS)
+        .replace("@JS@", JS)
+        .replace("@TITLE@", &escape_html(&title))
+        .replace("@NOTE@", &note)
+        .replace("@DEP_STATS@", &script_json(&stats)?)
+        .replace("@SPMD_BLOCKS@", &script_json(&spmd)?)
+        .replace("@SVG@", svg))
 }

@@ -8,3 +8,9 @@ mod golden;
 
 #[path = "suite/errors.rs"]
 mod errors;
+
+#[path = "suite/html.rs"]
+mod html;
+
+#[path = "suite/browser.rs"]
+mod browser;
