@@ -133,8 +133,8 @@ impl<'de> Deserialize<'de> for CollectionVerdict {
     }
 }
 
-/// Whether a sample was taken at scope entry or exit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Whether a sample was taken at scope entry or exit (`Begin` orders first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// Scope entry.

@@ -1,15 +1,82 @@
-//! Placeholder: replaced by the tool's implementation.
+//! `simpler scope-stats-plot`: turns `scope_stats/scope_stats.jsonl` into one self-contained,
+//! offline HTML report (spec/scope-stats.md §1 Step 3 and "Reading the report", §3).
+//!
+//! ```text
+//! simpler scope-stats-plot path/to/scope_stats.jsonl              # writes scope_stats.html next to it
+//! simpler scope-stats-plot path/to/scope_stats.jsonl --out-dir /tmp/report
+//! ```
+//!
+//! # Pipeline
+//!
+//! 1. [`load`](crate::load): stream the file once (progress bar on stderr for big inputs), pair
+//!    begin/end samples by nesting per ring and site, keep per-scope metrics only.
+//! 2. [`metrics`](crate::metrics): the three metrics, peaks, capacities and usage percentages.
+//! 3. [`status`](crate::status): the sampling status ("healthy" or what is wrong).
+//! 4. [`page`](crate::page) + [`panels`](crate::panels) + [`chart`](crate::chart): the HTML,
+//!    with inline SVG charts (reduced by [`reduce`](crate::reduce) for long series, never losing
+//!    the peak) and an inline script for tooltips and the enlarge-on-click modal.
+//!
+//! # Input errors
+//!
+//! A missing file, an empty file, a first line that is not metadata, or a malformed line is an
+//! error naming the file and the line. A final line cut off mid-write is not: the report says
+//! the file is incomplete and renders everything before it.
 
-use std::path::PathBuf;
+mod chart;
+mod format;
+mod load;
+mod metrics;
+mod page;
+mod panels;
+mod progress;
+mod reduce;
+mod status;
+mod ticks;
 
-/// Command-line arguments of this tool (flattened into the `simpler` CLI).
-#[derive(Debug, clap::Args)]
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+/// The report's file name, written next to the input or into `--out-dir`.
+pub const REPORT_FILE_NAME: &str = "scope_stats.html";
+
+/// Command-line arguments of `simpler scope-stats-plot`.
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Input file.
-    pub input: Option<PathBuf>,
+    /// Path to a scope_stats.jsonl produced by a run with --enable-scope-stats.
+    pub jsonl: PathBuf,
+    /// Where to write scope_stats.html (created if missing; default: next to the input).
+    #[arg(long = "out-dir", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
-/// Runs the tool.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+/// Runs the subcommand: renders the report and prints one line naming the file written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let path = render_report(&args.jsonl, args.out_dir.as_deref())?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Renders `jsonl` into `<out_dir or the input's directory>/scope_stats.html`, creating the
+/// directory if needed, and returns the path written. `simpler run` calls this after a run
+/// with `--enable-scope-stats`.
+pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let loaded = load::load(jsonl)?;
+    let file_name = jsonl.file_name().map_or_else(
+        || jsonl.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let html = page::render(&loaded, &file_name);
+    let dir = match out_dir {
+        Some(d) => d.to_path_buf(),
+        None => match jsonl.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+    };
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    let out = dir.join(REPORT_FILE_NAME);
+    std::fs::write(&out, html).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(out)
 }

@@ -1,0 +1,137 @@
+//! Text formatting shared by the page and the charts: HTML escaping and value formatting.
+
+use std::fmt::Write as _;
+
+use crate::metrics::Unit;
+
+/// Escapes `&`, `<`, `>`, `"` and `'` so untrusted text (sites, file names) is inert in HTML
+/// text and attribute values.
+pub(crate) fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An integer with `,` thousands separators.
+pub(crate) fn int(v: i64) -> String {
+    let digits = v.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if v < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Binary byte prefixes, largest first: (divisor, suffix).
+const BYTE_UNITS: [(f64, &str); 4] = [
+    (1024.0 * 1024.0 * 1024.0 * 1024.0, "TiB"),
+    (1024.0 * 1024.0 * 1024.0, "GiB"),
+    (1024.0 * 1024.0, "MiB"),
+    (1024.0, "KiB"),
+];
+
+/// The display scale for byte values up to `max`: (divisor, suffix).
+pub(crate) fn byte_scale(max: f64) -> (f64, &'static str) {
+    BYTE_UNITS
+        .iter()
+        .copied()
+        .find(|(d, _)| max.abs() >= *d)
+        .unwrap_or((1.0, "B"))
+}
+
+/// A value with its unit for summaries: `12,345 slots`, `8.00 KiB`, `512 B`.
+pub(crate) fn value(v: i64, unit: Unit) -> String {
+    match unit {
+        Unit::Count(name) => format!("{} {name}", int(v)),
+        Unit::Bytes => {
+            let (div, suffix) = byte_scale(v as f64);
+            if div == 1.0 {
+                format!("{} B", int(v))
+            } else {
+                format!("{:.2} {suffix}", v as f64 / div)
+            }
+        }
+    }
+}
+
+/// A value without the count noun (for tooltips and tick labels of count charts).
+pub(crate) fn short(v: i64, unit: Unit) -> String {
+    match unit {
+        Unit::Count(_) => int(v),
+        Unit::Bytes => value(v, unit),
+    }
+}
+
+/// Serializes a list of strings as a JSON array safe to embed in a `<script>` element.
+pub(crate) fn json_strings<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::from("[");
+    for (i, s) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '<' => out.push_str("\\u003c"),
+                '>' => out.push_str("\\u003e"),
+                '&' => out.push_str("\\u0026"),
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+    out.push(']');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            html("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn formats_values() {
+        assert_eq!(int(0), "0");
+        assert_eq!(int(1234567), "1,234,567");
+        assert_eq!(int(-1000), "-1,000");
+        assert_eq!(value(8192, Unit::Bytes), "8.00 KiB");
+        assert_eq!(value(512, Unit::Bytes), "512 B");
+        assert_eq!(value(3 << 20, Unit::Bytes), "3.00 MiB");
+        assert_eq!(value(4, Unit::Count("slots")), "4 slots");
+    }
+
+    #[test]
+    fn json_is_script_safe() {
+        let j = json_strings(["a\"b", "</script>", "\n"].into_iter());
+        assert_eq!(j, r#"["a\"b","\u003c/script\u003e","\u000a"]"#);
+    }
+}

@@ -1,0 +1,332 @@
+//! Loading: streams `scope_stats.jsonl` once, pairs begin/end samples, and keeps only the
+//! per-scope metrics (never the raw samples), so memory grows with paired scopes, not bytes.
+//!
+//! # Pairing
+//!
+//! Samples come oldest first from one producer, so within a ring scopes nest. Each ring keeps
+//! a stack of open begins. An `end` closes the innermost open begin of its ring with the same
+//! site and depth:
+//! - if that begin is on top of the stack, the two pair;
+//! - if it is deeper, the begins above it never saw their end (lost or cut off); they are
+//!   recorded as unpaired and the end pairs with the matching begin;
+//! - if no open begin matches, the end itself is unpaired.
+//!
+//! Begins still open at the end of the file are unpaired. No pair is ever made from samples of
+//! different rings, sites or depths.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::rc::Rc;
+
+use anyhow::Context as _;
+use simpler_artifacts::scope_stats::{Metadata, Phase, ReadErrorKind, Reader, Sample};
+
+use crate::metrics::{self, RingSeries, TensorMapSeries};
+use crate::progress::Progress;
+
+/// A sample that found no partner, grouped by where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct UnpairedKey {
+    /// Which side of the scope is missing its partner (begins sort first).
+    pub(crate) phase: Phase,
+    pub(crate) ring: u32,
+    pub(crate) depth: u32,
+    pub(crate) site: u32,
+}
+
+/// How many samples of one [`UnpairedKey`] were unpaired, and the first one's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnpairedCount {
+    pub(crate) count: u64,
+    pub(crate) first_line: u64,
+}
+
+/// Everything the report needs from one file.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// The metadata line.
+    pub(crate) meta: Metadata,
+    /// Sample lines successfully read.
+    pub(crate) samples: u64,
+    /// Interned site strings; metric series refer to them by index.
+    pub(crate) sites: Vec<String>,
+    /// Per-ring metric series, in scope-completion order within the ring.
+    pub(crate) rings: BTreeMap<u32, RingSeries>,
+    /// Global tensormap live-entry series, in scope-completion order.
+    pub(crate) tensormap: TensorMapSeries,
+    /// Unpaired samples.
+    pub(crate) unpaired: BTreeMap<UnpairedKey, UnpairedCount>,
+    /// When the final line was cut off mid-write: the reader's message (with line number).
+    pub(crate) truncated: Option<String>,
+}
+
+impl Loaded {
+    /// Total paired scopes across rings.
+    pub(crate) fn pairs(&self) -> usize {
+        self.rings.values().map(RingSeries::len).sum()
+    }
+
+    /// Unpaired begin and end sample counts.
+    pub(crate) fn unpaired_counts(&self) -> (u64, u64) {
+        let mut begins = 0;
+        let mut ends = 0;
+        for (k, v) in &self.unpaired {
+            match k.phase {
+                Phase::Begin => begins += v.count,
+                Phase::End => ends += v.count,
+            }
+        }
+        (begins, ends)
+    }
+}
+
+/// One open begin on a ring's stack.
+struct Open {
+    site: u32,
+    depth: u32,
+    line: u64,
+    sample: Sample,
+}
+
+/// Reads and pairs `path`. Errors (missing file, empty file, bad first line, malformed line)
+/// name the file and the line; a cut-off final line is kept in [`Loaded::truncated`].
+pub(crate) fn load(path: &Path) -> anyhow::Result<Loaded> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let counted = Rc::new(Cell::new(0u64));
+    let reader = CountingRead {
+        inner: file,
+        count: Rc::clone(&counted),
+    };
+    let mut reader = Reader::new(BufReader::with_capacity(1 << 20, reader))
+        .with_context(|| format!("{}: not a scope_stats.jsonl", path.display()))?;
+    let progress = Progress::for_file(size);
+    let mut pairer = Pairer::new(reader.metadata().clone());
+    let mut truncated = None;
+    while let Some(item) = reader.next_sample() {
+        match item {
+            Ok(sample) => pairer.push(sample, reader.line_number()),
+            Err(e) if e.kind() == ReadErrorKind::TruncatedFinalLine => {
+                truncated = Some(e.to_string());
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+        }
+        if pairer.samples.is_multiple_of(65_536) {
+            progress.set(counted.get());
+        }
+    }
+    progress.finish();
+    let mut loaded = pairer.finish();
+    loaded.truncated = truncated;
+    Ok(loaded)
+}
+
+/// Streaming pairing state; see the module docs for the rules.
+pub(crate) struct Pairer {
+    meta: Metadata,
+    samples: u64,
+    site_ids: HashMap<String, u32>,
+    sites: Vec<String>,
+    stacks: BTreeMap<u32, Vec<Open>>,
+    rings: BTreeMap<u32, RingSeries>,
+    tensormap: TensorMapSeries,
+    unpaired: BTreeMap<UnpairedKey, UnpairedCount>,
+}
+
+impl Pairer {
+    /// Starts pairing the samples of a file with this metadata.
+    pub(crate) fn new(meta: Metadata) -> Self {
+        Pairer {
+            meta,
+            samples: 0,
+            site_ids: HashMap::new(),
+            sites: Vec::new(),
+            stacks: BTreeMap::new(),
+            rings: BTreeMap::new(),
+            tensormap: TensorMapSeries::default(),
+            unpaired: BTreeMap::new(),
+        }
+    }
+
+    fn intern(&mut self, site: &str) -> u32 {
+        if let Some(&id) = self.site_ids.get(site) {
+            return id;
+        }
+        let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX);
+        self.sites.push(site.to_string());
+        self.site_ids.insert(site.to_string(), id);
+        id
+    }
+
+    fn note_unpaired(&mut self, phase: Phase, ring: u32, depth: u32, site: u32, line: u64) {
+        let key = UnpairedKey {
+            phase,
+            ring,
+            depth,
+            site,
+        };
+        let entry = self.unpaired.entry(key).or_insert(UnpairedCount {
+            count: 0,
+            first_line: line,
+        });
+        entry.count += 1;
+        entry.first_line = entry.first_line.min(line);
+    }
+
+    /// Feeds the next sample (read from 1-based line `line`).
+    pub(crate) fn push(&mut self, sample: Sample, line: u64) {
+        self.samples += 1;
+        let site = self.intern(&sample.site);
+        let ring = sample.ring;
+        let depth = sample.depth;
+        match sample.phase {
+            Phase::Begin => self.stacks.entry(ring).or_default().push(Open {
+                site,
+                depth,
+                line,
+                sample,
+            }),
+            Phase::End => {
+                let stack = self.stacks.entry(ring).or_default();
+                let Some(pos) = stack.iter().rposition(|o| o.site == site && o.depth == depth) else {
+                    self.note_unpaired(Phase::End, ring, depth, site, line);
+                    return;
+                };
+                let abandoned: Vec<Open> = stack.drain(pos + 1..).collect();
+                let Some(open) = stack.pop() else {
+                    return;
+                };
+                for a in abandoned {
+                    self.note_unpaired(Phase::Begin, ring, a.depth, a.site, a.line);
+                }
+                let scope = metrics::scope_metrics(&open.sample, &sample);
+                self.rings.entry(ring).or_default().push(site, &scope);
+                self.tensormap.push(site, ring, scope.tensormap_live);
+            }
+        }
+    }
+
+    /// Ends the input: begins still open become unpaired.
+    pub(crate) fn finish(mut self) -> Loaded {
+        let stacks = std::mem::take(&mut self.stacks);
+        for (ring, stack) in stacks {
+            for o in stack {
+                self.note_unpaired(Phase::Begin, ring, o.depth, o.site, o.line);
+            }
+        }
+        Loaded {
+            meta: self.meta,
+            samples: self.samples,
+            sites: self.sites,
+            rings: self.rings,
+            tensormap: self.tensormap,
+            unpaired: self.unpaired,
+            truncated: None,
+        }
+    }
+}
+
+/// Counts bytes read, for the progress bar.
+struct CountingRead<R> {
+    inner: R,
+    count: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for CountingRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(site: &str, phase: Phase, depth: u32, ring: u32, tw_end: i64) -> Sample {
+        Sample {
+            site: site.into(),
+            phase,
+            depth,
+            ring,
+            task_window_start: 0,
+            task_window_end: tw_end,
+            heap_start: 0,
+            heap_end: 0,
+            dep_pool_start: 0,
+            dep_pool_end: 0,
+            tensormap: 0,
+            run_epoch: Some(1),
+            buf_seq: Some(0),
+        }
+    }
+
+    fn run(samples: Vec<Sample>) -> Loaded {
+        let mut p = Pairer::new(Metadata::default());
+        for (i, s) in samples.into_iter().enumerate() {
+            p.push(s, i as u64 + 2);
+        }
+        p.finish()
+    }
+
+    #[test]
+    fn nested_scopes_pair_in_completion_order() {
+        use Phase::*;
+        let l = run(vec![
+            sample("root:0", Begin, 0, 0, 0),
+            sample("a:1", Begin, 1, 1, 0),
+            sample("a:1", End, 1, 1, 4),
+            sample("a:1", Begin, 1, 1, 4),
+            sample("a:1", End, 1, 1, 9),
+            sample("root:0", End, 0, 0, 0),
+        ]);
+        assert_eq!(l.pairs(), 3);
+        assert_eq!(l.rings[&1].len(), 2);
+        assert_eq!(l.rings[&1].values[0][0], vec![4, 9]);
+        assert_eq!(l.unpaired_counts(), (0, 0));
+        assert_eq!(l.tensormap.len(), 3);
+    }
+
+    #[test]
+    fn never_pairs_across_sites_rings_or_depths() {
+        use Phase::*;
+        let l = run(vec![
+            sample("a:1", Begin, 1, 1, 0),
+            sample("b:2", End, 1, 1, 0),
+            sample("a:1", End, 2, 1, 0),
+            sample("a:1", End, 1, 2, 0),
+        ]);
+        assert_eq!(l.pairs(), 0);
+        assert_eq!(l.unpaired_counts(), (1, 3));
+    }
+
+    #[test]
+    fn an_end_closing_an_outer_scope_abandons_the_inner_begins() {
+        use Phase::*;
+        let l = run(vec![
+            sample("outer:1", Begin, 3, 3, 0),
+            sample("inner:2", Begin, 4, 3, 0), // its end was lost
+            sample("outer:1", End, 3, 3, 7),
+        ]);
+        assert_eq!(l.pairs(), 1);
+        assert_eq!(l.unpaired_counts(), (1, 0));
+        let (k, v) = l.unpaired.iter().next().unwrap();
+        assert_eq!(l.sites[k.site as usize], "inner:2");
+        assert_eq!(v.first_line, 3);
+    }
+
+    #[test]
+    fn begins_open_at_the_end_are_unpaired() {
+        use Phase::*;
+        let l = run(vec![
+            sample("root:0", Begin, 0, 0, 0),
+            sample("a:1", Begin, 1, 1, 0),
+        ]);
+        assert_eq!(l.pairs(), 0);
+        assert_eq!(l.unpaired_counts(), (2, 0));
+    }
+}
