@@ -1,0 +1,174 @@
+//! Fatal errors: numbered codes, the first-wins latch, and the error a run returns.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use parking_lot::Mutex;
+
+/// Fatal codes, numbered as in the original runtime (orchestrator 1..11, scheduler 100+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum FatalCode {
+    /// A scope holds as many tasks as its ring's window allows.
+    ScopeDeadlock = 1,
+    /// The ring heap cannot fit an allocation and nothing can be reclaimed.
+    HeapRingDeadlock = 2,
+    /// The task window is full and nothing can be reclaimed.
+    FlowControlDeadlock = 3,
+    /// The dependency pool (fanout lists or fanin spill) is exhausted.
+    DepPoolOverflow = 4,
+    /// Invalid submit arguments.
+    InvalidArgs = 5,
+    /// `require_sync_start` with more blocks than cores can start at once.
+    RequireSyncStartInvalid = 7,
+    /// The orchestration reported a fatal itself.
+    ExplicitOrchFatal = 9,
+    /// The tensor map's entry pool is exhausted.
+    TensorMapOverflow = 11,
+    /// The run made no progress before its timeout.
+    SchedulerTimeout = 100,
+    /// A kernel returned an error or panicked.
+    KernelFailed = 104,
+}
+
+impl FatalCode {
+    /// The numeric code.
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+    /// The upper-case name, e.g. `HEAP_RING_DEADLOCK`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FatalCode::ScopeDeadlock => "SCOPE_DEADLOCK",
+            FatalCode::HeapRingDeadlock => "HEAP_RING_DEADLOCK",
+            FatalCode::FlowControlDeadlock => "FLOW_CONTROL_DEADLOCK",
+            FatalCode::DepPoolOverflow => "DEP_POOL_OVERFLOW",
+            FatalCode::InvalidArgs => "INVALID_ARGS",
+            FatalCode::RequireSyncStartInvalid => "REQUIRE_SYNC_START_INVALID",
+            FatalCode::ExplicitOrchFatal => "EXPLICIT_ORCH_FATAL",
+            FatalCode::TensorMapOverflow => "TENSORMAP_OVERFLOW",
+            FatalCode::SchedulerTimeout => "SCHEDULER_TIMEOUT",
+            FatalCode::KernelFailed => "KERNEL_FAILED",
+        }
+    }
+    fn from_u32(v: u32) -> Option<FatalCode> {
+        [
+            FatalCode::ScopeDeadlock,
+            FatalCode::HeapRingDeadlock,
+            FatalCode::FlowControlDeadlock,
+            FatalCode::DepPoolOverflow,
+            FatalCode::InvalidArgs,
+            FatalCode::RequireSyncStartInvalid,
+            FatalCode::ExplicitOrchFatal,
+            FatalCode::TensorMapOverflow,
+            FatalCode::SchedulerTimeout,
+            FatalCode::KernelFailed,
+        ]
+        .into_iter()
+        .find(|c| c.code() == v)
+    }
+}
+
+/// A latched fatal: code plus the full human message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fatal {
+    /// The code.
+    pub code: FatalCode,
+    /// What happened, where, and what to change.
+    pub message: String,
+}
+
+impl fmt::Display for Fatal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fatal {} ({}): {}",
+            self.code.code(),
+            self.code.name(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for Fatal {}
+
+/// Returned by orchestration API calls once the run is fatal; the orchestration should stop
+/// (`?` propagates it). The details are in the run's error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped(pub FatalCode);
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the run is stopped by fatal {} ({})",
+            self.0.code(),
+            self.0.name()
+        )
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// First-wins latch for a run's fatal. Reading the code is one relaxed load.
+#[derive(Default)]
+pub struct FatalLatch {
+    code: AtomicU32,
+    detail: Mutex<Option<Fatal>>,
+}
+
+impl FatalLatch {
+    /// Latches `code` with `message` unless a fatal is already latched; returns the code that
+    /// is latched afterwards.
+    #[cold]
+    pub fn raise(&self, code: FatalCode, message: String) -> FatalCode {
+        match self
+            .code
+            .compare_exchange(0, code.code(), Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => {
+                *self.detail.lock() = Some(Fatal { code, message });
+                code
+            }
+            Err(prev) => FatalCode::from_u32(prev).unwrap_or(code),
+        }
+    }
+    /// The latched code, if any.
+    #[inline]
+    pub fn code(&self) -> Option<FatalCode> {
+        match self.code.load(Ordering::Relaxed) {
+            0 => None,
+            v => FatalCode::from_u32(v),
+        }
+    }
+    /// True once a fatal is latched.
+    #[inline]
+    pub fn is_set(&self) -> bool {
+        self.code.load(Ordering::Relaxed) != 0
+    }
+    /// The latched fatal with its message.
+    pub fn get(&self) -> Option<Fatal> {
+        self.detail.lock().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_fatal_wins() {
+        let l = FatalLatch::default();
+        assert_eq!(l.code(), None);
+        assert_eq!(
+            l.raise(FatalCode::HeapRingDeadlock, "a".into()),
+            FatalCode::HeapRingDeadlock
+        );
+        assert_eq!(
+            l.raise(FatalCode::InvalidArgs, "b".into()),
+            FatalCode::HeapRingDeadlock
+        );
+        assert_eq!(l.get().unwrap().message, "a");
+        assert_eq!(l.code(), Some(FatalCode::HeapRingDeadlock));
+    }
+}

@@ -1,0 +1,390 @@
+//! Simulated device memory: external buffers (owned by the `Worker`, live across runs) and the
+//! four ring heaps of a run, all byte-addressable by device address.
+//!
+//! Memory is made of `AtomicU8`s accessed with relaxed loads and stores, so kernels on
+//! different threads may touch the same bytes (a graph with an untracked write-after-read is
+//! the user's bug, but never undefined behaviour here).
+//!
+//! Addresses: external buffers start at [`EXTERNAL_BASE`], 1024-aligned and never reused. Ring
+//! `r`'s heap has a monotonic virtual address space starting at [`heap_vbase`]`(r)`; a virtual
+//! offset maps to the physical heap at `offset mod heap size` (an allocation never straddles
+//! the end), so every allocation of a run has a unique address.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use half::{bf16, f16};
+use parking_lot::RwLock;
+use simpler_core::{DType, TaskId, Tensor, TensorError, MAX_RINGS, OUTPUT_ALIGN};
+
+/// First address handed out for external buffers.
+pub const EXTERNAL_BASE: u64 = 1 << 32;
+const HEAP_VBASE_SHIFT: u32 = 44;
+
+/// Virtual base address of ring `ring`'s heap.
+pub const fn heap_vbase(ring: usize) -> u64 {
+    ((ring as u64) + 1) << HEAP_VBASE_SHIFT
+}
+
+/// A zero-initialized byte buffer that threads may read and write concurrently.
+pub struct Bytes(Box<[AtomicU8]>);
+
+impl Bytes {
+    /// `len` zero bytes. Large buffers are mapped lazily by the allocator (calloc), so an
+    /// untouched 256 MiB heap costs no resident memory.
+    pub fn zeroed(len: usize) -> Bytes {
+        let raw: Box<[u8]> = vec![0u8; len].into_boxed_slice();
+        let ptr = Box::into_raw(raw) as *mut [AtomicU8];
+        // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8` (std docs of
+        // `AtomicU8`), so a `[u8]` allocation of `len` bytes is a valid `[AtomicU8]` of `len`
+        // elements with the same layout; the pointer comes from `Box::into_raw` of a box
+        // allocated by the global allocator with that layout, and ownership moves into the new
+        // box exactly once, so it is freed exactly once with the layout it was allocated with.
+        Bytes(unsafe { Box::from_raw(ptr) })
+    }
+    /// The bytes.
+    #[inline]
+    pub fn as_slice(&self) -> &[AtomicU8] {
+        &self.0
+    }
+    /// Number of bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Errors of memory access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemoryError {
+    /// No buffer at this address.
+    UnknownAddress(u64),
+    /// The access reaches past the buffer.
+    OutOfRange {
+        /// Buffer address.
+        addr: u64,
+        /// One past the last byte accessed.
+        end: u64,
+        /// Buffer size.
+        size: u64,
+    },
+    /// Typed access with the wrong dtype.
+    DTypeMismatch {
+        /// The tensor's dtype.
+        tensor: DType,
+        /// The dtype asked for.
+        requested: DType,
+    },
+    /// Host data of the wrong length.
+    LengthMismatch {
+        /// Elements in the tensor.
+        expected: u64,
+        /// Elements given.
+        got: u64,
+    },
+    /// A bad tensor description.
+    Tensor(TensorError),
+}
+
+impl fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemoryError::UnknownAddress(a) => write!(f, "no device buffer at address {a:#x}"),
+            MemoryError::OutOfRange { addr, end, size } => {
+                write!(f, "access to byte {end} of the {size}-byte buffer at {addr:#x}")
+            }
+            MemoryError::DTypeMismatch { tensor, requested } => {
+                write!(f, "tensor holds {tensor} but was accessed as {requested}")
+            }
+            MemoryError::LengthMismatch { expected, got } => {
+                write!(f, "tensor has {expected} elements but {got} were given")
+            }
+            MemoryError::Tensor(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for MemoryError {}
+
+/// External device buffers, created by the host and shared by every run of a worker.
+#[derive(Default)]
+pub struct ExternalMemory {
+    buffers: RwLock<BTreeMap<u64, Arc<Bytes>>>,
+    next: AtomicU64,
+}
+
+impl ExternalMemory {
+    /// Allocates a zeroed buffer and returns a contiguous tensor over all of it.
+    pub fn alloc(&self, shape: &[u32], dtype: DType) -> Result<Tensor, MemoryError> {
+        let numel: u64 = shape.iter().map(|&s| u64::from(s)).product();
+        let size = numel * dtype.size();
+        let reserve = size.max(1).div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN;
+        let addr = EXTERNAL_BASE + self.next.fetch_add(reserve, Ordering::Relaxed);
+        let t = Tensor::contiguous(addr, size, shape, dtype, TaskId::INVALID).map_err(MemoryError::Tensor)?;
+        self.buffers
+            .write()
+            .insert(addr, Arc::new(Bytes::zeroed(size as usize)));
+        Ok(t)
+    }
+    /// Frees the buffer at `addr` (kernels still holding it keep it alive until they finish).
+    pub fn free(&self, addr: u64) -> Result<(), MemoryError> {
+        self.buffers
+            .write()
+            .remove(&addr)
+            .map(|_| ())
+            .ok_or(MemoryError::UnknownAddress(addr))
+    }
+    /// The buffer at `addr`.
+    pub fn get(&self, addr: u64) -> Option<Arc<Bytes>> {
+        self.buffers.read().get(&addr).cloned()
+    }
+}
+
+/// The heaps of one run.
+pub struct HeapMemory {
+    heaps: [Bytes; MAX_RINGS],
+}
+
+impl HeapMemory {
+    /// Zeroed heaps of the given sizes (lazily mapped).
+    pub fn new(sizes: [u64; MAX_RINGS]) -> HeapMemory {
+        HeapMemory {
+            heaps: sizes.map(|s| Bytes::zeroed(s as usize)),
+        }
+    }
+    fn locate(&self, addr: u64, size: u64) -> Option<&[AtomicU8]> {
+        let ring = (addr >> HEAP_VBASE_SHIFT).checked_sub(1)? as usize;
+        let heap = self.heaps.get(ring)?.as_slice();
+        if heap.is_empty() {
+            return None;
+        }
+        let phys = ((addr - heap_vbase(ring)) % heap.len() as u64) as usize;
+        heap.get(phys..phys + size as usize)
+    }
+}
+
+/// A resolved buffer: a heap range or an external buffer.
+pub enum Buffer<'a> {
+    /// A range of a ring heap.
+    Heap(&'a [AtomicU8]),
+    /// An external buffer.
+    External(Arc<Bytes>),
+}
+
+impl std::ops::Deref for Buffer<'_> {
+    type Target = [AtomicU8];
+    fn deref(&self) -> &[AtomicU8] {
+        match self {
+            Buffer::Heap(s) => s,
+            Buffer::External(b) => b.as_slice(),
+        }
+    }
+}
+
+/// Everything a kernel can address during one run.
+pub struct RunMemory {
+    /// The run's heaps.
+    pub heaps: HeapMemory,
+    /// The worker's external buffers.
+    pub external: Arc<ExternalMemory>,
+}
+
+impl RunMemory {
+    /// The whole buffer of `t`.
+    pub fn buffer(&self, t: &Tensor) -> Result<Buffer<'_>, MemoryError> {
+        if t.addr() >= heap_vbase(0) {
+            return self
+                .heaps
+                .locate(t.addr(), t.size_bytes())
+                .map(Buffer::Heap)
+                .ok_or(MemoryError::UnknownAddress(t.addr()));
+        }
+        let b = self
+            .external
+            .get(t.addr())
+            .ok_or(MemoryError::UnknownAddress(t.addr()))?;
+        if (b.len() as u64) < t.size_bytes() {
+            return Err(MemoryError::OutOfRange {
+                addr: t.addr(),
+                end: t.size_bytes(),
+                size: b.len() as u64,
+            });
+        }
+        Ok(Buffer::External(b))
+    }
+}
+
+/// A value type a tensor can hold, read and written as little-endian bytes.
+pub trait Element: Copy + Send + Sync + 'static {
+    /// The dtype of this element type.
+    const DTYPE: DType;
+    /// Reads one element at byte offset `at`.
+    fn load(bytes: &[AtomicU8], at: usize) -> Self;
+    /// Writes one element at byte offset `at`.
+    fn store(bytes: &[AtomicU8], at: usize, v: Self);
+}
+
+#[inline]
+fn load_n<const N: usize>(bytes: &[AtomicU8], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (o, b) in out.iter_mut().zip(&bytes[at..at + N]) {
+        *o = b.load(Ordering::Relaxed);
+    }
+    out
+}
+
+#[inline]
+fn store_n<const N: usize>(bytes: &[AtomicU8], at: usize, v: [u8; N]) {
+    for (b, x) in bytes[at..at + N].iter().zip(v) {
+        b.store(x, Ordering::Relaxed);
+    }
+}
+
+macro_rules! element {
+    ($t:ty, $d:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $d;
+            #[inline]
+            fn load(bytes: &[AtomicU8], at: usize) -> Self {
+                <$t>::from_le_bytes(load_n(bytes, at))
+            }
+            #[inline]
+            fn store(bytes: &[AtomicU8], at: usize, v: Self) {
+                store_n(bytes, at, v.to_le_bytes())
+            }
+        }
+    };
+}
+
+element!(f32, DType::Float32);
+element!(f16, DType::Float16);
+element!(bf16, DType::BFloat16);
+element!(i8, DType::Int8);
+element!(i16, DType::Int16);
+element!(i32, DType::Int32);
+element!(i64, DType::Int64);
+element!(u8, DType::UInt8);
+element!(u16, DType::UInt16);
+element!(u32, DType::UInt32);
+element!(u64, DType::UInt64);
+
+/// Reads the element at byte offset `at` of a buffer holding `dtype`, widened to f64.
+pub fn load_as_f64(dtype: DType, bytes: &[AtomicU8], at: usize) -> f64 {
+    match dtype {
+        DType::Float32 => f64::from(f32::load(bytes, at)),
+        DType::Float16 => f16::load(bytes, at).to_f64(),
+        DType::BFloat16 => bf16::load(bytes, at).to_f64(),
+        DType::Int8 => f64::from(i8::load(bytes, at)),
+        DType::Int16 => f64::from(i16::load(bytes, at)),
+        DType::Int32 => f64::from(i32::load(bytes, at)),
+        DType::Int64 => i64::load(bytes, at) as f64,
+        DType::UInt8 | DType::Bool => f64::from(u8::load(bytes, at)),
+        DType::UInt16 => f64::from(u16::load(bytes, at)),
+        DType::UInt32 => f64::from(u32::load(bytes, at)),
+        DType::UInt64 => u64::load(bytes, at) as f64,
+    }
+}
+
+/// Writes `v` converted to `dtype` (integers saturate, bool is `v != 0`) at byte offset `at`.
+pub fn store_from_f64(dtype: DType, bytes: &[AtomicU8], at: usize, v: f64) {
+    match dtype {
+        DType::Float32 => f32::store(bytes, at, v as f32),
+        DType::Float16 => f16::store(bytes, at, f16::from_f64(v)),
+        DType::BFloat16 => bf16::store(bytes, at, bf16::from_f64(v)),
+        DType::Int8 => i8::store(bytes, at, v as i8),
+        DType::Int16 => i16::store(bytes, at, v as i16),
+        DType::Int32 => i32::store(bytes, at, v as i32),
+        DType::Int64 => i64::store(bytes, at, v as i64),
+        DType::UInt8 => u8::store(bytes, at, v as u8),
+        DType::Bool => u8::store(bytes, at, u8::from(v != 0.0)),
+        DType::UInt16 => u16::store(bytes, at, v as u16),
+        DType::UInt32 => u32::store(bytes, at, v as u32),
+        DType::UInt64 => u64::store(bytes, at, v as u64),
+    }
+}
+
+/// Element offsets (from the buffer base, in elements) of a view, in row-major order.
+pub fn view_offsets(t: &Tensor) -> impl Iterator<Item = u64> + '_ {
+    let shape = t.shape();
+    let n = if shape.contains(&0) { 0 } else { t.numel() };
+    let mut idx = [0u32; simpler_core::MAX_DIMS];
+    let nd = shape.len();
+    (0..n).map(move |k| {
+        let off = t.element_offset(&idx[..nd]);
+        if k + 1 < n {
+            for d in (0..nd).rev() {
+                idx[d] += 1;
+                if idx[d] < shape[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        off
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_bytes_are_shared_safely() {
+        let b = Arc::new(Bytes::zeroed(1 << 20));
+        assert!(b
+            .as_slice()
+            .iter()
+            .step_by(4096)
+            .all(|x| x.load(Ordering::Relaxed) == 0));
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let b = b.clone();
+                std::thread::spawn(move || {
+                    for i in (t..1 << 20).step_by(4) {
+                        b.as_slice()[i].store(t as u8 + 1, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        for i in 0..1 << 20 {
+            assert_eq!(b.as_slice()[i].load(Ordering::Relaxed), (i % 4) as u8 + 1);
+        }
+    }
+
+    #[test]
+    fn heap_virtual_addresses_wrap_onto_physical() {
+        let heaps = HeapMemory::new([4096, 0, 0, 0]);
+        let a = heaps.locate(heap_vbase(0) + 1024, 1024).unwrap();
+        let b = heaps.locate(heap_vbase(0) + 4096 + 1024, 1024).unwrap();
+        f32::store(a, 0, 3.5);
+        assert_eq!(f32::load(b, 0), 3.5, "same physical bytes one lap later");
+        assert!(
+            heaps.locate(heap_vbase(1), 16).is_none(),
+            "ring 1 has no heap here"
+        );
+    }
+
+    #[test]
+    fn conversions_and_view_offsets() {
+        let b = Bytes::zeroed(64);
+        for d in DType::ALL {
+            store_from_f64(d, b.as_slice(), 8, 3.0);
+            assert_eq!(
+                load_as_f64(d, b.as_slice(), 8),
+                if d == DType::Bool { 1.0 } else { 3.0 },
+                "{d}"
+            );
+        }
+        let t = Tensor::contiguous(0, 4 * 12, &[3, 4], DType::Float32, TaskId::INVALID).unwrap();
+        let v = t.view(&[2, 2], &[1, 1]).unwrap();
+        assert_eq!(view_offsets(&v).collect::<Vec<_>>(), vec![5, 6, 9, 10]);
+    }
+}

@@ -1,0 +1,211 @@
+//! Waiting for room in a bounded resource, and the fatal when none will come.
+//!
+//! While a ring's reclaim makes progress the orchestrator waits (spinning briefly, then
+//! parking until a ring advance wakes it). It gives up with a coded fatal when
+//! * the request can never fit (larger than the whole resource), at once;
+//! * `hbg`, at once: nothing is reclaimed before the graph is complete;
+//! * the ring's head task is pinned by a scope that is still open (a structural deadlock:
+//!   only this thread can end that scope), at once;
+//! * [`DEADLOCK_TIMEOUT`] passes with no reclaim progress at all.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::Orchestrator;
+use crate::config::{RingResource, RuntimeKind};
+use crate::fatal::{FatalCode, Stopped};
+use crate::orchestrator::scope::site_string;
+
+/// How long the orchestrator waits without any reclaim progress before declaring a deadlock.
+pub const DEADLOCK_TIMEOUT: Duration = Duration::from_millis(500);
+/// Yields before the orchestrator parks while waiting for room.
+const WAIT_YIELDS: u32 = 32;
+/// Park tick while waiting for room.
+const WAIT_TICK: Duration = Duration::from_millis(2);
+
+/// A resource the orchestrator can run out of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exhausted {
+    TaskWindow,
+    Heap,
+    DepPool,
+    FaninSpill,
+    TensorMap,
+}
+
+impl Exhausted {
+    fn code(self) -> FatalCode {
+        match self {
+            Exhausted::TaskWindow => FatalCode::FlowControlDeadlock,
+            Exhausted::Heap => FatalCode::HeapRingDeadlock,
+            Exhausted::DepPool | Exhausted::FaninSpill => FatalCode::DepPoolOverflow,
+            Exhausted::TensorMap => FatalCode::TensorMapOverflow,
+        }
+    }
+    fn what(self) -> &'static str {
+        match self {
+            Exhausted::TaskWindow => "task window",
+            Exhausted::Heap => "heap",
+            Exhausted::DepPool => "dependency pool",
+            Exhausted::FaninSpill => "fanin spill pool (sized by ring_dep_pool)",
+            Exhausted::TensorMap => "tensor map",
+        }
+    }
+    fn unit(self) -> &'static str {
+        match self {
+            Exhausted::TaskWindow => "slots",
+            Exhausted::Heap => "bytes",
+            _ => "entries",
+        }
+    }
+    fn knob(self) -> String {
+        match self {
+            Exhausted::TaskWindow => format!("raise runtime_env {}", RingResource::TaskWindow.key()),
+            Exhausted::Heap => format!("raise runtime_env {}", RingResource::Heap.key()),
+            Exhausted::DepPool | Exhausted::FaninSpill => {
+                format!("raise runtime_env {}", RingResource::DepPool.key())
+            }
+            Exhausted::TensorMap => "raise CallConfig::tensormap_capacity".to_string(),
+        }
+    }
+}
+
+/// Progress tracking across the iterations of one wait.
+pub(crate) struct WaitState {
+    progress: u64,
+    since: Instant,
+    rounds: u32,
+}
+
+impl Orchestrator {
+    /// Builds the fatal message for resource `what` on `ring`.
+    pub(crate) fn exhaustion_message(
+        &self,
+        what: Exhausted,
+        ring: usize,
+        capacity: u64,
+        detail: &str,
+    ) -> String {
+        let scope = self.scopes.last();
+        let site = scope.map_or_else(|| "<none>".to_string(), |f| site_string(f.site));
+        let place = if what == Exhausted::TensorMap {
+            "(global)".to_string()
+        } else {
+            format!("of ring {ring}")
+        };
+        format!(
+            "{} {place} exhausted (capacity {capacity} {}): {detail}; scope open at {site} (depth {}); {}",
+            what.what(),
+            what.unit(),
+            self.depth(),
+            what.knob()
+        )
+    }
+
+    /// Raises the fatal for `what` and returns the [`Stopped`] to propagate.
+    #[cold]
+    pub(crate) fn exhausted(&self, what: Exhausted, ring: usize, capacity: u64, detail: &str) -> Stopped {
+        Stopped(self.raise(what.code(), self.exhaustion_message(what, ring, capacity, detail)))
+    }
+
+    /// The open scope pinning `ring`'s head task, if any: then no reclaim can ever come.
+    fn head_pinned_by(&self, ring: usize) -> Option<String> {
+        let head = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
+        for (i, f) in self.scopes.iter().enumerate() {
+            let end = self
+                .scopes
+                .get(i + 1)
+                .map_or(self.scope_tasks.len(), |n| n.first_task);
+            if usize::from(f.ring) == ring
+                && f.first_task < end
+                && self.scope_tasks[f.first_task].local == head
+            {
+                return Some(site_string(f.site));
+            }
+        }
+        None
+    }
+
+    /// One round of waiting for reclaim; `Err` when the wait is hopeless (the fatal is latched).
+    pub(crate) fn wait_for_room(
+        &mut self,
+        what: Exhausted,
+        ring: usize,
+        capacity: u64,
+        detail: &str,
+        state: &mut Option<WaitState>,
+    ) -> Result<(), Stopped> {
+        self.check_live()?;
+        if self.kind == RuntimeKind::Hbg {
+            let detail = format!("{detail}; hbg reclaims nothing while it builds the graph");
+            return Err(self.exhausted(what, ring, capacity, &detail));
+        }
+        if what != Exhausted::TensorMap {
+            if let Some(site) = self.head_pinned_by(ring) {
+                let head = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
+                let detail = format!(
+                    "{detail}; the oldest task ({ring}, {head}) is held by the still-open scope at {site}"
+                );
+                return Err(self.exhausted(what, ring, capacity, &detail));
+            }
+        }
+        let progress = self.shared.reclaim_progress.load(Ordering::Acquire);
+        let st = state.get_or_insert(WaitState {
+            progress,
+            since: Instant::now(),
+            rounds: 0,
+        });
+        if st.progress != progress {
+            *st = WaitState {
+                progress,
+                since: Instant::now(),
+                rounds: 0,
+            };
+        } else if st.since.elapsed() >= DEADLOCK_TIMEOUT {
+            let detail = format!(
+                "{detail}; no task of any ring retired for {} ms",
+                DEADLOCK_TIMEOUT.as_millis()
+            );
+            return Err(self.exhausted(what, ring, capacity, &detail));
+        }
+        st.rounds += 1;
+        if st.rounds < WAIT_YIELDS {
+            std::thread::yield_now();
+        } else {
+            let shared = &self.shared;
+            shared.orch_sleep.sleep_unless(WAIT_TICK, || {
+                shared.reclaim_progress.load(Ordering::Acquire) != progress || shared.fatal.is_set()
+            });
+        }
+        Ok(())
+    }
+
+    /// Publishes every ring's watermark to the tensor map.
+    pub(crate) fn refresh_watermarks(&mut self) {
+        if self.kind == RuntimeKind::Tmr {
+            for (r, ring) in self.shared.rings.iter().enumerate() {
+                self.tmap
+                    .set_watermark(r as u8, ring.last_alive.load(Ordering::Acquire));
+            }
+        }
+    }
+
+    /// Makes room for `n` tensor-map inserts.
+    pub(crate) fn ensure_tensormap(&mut self, n: usize) -> Result<(), Stopped> {
+        let mut state = None;
+        loop {
+            if self.tmap.free_slots() >= n {
+                return Ok(());
+            }
+            self.refresh_watermarks();
+            if self.tmap.reclaim_retired() > 0 {
+                // Freed entries are progress of their own.
+                state = None;
+                continue;
+            }
+            let cap = self.tmap.capacity().unwrap_or(0) as u64;
+            let detail = format!("{n} inserts needed, {} entries in use", self.tmap.in_use());
+            self.wait_for_room(Exhausted::TensorMap, 0, cap, &detail, &mut state)?;
+        }
+    }
+}

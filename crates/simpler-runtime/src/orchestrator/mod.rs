@@ -1,0 +1,275 @@
+//! The orchestration API: scopes, submits, allocations, explicit fatals.
+//!
+//! An [`Orchestrator`] is handed to the user's orchestration function already inside the root
+//! scope (depth 0, ring 0), so submitting outside a scope is impossible by construction. Every
+//! call returns [`Stopped`] once the run is fatal; propagate it with `?`.
+
+mod backpressure;
+mod scope;
+mod submit;
+
+use std::panic::Location;
+use std::sync::Arc;
+
+use arrayvec::ArrayVec;
+use simpler_core::{
+    TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS, MAX_TENSOR_ARGS,
+};
+
+pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
+
+use crate::config::RuntimeKind;
+use crate::fatal::{FatalCode, Stopped};
+use crate::platform::{MixedKernels, Platform};
+use crate::ring::{HeapAllocator, PoolCounter};
+use crate::shared::{RunShared, DEP_POOL_ORIGIN};
+use scope::{ScopeFrame, ScopedTask};
+
+/// What a submit returns: the task id and its runtime-allocated outputs, in argument order.
+#[derive(Clone, Debug)]
+pub struct TaskOutputs {
+    id: TaskId,
+    outputs: ArrayVec<Tensor, MAX_TENSOR_ARGS>,
+}
+
+impl TaskOutputs {
+    /// The task id.
+    pub fn id(&self) -> TaskId {
+        self.id
+    }
+    /// Output `i` (the i-th OUTPUT argument).
+    pub fn get(&self, i: usize) -> Option<Tensor> {
+        self.outputs.get(i).copied()
+    }
+    /// Output `i`; panics when the task has fewer outputs (a bug in the orchestration).
+    pub fn output(&self, i: usize) -> Tensor {
+        self.outputs[i]
+    }
+    /// All outputs.
+    pub fn outputs(&self) -> &[Tensor] {
+        &self.outputs
+    }
+}
+
+/// What an orchestration function returns; any error other than [`Stopped`] stops the run
+/// with EXPLICIT_ORCH_FATAL (9) and its message.
+pub type OrchResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+/// Counters the run report shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OrchStats {
+    /// Tasks per ring (submits, dummies and allocs).
+    pub tasks_per_ring: [u32; MAX_RINGS],
+    /// Total tasks.
+    pub tasks: u64,
+    /// Nanoseconds spent inside the orchestration function.
+    pub orchestration_ns: u64,
+}
+
+/// The device-side orchestrator of one run; see the module docs.
+pub struct Orchestrator {
+    pub(crate) shared: Arc<RunShared>,
+    kind: RuntimeKind,
+    next_local: [u32; MAX_RINGS],
+    heaps: [HeapAllocator; MAX_RINGS],
+    dep_pools: [PoolCounter; MAX_RINGS],
+    spill_pools: [PoolCounter; MAX_RINGS],
+    tmap: TensorMap,
+    scopes: Vec<ScopeFrame>,
+    scope_tasks: Vec<ScopedTask>,
+    manual_depth: Option<usize>,
+    scratch: submit::Scratch,
+    total_tasks: u64,
+}
+
+impl Orchestrator {
+    pub(crate) fn new(shared: Arc<RunShared>, tensormap_capacity: usize) -> Orchestrator {
+        let sizes = shared.sizes;
+        let kind = shared.kind;
+        let windows = match kind {
+            RuntimeKind::Tmr => sizes.task_window,
+            RuntimeKind::Hbg => [sizes.task_window[0], 4, 4, 4],
+        };
+        Orchestrator {
+            kind,
+            next_local: [0; MAX_RINGS],
+            heaps: std::array::from_fn(|r| HeapAllocator::new(sizes.heap[r])),
+            dep_pools: std::array::from_fn(|r| {
+                PoolCounter::new(u64::from(sizes.dep_pool[r]), DEP_POOL_ORIGIN)
+            }),
+            spill_pools: std::array::from_fn(|r| PoolCounter::new(u64::from(sizes.dep_pool[r]), 0)),
+            tmap: TensorMap::new(TensorMapConfig::bounded(tensormap_capacity, windows)),
+            scopes: Vec::with_capacity(MAX_SCOPE_DEPTH),
+            scope_tasks: Vec::with_capacity(1024),
+            manual_depth: None,
+            scratch: submit::Scratch::new(&windows),
+            total_tasks: 0,
+            shared,
+        }
+    }
+
+    /// Runs `f` inside a nested AUTO scope; the scope records the caller's site.
+    #[track_caller]
+    pub fn scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scope_with(ScopeMode::Auto, Location::caller(), f)
+    }
+
+    /// Runs `f` inside a nested MANUAL scope (explicit deps only).
+    #[track_caller]
+    pub fn manual_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scope_with(ScopeMode::Manual, Location::caller(), f)
+    }
+
+    /// Runs `f` inside a scope of `mode` whose site is `site`.
+    pub fn scope_with<R>(
+        &mut self,
+        mode: ScopeMode,
+        site: &'static Location<'static>,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.begin_scope(mode, site);
+        let r = f(self);
+        self.end_scope();
+        r
+    }
+
+    /// Opens a scope (prefer [`Orchestrator::scope`], which cannot be left unbalanced).
+    pub fn begin_scope(&mut self, mode: ScopeMode, site: &'static Location<'static>) {
+        let depth = self.scopes.len();
+        let ring = scope::ring_for_depth(self.kind, depth);
+        if !self.shared.fatal.is_set() {
+            if depth >= MAX_SCOPE_DEPTH {
+                self.raise(
+                    FatalCode::InvalidArgs,
+                    format!("scopes nest deeper than {MAX_SCOPE_DEPTH}"),
+                );
+            } else if mode == ScopeMode::Auto && self.manual_depth.is_some() {
+                self.raise(
+                    FatalCode::InvalidArgs,
+                    format!(
+                        "auto scope at {} nested inside a manual scope is not supported",
+                        site_string(site)
+                    ),
+                );
+            }
+        }
+        if mode == ScopeMode::Manual && self.manual_depth.is_none() {
+            self.manual_depth = Some(depth);
+        }
+        self.scopes.push(ScopeFrame {
+            site,
+            ring,
+            first_task: self.scope_tasks.len(),
+        });
+    }
+
+    /// Closes the innermost scope, releasing the scope pin of every task submitted in it.
+    pub fn end_scope(&mut self) {
+        let Some(frame) = self.scopes.pop() else { return };
+        if self.manual_depth == Some(self.scopes.len()) {
+            self.manual_depth = None;
+        }
+        for t in self.scope_tasks.drain(frame.first_task..) {
+            self.shared.release_scope(t.slot);
+        }
+    }
+
+    /// Current scope depth (0 = root).
+    pub fn depth(&self) -> usize {
+        self.scopes.len().saturating_sub(1)
+    }
+
+    /// True inside a manual scope.
+    pub fn in_manual_scope(&self) -> bool {
+        self.manual_depth.is_some()
+    }
+
+    /// Submits a task to one AIV core.
+    pub fn submit_aiv(&mut self, kernel: u32, args: &TaskArgs<'_>) -> Result<TaskOutputs, Stopped> {
+        self.submit(MixedKernels::aiv(kernel as i32), args)
+    }
+
+    /// Submits a task to one AIC core.
+    pub fn submit_aic(&mut self, kernel: u32, args: &TaskArgs<'_>) -> Result<TaskOutputs, Stopped> {
+        self.submit(MixedKernels::aic(kernel as i32), args)
+    }
+
+    /// Submits a dependency-only task (no core); it may still carry outputs.
+    pub fn submit_dummy(&mut self, args: &TaskArgs<'_>) -> Result<TaskOutputs, Stopped> {
+        self.submit(MixedKernels::NONE, args)
+    }
+
+    /// Submits a task with kernels on any mix of the cluster's subslots.
+    pub fn submit(&mut self, kernels: MixedKernels, args: &TaskArgs<'_>) -> Result<TaskOutputs, Stopped> {
+        self.submit_task(kernels, args, false)
+    }
+
+    /// Allocates buffers through a hidden allocation task (completed at once); the outputs'
+    /// owner is that task, so readers depend on it through their creator edge.
+    pub fn alloc_tensors(&mut self, infos: &[TensorCreateInfo]) -> Result<TaskOutputs, Stopped> {
+        let mut args = TaskArgs::new();
+        for ci in infos {
+            args.output(*ci);
+        }
+        self.submit_task(MixedKernels::NONE, &args, true)
+    }
+
+    /// Stops the run with EXPLICIT_ORCH_FATAL (9).
+    pub fn report_fatal(&mut self, message: impl Into<String>) -> Stopped {
+        let msg = message.into();
+        Stopped(self.raise(
+            FatalCode::ExplicitOrchFatal,
+            format!("orchestration reported: {msg}"),
+        ))
+    }
+
+    /// True once the run is fatal.
+    pub fn is_fatal(&self) -> bool {
+        self.shared.fatal.is_set()
+    }
+
+    /// Clusters of this run.
+    pub fn available_cluster_count(&self) -> u32 {
+        self.shared.platform.clusters
+    }
+
+    /// AIV cores of this run.
+    pub fn available_aiv_count(&self) -> u32 {
+        self.platform().aiv_count()
+    }
+
+    fn platform(&self) -> Platform {
+        self.shared.platform
+    }
+
+    /// The innermost open scope's site, as `"file.rs:LINE"`.
+    pub fn current_site(&self) -> String {
+        self.scopes
+            .last()
+            .map_or_else(|| "<no scope>".into(), |f| site_string(f.site))
+    }
+
+    /// Latches a fatal (first wins) and wakes everyone; returns the latched code.
+    #[cold]
+    pub(crate) fn raise(&self, code: FatalCode, message: String) -> FatalCode {
+        let c = self.shared.fatal.raise(code, message);
+        self.shared.wake_all();
+        c
+    }
+
+    #[inline]
+    fn check_live(&self) -> Result<(), Stopped> {
+        match self.shared.fatal.code() {
+            Some(c) => Err(Stopped(c)),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> OrchStats {
+        OrchStats {
+            tasks_per_ring: self.next_local,
+            tasks: self.total_tasks,
+            orchestration_ns: 0,
+        }
+    }
+}

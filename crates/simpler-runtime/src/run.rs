@@ -1,0 +1,255 @@
+//! Drives one run: threads, the root scope, completion, timeout and the report.
+//!
+//! `tmr`: the orchestration runs on its own thread while the scheduler threads execute.
+//! `hbg`: the orchestration runs to completion on the calling thread, then the schedulers
+//! execute the finished graph. Either way the calling thread waits (parked) until every thread
+//! of the run has exited, or the run timeout passes; then it latches SCHEDULER_TIMEOUT (100),
+//! gives the threads a grace period, and abandons those that still do not stop (the run then
+//! closes without producer-stop proof).
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
+use crate::fatal::{Fatal, FatalCode, Stopped};
+use crate::orchestrator::{site_string, OrchResult, OrchStats, Orchestrator, ScopeMode};
+use crate::scheduler::scheduler_loop;
+use crate::shared::{RunShared, PARK_TICK};
+
+/// How long threads get to stop after a timeout before they are abandoned.
+const ABANDON_GRACE: Duration = Duration::from_secs(2);
+
+/// What a finished run reports.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The runtime that ran.
+    pub runtime: RuntimeKind,
+    /// Tasks submitted (dummies and allocs included).
+    pub tasks: u64,
+    /// Tasks per ring.
+    pub tasks_per_ring: [u32; 4],
+    /// Tasks that completed.
+    pub completed: u64,
+    /// Wall time from start to the last thread's exit.
+    pub wall: Duration,
+    /// Time spent in the orchestration function.
+    pub orchestration: Duration,
+    /// Effective ring sizes.
+    pub sizes: RingSizes,
+    /// The root scope's site.
+    pub root_site: String,
+    /// Scheduler threads used.
+    pub scheduler_threads: usize,
+    /// True when every device thread was joined (producer-stop proof).
+    pub stop_proven: bool,
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum RunError {
+    /// The configuration was rejected before the run started.
+    Config(ConfigError),
+    /// The run stopped on a fatal.
+    Fatal {
+        /// The latched fatal.
+        fatal: Fatal,
+        /// What the run did before it stopped.
+        report: Box<RunReport>,
+    },
+}
+
+impl RunError {
+    /// The fatal code, when the run stopped on one.
+    pub fn code(&self) -> Option<FatalCode> {
+        match self {
+            RunError::Fatal { fatal, .. } => Some(fatal.code),
+            RunError::Config(_) => None,
+        }
+    }
+    /// The run's report, when it started.
+    pub fn report(&self) -> Option<&RunReport> {
+        match self {
+            RunError::Fatal { report, .. } => Some(report),
+            RunError::Config(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Config(e) => write!(f, "invalid configuration: {e}"),
+            RunError::Fatal { fatal, .. } => fatal.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> Self {
+        RunError::Config(e)
+    }
+}
+
+/// The orchestration function a run executes.
+pub type OrchFn = Box<dyn FnOnce(&mut Orchestrator) -> OrchResult + Send + 'static>;
+
+/// Runs the orchestration inside the root scope and records how it ended.
+fn orchestrate(
+    shared: &Arc<RunShared>,
+    cfg: &CallConfig,
+    root: &'static Location<'static>,
+    f: OrchFn,
+) -> OrchStats {
+    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity);
+    orch.begin_scope(ScopeMode::Auto, root);
+    let t0 = Instant::now();
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
+    let elapsed = t0.elapsed();
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            if e.downcast_ref::<Stopped>().is_none() {
+                orch.raise(
+                    FatalCode::ExplicitOrchFatal,
+                    format!("orchestration returned an error: {e}"),
+                );
+            }
+        }
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(non-string payload)".into());
+            orch.raise(
+                FatalCode::ExplicitOrchFatal,
+                format!("orchestration panicked: {msg}"),
+            );
+        }
+    }
+    while orch.depth() > 0 {
+        orch.end_scope();
+    }
+    orch.end_scope(); // the root
+    let mut stats = orch.stats();
+    stats.orchestration_ns = elapsed.as_nanos() as u64;
+    shared.total_tasks.store(stats.tasks, Ordering::Release);
+    shared.orch_done.store(true, Ordering::Release);
+    shared.wake_all();
+    stats
+}
+
+fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
+    (0..n)
+        .map(|i| {
+            let s = shared.clone();
+            std::thread::Builder::new()
+                .name(format!("simpler-sched-{i}"))
+                .spawn(move || scheduler_loop(s, i as u32, n as u32))
+                .expect("spawning a scheduler thread")
+        })
+        .collect()
+}
+
+/// Executes one run to its end (or abandonment) and builds the report.
+pub(crate) fn execute(
+    shared: Arc<RunShared>,
+    cfg: &CallConfig,
+    root: &'static Location<'static>,
+    f: OrchFn,
+) -> Result<RunReport, RunError> {
+    let start = Instant::now();
+    let threads = cfg
+        .effective_scheduler_threads()
+        .min(shared.platform.clusters as usize)
+        .max(1);
+    let (mut handles, orch_handle, hbg_stats) = match shared.kind {
+        RuntimeKind::Tmr => {
+            let scheds = spawn_schedulers(&shared, threads);
+            let (s, c) = (shared.clone(), cfg.clone());
+            let h = std::thread::Builder::new()
+                .name("simpler-orch".into())
+                .spawn(move || {
+                    let stats = orchestrate(&s, &c, root, f);
+                    s.threads_exited.fetch_add(1, Ordering::AcqRel);
+                    s.done_sleep.notify_all();
+                    stats
+                })
+                .expect("spawning the orchestrator thread");
+            (scheds, Some(h), None)
+        }
+        RuntimeKind::Hbg => {
+            let stats = orchestrate(&shared, cfg, root, f);
+            shared.threads_exited.fetch_add(1, Ordering::AcqRel);
+            (spawn_schedulers(&shared, threads), None, Some(stats))
+        }
+    };
+    let all = threads as u32 + 1;
+    let deadline = start + cfg.timeout;
+    let exited = || shared.threads_exited.load(Ordering::Acquire) >= all;
+    while !exited() {
+        let now = Instant::now();
+        if now >= deadline {
+            shared.fatal.raise(
+                FatalCode::SchedulerTimeout,
+                format!(
+                    "the run did not finish within {:?}: {} of {} tasks completed{}",
+                    cfg.timeout,
+                    shared.completed.load(Ordering::Acquire),
+                    if shared.orch_done.load(Ordering::Acquire) {
+                        shared.total_tasks.load(Ordering::Acquire).to_string()
+                    } else {
+                        "(orchestration still running)".to_string()
+                    },
+                    "; a kernel may never return, or raise CallConfig::timeout"
+                ),
+            );
+            shared.wake_all();
+            let grace = Instant::now() + ABANDON_GRACE;
+            while !exited() && Instant::now() < grace {
+                shared.done_sleep.sleep_unless(PARK_TICK, exited);
+            }
+            break;
+        }
+        shared
+            .done_sleep
+            .sleep_unless((deadline - now).min(PARK_TICK * 5), exited);
+    }
+    let stop_proven = exited();
+    let stats = if stop_proven {
+        for h in handles.drain(..) {
+            let _ = h.join();
+        }
+        match orch_handle {
+            Some(h) => h.join().unwrap_or_default(),
+            None => hbg_stats.unwrap_or_default(),
+        }
+    } else {
+        hbg_stats.unwrap_or_default()
+    };
+    let report = RunReport {
+        runtime: shared.kind,
+        tasks: stats.tasks.max(shared.total_tasks.load(Ordering::Acquire)),
+        tasks_per_ring: stats.tasks_per_ring,
+        completed: shared.completed.load(Ordering::Acquire),
+        wall: start.elapsed(),
+        orchestration: Duration::from_nanos(stats.orchestration_ns),
+        sizes: shared.sizes,
+        root_site: site_string(root),
+        scheduler_threads: threads,
+        stop_proven,
+    };
+    match shared.fatal.get() {
+        Some(fatal) => Err(RunError::Fatal {
+            fatal,
+            report: Box::new(report),
+        }),
+        None => Ok(report),
+    }
+}

@@ -1,0 +1,122 @@
+//! Running one ready task: claim a block, pick virtual cores, call the kernels, complete.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+
+use crate::fatal::FatalCode;
+use crate::platform::kernel::KernelCtx;
+use crate::platform::{CoreId, Platform, TaskShape};
+use crate::shared::RunShared;
+use crate::slot::{shape_from_u8, SlotRef};
+
+/// Round-robin choice among the clusters a scheduler thread owns.
+pub(crate) struct CoreCursor {
+    platform: Platform,
+    owned: Vec<u32>,
+    next: usize,
+}
+
+impl CoreCursor {
+    pub fn new(platform: Platform, thread_index: u32, thread_count: u32) -> Self {
+        let mut owned: Vec<u32> = (0..platform.clusters)
+            .filter(|c| c % thread_count == thread_index)
+            .collect();
+        if owned.is_empty() {
+            owned.push(thread_index % platform.clusters);
+        }
+        CoreCursor {
+            platform,
+            owned,
+            next: 0,
+        }
+    }
+    fn next_cluster(&mut self) -> u32 {
+        let c = self.owned[self.next % self.owned.len()];
+        self.next = self.next.wrapping_add(1);
+        c
+    }
+}
+
+/// Runs one claimed block (or completes a dummy) of task `s`.
+pub(crate) fn execute(
+    shared: &RunShared,
+    s: SlotRef,
+    cursor: &mut CoreCursor,
+    scratch: &mut Vec<crate::slot::SlotRef>,
+) {
+    let slot = shared.slot(s);
+    let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
+    if shape == TaskShape::Dummy {
+        shared.complete(s, scratch);
+        return;
+    }
+    let payload = slot.payload.read();
+    let block = slot.next_block.fetch_add(1, Ordering::AcqRel);
+    if block + 1 < payload.block_num {
+        shared.push_ready(s);
+    }
+    let cluster = cursor.next_cluster();
+    let kernels = payload.kernels.as_array();
+    let mut subtasks = 0;
+    for (sub, &kid) in kernels.iter().enumerate() {
+        if kid < 0 {
+            continue;
+        }
+        subtasks += 1;
+        let core: CoreId = match sub {
+            0 => cursor.platform.aic(cluster),
+            k => cursor.platform.aiv(
+                cluster,
+                if shape == TaskShape::Mix {
+                    k as u32 - 1
+                } else {
+                    (block + cluster) % 2
+                },
+            ),
+        };
+        let Some(def) = shared.kernels.get(kid) else {
+            shared.fatal.raise(
+                FatalCode::KernelFailed,
+                format!("task {} names unregistered kernel {kid}", payload.id),
+            );
+            shared.wake_all();
+            return;
+        };
+        let ctx = KernelCtx {
+            tensors: &payload.args,
+            scalars: &payload.scalars,
+            memory: &shared.memory,
+            block_idx: block,
+            block_num: payload.block_num,
+            core,
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
+        let failure = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.0),
+            Err(panic) => Some(format!(
+                "panicked: {}",
+                panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(non-string payload)".into())
+            )),
+        };
+        if let Some(why) = failure {
+            shared.fatal.raise(
+                FatalCode::KernelFailed,
+                format!(
+                    "kernel {} (func_id {kid}) of task {} block {block} on {core}: {why}",
+                    def.name, payload.id
+                ),
+            );
+            shared.wake_all();
+            return;
+        }
+    }
+    drop(payload);
+    if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
+        shared.complete(s, scratch);
+    }
+}

@@ -1,0 +1,270 @@
+//! State shared by the orchestrator and the scheduler threads of one run, and the task
+//! lifecycle protocol both sides drive: ready routing, completion, pin release, the consumed
+//! check and in-order ring reclaim.
+//!
+//! Reclaim rules (reference §3.4): a task becomes CONSUMED when it is COMPLETED, every pin a
+//! consumer claimed was released (WAIT-only pins at wiring, RETAIN pins when the consumer
+//! completes) **and** its own scope ended. A ring's `last_alive` advances over consecutive
+//! CONSUMED head slots, under a try-lock; a thread that loses the lock leaves a pending flag
+//! that the winner re-checks, so no advance is lost.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crossbeam_queue::ArrayQueue;
+use crossbeam_utils::CachePadded;
+use parking_lot::Mutex;
+use simpler_core::MAX_RINGS;
+
+use crate::config::{RingSizes, RuntimeKind};
+use crate::fatal::FatalLatch;
+use crate::memory::RunMemory;
+use crate::platform::kernel::KernelRegistry;
+use crate::platform::{Platform, TaskShape};
+use crate::slot::{shape_from_u8, Slot, SlotRef, TaskState, SCOPE_BIT};
+use crate::sync::Sleep;
+
+/// How long an idle thread parks before re-checking its exit and deadlock conditions.
+pub(crate) const PARK_TICK: Duration = Duration::from_millis(20);
+
+/// One ring's shared side.
+pub(crate) struct RingShared {
+    pub mask: u32,
+    pub slots: Box<[Slot]>,
+    /// Oldest unretired local id.
+    pub last_alive: CachePadded<AtomicU32>,
+    /// Virtual heap tail (packed end of the newest retired task).
+    pub heap_tail: AtomicU64,
+    /// Dep-pool tail.
+    pub dep_tail: AtomicU64,
+    /// Fanin-spill tail.
+    pub spill_tail: AtomicU64,
+    advance_lock: Mutex<()>,
+    advance_pending: AtomicBool,
+}
+
+impl RingShared {
+    fn new(window: u32, dep_origin: u64) -> RingShared {
+        RingShared {
+            mask: window - 1,
+            slots: (0..window).map(|_| Slot::new()).collect(),
+            last_alive: CachePadded::new(AtomicU32::new(0)),
+            heap_tail: AtomicU64::new(0),
+            dep_tail: AtomicU64::new(dep_origin),
+            spill_tail: AtomicU64::new(0),
+            advance_lock: Mutex::new(()),
+            advance_pending: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Everything the threads of one run share.
+pub(crate) struct RunShared {
+    pub kind: RuntimeKind,
+    pub sizes: RingSizes,
+    pub rings: Vec<RingShared>,
+    queues: [ArrayQueue<SlotRef>; 4],
+    pub sched_sleep: Sleep,
+    pub orch_sleep: Sleep,
+    pub done_sleep: Sleep,
+    pub fatal: FatalLatch,
+    /// Tasks submitted in total (alloc tasks included); valid once `orch_done`.
+    pub total_tasks: AtomicU64,
+    pub completed: CachePadded<AtomicU64>,
+    pub orch_done: AtomicBool,
+    /// Bumped on every ring advance (the orchestrator's progress signal).
+    pub reclaim_progress: AtomicU64,
+    pub threads_exited: AtomicU32,
+    pub memory: RunMemory,
+    pub kernels: KernelRegistry,
+    pub platform: Platform,
+}
+
+/// Origin of the dep-pool counters (entry 0 is the null link).
+pub(crate) const DEP_POOL_ORIGIN: u64 = 1;
+
+impl RunShared {
+    pub fn new(
+        kind: RuntimeKind,
+        sizes: RingSizes,
+        memory: RunMemory,
+        kernels: KernelRegistry,
+        platform: Platform,
+    ) -> RunShared {
+        let rings: Vec<RingShared> = match kind {
+            RuntimeKind::Tmr => (0..MAX_RINGS)
+                .map(|r| RingShared::new(sizes.task_window[r], DEP_POOL_ORIGIN))
+                .collect(),
+            RuntimeKind::Hbg => vec![RingShared::new(sizes.task_window[0], DEP_POOL_ORIGIN)],
+        };
+        let in_flight: usize = rings.iter().map(|r| r.slots.len()).sum();
+        RunShared {
+            kind,
+            sizes,
+            rings,
+            queues: std::array::from_fn(|_| ArrayQueue::new(in_flight.max(1))),
+            sched_sleep: Sleep::new(),
+            orch_sleep: Sleep::new(),
+            done_sleep: Sleep::new(),
+            fatal: FatalLatch::default(),
+            total_tasks: AtomicU64::new(0),
+            completed: CachePadded::new(AtomicU64::new(0)),
+            orch_done: AtomicBool::new(false),
+            reclaim_progress: AtomicU64::new(0),
+            threads_exited: AtomicU32::new(0),
+            memory,
+            kernels,
+            platform,
+        }
+    }
+
+    #[inline]
+    pub fn slot(&self, s: SlotRef) -> &Slot {
+        &self.rings[s.ring as usize].slots[s.index as usize]
+    }
+
+    /// Routes a ready task to its shape's queue and wakes a scheduler.
+    #[inline]
+    pub fn push_ready(&self, s: SlotRef) {
+        let shape = shape_from_u8(self.slot(s).shape.load(Ordering::Relaxed));
+        let mut item = s;
+        // Capacity is the total number of slots and a task is queued at most once, so a full
+        // queue is transient (an SPMD re-push racing a pop); yield until it drains.
+        while let Err(back) = self.queues[shape as usize].push(item) {
+            item = back;
+            std::thread::yield_now();
+        }
+        self.sched_sleep.notify_one();
+    }
+
+    /// Takes the next ready task: dummies first (they are cheap), then MIX, AIC, AIV.
+    #[inline]
+    pub fn pop_ready(&self) -> Option<SlotRef> {
+        for shape in [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv] {
+            if let Some(s) = self.queues[shape as usize].pop() {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    /// True when some queue holds work.
+    pub fn has_ready(&self) -> bool {
+        self.queues.iter().any(|q| !q.is_empty())
+    }
+
+    /// True when the run is over (all tasks completed after orchestration ended) or fatal.
+    pub fn finished(&self) -> bool {
+        self.fatal.is_set()
+            || (self.orch_done.load(Ordering::Acquire)
+                && self.completed.load(Ordering::Acquire) >= self.total_tasks.load(Ordering::Acquire))
+    }
+
+    /// Marks a task COMPLETED, readies its waiting consumers, releases its RETAIN pins and
+    /// checks whether it is consumed. `scratch` is the caller's reusable buffer.
+    pub fn complete(&self, s: SlotRef, scratch: &mut Vec<SlotRef>) {
+        let slot = self.slot(s);
+        {
+            let mut fan = slot.fan.lock();
+            fan.state = TaskState::Completed;
+            std::mem::swap(&mut fan.consumers, scratch);
+        }
+        for c in scratch.drain(..) {
+            let cs = self.slot(c);
+            if cs.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == cs.fanin_count.load(Ordering::Acquire)
+            {
+                self.push_ready(c);
+            }
+        }
+        {
+            let payload = slot.payload.read();
+            for &(p, flags) in &payload.fanin {
+                if flags.contains(simpler_core::DepFlags::RETAIN) {
+                    self.release_pin(p);
+                }
+            }
+        }
+        self.check_consumed(s, 0);
+        self.task_finished();
+    }
+
+    /// Counts one finished task (also used for alloc tasks completed inline).
+    pub fn task_finished(&self) {
+        let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1;
+        if self.orch_done.load(Ordering::Acquire) && done >= self.total_tasks.load(Ordering::Acquire) {
+            self.sched_sleep.notify_all();
+            self.done_sleep.notify_all();
+        }
+    }
+
+    /// A consumer releases the pin it holds on producer `p`.
+    #[inline]
+    pub fn release_pin(&self, p: SlotRef) {
+        self.check_consumed(p, 1);
+    }
+
+    /// The end of `s`'s scope releases its scope bit.
+    #[inline]
+    pub fn release_scope(&self, s: SlotRef) {
+        self.check_consumed(s, SCOPE_BIT);
+    }
+
+    /// Adds `release` to the refcount, then moves COMPLETED → CONSUMED when every pin is back.
+    fn check_consumed(&self, s: SlotRef, release: u32) {
+        let consumed = {
+            let mut fan = self.slot(s).fan.lock();
+            fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
+            let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
+            if ok {
+                fan.state = TaskState::Consumed;
+            }
+            ok
+        };
+        if consumed && self.kind == RuntimeKind::Tmr {
+            self.advance(s.ring as usize);
+        }
+    }
+
+    /// Advances `ring`'s `last_alive` over consecutive consumed slots and publishes the new
+    /// heap, dep-pool and spill tails.
+    pub fn advance(&self, ring: usize) {
+        let r = &self.rings[ring];
+        r.advance_pending.store(true, Ordering::SeqCst);
+        while r.advance_pending.load(Ordering::SeqCst) {
+            let Some(_guard) = r.advance_lock.try_lock() else {
+                return;
+            };
+            r.advance_pending.store(false, Ordering::SeqCst);
+            let start = r.last_alive.load(Ordering::Relaxed);
+            let mut la = start;
+            loop {
+                let slot = &r.slots[(la & r.mask) as usize];
+                let fan = slot.fan.lock();
+                if fan.state != TaskState::Consumed || fan.local != la {
+                    break;
+                }
+                drop(fan);
+                la = la.wrapping_add(1);
+            }
+            if la != start {
+                let last = &r.slots[(la.wrapping_sub(1) & r.mask) as usize];
+                r.heap_tail
+                    .fetch_max(last.heap_end.load(Ordering::Relaxed), Ordering::Release);
+                r.dep_tail
+                    .fetch_max(last.dep_mark.load(Ordering::Relaxed), Ordering::Release);
+                r.spill_tail
+                    .fetch_max(last.spill_mark.load(Ordering::Relaxed), Ordering::Release);
+                r.last_alive.store(la, Ordering::Release);
+                self.reclaim_progress.fetch_add(1, Ordering::Release);
+                self.orch_sleep.notify_one();
+            }
+        }
+    }
+
+    /// Wakes everyone (fatal, shutdown).
+    pub fn wake_all(&self) {
+        self.sched_sleep.notify_all();
+        self.orch_sleep.notify_all();
+        self.done_sleep.notify_all();
+    }
+}

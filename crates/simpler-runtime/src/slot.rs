@@ -1,0 +1,118 @@
+//! Task slots: per-ring storage for in-flight tasks (the task window is the slab).
+//!
+//! A slot is reused once its task is retired; nothing here allocates in the steady state
+//! (vectors keep their capacity across reuse).
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8};
+
+use arrayvec::ArrayVec;
+use parking_lot::{Mutex, RwLock};
+use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
+
+use crate::platform::{MixedKernels, TaskShape};
+
+/// Set in `fanout_count` at slot reset, released by the end of the task's own scope.
+pub(crate) const SCOPE_BIT: u32 = 0x8000_0000;
+
+/// Lifecycle of the task in a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskState {
+    /// Never used.
+    Free,
+    /// Submitted, not yet completed.
+    Pending,
+    /// Ran (or was completed inline).
+    Completed,
+    /// Completed, every pin released, scope ended: reclaimable.
+    Consumed,
+}
+
+/// A slot address: ring and index in that ring's window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotRef {
+    pub ring: u8,
+    pub index: u32,
+}
+
+/// The part of a slot guarded by its lock: state and fanout bookkeeping.
+pub(crate) struct Fan {
+    /// Local id of the task occupying the slot.
+    pub local: u32,
+    pub state: TaskState,
+    /// `SCOPE_BIT` | consumers that claimed a pin.
+    pub fanout_count: u32,
+    /// `SCOPE_BIT` at scope end + 1 per consumer release.
+    pub fanout_refcount: u32,
+    /// Consumers waiting for this task to complete.
+    pub consumers: Vec<SlotRef>,
+}
+
+/// What the orchestrator writes before publishing the task and the scheduler reads to run it.
+pub(crate) struct Payload {
+    pub id: TaskId,
+    pub kernels: MixedKernels,
+    pub args: ArrayVec<(ArgTag, Tensor), MAX_TENSOR_ARGS>,
+    pub scalars: ArrayVec<u64, MAX_SCALAR_ARGS>,
+    pub block_num: u32,
+    /// Claimed producers and the flags of each edge.
+    pub fanin: Vec<(SlotRef, DepFlags)>,
+}
+
+/// One task slot.
+pub(crate) struct Slot {
+    pub fan: Mutex<Fan>,
+    pub payload: RwLock<Payload>,
+    pub fanin_count: AtomicU32,
+    pub fanin_refcount: AtomicU32,
+    /// Subtasks (blocks × active subslots) not yet finished.
+    pub remaining: AtomicU32,
+    /// Next SPMD block index to dispatch.
+    pub next_block: AtomicU32,
+    pub shape: AtomicU8,
+    /// Virtual heap end of the task's packed outputs (the heap tail once it retires).
+    pub heap_end: AtomicU64,
+    /// Dep-pool top after the task was wired (the dep-pool tail once it retires).
+    pub dep_mark: AtomicU64,
+    /// Fanin-spill top after the task was wired.
+    pub spill_mark: AtomicU64,
+}
+
+impl Slot {
+    pub fn new() -> Slot {
+        Slot {
+            fan: Mutex::new(Fan {
+                local: u32::MAX,
+                state: TaskState::Free,
+                fanout_count: 0,
+                fanout_refcount: 0,
+                consumers: Vec::new(),
+            }),
+            payload: RwLock::new(Payload {
+                id: TaskId::INVALID,
+                kernels: MixedKernels::NONE,
+                args: ArrayVec::new(),
+                scalars: ArrayVec::new(),
+                block_num: 1,
+                fanin: Vec::new(),
+            }),
+            fanin_count: AtomicU32::new(0),
+            fanin_refcount: AtomicU32::new(0),
+            remaining: AtomicU32::new(0),
+            next_block: AtomicU32::new(0),
+            shape: AtomicU8::new(TaskShape::Dummy as u8),
+            heap_end: AtomicU64::new(0),
+            dep_mark: AtomicU64::new(0),
+            spill_mark: AtomicU64::new(0),
+        }
+    }
+}
+
+/// Decodes a stored shape.
+pub(crate) fn shape_from_u8(v: u8) -> TaskShape {
+    match v {
+        0 => TaskShape::Aic,
+        1 => TaskShape::Aiv,
+        2 => TaskShape::Mix,
+        _ => TaskShape::Dummy,
+    }
+}
