@@ -86,7 +86,9 @@ pub fn write_html_view(
     let nodes = view.node_count();
     let (pairs, rows) = view.edge_counts();
     let edges = if options.show_tensor_info { rows } else { pairs } as usize;
-    check_size(nodes, edges, options)?;
+    if let Some(warning) = check_size(nodes, edges, options)? {
+        eprintln!("{warning}");
+    }
 
     let details = if options.show_tensor_info {
         Some(detail::load(input, view)?)
@@ -109,8 +111,8 @@ pub fn write_html_view(
     Ok(HtmlStats { nodes, edges })
 }
 
-/// Refuses views a browser cannot draw; warns about slow `dot` layouts.
-pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::Result<()> {
+/// Refuses views a browser cannot draw; returns a warning for slow `dot` layouts.
+pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::Result<Option<String>> {
     if nodes > BROWSER_MAX_NODES || edges > BROWSER_MAX_EDGES {
         bail!(
             "the graph has {nodes} tasks and {edges} edges, more than an HTML page can draw \
@@ -120,12 +122,12 @@ pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::
         );
     }
     if nodes > DOT_WARN_NODES && options.engine == Engine::Dot {
-        eprintln!(
+        return Ok(Some(format!(
             "warning: {nodes} tasks with --engine dot can take minutes to lay out; \
              --engine sfdp is much faster for graphs past {DOT_WARN_NODES} tasks"
-        );
+        )));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Escapes text for HTML element content and attribute values.
@@ -215,4 +217,44 @@ fn page(
         .replace("@DEP_STATS@", &script_json(&stats)?)
         .replace("@SPMD_BLOCKS@", &script_json(&spmd)?)
         .replace("@SVG@", svg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(engine: Engine) -> HtmlOptions {
+        HtmlOptions {
+            engine,
+            direction: Direction::Lr,
+            show_tensor_info: false,
+            edge_mode: EdgeMode::Full,
+            focused: false,
+        }
+    }
+
+    #[test]
+    fn size_limits() {
+        let ok = |nodes, engine| check_size(nodes, 0, &options(engine)).unwrap();
+        assert_eq!(ok(BROWSER_MAX_NODES, Engine::Sfdp), None);
+        assert_eq!(ok(DOT_WARN_NODES, Engine::Dot), None);
+        assert_eq!(
+            ok(DOT_WARN_NODES + 1, Engine::Dot).as_deref(),
+            Some(
+                "warning: 1001 tasks with --engine dot can take minutes to lay out; --engine \
+                 sfdp is much faster for graphs past 1000 tasks"
+            )
+        );
+        assert_eq!(ok(DOT_WARN_NODES + 1, Engine::Sfdp), None);
+        let err = check_size(10, BROWSER_MAX_EDGES + 1, &options(Engine::Sfdp))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--focus TASK --depth K"), "{err}");
+    }
+
+    #[test]
+    fn script_json_cannot_close_the_script_element() {
+        let text = script_json(&"</script><b>").unwrap();
+        assert_eq!(text, "\"<\\/script><b>\"");
+    }
 }

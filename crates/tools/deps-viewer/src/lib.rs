@@ -56,7 +56,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let graph = Graph::load(&input)?;
     let names = names::resolve(args.func_names.as_deref(), &input)?;
 
-    let reduction = (args.edge_mode != EdgeMode::Full).then(|| reduce::reduce(&graph));
+    let reduction = if args.edge_mode == EdgeMode::Full {
+        None
+    } else {
+        Some(reduce::reduce(&graph)?)
+    };
     if let Some(r) = &reduction {
         report_reduction(&graph, r, args.edge_mode);
     }

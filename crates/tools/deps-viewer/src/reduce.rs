@@ -7,8 +7,12 @@
 //! each pair's verdict does not depend on which other pairs are dropped. A graph with a cycle
 //! (never produced by a runtime) is left unreduced with a warning.
 //!
-//! Cost: one depth-first walk per node over its descendants, O(V·E) in the worst case, with
-//! O(V) scratch memory.
+//! Cost: one depth-first walk per node over its descendants, pruned to the nodes that come no
+//! later in topological order than the node's last direct successor (nothing later can lead
+//! back to it). Dependencies in real runs are mostly local, so the walks stay short; the worst
+//! case is still O(V·E), so the walks share a budget of [`REDUCTION_STEP_BUDGET`] steps, past
+//! which the reduction is abandoned with an error suggesting `--focus`. Scratch memory is
+//! O(V).
 
 use simpler_artifacts::deps::EdgeSource;
 
@@ -31,17 +35,26 @@ impl Reduction {
     }
 }
 
+/// How many walk steps (edge visits) all nodes together may take, about a minute of work.
+pub const REDUCTION_STEP_BUDGET: u64 = 20_000_000_000;
+
 /// Computes which pairs the reduction drops.
-pub fn reduce(graph: &Graph) -> Reduction {
+pub fn reduce(graph: &Graph) -> anyhow::Result<Reduction> {
+    reduce_with_budget(graph, REDUCTION_STEP_BUDGET)
+}
+
+/// [`reduce`] with an explicit step budget.
+pub fn reduce_with_budget(graph: &Graph, budget: u64) -> anyhow::Result<Reduction> {
     let n = graph.len();
     let pairs = graph.pairs();
     let adj = Adjacency::new(graph, |_| true);
-    if !is_dag(&adj, n) {
-        return Reduction {
+    let Some(position) = topological_positions(&adj, n) else {
+        return Ok(Reduction {
             dropped: vec![false; pairs.len()],
             is_dag: false,
-        };
-    }
+        });
+    };
+    let mut steps = 0u64;
     // `direct[w] == u + 1`: w is a direct successor of u. `seen[w] == u + 1`: w was reached
     // from u by a path of length ≥ 2. Stamping with u + 1 avoids clearing between nodes.
     let mut direct = vec![0usize; n];
@@ -56,16 +69,27 @@ pub fn reduce(graph: &Graph) -> Reduction {
             direct[v as usize] = stamp;
         }
         if succs.len() > 1 {
+            let limit = succs.iter().map(|&v| position[v as usize]).max().unwrap_or(0);
             for &v in succs {
                 stack.extend_from_slice(adj.fanout(v as usize));
             }
             while let Some(w) = stack.pop() {
                 let w = w as usize;
-                if seen[w] == stamp {
+                if seen[w] == stamp || position[w] > limit {
                     continue;
                 }
                 seen[w] = stamp;
-                stack.extend_from_slice(adj.fanout(w));
+                let next = adj.fanout(w);
+                steps += next.len() as u64;
+                stack.extend_from_slice(next);
+            }
+            if steps > budget {
+                anyhow::bail!(
+                    "--edge-mode needs the transitive reduction, which takes more than {budget} \
+                     steps on this graph of {n} tasks and {} edges; use the full edge mode, or \
+                     view a neighbourhood with --focus TASK --depth K",
+                    pairs.len()
+                );
             }
         }
         // Pairs of u are contiguous and in the same order as `succs`.
@@ -81,10 +105,10 @@ pub fn reduce(graph: &Graph) -> Reduction {
         .zip(pairs)
         .map(|(&implied, p)| implied && !p.has_source(EdgeSource::Creator))
         .collect();
-    Reduction {
+    Ok(Reduction {
         dropped,
         is_dag: true,
-    }
+    })
 }
 
 /// Returns the per-pair "shown" mask for `mode`. `reduction` is needed for every mode but
@@ -97,12 +121,15 @@ pub fn select(mode: EdgeMode, pairs: usize, reduction: Option<&Reduction>) -> Ve
     }
 }
 
-/// Kahn's algorithm: true if and only if every node can be ordered.
-fn is_dag(adj: &Adjacency, n: usize) -> bool {
+/// Kahn's algorithm: each node's position in a topological order, or `None` if the graph
+/// has a cycle.
+fn topological_positions(adj: &Adjacency, n: usize) -> Option<Vec<u32>> {
     let mut indegree: Vec<u32> = (0..n).map(|v| adj.fanin(v).len() as u32).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
+    let mut position = vec![0u32; n];
     let mut ordered = 0usize;
     while let Some(v) = ready.pop() {
+        position[v] = ordered as u32;
         ordered += 1;
         for &w in adj.fanout(v) {
             let d = &mut indegree[w as usize];
@@ -112,7 +139,7 @@ fn is_dag(adj: &Adjacency, n: usize) -> bool {
             }
         }
     }
-    ordered == n
+    (ordered == n).then_some(position)
 }
 
 #[cfg(test)]
@@ -132,7 +159,7 @@ mod tests {
 
     /// The (pred id, succ id) pairs that `reduced` drops.
     fn dropped(g: &Graph) -> Vec<(u64, u64)> {
-        let r = reduce(g);
+        let r = reduce(g).unwrap();
         g.pairs()
             .iter()
             .zip(&r.dropped)
@@ -152,7 +179,7 @@ mod tests {
             (2, 3, Tensormap),
         ]);
         assert_eq!(dropped(&g), vec![]);
-        assert!(reduce(&g).is_dag);
+        assert!(reduce(&g).unwrap().is_dag);
     }
 
     #[test]
@@ -213,9 +240,29 @@ mod tests {
             (2, 0, Tensormap),
             (0, 2, Tensormap),
         ]);
-        let r = reduce(&g);
+        let r = reduce(&g).unwrap();
         assert!(!r.is_dag);
         assert_eq!(r.dropped_count(), 0);
+    }
+
+    #[test]
+    fn long_chains_reduce_within_a_small_budget_and_the_budget_is_enforced() {
+        // A chain of 10,000 tasks where each also feeds the task two ahead: every shortcut
+        // i -> i+2 is implied by i -> i+1 -> i+2. Pruning by topological position keeps each
+        // walk to a few steps.
+        let n = 10_000u64;
+        let edges: Vec<(u64, u64, EdgeSource)> = (0..n - 1)
+            .map(|i| (i, i + 1, Tensormap))
+            .chain((0..n - 2).map(|i| (i, i + 2, Tensormap)))
+            .collect();
+        let g = graph(&edges);
+        let r = reduce_with_budget(&g, 10 * n).unwrap();
+        assert_eq!(r.dropped_count(), (n - 2) as usize);
+        let err = reduce_with_budget(&g, 100).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--edge-mode needs the transitive reduction, which takes more than 100 steps"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -225,7 +272,7 @@ mod tests {
             [(0, 1, Tensormap), (1, 2, Tensormap), (0, 2, Tensormap)],
             0,
         );
-        let r = reduce(&g);
+        let r = reduce(&g).unwrap();
         assert_eq!(select(EdgeMode::Full, 3, Some(&r)), vec![true, true, true]);
         // Pairs sorted: (0,1), (0,2), (1,2).
         assert_eq!(select(EdgeMode::Reduced, 3, Some(&r)), vec![true, false, true]);

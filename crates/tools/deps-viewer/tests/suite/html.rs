@@ -188,3 +188,116 @@ fn focus_draws_only_the_neighbourhood() {
     assert_eq!(count(&page, "class=\"edge\""), 2);
     assert!(page.contains("neighbourhood view"));
 }
+
+/// Writes a chain of `n` AIV tasks (each reading the previous one's output) to `path`.
+fn write_chain(path: &Path, n: u64) {
+    use simpler_artifacts::deps::{DepsWriter, Edge, EdgeSource, Scope, Task};
+    let mut w = DepsWriter::new(std::io::BufWriter::new(fs::File::create(path).unwrap())).unwrap();
+    for i in 0..n {
+        w.task(&Task {
+            task_id: i,
+            scope: Scope::Auto,
+            early_dispatch: None,
+            kernel_ids: [-1, 0, -1],
+            block_num: 1,
+            args: vec![],
+        })
+        .unwrap();
+    }
+    for i in 1..n {
+        w.edge(&Edge {
+            pred: i - 1,
+            succ: i,
+            arg: -1,
+            source: EdgeSource::Explicit,
+            flags: None,
+            overlap: None,
+            tensor_id: None,
+            consumer_dtype: None,
+            consumer_shape: None,
+            consumer_start_offset: None,
+            consumer_strides: None,
+            producer_shape: None,
+            producer_start_offset: None,
+            producer_strides: None,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn graphs_past_the_browser_limit_are_refused_with_a_focus_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let deps = tmp.path().join("deps.json");
+    let n = simpler_deps_viewer::html::BROWSER_MAX_NODES as u64 + 1;
+    write_chain(&deps, n);
+    let err = run(Args {
+        deps_json: Some(deps.clone()),
+        format: Format::Html,
+        engine: Some(Engine::Sfdp),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        "the graph has 50001 tasks and 50000 edges, more than an HTML page can draw (limits: \
+         50000 tasks, 150000 edges). Show the neighbourhood of one task with --focus TASK \
+         --depth K (e.g. --focus 1,0 --depth 2), or use the text view (--format text)"
+    );
+    assert!(!tmp.path().join("deps_viewer.html").exists());
+
+    // The neighbourhood of one task renders.
+    if !have_graphviz() {
+        return;
+    }
+    run(Args {
+        deps_json: Some(deps),
+        format: Format::Html,
+        focus: Some("25000".into()),
+        depth: Some(3),
+        ..Args::default()
+    })
+    .unwrap();
+    let page = fs::read_to_string(tmp.path().join("deps_viewer_focus_0_25000.html")).unwrap();
+    assert_eq!(count(svg_part(&page), "class=\"node\""), 7);
+    assert_eq!(count(svg_part(&page), "class=\"edge\""), 6);
+    assert!(page.contains("const depStats = {\"T0_24997\":"));
+}
+
+#[test]
+fn name_map_names_label_the_nodes() {
+    if !have_graphviz() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::copy(
+        testdata("text").join("name_map.name_map.json"),
+        tmp.path().join("name_map.json"),
+    )
+    .unwrap();
+    let page = fs::read_to_string(render("name_map", tmp.path(), |_| {})).unwrap();
+    assert!(page.contains("(0, 0) · kernel_add ↓0 ↑3"));
+    assert!(page.contains("(1, 2) · kernel_mul ↓2 ↑1"));
+    assert!(page.contains("\"name_hint\":\"kernel_add_scalar\""));
+}
+
+#[test]
+fn explicit_name_map_must_exist() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("names.json");
+    let err = run(Args {
+        deps_json: Some(testdata("text").join("vector_example.deps.json")),
+        output: Some(tmp.path().join("out.txt")),
+        func_names: Some(missing.clone()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        format!(
+            "{}: cannot read name map: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+}
