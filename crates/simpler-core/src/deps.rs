@@ -24,7 +24,7 @@ use crate::{ArgTag, DepKind, TaskId, Tensor, TensorArg};
 
 /// Edge flags: WAIT gates readiness, RETAIN keeps the producer's slot and heap alive until the
 /// consumer is released.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DepFlags(u8);
 
 impl DepFlags {

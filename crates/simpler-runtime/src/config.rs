@@ -270,6 +270,9 @@ pub struct CallConfig {
     pub output_prefix: Option<PathBuf>,
     /// A run still going after this long is stopped with SCHEDULER_TIMEOUT (100).
     pub timeout: Duration,
+    /// Keep every task's wired fanin (producers and flags) and return it in the report.
+    /// Memory grows with the task count: for tests and small graphs.
+    pub record_fanin: bool,
 }
 
 impl Default for CallConfig {
@@ -285,6 +288,7 @@ impl Default for CallConfig {
             enable_l2_swimlane: false,
             output_prefix: None,
             timeout: DEFAULT_TIMEOUT,
+            record_fanin: false,
         }
     }
 }

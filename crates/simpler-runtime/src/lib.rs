@@ -44,7 +44,7 @@ mod worker;
 
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
 pub use fatal::{Fatal, FatalCode, Stopped};
-pub use orchestrator::{OrchResult, Orchestrator, ScopeMode, TaskOutputs};
+pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOutputs};
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};
 pub use run::{RunError, RunReport};

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
-use crate::orchestrator::{site_string, OrchResult, OrchStats, Orchestrator, ScopeMode};
+use crate::orchestrator::{site_string, FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
 use crate::scheduler::scheduler_loop;
 use crate::shared::{RunShared, PARK_TICK};
 
@@ -46,6 +46,8 @@ pub struct RunReport {
     pub scheduler_threads: usize,
     /// True when every device thread was joined (producer-stop proof).
     pub stop_proven: bool,
+    /// Wired fanin per task (with `CallConfig::record_fanin`).
+    pub fanin_log: Option<Vec<FaninRecord>>,
 }
 
 /// Why a run failed.
@@ -106,7 +108,7 @@ fn orchestrate(
     root: &'static Location<'static>,
     f: OrchFn,
 ) -> OrchStats {
-    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity);
+    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity, cfg.record_fanin);
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
@@ -244,6 +246,7 @@ pub(crate) fn execute(
         root_site: site_string(root),
         scheduler_threads: threads,
         stop_proven,
+        fanin_log: stats.fanin_log,
     };
     match shared.fatal.get() {
         Some(fatal) => Err(RunError::Fatal {

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use arrayvec::ArrayVec;
 use simpler_core::{
-    TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS, MAX_TENSOR_ARGS,
+    DepFlags, TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS,
+    MAX_TENSOR_ARGS,
 };
 
 pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
@@ -56,7 +57,7 @@ impl TaskOutputs {
 pub type OrchResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 /// Counters the run report shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrchStats {
     /// Tasks per ring (submits, dummies and allocs).
     pub tasks_per_ring: [u32; MAX_RINGS],
@@ -64,6 +65,8 @@ pub struct OrchStats {
     pub tasks: u64,
     /// Nanoseconds spent inside the orchestration function.
     pub orchestration_ns: u64,
+    /// Wired fanin per task, when recorded.
+    pub fanin_log: Option<Vec<FaninRecord>>,
 }
 
 /// The device-side orchestrator of one run; see the module docs.
@@ -80,10 +83,20 @@ pub struct Orchestrator {
     manual_depth: Option<usize>,
     scratch: submit::Scratch,
     total_tasks: u64,
+    fanin_log: Option<Vec<FaninRecord>>,
+}
+
+/// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaninRecord {
+    /// The consumer.
+    pub task: TaskId,
+    /// Its producers with the OR-ed flags of their edges, in discovery order.
+    pub producers: Vec<(TaskId, DepFlags)>,
 }
 
 impl Orchestrator {
-    pub(crate) fn new(shared: Arc<RunShared>, tensormap_capacity: usize) -> Orchestrator {
+    pub(crate) fn new(shared: Arc<RunShared>, tensormap_capacity: usize, record_fanin: bool) -> Orchestrator {
         let sizes = shared.sizes;
         let kind = shared.kind;
         let windows = match kind {
@@ -104,6 +117,7 @@ impl Orchestrator {
             manual_depth: None,
             scratch: submit::Scratch::new(&windows),
             total_tasks: 0,
+            fanin_log: record_fanin.then(Vec::new),
             shared,
         }
     }
@@ -265,11 +279,12 @@ impl Orchestrator {
         }
     }
 
-    pub(crate) fn stats(&self) -> OrchStats {
+    pub(crate) fn stats(&mut self) -> OrchStats {
         OrchStats {
             tasks_per_ring: self.next_local,
             tasks: self.total_tasks,
             orchestration_ns: 0,
+            fanin_log: self.fanin_log.take(),
         }
     }
 }

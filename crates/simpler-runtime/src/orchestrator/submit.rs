@@ -375,6 +375,12 @@ impl Orchestrator {
         slot.spill_mark
             .store(self.spill_pools[ring].top(), Ordering::Relaxed);
         self.wire(sref, ring)?;
+        if let Some(log) = &mut self.fanin_log {
+            log.push(super::FaninRecord {
+                task: id,
+                producers: self.scratch.fanin.iter().map(|&(_, p, f)| (p, f)).collect(),
+            });
+        }
         Ok(TaskOutputs { id, outputs })
     }
 
