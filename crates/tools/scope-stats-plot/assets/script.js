@@ -16,9 +16,21 @@
     var series = circle.closest('.series');
     var svg = circle.ownerSVGElement;
     var site = sites[Number(circle.getAttribute('data-s'))];
-    tip.textContent = series.getAttribute('data-metric') + ' · scope #' +
+    var text = series.getAttribute('data-metric') + ' · scope #' +
       circle.getAttribute('data-i') + ' · y=' + circle.getAttribute('data-y') +
       ' · site=' + (site === undefined ? 'unknown' : site);
+    // Lines drawn earlier may hide under this point: name those with the same value.
+    var same = [];
+    svg.querySelectorAll('.pts circle[data-i="' + circle.getAttribute('data-i') + '"]')
+      .forEach(function (other) {
+        var s = other.closest('.series');
+        if (s !== series && other.getAttribute('data-v') === circle.getAttribute('data-v')) {
+          var m = s.getAttribute('data-metric');
+          if (same.indexOf(m) < 0) { same.push(m); }
+        }
+      });
+    if (same.length > 0) { text += ' (same as ' + same.join(', ') + ')'; }
+    tip.textContent = text;
     tip.hidden = false;
     var x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
     var y = Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8);
