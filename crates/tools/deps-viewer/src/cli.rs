@@ -1,4 +1,4 @@
-//! Command-line flags and their validation (raw flags → resolved [`Options`]).
+//! Command-line flags ([`Args`]) and the checks that need more than one flag.
 
 use std::path::PathBuf;
 
@@ -10,8 +10,8 @@ pub struct Args {
     /// The deps.json to view [default: the newest deps.json under ./outputs/].
     #[arg(value_name = "DEPS_JSON")]
     pub deps_json: Option<PathBuf>,
-    /// Output file [default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;
-    /// deps_viewer_<mode>.* for other edge modes].
+    /// Output file (default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;
+    /// `deps_viewer_<mode>.*` for other edge modes).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Output format.
@@ -23,7 +23,7 @@ pub struct Args {
     /// Layout direction (HTML only) [default: LR].
     #[arg(long, value_enum)]
     pub direction: Option<Direction>,
-    /// Kernel id → name map: a flat {"<id>": "<name>"} object or {"callable_id_to_name": {...}}
+    /// Kernel id → name map: a flat `{"<id>": "<name>"}` object or `{"callable_id_to_name": {...}}`
     /// [default: the newest name_map*.json next to DEPS_JSON].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
