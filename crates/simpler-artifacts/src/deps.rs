@@ -129,10 +129,7 @@ impl ArgType {
     /// Returns true if and only if the task writes the argument (`OUTPUT`, `INOUT` or
     /// `OUTPUT_EXISTING`).
     pub fn is_write(self) -> bool {
-        matches!(
-            self,
-            ArgType::Output | ArgType::Inout | ArgType::OutputExisting
-        )
+        matches!(self, ArgType::Output | ArgType::Inout | ArgType::OutputExisting)
     }
 }
 
@@ -208,11 +205,7 @@ pub struct TaskArg {
     #[serde(rename = "type")]
     pub arg_type: ArgType,
     /// Identity of the tensor (see [`tensor_id`]); absent for `OUTPUT`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "opt_u64_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_u64_string")]
     pub tensor_id: Option<u64>,
     /// Element type name (`FLOAT32`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,11 +214,7 @@ pub struct TaskArg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Vec<u32>>,
     /// Element offset of the slice into its buffer.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "opt_u64_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_u64_string")]
     pub start_offset: Option<u64>,
     /// Per-dimension stride in elements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,11 +259,7 @@ pub struct Edge {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap: Option<Overlap>,
     /// Non-explicit edges: the tensor, cross-referencing `tensors[]`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "opt_u64_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_u64_string")]
     pub tensor_id: Option<u64>,
     /// Non-explicit edges: element type the consumer reads as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,11 +268,7 @@ pub struct Edge {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consumer_shape: Option<Vec<u32>>,
     /// Non-explicit edges: consumer slice element offset.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "opt_u64_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_u64_string")]
     pub consumer_start_offset: Option<u64>,
     /// Non-explicit edges: consumer slice strides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,11 +277,7 @@ pub struct Edge {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub producer_shape: Option<Vec<u32>>,
     /// Tensor-map edges: producer slice element offset.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "opt_u64_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_u64_string")]
     pub producer_start_offset: Option<u64>,
     /// Tensor-map edges: producer slice strides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -353,9 +330,7 @@ pub mod opt_u64_string {
     }
 
     /// Reads `null`, a decimal string or a non-negative integer.
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<u64>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
         deserializer.deserialize_option(super::OptU64Visitor)
     }
 }
@@ -457,17 +432,14 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// unknown top-level keys are skipped.
 pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<(), DepsReadError> {
     let file = File::open(path).map_err(|e| DepsReadError::io(path, e))?;
-    read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink)
-        .map_err(|e| e.with_path(path))
+    read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
 }
 
 /// Streams a deps.json from any reader into `sink`; see [`read_deps`]. Errors name the file
 /// as `<input>`.
 pub fn read_deps_from<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<(), DepsReadError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = TopLevelSeed { sink }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
+    let result = TopLevelSeed { sink }.deserialize(&mut de).and_then(|()| de.end());
     result.map_err(|e| DepsReadError::json(Path::new("<input>"), e))
 }
 
@@ -982,10 +954,7 @@ mod tests {
         let mut f = DepsFile::default();
         let err = read_deps_from(text.as_bytes(), &mut f).unwrap_err();
         assert_eq!((err.line(), err.column()), (Some(3), Some(22)));
-        assert_eq!(
-            err.to_string(),
-            "<input>:3:22: invalid deps.json: trailing comma"
-        );
+        assert_eq!(err.to_string(), "<input>:3:22: invalid deps.json: trailing comma");
     }
 
     #[test]
