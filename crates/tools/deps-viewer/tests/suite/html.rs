@@ -114,13 +114,15 @@ fn other_overlaps_are_labelled_and_edge_modes_hide_edges() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let page = fs::read_to_string(render("edge_sources", tmp.path(), |_| {})).unwrap();
+    let page = fs::read_to_string(render("sources_and_overlaps", tmp.path(), |_| {})).unwrap();
     // (2,0)->(2,1) and (2,1)->(2,2) carry `other` tensor-map rows.
     assert_eq!(count(svg_part(&page), ">other</text>"), 2);
     assert_eq!(count(&page, "hidden-edge"), 0);
 
     let tmp = tempfile::tempdir().unwrap();
-    render("edge_sources", tmp.path(), |a| a.edge_mode = EdgeMode::Reduced);
+    render("sources_and_overlaps", tmp.path(), |a| {
+        a.edge_mode = EdgeMode::Reduced
+    });
     // Other edge modes have their own default name.
     assert!(!tmp.path().join("deps_viewer.html").exists());
     let page = fs::read_to_string(tmp.path().join("deps_viewer_reduced.html")).unwrap();
