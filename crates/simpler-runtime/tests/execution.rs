@@ -1,0 +1,230 @@
+//! Execution semantics: back-pressure through tiny rings, SPMD blocks, mixed kernels, dummy
+//! and alloc tasks, manual scopes, and both runtimes computing the same numbers.
+
+use simpler_core::{DType, TaskArgs, TensorCreateInfo};
+use simpler_runtime::{CallConfig, CoreType, MixedKernels, RuntimeEnv, RuntimeKind, Worker};
+
+fn worker() -> Worker {
+    let mut w = Worker::new();
+    // inc: x[k] += 1 over an INOUT view.
+    w.register_kernel(0, "inc", CoreType::Aiv, |ctx| {
+        let x = ctx.view::<f32>(0)?;
+        for k in 0..x.len() {
+            x.set(k, x.get(k) + 1.0);
+        }
+        Ok(())
+    })
+    .unwrap();
+    // block_write: out[block_idx] = block_idx * 10 + core-type tag.
+    w.register_kernel(1, "block_write", CoreType::Aiv, |ctx| {
+        let out = ctx.view::<f32>(0)?;
+        out.set(u64::from(ctx.block_idx()), ctx.block_idx() as f32 * 10.0);
+        Ok(())
+    })
+    .unwrap();
+    w.register_kernel(2, "cube_write", CoreType::Aic, |ctx| {
+        let out = ctx.view::<f32>(0)?;
+        out.set(u64::from(ctx.block_idx()) + 100, 1.0);
+        Ok(())
+    })
+    .unwrap();
+    // copy: out = in.
+    w.register_kernel(3, "copy", CoreType::Aiv, |ctx| {
+        let (i, o) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?);
+        for k in 0..o.len() {
+            o.set(k, i.get(k));
+        }
+        Ok(())
+    })
+    .unwrap();
+    w
+}
+
+fn tiny(kind: RuntimeKind, window: &str) -> CallConfig {
+    let mut env = RuntimeEnv::default();
+    env.set("ring_task_window", window).unwrap();
+    CallConfig {
+        runtime: kind,
+        runtime_env: env,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn back_pressure_100k_tasks_through_a_window_of_64() {
+    let w = worker();
+    let n_elems = 1000u32;
+    let x = w.alloc_tensor(&[n_elems], DType::Float32).unwrap();
+    let report = w
+        .run(&tiny(RuntimeKind::Tmr, "64"), move |o| {
+            let mut i = 0u32;
+            while i < 100_000 {
+                o.scope(|o| {
+                    for _ in 0..50 {
+                        let mut a = TaskArgs::new();
+                        a.inout(x.view(&[1], &[i % n_elems])?);
+                        o.submit_aiv(0, &a)?;
+                        i += 1;
+                    }
+                    Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                })?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(report.tasks, 100_000);
+    assert_eq!(report.completed, 100_000);
+    assert_eq!(w.read::<f32>(&x).unwrap(), vec![100.0; n_elems as usize]);
+}
+
+#[test]
+fn runtime_outputs_wrap_a_small_heap_and_stay_correct() {
+    let w = worker();
+    let src = w.alloc_tensor(&[256], DType::Float32).unwrap();
+    let dst = w.alloc_tensor(&[256], DType::Float32).unwrap();
+    w.fill_with(&src, |k| k as f64).unwrap();
+    let mut env = RuntimeEnv::default();
+    env.set("ring_heap", "8192").unwrap();
+    let cfg = CallConfig {
+        runtime_env: env,
+        ..Default::default()
+    };
+    w.run(&cfg, move |o| {
+        for _ in 0..500 {
+            o.scope(|o| {
+                // src -> tmp (runtime output, 1 KiB) -> dst: the heap wraps every 8 tasks.
+                let ci = TensorCreateInfo::new(&[256], DType::Float32)?;
+                let mut a = TaskArgs::new();
+                a.input(src).output(ci);
+                let tmp = o.submit_aiv(3, &a)?.output(0);
+                let mut b = TaskArgs::new();
+                b.input(tmp).output_existing(dst);
+                o.submit_aiv(3, &b)?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        w.read::<f32>(&dst).unwrap(),
+        (0..256).map(|k| k as f32).collect::<Vec<_>>()
+    );
+}
+
+fn spmd_mix_dummy_alloc(kind: RuntimeKind) {
+    let w = worker();
+    let out = w.alloc_tensor(&[128], DType::Float32).unwrap();
+    let copy = w.alloc_tensor(&[128], DType::Float32).unwrap();
+    let cfg = CallConfig {
+        runtime: kind,
+        clusters: 2,
+        ..Default::default()
+    };
+    w.run(&cfg, move |o| {
+        o.scope(|o| {
+            // SPMD: 40 blocks on 4 AIV cores (waves).
+            let mut a = TaskArgs::new();
+            a.output_existing(out).block_num(40);
+            let spmd = o.submit_aiv(1, &a)?.id();
+            // MIX: AIC + AIV on one cluster, 3 blocks.
+            let mut m = TaskArgs::new();
+            m.inout(out).block_num(3);
+            let mix = o
+                .submit(
+                    MixedKernels {
+                        aic: 2,
+                        aiv0: 1,
+                        aiv1: -1,
+                    },
+                    &m,
+                )?
+                .id();
+            // A dummy barrier, then an alloc'd buffer copied into `copy`.
+            let mut d = TaskArgs::new();
+            d.dep(spmd).dep(mix);
+            let barrier = o.submit_dummy(&d)?.id();
+            let buf = o
+                .alloc_tensors(&[TensorCreateInfo::new(&[128], DType::Float32)?])?
+                .output(0);
+            let mut c1 = TaskArgs::new();
+            c1.input(out).output_existing(buf).dep(barrier);
+            o.submit_aiv(3, &c1)?;
+            let mut c2 = TaskArgs::new();
+            c2.input(buf).output_existing(copy);
+            o.submit_aiv(3, &c2)?;
+            Ok(())
+        })
+    })
+    .unwrap();
+    let mut want = vec![0f32; 128];
+    for b in 0..40 {
+        want[b] = b as f32 * 10.0;
+    }
+    for b in 100..103 {
+        want[b] = 1.0;
+    }
+    assert_eq!(w.read::<f32>(&copy).unwrap(), want, "{kind:?}");
+}
+
+#[test]
+fn spmd_mix_dummy_and_alloc_tmr() {
+    spmd_mix_dummy_alloc(RuntimeKind::Tmr);
+}
+
+#[test]
+fn spmd_mix_dummy_and_alloc_hbg() {
+    spmd_mix_dummy_alloc(RuntimeKind::Hbg);
+}
+
+#[test]
+fn manual_scope_orders_only_by_explicit_deps() {
+    let w = worker();
+    let x = w.alloc_tensor(&[4], DType::Float32).unwrap();
+    let y = w.alloc_tensor(&[4], DType::Float32).unwrap();
+    let report = w
+        .run(
+            &CallConfig {
+                record_fanin: true,
+                ..Default::default()
+            },
+            move |o| {
+                o.manual_scope(|o| {
+                    let mut a = TaskArgs::new();
+                    a.inout(x);
+                    let t1 = o.submit_aiv(0, &a)?.id();
+                    let mut b = TaskArgs::new();
+                    b.inout(x).dep_wait(t1);
+                    let t2 = o.submit_aiv(0, &b)?.id();
+                    let mut c = TaskArgs::new();
+                    c.input(x).output_existing(y).dep(t2);
+                    o.submit_aiv(3, &c)?;
+                    Ok(())
+                })
+            },
+        )
+        .unwrap();
+    assert_eq!(w.read::<f32>(&y).unwrap(), vec![2.0; 4]);
+    let log = report.fanin_log.unwrap();
+    let counts: Vec<usize> = log.iter().map(|r| r.producers.len()).collect();
+    assert_eq!(counts, vec![0, 1, 1], "no tensor-map edges in a manual scope");
+}
+
+#[test]
+fn hbg_refuses_a_graph_larger_than_its_window_at_once() {
+    let w = worker();
+    let err = w
+        .run(&tiny(RuntimeKind::Hbg, "8"), |o| {
+            for _ in 0..8 {
+                o.submit_dummy(&TaskArgs::new())?;
+            }
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), Some(simpler_runtime::FatalCode::FlowControlDeadlock));
+    assert!(
+        err.to_string()
+            .contains("hbg reclaims nothing while it builds the graph"),
+        "{err}"
+    );
+}

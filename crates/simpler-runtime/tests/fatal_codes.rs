@@ -1,0 +1,389 @@
+//! Every fatal path of reference §9: its code, a message naming resource, ring, capacity and
+//! scope site, no hang, and a worker that still runs the next orchestration correctly.
+
+use std::time::Duration;
+
+use simpler_core::{DType, TaskArgs, TaskId, TensorCreateInfo};
+use simpler_runtime::{
+    CallConfig, CoreType, FatalCode, OrchResult, Orchestrator, RunError, RuntimeEnv, Worker,
+};
+
+fn worker() -> Worker {
+    let mut w = Worker::new();
+    w.register_kernel(0, "inc", CoreType::Aiv, |ctx| {
+        let x = ctx.view::<f32>(0)?;
+        for k in 0..x.len() {
+            x.set(k, x.get(k) + 1.0);
+        }
+        Ok(())
+    })
+    .unwrap();
+    w.register_kernel(1, "fails", CoreType::Aiv, |_| {
+        Err(simpler_runtime::KernelError("bad tile".into()))
+    })
+    .unwrap();
+    w.register_kernel(2, "slow", CoreType::Aiv, |_| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(())
+    })
+    .unwrap();
+    w.register_kernel(3, "cube", CoreType::Aic, |_| Ok(())).unwrap();
+    w
+}
+
+fn cfg(env: &[&str]) -> CallConfig {
+    let mut e = RuntimeEnv::default();
+    for p in env {
+        e.set_pair(p).unwrap();
+    }
+    CallConfig {
+        runtime_env: e,
+        ..Default::default()
+    }
+}
+
+fn fatal<F>(w: &Worker, c: &CallConfig, f: F) -> (FatalCode, String)
+where
+    F: FnOnce(&mut Orchestrator) -> OrchResult + Send + 'static,
+{
+    match w.run(c, f) {
+        Err(RunError::Fatal { fatal, report }) => {
+            assert!(report.stop_proven, "every thread was joined");
+            (fatal.code, fatal.message)
+        }
+        other => panic!("expected a fatal, got {other:?}"),
+    }
+}
+
+/// After any fatal the same worker must still run a graph correctly.
+fn still_usable(w: &Worker) {
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    w.run(&CallConfig::default(), move |o| {
+        o.scope(|o| {
+            for _ in 0..3 {
+                let mut a = TaskArgs::new();
+                a.inout(x);
+                o.submit_aiv(0, &a)?;
+            }
+            Ok(())
+        })
+    })
+    .unwrap();
+    assert_eq!(w.read::<f32>(&x).unwrap(), vec![3.0; 8]);
+}
+
+fn dummies(o: &mut Orchestrator, n: usize) -> Result<Vec<TaskId>, simpler_runtime::Stopped> {
+    (0..n)
+        .map(|_| o.submit_dummy(&TaskArgs::new()).map(|t| t.id()))
+        .collect()
+}
+
+#[test]
+fn scope_deadlock_on_the_fourth_submit() {
+    let w = worker();
+    let submitted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let s2 = submitted.clone();
+    let (code, msg) = fatal(&w, &cfg(&["ring_task_window=4"]), move |o| {
+        o.scope(|o| {
+            for _ in 0..8 {
+                o.submit_dummy(&TaskArgs::new())?;
+                s2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            Ok(())
+        })
+    });
+    assert_eq!(code, FatalCode::ScopeDeadlock);
+    assert_eq!(
+        submitted.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "the 4th submit fails"
+    );
+    assert!(msg.starts_with("scope at fatal_codes.rs:"), "{msg}");
+    assert!(
+        msg.contains("already holds 3 tasks on ring 1, whose task window is 4 slots"),
+        "{msg}"
+    );
+    assert!(msg.contains("raise runtime_env ring_task_window"), "{msg}");
+    still_usable(&w);
+}
+
+#[test]
+fn heap_exhaustion() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &cfg(&["ring_heap=1024"]), |o| {
+        o.scope(|o| {
+            let mut a = TaskArgs::new();
+            a.output(TensorCreateInfo::new(&[8192], DType::Float32)?);
+            o.submit_dummy(&a)?;
+            Ok(())
+        })
+    });
+    assert_eq!(code, FatalCode::HeapRingDeadlock);
+    assert!(
+        msg.starts_with("heap of ring 1 exhausted (capacity 1024 bytes): a task needs 32768 bytes"),
+        "{msg}"
+    );
+    assert!(msg.contains("scope open at fatal_codes.rs:"), "{msg}");
+    assert!(msg.ends_with("raise runtime_env ring_heap"), "{msg}");
+    still_usable(&w);
+}
+
+#[test]
+fn heap_full_behind_an_open_scope_is_a_structural_deadlock() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &cfg(&["ring_heap=4096"]), |o| {
+        o.scope(|o| {
+            for _ in 0..8 {
+                let mut a = TaskArgs::new();
+                a.output(TensorCreateInfo::new(&[256], DType::Float32)?);
+                o.submit_dummy(&a)?;
+            }
+            Ok(())
+        })
+    });
+    assert_eq!(code, FatalCode::HeapRingDeadlock);
+    assert!(
+        msg.contains("the oldest task (1, 0) is held by the still-open scope at fatal_codes.rs:"),
+        "{msg}"
+    );
+    still_usable(&w);
+}
+
+#[test]
+fn flow_control_deadlock_when_nested_scopes_share_ring_3() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &cfg(&["ring_task_window=4"]), |o| {
+        fn nest(o: &mut Orchestrator, left: usize) -> OrchResult {
+            if left == 0 {
+                return Ok(());
+            }
+            o.scope(|o| {
+                dummies(o, 3)?;
+                nest(o, left - 1)
+            })
+        }
+        nest(o, 8)
+    });
+    assert_eq!(code, FatalCode::FlowControlDeadlock);
+    assert!(
+        msg.starts_with("task window of ring 3 exhausted (capacity 4 slots): 3 tasks in flight"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("held by the still-open scope at fatal_codes.rs:"),
+        "{msg}"
+    );
+    assert!(msg.contains("(depth 4)"), "{msg}");
+    still_usable(&w);
+}
+
+#[test]
+fn dep_pool_overflow_with_128_explicit_deps() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &cfg(&["ring_dep_pool=4"]), |o| {
+        o.scope(|o| {
+            let ids = dummies(o, 128)?;
+            let mut a = TaskArgs::new();
+            a.set_dependencies(&ids);
+            o.submit_dummy(&a)?;
+            Ok(())
+        })
+    });
+    assert_eq!(code, FatalCode::DepPoolOverflow);
+    assert!(
+        msg.contains("of ring 1 exhausted (capacity 4 entries): one task needs"),
+        "{msg}"
+    );
+    assert!(msg.ends_with("raise runtime_env ring_dep_pool"), "{msg}");
+    still_usable(&w);
+}
+
+#[test]
+fn invalid_args() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        let mut a = TaskArgs::new();
+        a.dep(TaskId::INVALID);
+        o.submit_dummy(&a)?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(
+        msg.ends_with("explicit dependency #0 is not a task id (0xffffffffffffffff)"),
+        "{msg}"
+    );
+
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        let x = TensorCreateInfo::new(&[4], DType::Float32)?;
+        let mut a = TaskArgs::new();
+        a.scalar(1).output(x);
+        o.submit_aiv(0, &a)?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(msg.contains("a tensor was added after a scalar"), "{msg}");
+
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        o.submit_aiv(3, &TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(
+        msg.ends_with("kernel cube (func_id 3) runs on aic cores but was submitted to an aiv subslot"),
+        "{msg}"
+    );
+
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        let mut a = TaskArgs::new();
+        a.dep(TaskId::new(0, 99));
+        o.submit_dummy(&a)?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(
+        msg.ends_with("dependency on task (0, 99), which has not been submitted"),
+        "{msg}"
+    );
+
+    let (code, _) = fatal(&w, &CallConfig::default(), |o| {
+        o.manual_scope(|o| o.scope(|_| Ok(())))
+    });
+    assert_eq!(code, FatalCode::InvalidArgs, "auto inside manual");
+    still_usable(&w);
+}
+
+#[test]
+fn sync_start_with_too_many_blocks() {
+    let w = worker();
+    let c = CallConfig {
+        clusters: 2,
+        ..Default::default()
+    };
+    let (code, msg) = fatal(&w, &c, |o| {
+        let mut a = TaskArgs::new();
+        a.block_num(5).require_sync_start(true);
+        o.submit_aiv(0, &a)?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::RequireSyncStartInvalid);
+    assert!(
+        msg.starts_with("require_sync_start with block_num 5 but only 4 AIV cores"),
+        "{msg}"
+    );
+    still_usable(&w);
+}
+
+#[test]
+fn explicit_fatal_and_orchestration_errors() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        Err(o.report_fatal("bad shape").into())
+    });
+    assert_eq!(
+        (code, msg.as_str()),
+        (FatalCode::ExplicitOrchFatal, "orchestration reported: bad shape")
+    );
+    let (code, msg) = fatal(&w, &CallConfig::default(), |_| Err("user error".into()));
+    assert_eq!(
+        (code, msg.as_str()),
+        (
+            FatalCode::ExplicitOrchFatal,
+            "orchestration returned an error: user error"
+        )
+    );
+    let (code, msg) = fatal(&w, &CallConfig::default(), |_| panic!("boom"));
+    assert_eq!(
+        (code, msg.as_str()),
+        (FatalCode::ExplicitOrchFatal, "orchestration panicked: boom")
+    );
+    still_usable(&w);
+}
+
+#[test]
+fn first_fatal_wins_and_later_calls_are_no_ops() {
+    let w = worker();
+    let (code, _) = fatal(&w, &cfg(&["ring_task_window=4"]), |o| {
+        let r = o.scope(|o| dummies(o, 8).map(|_| ()));
+        assert!(r.is_err());
+        assert!(o.is_fatal());
+        let again = o.submit_dummy(&TaskArgs::new());
+        assert_eq!(again.unwrap_err().0, FatalCode::ScopeDeadlock);
+        let _ = o.report_fatal("ignored");
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::ScopeDeadlock);
+}
+
+#[test]
+fn tensor_map_overflow() {
+    let w = worker();
+    let x = w.alloc_tensor(&[64], DType::Float32).unwrap();
+    let c = CallConfig {
+        tensormap_capacity: 8,
+        ..Default::default()
+    };
+    let (code, msg) = fatal(&w, &c, move |o| {
+        o.scope(|o| {
+            for i in 0..16 {
+                let mut a = TaskArgs::new();
+                a.output_existing(x.view(&[1], &[i])?);
+                o.submit_dummy(&a)?;
+            }
+            Ok(())
+        })
+    });
+    assert_eq!(code, FatalCode::TensorMapOverflow);
+    assert!(
+        msg.starts_with(
+            "tensor map (global) exhausted (capacity 8 entries): 1 inserts needed, 8 entries in use"
+        ),
+        "{msg}"
+    );
+    still_usable(&w);
+}
+
+#[test]
+fn kernel_failure_and_timeout() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        o.submit_aiv(1, &TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::KernelFailed);
+    assert!(
+        msg.starts_with("kernel fails (func_id 1) of task (0, 0) block 0 on AIV_"),
+        "{msg}"
+    );
+    assert!(msg.ends_with(": bad tile"), "{msg}");
+
+    let c = CallConfig {
+        timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let (code, msg) = fatal(&w, &c, |o| {
+        o.submit_aiv(2, &TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::SchedulerTimeout);
+    assert!(
+        msg.starts_with("the run did not finish within 300ms: 0 of 1 tasks completed"),
+        "{msg}"
+    );
+    still_usable(&w);
+}
+
+#[test]
+fn diagnostics_without_output_prefix_are_refused() {
+    let w = worker();
+    let c = CallConfig {
+        enable_scope_stats: true,
+        ..Default::default()
+    };
+    match w.run(&c, |_| Ok(())) {
+        Err(RunError::Config(e)) => assert_eq!(
+            e.0,
+            "enable_scope_stats needs an output_prefix to write its artifacts"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
