@@ -42,6 +42,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 mod base64;
 mod http;
 mod process;

@@ -57,6 +57,7 @@ pub(crate) fn byte_scale(max: f64) -> (f64, &'static str) {
 /// A value with its unit for summaries: `12,345 slots`, `8.00 KiB`, `512 B`.
 pub(crate) fn value(v: i64, unit: Unit) -> String {
     match unit {
+        Unit::Count(name) if v == 1 => format!("1 {}", singular(name)),
         Unit::Count(name) => format!("{} {name}", int(v)),
         Unit::Bytes => {
             let (div, suffix) = byte_scale(v as f64);
@@ -66,6 +67,15 @@ pub(crate) fn value(v: i64, unit: Unit) -> String {
                 format!("{:.2} {suffix}", v as f64 / div)
             }
         }
+    }
+}
+
+/// The singular of a count noun (`slots` → `slot`, `entries` → `entry`).
+fn singular(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("ies") {
+        format!("{stem}y")
+    } else {
+        name.strip_suffix('s').unwrap_or(name).to_string()
     }
 }
 
@@ -127,6 +137,8 @@ mod tests {
         assert_eq!(value(512, Unit::Bytes), "512 B");
         assert_eq!(value(3 << 20, Unit::Bytes), "3.00 MiB");
         assert_eq!(value(4, Unit::Count("slots")), "4 slots");
+        assert_eq!(value(1, Unit::Count("slots")), "1 slot");
+        assert_eq!(value(1, Unit::Count("entries")), "1 entry");
     }
 
     #[test]

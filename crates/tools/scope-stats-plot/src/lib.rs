@@ -22,6 +22,8 @@
 //! error naming the file and the line. A final line cut off mid-write is not: the report says
 //! the file is incomplete and renders everything before it.
 
+#![warn(missing_docs)]
+
 mod chart;
 mod format;
 mod load;

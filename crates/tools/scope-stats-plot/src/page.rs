@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use simpler_artifacts::scope_stats::Phase;
+use simpler_artifacts::scope_stats::{Phase, COUNTER_SATURATED};
 
 use crate::chart::SiteTable;
 use crate::format::{self, html};
@@ -91,9 +91,7 @@ fn header(out: &mut String, l: &Loaded, file_name: &str) {
     }
     out.push_str("</div><div class=\"chips\" id=\"count-chips\">");
     let total = match l.meta.total {
-        Some(simpler_artifacts::scope_stats::COUNTER_SATURATED) => {
-            "total records: saturated (unknown)".to_string()
-        }
+        Some(COUNTER_SATURATED) => "total records: saturated (unknown)".to_string(),
         Some(t) => format!("{} records (device total)", format::int(t as i64)),
         None => "total records: unknown".to_string(),
     };
@@ -159,13 +157,23 @@ fn formula_guide(out: &mut String) {
          in-use value, so it shows only <code>real_occupancy</code> (live entries at scope exit). \
          The risk metric is <code>scope_high_water</code> for ring resources and \
          <code>real_occupancy</code> for TensorMap. Use = peak / capacity, with two decimals; a \
-         missing capacity gives no percentage.</p></section>",
+         missing capacity gives no percentage and a zero capacity is a real one. \
+         Scope index = a scope's position on its chart's x axis: scopes are numbered in the order \
+         they ended, per ring_depth (TensorMap numbers all scopes together).</p></section>",
     );
 }
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref()
         .map_or_else(|| "unknown (null)".to_string(), T::to_string)
+}
+
+fn opt_count(v: Option<u64>) -> String {
+    match v {
+        Some(COUNTER_SATURATED) => format!("{} (saturated: unknown)", format::int(COUNTER_SATURATED as i64)),
+        Some(n) => format::int(i64::try_from(n).unwrap_or(i64::MAX)),
+        None => "unknown (null)".to_string(),
+    }
 }
 
 fn caps(v: &Option<Vec<u64>>) -> String {
@@ -190,8 +198,8 @@ fn collection(out: &mut String, l: &Loaded) {
             },
         ),
         ("fatal", opt(&m.fatal)),
-        ("dropped", opt(&m.dropped)),
-        ("total", opt(&m.total)),
+        ("dropped", opt_count(m.dropped)),
+        ("total", opt_count(m.total)),
     ];
     if m.collection_verdict.is_some()
         || m.counts_unknown.is_some()
@@ -205,13 +213,13 @@ fn collection(out: &mut String, l: &Loaded) {
                 .map_or_else(|| "absent".to_string(), |v| v.as_str().to_string()),
         ));
         rows.push(("counts_unknown", opt(&m.counts_unknown)));
-        rows.push(("host_received_records", opt(&m.host_received_records)));
-        rows.push(("host_retained_records", opt(&m.host_retained_records)));
+        rows.push(("host_received_records", opt_count(m.host_received_records)));
+        rows.push(("host_retained_records", opt_count(m.host_retained_records)));
     }
     rows.push(("task_window_max", caps(&m.task_window_max)));
     rows.push(("heap_max", caps(&m.heap_max)));
     rows.push(("dep_pool_max", caps(&m.dep_pool_max)));
-    rows.push(("tensormap_max", opt(&m.tensormap_max)));
+    rows.push(("tensormap_max", opt_count(m.tensormap_max)));
     for (k, v) in rows {
         let _ = write!(
             out,
