@@ -1,11 +1,20 @@
 //! The `simpler` binary: parses the command line and hands each subcommand to its crate.
 
+mod bench_cmd;
+mod diagnostics;
+mod run_cmd;
+mod timestamp;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "simpler", version, about = "Task-graph runtime with scope stats and dep_gen diagnostics")]
+#[command(
+    name = "simpler",
+    version,
+    about = "Task-graph runtime on a simulated AIC/AIV accelerator, with scope stats and dep_gen diagnostics"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -13,6 +22,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a built-in example end to end and check its golden.
+    Run(run_cmd::RunArgs),
+    /// Synthetic workloads on both runtimes: ns per submit, ns per task, tasks/s.
+    Bench(bench_cmd::BenchArgs),
     /// Render scope_stats.jsonl into a self-contained HTML report.
     ScopeStatsPlot(simpler_scope_stats_plot::Args),
     /// Text or HTML view of a deps.json dependency graph.
@@ -22,6 +35,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => run_cmd::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args),
         Command::DepsViewer(args) => simpler_deps_viewer::run(args),
     };

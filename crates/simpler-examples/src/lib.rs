@@ -1,6 +1,7 @@
 //! Runnable orchestrations behind `simpler run <example>`: each builds its inputs, runs on a
 //! [`Worker`](simpler_runtime::Worker) and checks its outputs against a golden.
 
+pub mod bench;
 mod params;
 pub mod vector_example;
 

@@ -1,0 +1,158 @@
+//! `simpler run <example>`: run a built-in example with its golden check and diagnostics.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use simpler_runtime::{CallConfig, RunError, RuntimeEnv, RuntimeKind};
+
+use crate::timestamp::utc_stamp;
+
+/// Arguments of `simpler run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Example to run (`simpler run --list` shows them).
+    #[arg(required_unless_present = "list")]
+    pub example: Option<String>,
+    /// List the built-in examples and their parameters.
+    #[arg(long)]
+    pub list: bool,
+    /// Runtime: tmr (orchestration concurrent with execution) or hbg (host-built graph).
+    #[arg(long, default_value = "tmr", value_parser = ["tmr", "hbg"])]
+    pub runtime: String,
+    /// Record per-scope resource samples (scope_stats/scope_stats.jsonl).
+    #[arg(long)]
+    pub enable_scope_stats: bool,
+    /// Capture the dependency graph (deps.json).
+    #[arg(long)]
+    pub enable_dep_gen: bool,
+    /// Record per-task timing (l2_swimlane_records.json).
+    #[arg(long)]
+    pub enable_l2_swimlane: bool,
+    /// Ring size override KEY=VALUE; VALUE is one number or four comma-separated numbers.
+    #[arg(long = "runtime-env", value_name = "KEY=VALUE")]
+    pub runtime_env: Vec<String>,
+    /// Example parameter KEY=VALUE (e.g. size=4096).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Where diagnostics go (default: outputs/<example>_<case>_<timestamp>/).
+    #[arg(long)]
+    pub output_prefix: Option<PathBuf>,
+    /// Number of clusters (1 AIC + 2 AIV each).
+    #[arg(long, default_value_t = simpler_runtime::config::DEFAULT_CLUSTERS)]
+    pub clusters: usize,
+    /// Scheduler threads (0 = cores - 1, at least 1).
+    #[arg(long, default_value_t = 0)]
+    pub scheduler_threads: usize,
+    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds.
+    #[arg(long, default_value_t = 300)]
+    pub timeout_secs: u64,
+}
+
+fn list() {
+    println!("built-in examples:");
+    for ex in simpler_examples::all() {
+        println!("  {:<16} {}", ex.name(), ex.about());
+        for p in ex.params() {
+            println!(
+                "      --param {}=<{}>  {} (default {})",
+                p.key, p.key, p.help, p.default
+            );
+        }
+    }
+}
+
+/// Runs the command.
+pub fn run(args: RunArgs) -> Result<()> {
+    if args.list {
+        list();
+        return Ok(());
+    }
+    let name = args.example.clone().unwrap_or_default();
+    let Some(ex) = simpler_examples::find(&name) else {
+        let names: Vec<_> = simpler_examples::all().iter().map(|e| e.name()).collect();
+        bail!(
+            "unknown example `{name}`; built-in examples: {}",
+            names.join(", ")
+        );
+    };
+    let params = simpler_examples::Params::parse(ex.name(), &args.params, ex.params())?;
+    let mut env = RuntimeEnv::default();
+    for pair in &args.runtime_env {
+        env.set_pair(pair)?;
+    }
+    let runtime = RuntimeKind::from_name(&args.runtime).expect("clap checked the value");
+    let mut cfg = CallConfig {
+        runtime,
+        clusters: args.clusters,
+        scheduler_threads: args.scheduler_threads,
+        runtime_env: env,
+        enable_scope_stats: args.enable_scope_stats,
+        enable_dep_gen: args.enable_dep_gen,
+        enable_l2_swimlane: args.enable_l2_swimlane,
+        output_prefix: args.output_prefix.clone(),
+        timeout: Duration::from_secs(args.timeout_secs),
+        ..Default::default()
+    };
+    if cfg.any_diagnostic() {
+        let prefix = cfg.output_prefix.clone().unwrap_or_else(|| {
+            PathBuf::from("outputs").join(format!(
+                "{}_{}_{}",
+                ex.name(),
+                params.case_name(ex.params()),
+                utc_stamp()
+            ))
+        });
+        std::fs::create_dir_all(&prefix)
+            .with_context(|| format!("creating output prefix {}", prefix.display()))?;
+        cfg.output_prefix = Some(prefix);
+    }
+    cfg.validate()?;
+    let outcome = match ex.run(&cfg, &params) {
+        Ok(o) => o,
+        Err(e) => {
+            if let Some(RunError::Fatal { report, .. }) = e.downcast_ref::<RunError>() {
+                eprintln!(
+                    "{} on {}: stopped after {} of {} tasks completed ({:.3} s)",
+                    ex.name(),
+                    runtime.name(),
+                    report.completed,
+                    report.tasks,
+                    report.wall.as_secs_f64()
+                );
+            }
+            return Err(e);
+        }
+    };
+    let r = &outcome.report;
+    println!(
+        "{} ({}) on {}",
+        ex.name(),
+        params.case_name(ex.params()),
+        runtime.name()
+    );
+    let rings: Vec<String> = r
+        .tasks_per_ring
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(i, n)| format!("ring {i}: {n}"))
+        .collect();
+    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
+    println!(
+        "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {} clusters)",
+        r.wall.as_secs_f64() * 1e3,
+        r.orchestration.as_secs_f64() * 1e3,
+        r.scheduler_threads,
+        cfg.clusters
+    );
+    println!("  result     {}", outcome.golden.describe());
+    if let Some(prefix) = &cfg.output_prefix {
+        println!("  artifacts  {}", prefix.display());
+        crate::diagnostics::post_run(&cfg, prefix)?;
+    }
+    if !outcome.golden.passed() {
+        bail!("{}: {}", ex.name(), outcome.golden.describe());
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! `YYYYmmdd_HHMMSS` in UTC for default output folders (no time-zone database needed).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The current UTC time as `YYYYmmdd_HHMMSS`.
+pub fn utc_stamp() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    stamp_of(secs)
+}
+
+/// `secs` since the Unix epoch as `YYYYmmdd_HHMMSS` (civil-from-days, proleptic Gregorian).
+pub fn stamp_of(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}_{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn known_instants() {
+        assert_eq!(super::stamp_of(0), "19700101_000000");
+        assert_eq!(super::stamp_of(951_782_400), "20000229_000000");
+        assert_eq!(super::stamp_of(1_795_958_321), "20261129_081841");
+    }
+}
