@@ -24,8 +24,9 @@
     svg.querySelectorAll('.pts circle[data-i="' + circle.getAttribute('data-i') + '"]')
       .forEach(function (other) {
         var s = other.closest('.series');
-        if (s !== series && other.getAttribute('data-v') === circle.getAttribute('data-v')) {
-          var m = s.getAttribute('data-metric');
+        var m = s.getAttribute('data-metric');
+        if (m !== series.getAttribute('data-metric') &&
+            other.getAttribute('data-v') === circle.getAttribute('data-v')) {
           if (same.indexOf(m) < 0) { same.push(m); }
         }
       });

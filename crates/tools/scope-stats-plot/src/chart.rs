@@ -112,8 +112,8 @@ pub(crate) fn render(
     let _ = write!(
         out,
         "<figure class=\"chart\" tabindex=\"0\" role=\"button\" aria-label=\"{} (click to enlarge)\">\
-         <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" \
-         data-peak=\"{peak_v}\" data-points=\"{n}\"><title>{}</title>",
+         <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
+         aria-label=\"{}\" data-peak=\"{peak_v}\" data-points=\"{n}\">",
         format::html(title),
         format::html(title)
     );
@@ -180,7 +180,18 @@ pub(crate) fn render(
                 y_of(line.values[i] as f64),
             );
         }
-        if let Some(p) = line_peak {
+        out.push_str("</g></g>");
+    }
+    // Peak markers last, so no other line's points cover them; the first line (the risk
+    // metric) on top.
+    for line in lines.iter().rev() {
+        if let Some(p) = peak(line.values) {
+            let _ = write!(
+                out,
+                "<g class=\"series peaks\" data-metric=\"{}\" style=\"--c:{}\"><g class=\"pts\">",
+                format::html(line.label),
+                line.color
+            );
             point(
                 out,
                 " class=\"peak\"",
@@ -191,8 +202,8 @@ pub(crate) fn render(
                 x_of(p.index),
                 y_of(p.value as f64),
             );
+            out.push_str("</g></g>");
         }
-        out.push_str("</g></g>");
     }
     out.push_str("<circle class=\"hl\" r=\"7\" cx=\"-20\" cy=\"-20\"/></svg></figure>");
     Drawn {

@@ -34,9 +34,9 @@ fn report_works_in_headless_chromium() {
         .unwrap();
 
     // Hover the inner scope's point (heap, ring_depth 1). High water and Live at exit are
-    // equal there, so the top line's point names the one under it.
+    // equal there; the High water peak marker is on top and names the line under it.
     let point = browser
-        .find("details[data-resource='heap'][data-ring='1'] .series[data-metric='Live at exit'] .pts circle")
+        .find("details[data-resource='heap'][data-ring='1'] .series[data-metric='High water'] circle.peak")
         .unwrap();
     browser.hover(&point).unwrap();
     browser
@@ -45,7 +45,7 @@ fn report_works_in_headless_chromium() {
     let tooltip = browser.text(&browser.find("#tooltip").unwrap()).unwrap();
     assert_eq!(
         tooltip,
-        "Live at exit · scope #0 · y=192.00 KiB · site=vector_example.rs:77 (same as High water)"
+        "High water · scope #0 · y=192.00 KiB · site=vector_example.rs:77 (same as Live at exit)"
     );
     let highlighted = browser
         .execute(
@@ -84,4 +84,44 @@ fn report_works_in_headless_chromium() {
     let errors = browser.console_errors().unwrap();
     assert!(errors.is_empty(), "console errors: {errors:?}");
     assert!(screenshot_path("scope-stats-report.png").is_file());
+
+    // Incomplete data (fatal, unpaired begins) and reduced charts also load cleanly, and the
+    // peak marker of a reduced chart reports the true peak.
+    let (fatal, _) = render_fixture("fatal_unpaired.jsonl");
+    browser.goto_file(&fatal).unwrap();
+    let errors = browser.console_errors().unwrap();
+    assert!(errors.is_empty(), "console errors (fatal report): {errors:?}");
+
+    let dir = common::scratch("browser-large");
+    let input = dir.join("scope_stats.jsonl");
+    common::generate::write_jsonl(&input, 40_000).unwrap();
+    let large = simpler_scope_stats_plot::render_report(&input, None).unwrap();
+    browser.goto_file(&large).unwrap();
+    let errors = browser.console_errors().unwrap();
+    assert!(errors.is_empty(), "console errors (large report): {errors:?}");
+    let panel = "details[data-resource='task_window'][data-ring='1']";
+    let reduced = browser.find(&format!("{panel} p.reduced")).unwrap();
+    assert!(browser
+        .text(&reduced)
+        .unwrap()
+        .starts_with("Points reduced for drawing"));
+    let peak = browser
+        .find(&format!("{panel} .series[data-metric='High water'] circle.peak"))
+        .unwrap();
+    browser.hover(&peak).unwrap();
+    browser
+        .wait_for("return !document.getElementById('tooltip').hidden;", 5_000)
+        .unwrap();
+    let tooltip = browser.text(&browser.find("#tooltip").unwrap()).unwrap();
+    let row = common::peak_row(&std::fs::read_to_string(&large).unwrap(), "task_window", "1");
+    assert!(
+        tooltip.starts_with(&format!(
+            "High water · scope #{} · y={} · site={}",
+            row["data-scope"], row["data-peak"], row["data-site"]
+        )),
+        "{tooltip} vs {row:?}"
+    );
+    browser
+        .screenshot(&screenshot_path("scope-stats-large.png"))
+        .unwrap();
 }

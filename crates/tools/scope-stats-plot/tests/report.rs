@@ -363,3 +363,16 @@ fn site_text_is_escaped() {
     assert!(!html.contains("<img"));
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;:77"));
 }
+
+#[test]
+fn metadata_only_file_renders_without_data_sections() {
+    let (_, html) = render_fixture("metadata_only.jsonl");
+    assert!(html.contains("data-healthy=\"true\""));
+    assert!(html.contains("No paired scopes found."));
+    assert!(html.contains("n/a (no paired scopes)"));
+    assert!(html.contains("0 samples in file"));
+    assert!(!html.contains("<section class=\"resource\""));
+    assert!(!html.contains("<svg"));
+    // The Formula Guide is there even without data.
+    assert!(html.contains("id=\"formula-guide\""));
+}

@@ -89,7 +89,7 @@ fn reduced_charts_keep_every_peak() {
             );
         }
         // Pressure charts: the High water line's plotted maximum is the JSONL's true peak.
-        let title = &chart[chart.find("<title>").unwrap() + 7..chart.find("</title>").unwrap()];
+        let title = head["aria-label"].as_str();
         if let Some(name) = title.strip_suffix(": resource pressure") {
             let (resource, ring) = name.split_once(" ring_depth ").unwrap();
             let hw = tags(chart, "<g class=\"series\" data-metric=\"High water\"");
