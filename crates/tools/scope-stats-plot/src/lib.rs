@@ -8,12 +8,12 @@
 //!
 //! # Pipeline
 //!
-//! 1. [`load`](crate::load): stream the file once (progress bar on stderr for big inputs), pair
+//! 1. `load`: stream the file once (progress bar on stderr for big inputs), pair
 //!    begin/end samples by nesting per ring and site, keep per-scope metrics only.
-//! 2. [`metrics`](crate::metrics): the three metrics, peaks, capacities and usage percentages.
-//! 3. [`status`](crate::status): the sampling status ("healthy" or what is wrong).
-//! 4. [`page`](crate::page) + [`panels`](crate::panels) + [`chart`](crate::chart): the HTML,
-//!    with inline SVG charts (reduced by [`reduce`](crate::reduce) for long series, never losing
+//! 2. `metrics`: the three metrics, peaks, capacities and usage percentages.
+//! 3. `status`: the sampling status ("healthy" or what is wrong).
+//! 4. `page` + `panels` + `chart`: the HTML,
+//!    with inline SVG charts (reduced by `reduce` for long series, never losing
 //!    the peak) and an inline script for tooltips and the enlarge-on-click modal.
 //!
 //! # Input errors
