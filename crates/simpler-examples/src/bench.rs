@@ -70,14 +70,17 @@ pub fn bench_worker() -> Result<Worker> {
 }
 
 /// The configuration a workload needs on `kind` for `tasks` tasks (hbg keeps the whole graph,
-/// so its window must hold every task).
+/// so its window and tensor map must hold every task).
 pub fn bench_config(kind: RuntimeKind, tasks: u64) -> CallConfig {
     let mut env = RuntimeEnv::default();
+    let mut cfg = CallConfig { runtime: kind, ..Default::default() };
     if kind == RuntimeKind::Hbg {
         let window = (tasks + 2).next_power_of_two().max(16384);
         env.ring_task_window = [window, 0, 0, 0];
+        cfg.tensormap_capacity = cfg.tensormap_capacity.max(2 * tasks as usize);
     }
-    CallConfig { runtime: kind, runtime_env: env, ..Default::default() }
+    cfg.runtime_env = env;
+    cfg
 }
 
 /// Runs `workload` with about `tasks` tasks on `w` with `cfg`.

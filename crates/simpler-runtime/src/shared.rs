@@ -75,9 +75,32 @@ pub(crate) struct RunShared {
     /// Bumped on every ring advance (the orchestrator's progress signal).
     pub reclaim_progress: AtomicU64,
     pub threads_exited: AtomicU32,
+    /// Set while the orchestrator waits for room: schedulers then advance rings at once.
+    pub orch_waiting: AtomicBool,
     pub memory: RunMemory,
     pub kernels: KernelRegistry,
     pub platform: Platform,
+}
+
+/// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
+/// is the costliest step of retirement; batching it is what the original's deferred release
+/// list does). The batch is flushed early when the orchestrator waits for room, and before the
+/// thread parks.
+pub(crate) const ADVANCE_BATCH: u32 = 32;
+
+/// Rings with newly consumed tasks, not yet advanced.
+#[derive(Default, Debug)]
+pub(crate) struct AdvanceBatch {
+    rings: u8,
+    count: u32,
+}
+
+impl AdvanceBatch {
+    #[inline]
+    fn mark(&mut self, ring: u8) {
+        self.rings |= 1 << ring;
+        self.count += 1;
+    }
 }
 
 /// Origin of the dep-pool counters (entry 0 is the null link).
@@ -112,6 +135,7 @@ impl RunShared {
             orch_done: AtomicBool::new(false),
             reclaim_progress: AtomicU64::new(0),
             threads_exited: AtomicU32::new(0),
+            orch_waiting: AtomicBool::new(false),
             memory,
             kernels,
             platform,
@@ -162,7 +186,7 @@ impl RunShared {
 
     /// Marks a task COMPLETED, readies its waiting consumers, releases its RETAIN pins and
     /// checks whether it is consumed. `scratch` is the caller's reusable buffer.
-    pub fn complete(&self, s: SlotRef, scratch: &mut Vec<SlotRef>) {
+    pub fn complete(&self, s: SlotRef, scratch: &mut Vec<SlotRef>, batch: &mut AdvanceBatch) {
         let slot = self.slot(s);
         {
             let mut fan = slot.fan.lock();
@@ -179,13 +203,37 @@ impl RunShared {
         {
             let payload = slot.payload.read();
             for &(p, flags) in &payload.fanin {
-                if flags.contains(simpler_core::DepFlags::RETAIN) {
-                    self.release_pin(p);
+                if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
+                    batch.mark(p.ring);
                 }
             }
         }
-        self.check_consumed(s, 0);
+        if self.add_and_check(s, 0) {
+            batch.mark(s.ring);
+        }
         self.task_finished();
+        self.maybe_flush(batch);
+    }
+
+    /// Advances the rings a scheduler marked, when its batch is full or the orchestrator waits
+    /// for room.
+    #[inline]
+    pub fn maybe_flush(&self, batch: &mut AdvanceBatch) {
+        if batch.count >= ADVANCE_BATCH || (batch.count > 0 && self.orch_waiting.load(Ordering::Relaxed)) {
+            self.flush_advances(batch);
+        }
+    }
+
+    /// Advances every ring the batch marked.
+    pub fn flush_advances(&self, batch: &mut AdvanceBatch) {
+        if self.kind == RuntimeKind::Tmr {
+            for r in 0..MAX_RINGS {
+                if batch.rings & (1 << r) != 0 {
+                    self.advance(r);
+                }
+            }
+        }
+        *batch = AdvanceBatch::default();
     }
 
     /// Counts one finished task (also used for alloc tasks completed inline).
@@ -203,24 +251,40 @@ impl RunShared {
         self.check_consumed(p, 1);
     }
 
-    /// The end of `s`'s scope releases its scope bit.
+    /// The end of a scope releases the scope bit of every task in it; rings are advanced once
+    /// at the end instead of once per task.
+    pub fn release_scope_batch(&self, tasks: impl Iterator<Item = SlotRef>) {
+        let mut touched = [false; MAX_RINGS];
+        for s in tasks {
+            if self.add_and_check(s, SCOPE_BIT) {
+                touched[s.ring as usize] = true;
+            }
+        }
+        if self.kind == RuntimeKind::Tmr {
+            for (r, &t) in touched.iter().enumerate() {
+                if t {
+                    self.advance(r);
+                }
+            }
+        }
+    }
+
+    /// Adds `release` to the refcount, then moves COMPLETED → CONSUMED when every pin is back;
+    /// true when it did.
     #[inline]
-    pub fn release_scope(&self, s: SlotRef) {
-        self.check_consumed(s, SCOPE_BIT);
+    fn add_and_check(&self, s: SlotRef, release: u32) -> bool {
+        let mut fan = self.slot(s).fan.lock();
+        fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
+        let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
+        if ok {
+            fan.state = TaskState::Consumed;
+        }
+        ok
     }
 
     /// Adds `release` to the refcount, then moves COMPLETED → CONSUMED when every pin is back.
     fn check_consumed(&self, s: SlotRef, release: u32) {
-        let consumed = {
-            let mut fan = self.slot(s).fan.lock();
-            fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
-            let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
-            if ok {
-                fan.state = TaskState::Consumed;
-            }
-            ok
-        };
-        if consumed && self.kind == RuntimeKind::Tmr {
+        if self.add_and_check(s, release) && self.kind == RuntimeKind::Tmr {
             self.advance(s.ring as usize);
         }
     }

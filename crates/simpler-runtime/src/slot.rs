@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8};
 
 use arrayvec::ArrayVec;
 use parking_lot::{Mutex, RwLock};
-use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
+use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 
 use crate::platform::{MixedKernels, TaskShape};
 
@@ -51,7 +51,8 @@ pub(crate) struct Fan {
 pub(crate) struct Payload {
     pub id: TaskId,
     pub kernels: MixedKernels,
-    pub args: ArrayVec<(ArgTag, Tensor), MAX_TENSOR_ARGS>,
+    /// Tensor arguments (outputs materialized); keeps its capacity across slot reuse.
+    pub args: Vec<(ArgTag, Tensor)>,
     pub scalars: ArrayVec<u64, MAX_SCALAR_ARGS>,
     pub block_num: u32,
     /// Claimed producers and the flags of each edge.
@@ -90,7 +91,7 @@ impl Slot {
             payload: RwLock::new(Payload {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
-                args: ArrayVec::new(),
+                args: Vec::new(),
                 scalars: ArrayVec::new(),
                 block_num: 1,
                 fanin: Vec::new(),

@@ -75,6 +75,9 @@ pub(crate) struct WaitState {
     progress: u64,
     since: Instant,
     rounds: u32,
+    /// A head seen pinned by an open scope; the caller re-checks room once with counters read
+    /// after that observation before the deadlock is declared (the head may have just moved).
+    pinned_head: Option<u32>,
 }
 
 impl Orchestrator {
@@ -109,7 +112,7 @@ impl Orchestrator {
     }
 
     /// The open scope pinning `ring`'s head task, if any: then no reclaim can ever come.
-    fn head_pinned_by(&self, ring: usize) -> Option<String> {
+    fn head_pinned_by(&self, ring: usize) -> Option<(u32, String)> {
         let head = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
         for (i, f) in self.scopes.iter().enumerate() {
             let end = self
@@ -120,7 +123,14 @@ impl Orchestrator {
                 && f.first_task < end
                 && self.scope_tasks[f.first_task].local == head
             {
-                return Some(site_string(f.site));
+                return Some((
+                    head,
+                    format!(
+                        "{} (which holds {} tasks)",
+                        site_string(f.site),
+                        end - f.first_task
+                    ),
+                ));
             }
         }
         None
@@ -136,31 +146,34 @@ impl Orchestrator {
         state: &mut Option<WaitState>,
     ) -> Result<(), Stopped> {
         self.check_live()?;
+        self.shared.orch_waiting.store(true, Ordering::Relaxed);
         if self.kind == RuntimeKind::Hbg {
             let detail = format!("{detail}; hbg reclaims nothing while it builds the graph");
             return Err(self.exhausted(what, ring, capacity, &detail));
         }
-        if what != Exhausted::TensorMap {
-            if let Some(site) = self.head_pinned_by(ring) {
-                let head = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
-                let detail = format!(
-                    "{detail}; the oldest task ({ring}, {head}) is held by the still-open scope at {site}"
-                );
-                return Err(self.exhausted(what, ring, capacity, &detail));
-            }
-        }
         let progress = self.shared.reclaim_progress.load(Ordering::Acquire);
-        let st = state.get_or_insert(WaitState {
+        let fresh = || WaitState {
             progress,
             since: Instant::now(),
             rounds: 0,
-        });
+            pinned_head: None,
+        };
+        let st = state.get_or_insert_with(fresh);
+        if what != Exhausted::TensorMap {
+            if let Some((head, site)) = self.head_pinned_by(ring) {
+                // Once pinned, the head can only move when this thread ends that scope, so a
+                // second look, after the caller re-read its counters, is a proof.
+                if st.pinned_head == Some(head) {
+                    let detail =
+                        format!("{detail}; the oldest task ({ring}, {head}) is held by the still-open scope at {site}");
+                    return Err(self.exhausted(what, ring, capacity, &detail));
+                }
+                st.pinned_head = Some(head);
+                return Ok(());
+            }
+        }
         if st.progress != progress {
-            *st = WaitState {
-                progress,
-                since: Instant::now(),
-                rounds: 0,
-            };
+            *st = fresh();
         } else if st.since.elapsed() >= DEADLOCK_TIMEOUT {
             let detail = format!(
                 "{detail}; no task of any ring retired for {} ms",
@@ -180,12 +193,20 @@ impl Orchestrator {
         Ok(())
     }
 
+    /// Clears the "orchestrator waits" flag after a wait.
+    #[inline]
+    pub(crate) fn done_waiting(&self, waited: bool) {
+        if waited {
+            self.shared.orch_waiting.store(false, Ordering::Relaxed);
+        }
+    }
+
     /// Publishes every ring's watermark to the tensor map.
     pub(crate) fn refresh_watermarks(&mut self) {
         if self.kind == RuntimeKind::Tmr {
             for (r, ring) in self.shared.rings.iter().enumerate() {
-                self.tmap
-                    .set_watermark(r as u8, ring.last_alive.load(Ordering::Acquire));
+                self.seen_last_alive[r] = ring.last_alive.load(Ordering::Acquire);
+                self.tmap.set_watermark(r as u8, self.seen_last_alive[r]);
             }
         }
     }
@@ -195,6 +216,7 @@ impl Orchestrator {
         let mut state = None;
         loop {
             if self.tmap.free_slots() >= n {
+                self.done_waiting(state.is_some());
                 return Ok(());
             }
             self.refresh_watermarks();

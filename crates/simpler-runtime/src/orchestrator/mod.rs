@@ -84,6 +84,11 @@ pub struct Orchestrator {
     scratch: submit::Scratch,
     total_tasks: u64,
     fanin_log: Option<Vec<FaninRecord>>,
+    /// Last values read from the rings' shared reclaim counters; re-read only when a ring
+    /// looks full (or every `CLEANUP_INTERVAL` submits, for the tensor map's watermark), so the
+    /// submit path does not pull contended cache lines on every call.
+    seen_last_alive: [u32; MAX_RINGS],
+    seen_heap_tail: [u64; MAX_RINGS],
 }
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
@@ -118,6 +123,8 @@ impl Orchestrator {
             scratch: submit::Scratch::new(&windows),
             total_tasks: 0,
             fanin_log: record_fanin.then(Vec::new),
+            seen_last_alive: [0; MAX_RINGS],
+            seen_heap_tail: [0; MAX_RINGS],
             shared,
         }
     }
@@ -183,9 +190,8 @@ impl Orchestrator {
         if self.manual_depth == Some(self.scopes.len()) {
             self.manual_depth = None;
         }
-        for t in self.scope_tasks.drain(frame.first_task..) {
-            self.shared.release_scope(t.slot);
-        }
+        self.shared
+            .release_scope_batch(self.scope_tasks.drain(frame.first_task..).map(|t| t.slot));
     }
 
     /// Current scope depth (0 = root).

@@ -131,12 +131,20 @@ impl Orchestrator {
             RuntimeKind::Hbg => self.shared.sizes.task_window[0],
         };
         let mut state = None;
+        let mut fresh = false;
         loop {
             let r = &self.shared.rings[ring];
-            let last_alive = r.last_alive.load(Ordering::Acquire);
+            if fresh {
+                self.seen_last_alive[ring] = r.last_alive.load(Ordering::Acquire);
+                self.seen_heap_tail[ring] = r.heap_tail.load(Ordering::Acquire);
+            }
+            let last_alive = self.seen_last_alive[ring];
             let what = if window_has_room(self.next_local[ring], last_alive, window) {
-                match self.heaps[ring].try_alloc(bytes, r.heap_tail.load(Ordering::Acquire)) {
-                    Ok(start) => return Ok(start),
+                match self.heaps[ring].try_alloc(bytes, self.seen_heap_tail[ring]) {
+                    Ok(start) => {
+                        self.done_waiting(state.is_some());
+                        return Ok(start);
+                    }
                     Err(HeapRefusal::TooLarge) => {
                         let cap = self.heaps[ring].size();
                         let detail =
@@ -148,10 +156,15 @@ impl Orchestrator {
             } else {
                 Exhausted::TaskWindow
             };
+            if !fresh {
+                // The cached counters may be stale: re-read them before waiting.
+                fresh = true;
+                continue;
+            }
             let (cap, detail) = match what {
                 Exhausted::Heap => {
                     let h = &self.heaps[ring];
-                    let used = h.top() - h.tail(r.heap_tail.load(Ordering::Acquire));
+                    let used = h.top() - h.tail(self.seen_heap_tail[ring]);
                     (
                         h.size(),
                         format!("{bytes} bytes requested, {used} bytes in use by live tasks"),
@@ -180,6 +193,7 @@ impl Orchestrator {
             };
             let cap = pool.capacity();
             if pool.has_room(n, tail) {
+                self.done_waiting(state.is_some());
                 return Ok(());
             }
             let detail = format!(
@@ -287,7 +301,10 @@ impl Orchestrator {
         self.scratch.fanin.clear();
         let manual = self.manual_depth.is_some();
         if !is_alloc {
-            self.refresh_watermarks();
+            if self.kind == RuntimeKind::Tmr && local % simpler_core::tensormap::CLEANUP_INTERVAL == 0 {
+                self.seen_last_alive[ring] = shared.rings[ring].last_alive.load(Ordering::Acquire);
+            }
+            self.tmap.set_watermark(ring as u8, self.seen_last_alive[ring]);
             self.tmap.sync(id);
             let mut sink = LiveSink {
                 shared: &shared,

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use crate::fatal::FatalCode;
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, Platform, TaskShape};
-use crate::shared::RunShared;
+use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
 
 /// Round-robin choice among the clusters a scheduler thread owns.
@@ -43,11 +43,12 @@ pub(crate) fn execute(
     s: SlotRef,
     cursor: &mut CoreCursor,
     scratch: &mut Vec<crate::slot::SlotRef>,
+    batch: &mut AdvanceBatch,
 ) {
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
-        shared.complete(s, scratch);
+        shared.complete(s, scratch, batch);
         return;
     }
     let payload = slot.payload.read();
@@ -117,6 +118,6 @@ pub(crate) fn execute(
     }
     drop(payload);
     if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
-        shared.complete(s, scratch);
+        shared.complete(s, scratch, batch);
     }
 }

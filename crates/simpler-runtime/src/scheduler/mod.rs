@@ -11,7 +11,7 @@ mod dispatch;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::shared::{RunShared, PARK_TICK};
+use crate::shared::{AdvanceBatch, RunShared, PARK_TICK};
 
 pub(crate) use dispatch::CoreCursor;
 
@@ -22,6 +22,7 @@ const IDLE_YIELDS: u32 = 64;
 pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_count: u32) {
     let mut cursor = CoreCursor::new(shared.platform, thread_index, thread_count);
     let mut scratch = Vec::new();
+    let mut batch = AdvanceBatch::default();
     let mut idle = 0u32;
     loop {
         if shared.fatal.is_set() {
@@ -29,9 +30,10 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         }
         if let Some(task) = shared.pop_ready() {
             idle = 0;
-            dispatch::execute(&shared, task, &mut cursor, &mut scratch);
+            dispatch::execute(&shared, task, &mut cursor, &mut scratch, &mut batch);
             continue;
         }
+        shared.flush_advances(&mut batch);
         if shared.finished() {
             break;
         }
