@@ -4,6 +4,7 @@ mod bench_cmd;
 mod diagnostics;
 mod run_cmd;
 mod timestamp;
+mod workload_cmd;
 
 use std::process::ExitCode;
 

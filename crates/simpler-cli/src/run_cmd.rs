@@ -11,15 +11,19 @@ use crate::timestamp::utc_stamp;
 /// Arguments of `simpler run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Example to run (`simpler run --list` shows them).
-    #[arg(required_unless_present = "list")]
+    /// Example to run (`simpler run --list` shows them), or a workload file `FILE.json`.
+    #[arg(required_unless_present_any = ["list", "from_deps"])]
     pub example: Option<String>,
+    /// Re-run the tasks of a captured deps.json (no-op kernels, same views and deps).
+    #[arg(long, value_name = "DEPS_JSON", conflicts_with = "example")]
+    pub from_deps: Option<PathBuf>,
     /// List the built-in examples and their parameters.
     #[arg(long)]
     pub list: bool,
-    /// Runtime: tmr (orchestration concurrent with execution) or hbg (host-built graph).
-    #[arg(long, default_value = "tmr", value_parser = ["tmr", "hbg"])]
-    pub runtime: String,
+    /// Runtime: tmr (orchestration concurrent with execution, the default) or hbg (host-built
+    /// graph). A workload file may set it; this flag overrides the file.
+    #[arg(long, value_parser = ["tmr", "hbg"])]
+    pub runtime: Option<String>,
     /// Record per-scope resource samples (scope_stats/scope_stats.jsonl).
     #[arg(long)]
     pub enable_scope_stats: bool,
@@ -69,6 +73,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         return Ok(());
     }
     let name = args.example.clone().unwrap_or_default();
+    if args.from_deps.is_some() || name.ends_with(".json") {
+        return crate::workload_cmd::run(&args);
+    }
     let Some(ex) = simpler_examples::find(&name) else {
         let names: Vec<_> = simpler_examples::all().iter().map(|e| e.name()).collect();
         bail!(
@@ -81,7 +88,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     for pair in &args.runtime_env {
         env.set_pair(pair)?;
     }
-    let runtime = RuntimeKind::from_name(&args.runtime).expect("clap checked the value");
+    let runtime =
+        RuntimeKind::from_name(args.runtime.as_deref().unwrap_or("tmr")).expect("clap checked the value");
     let mut cfg = CallConfig {
         runtime,
         clusters: args.clusters,
