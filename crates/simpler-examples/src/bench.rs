@@ -27,7 +27,12 @@ pub enum Workload {
 
 impl Workload {
     /// All workloads.
-    pub const ALL: [Workload; 4] = [Workload::Independent, Workload::Chain, Workload::FanOutFanIn, Workload::TiledGemm];
+    pub const ALL: [Workload; 4] = [
+        Workload::Independent,
+        Workload::Chain,
+        Workload::FanOutFanIn,
+        Workload::TiledGemm,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -73,7 +78,10 @@ pub fn bench_worker() -> Result<Worker> {
 /// so its window and tensor map must hold every task).
 pub fn bench_config(kind: RuntimeKind, tasks: u64) -> CallConfig {
     let mut env = RuntimeEnv::default();
-    let mut cfg = CallConfig { runtime: kind, ..Default::default() };
+    let mut cfg = CallConfig {
+        runtime: kind,
+        ..Default::default()
+    };
     if kind == RuntimeKind::Hbg {
         let window = (tasks + 2).next_power_of_two().max(16384);
         env.ring_task_window = [window, 0, 0, 0];
@@ -101,7 +109,8 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
                         for _ in 0..TASKS_PER_SCOPE.min(n - i) {
                             let s = i % width;
                             let mut args = TaskArgs::new();
-                            args.input(a.view(&[1], &[s])?).output_existing(b.view(&[1], &[s])?);
+                            args.input(a.view(&[1], &[s])?)
+                                .output_existing(b.view(&[1], &[s])?);
                             o.submit_aiv(NOOP_AIV, &args)?;
                             i += 1;
                         }

@@ -158,12 +158,10 @@ fn spmd_mix_dummy_alloc(kind: RuntimeKind) {
     })
     .unwrap();
     let mut want = vec![0f32; 128];
-    for b in 0..40 {
-        want[b] = b as f32 * 10.0;
+    for (b, w) in want.iter_mut().enumerate().take(40) {
+        *w = b as f32 * 10.0;
     }
-    for b in 100..103 {
-        want[b] = 1.0;
-    }
+    want[100..103].fill(1.0);
     assert_eq!(w.read::<f32>(&copy).unwrap(), want, "{kind:?}");
 }
 

@@ -301,7 +301,9 @@ impl Orchestrator {
         self.scratch.fanin.clear();
         let manual = self.manual_depth.is_some();
         if !is_alloc {
-            if self.kind == RuntimeKind::Tmr && local % simpler_core::tensormap::CLEANUP_INTERVAL == 0 {
+            if self.kind == RuntimeKind::Tmr
+                && local.is_multiple_of(simpler_core::tensormap::CLEANUP_INTERVAL)
+            {
                 self.seen_last_alive[ring] = shared.rings[ring].last_alive.load(Ordering::Acquire);
             }
             self.tmap.set_watermark(ring as u8, self.seen_last_alive[ring]);
