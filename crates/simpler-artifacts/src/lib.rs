@@ -5,3 +5,4 @@
 
 pub mod deps;
 pub mod scope_stats;
+pub mod swimlane;
