@@ -1,0 +1,24 @@
+//! Command-line flags of `simpler swimlane`.
+
+use std::path::PathBuf;
+
+/// `simpler swimlane`: a Perfetto trace (`merged_swimlane.json`) from the per-task timing of a
+/// run, with dependency arrows from deps.json.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// The records to convert [default: the newest l2_swimlane_records.json under ./outputs/].
+    #[arg(value_name = "RECORDS")]
+    pub records: Option<PathBuf>,
+    /// Output trace [default: merged_swimlane.json next to RECORDS].
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// deps.json for the dependency arrows [default: deps.json next to RECORDS; without one
+    /// the trace has no arrows].
+    #[arg(long, value_name = "PATH")]
+    pub deps_json: Option<PathBuf>,
+    /// Kernel id → name map: a flat `{"<id>": "<name>"}` object or
+    /// `{"callable_id_to_name": {...}}` [default: the newest name_map*.json next to RECORDS;
+    /// else kernels are named func_<id>].
+    #[arg(long, value_name = "PATH")]
+    pub func_names: Option<PathBuf>,
+}

@@ -1,0 +1,139 @@
+//! Which files a conversion reads and writes: the default records file, its sibling deps.json
+//! and the default output.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::bail;
+use simpler_artifacts::swimlane::FILE_NAME;
+
+/// Where runs write their artifacts, relative to the working directory.
+pub const OUTPUTS_DIR: &str = "outputs";
+
+/// File name of the trace written next to the records by default.
+pub const DEFAULT_OUTPUT: &str = "merged_swimlane.json";
+
+/// File name of the dependency graph looked for next to the records.
+pub const DEPS_FILE: &str = "deps.json";
+
+/// Returns `explicit`, or the newest `l2_swimlane_records.json` anywhere under `./outputs/`.
+pub fn resolve_records(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(path) = explicit {
+        return Ok(path.to_path_buf());
+    }
+    match newest_named(Path::new(OUTPUTS_DIR), FILE_NAME) {
+        Some(path) => Ok(path),
+        None => bail!(
+            "no {FILE_NAME} found under ./{OUTPUTS_DIR}/; pass the path of one (run with \
+             --enable-l2-swimlane to produce it)"
+        ),
+    }
+}
+
+/// The newest file called `name` under `root` (recursively; by modification time, then path).
+pub fn newest_named(root: &Path, name: &str) -> Option<PathBuf> {
+    let mut best: Option<(SystemTime, PathBuf)> = None;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() && entry.file_name() == name {
+                let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+                    continue;
+                };
+                let candidate = (modified, path);
+                if best.as_ref().is_none_or(|b| candidate > *b) {
+                    best = Some(candidate);
+                }
+            }
+        }
+    }
+    best.map(|(_, path)| path)
+}
+
+/// `merged_swimlane.json` next to `records`.
+pub fn default_output(records: &Path) -> PathBuf {
+    records.with_file_name(DEFAULT_OUTPUT)
+}
+
+/// The deps.json to use: `explicit` (which must then exist), else the sibling `deps.json` of
+/// `records` if there is one. `None` means no arrows; the caller warns.
+pub fn resolve_deps(explicit: Option<&Path>, records: &Path) -> Option<PathBuf> {
+    if let Some(path) = explicit {
+        return Some(path.to_path_buf());
+    }
+    let sibling = records.with_file_name(DEPS_FILE);
+    sibling.is_file().then_some(sibling)
+}
+
+/// The directory that holds `file` (`.` for a bare file name).
+pub fn parent_dir(file: &Path) -> &Path {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_sit_next_to_the_records() {
+        let records = Path::new("outputs/run_1/l2_swimlane_records.json");
+        assert_eq!(
+            default_output(records),
+            Path::new("outputs/run_1/merged_swimlane.json")
+        );
+        assert_eq!(
+            default_output(Path::new(FILE_NAME)),
+            Path::new("merged_swimlane.json")
+        );
+        assert_eq!(parent_dir(Path::new(FILE_NAME)), Path::new("."));
+        assert_eq!(parent_dir(records), Path::new("outputs/run_1"));
+    }
+
+    #[test]
+    fn sibling_deps_is_used_only_when_present() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join(FILE_NAME);
+        assert_eq!(resolve_deps(None, &records), None);
+        fs::write(dir.path().join(DEPS_FILE), "{}").unwrap();
+        assert_eq!(resolve_deps(None, &records), Some(dir.path().join(DEPS_FILE)));
+        let explicit = Path::new("/elsewhere/deps.json");
+        assert_eq!(
+            resolve_deps(Some(explicit), &records),
+            Some(explicit.to_path_buf())
+        );
+    }
+
+    #[test]
+    fn newest_records_are_found_recursively() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(newest_named(dir.path(), FILE_NAME), None);
+        let a = dir.path().join("a/deep");
+        let b = dir.path().join("b");
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        fs::write(a.join(FILE_NAME), "{}").unwrap();
+        fs::write(b.join(FILE_NAME), "{}").unwrap();
+        fs::write(b.join("deps.json"), "{}").unwrap();
+        let later = SystemTime::now() + std::time::Duration::from_secs(30);
+        fs::File::options()
+            .write(true)
+            .open(a.join(FILE_NAME))
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        assert_eq!(newest_named(dir.path(), FILE_NAME), Some(a.join(FILE_NAME)));
+    }
+}
