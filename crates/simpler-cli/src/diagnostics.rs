@@ -1,20 +1,35 @@
-//! What `simpler run` does after a run with diagnostics on: report where each artifact went
-//! and render the reports of the artifacts that exist.
+//! What `simpler run` does after a run with diagnostics on: say where each artifact went and
+//! render the reports of the artifacts that exist.
 
 use std::path::Path;
 
 use anyhow::Result;
-use simpler_runtime::CallConfig;
+use simpler_runtime::{CallConfig, RunReport};
 
-/// Lists the artifacts of a finished run.
-pub fn post_run(cfg: &CallConfig, prefix: &Path) -> Result<()> {
-    let mut items = Vec::new();
+/// Reports the artifacts of a finished run and renders their reports.
+pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<()> {
     if cfg.enable_scope_stats {
-        items.push((
-            "scope stats",
-            prefix.join("scope_stats").join("scope_stats.jsonl"),
-        ));
+        match &report.scope_stats {
+            Some(s) => match &s.path {
+                Some(path) => {
+                    println!(
+                        "  scope stats {} ({}, {} samples)",
+                        path.display(),
+                        s.verdict,
+                        s.retained
+                    );
+                    let html = simpler_scope_stats_plot::render_report(path, None)?;
+                    println!("  report      {}", html.display());
+                }
+                None => println!(
+                    "  scope stats not written: {}",
+                    s.note.as_deref().unwrap_or(&s.verdict)
+                ),
+            },
+            None => println!("  scope stats not collected"),
+        }
     }
+    let mut items = Vec::new();
     if cfg.enable_dep_gen {
         items.push(("dep_gen", prefix.join("deps.json")));
     }

@@ -157,7 +157,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     println!("  result     {}", outcome.golden.describe());
     if let Some(prefix) = &cfg.output_prefix {
         println!("  artifacts  {}", prefix.display());
-        crate::diagnostics::post_run(&cfg, prefix)?;
+        crate::diagnostics::post_run(&cfg, prefix, r)?;
     }
     if !outcome.golden.passed() {
         bail!("{}: {}", ex.name(), outcome.golden.describe());

@@ -273,6 +273,8 @@ pub struct CallConfig {
     /// Keep every task's wired fanin (producers and flags) and return it in the report.
     /// Memory grows with the task count: for tests and small graphs.
     pub record_fanin: bool,
+    #[doc(hidden)]
+    pub faults: crate::collectors::Faults,
 }
 
 impl Default for CallConfig {
@@ -289,6 +291,7 @@ impl Default for CallConfig {
             output_prefix: None,
             timeout: DEFAULT_TIMEOUT,
             record_fanin: false,
+            faults: Default::default(),
         }
     }
 }

@@ -29,6 +29,7 @@
 //! assert_eq!(w.read::<f32>(&y).unwrap(), vec![2.0, 3.0, 4.0, 5.0]);
 //! ```
 
+pub mod collectors;
 pub mod config;
 pub mod fatal;
 pub mod memory;
@@ -42,10 +43,11 @@ mod slot;
 pub mod sync;
 mod worker;
 
+pub use collectors::scope_stats::ScopeStatsOutcome;
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
 pub use fatal::{Fatal, FatalCode, Stopped};
 pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOutputs};
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};
 pub use run::{RunError, RunReport};
-pub use worker::Worker;
+pub use worker::{DiagnosticsError, Worker};

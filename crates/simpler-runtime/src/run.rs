@@ -14,6 +14,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::collectors::scope_stats::probe::{ProducerFinal, ScopeStatsProducer};
+use crate::collectors::scope_stats::ScopeStatsOutcome;
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
 use crate::orchestrator::{site_string, FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
@@ -48,6 +50,8 @@ pub struct RunReport {
     pub stop_proven: bool,
     /// Wired fanin per task (with `CallConfig::record_fanin`).
     pub fanin_log: Option<Vec<FaninRecord>>,
+    /// What became of this run's scope stats (with `enable_scope_stats`).
+    pub scope_stats: Option<ScopeStatsOutcome>,
 }
 
 /// Why a run failed.
@@ -55,6 +59,8 @@ pub struct RunReport {
 pub enum RunError {
     /// The configuration was rejected before the run started.
     Config(ConfigError),
+    /// A diagnostic refused to start the run (e.g. too many unpublished background exports).
+    Refused(String),
     /// The run stopped on a fatal.
     Fatal {
         /// The latched fatal.
@@ -69,14 +75,14 @@ impl RunError {
     pub fn code(&self) -> Option<FatalCode> {
         match self {
             RunError::Fatal { fatal, .. } => Some(fatal.code),
-            RunError::Config(_) => None,
+            RunError::Config(_) | RunError::Refused(_) => None,
         }
     }
     /// The run's report, when it started.
     pub fn report(&self) -> Option<&RunReport> {
         match self {
             RunError::Fatal { report, .. } => Some(report),
-            RunError::Config(_) => None,
+            RunError::Config(_) | RunError::Refused(_) => None,
         }
     }
 }
@@ -85,6 +91,7 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Config(e) => write!(f, "invalid configuration: {e}"),
+            RunError::Refused(why) => write!(f, "run refused before it started: {why}"),
             RunError::Fatal { fatal, .. } => fatal.fmt(f),
         }
     }
@@ -107,8 +114,9 @@ fn orchestrate(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-) -> OrchStats {
-    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity, cfg.record_fanin);
+    producer: Option<ScopeStatsProducer>,
+) -> (OrchStats, Option<ProducerFinal>) {
+    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity, cfg.record_fanin, producer);
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
@@ -141,10 +149,32 @@ fn orchestrate(
     orch.end_scope(); // the root
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
+    let scope_final = orch.take_scope_stats();
     shared.total_tasks.store(stats.tasks, Ordering::Release);
     shared.orch_done.store(true, Ordering::Release);
     shared.wake_all();
-    stats
+    (stats, scope_final)
+}
+
+/// A finished (or abandoned) run, before diagnostics are closed.
+pub(crate) struct Executed {
+    pub report: RunReport,
+    pub fatal: Option<Fatal>,
+    /// The scope-stats producer's final state; only present with producer-stop proof.
+    pub scope_final: Option<ProducerFinal>,
+}
+
+impl Executed {
+    /// The run's result.
+    pub fn into_result(self) -> Result<RunReport, RunError> {
+        match self.fatal {
+            Some(fatal) => Err(RunError::Fatal {
+                fatal,
+                report: Box::new(self.report),
+            }),
+            None => Ok(self.report),
+        }
+    }
 }
 
 fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
@@ -165,7 +195,8 @@ pub(crate) fn execute(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-) -> Result<RunReport, RunError> {
+    producer: Option<ScopeStatsProducer>,
+) -> Executed {
     let start = Instant::now();
     let threads = cfg
         .effective_scheduler_threads()
@@ -178,18 +209,18 @@ pub(crate) fn execute(
             let h = std::thread::Builder::new()
                 .name("simpler-orch".into())
                 .spawn(move || {
-                    let stats = orchestrate(&s, &c, root, f);
+                    let out = orchestrate(&s, &c, root, f, producer);
                     s.threads_exited.fetch_add(1, Ordering::AcqRel);
                     s.done_sleep.notify_all();
-                    stats
+                    out
                 })
                 .expect("spawning the orchestrator thread");
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let stats = orchestrate(&shared, cfg, root, f);
+            let out = orchestrate(&shared, cfg, root, f, producer);
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
-            (spawn_schedulers(&shared, threads), None, Some(stats))
+            (spawn_schedulers(&shared, threads), None, Some(out))
         }
     };
     let all = threads as u32 + 1;
@@ -213,7 +244,7 @@ pub(crate) fn execute(
                 ),
             );
             shared.wake_all();
-            let grace = Instant::now() + ABANDON_GRACE;
+            let grace = Instant::now() + cfg.faults.abandon_grace.unwrap_or(ABANDON_GRACE);
             while !exited() && Instant::now() < grace {
                 shared.done_sleep.sleep_unless(PARK_TICK, exited);
             }
@@ -224,7 +255,7 @@ pub(crate) fn execute(
             .sleep_unless((deadline - now).min(PARK_TICK * 5), exited);
     }
     let stop_proven = exited();
-    let stats = if stop_proven {
+    let (stats, scope_final) = if stop_proven {
         for h in handles.drain(..) {
             let _ = h.join();
         }
@@ -233,7 +264,8 @@ pub(crate) fn execute(
             None => hbg_stats.unwrap_or_default(),
         }
     } else {
-        hbg_stats.unwrap_or_default()
+        // Without proof nothing the producer still holds may be read.
+        (hbg_stats.map(|s| s.0).unwrap_or_default(), None)
     };
     let report = RunReport {
         runtime: shared.kind,
@@ -247,12 +279,11 @@ pub(crate) fn execute(
         scheduler_threads: threads,
         stop_proven,
         fanin_log: stats.fanin_log,
+        scope_stats: None,
     };
-    match shared.fatal.get() {
-        Some(fatal) => Err(RunError::Fatal {
-            fatal,
-            report: Box::new(report),
-        }),
-        None => Ok(report),
+    Executed {
+        report,
+        fatal: shared.fatal.get(),
+        scope_final,
     }
 }

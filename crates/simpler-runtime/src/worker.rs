@@ -1,10 +1,19 @@
 //! The `Worker`: kernels, external device memory, and runs.
 
 use std::panic::Location;
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
+use crate::collectors::channel::{BufferChannel, ChannelFaults};
+use crate::collectors::scope_stats::background::BackgroundWriter;
+use crate::collectors::scope_stats::collector::Collector;
+use crate::collectors::scope_stats::export::{close_metadata_only, close_run, Capacities};
+use crate::collectors::scope_stats::probe::{RecordBuffer, ScopeStatsProducer, BACKPRESSURE_WAIT};
+use crate::collectors::scope_stats::{ARTIFACT, BUFFERS};
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
     load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
@@ -20,7 +29,29 @@ use crate::shared::RunShared;
 pub struct Worker {
     kernels: KernelRegistry,
     external: Arc<ExternalMemory>,
+    /// Identifies each run in diagnostics (`run_epoch`), starting at 1.
+    run_epoch: AtomicU64,
+    /// The scope-stats producer's persistent buffer rotation counter (`buf_seq`).
+    buf_seq: Arc<AtomicU32>,
+    /// Present in background mode (`collect_across_runs`).
+    background: Option<BackgroundWriter>,
+    collect_across_runs_on: bool,
 }
+
+/// `flush_diagnostics` failed: what was published, what failed, and the first failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiagnosticsError(pub String);
+
+impl std::fmt::Display for DiagnosticsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DiagnosticsError {}
+
+/// How long `flush_diagnostics` waits for the background writer.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(120);
 
 impl Worker {
     /// A worker with no kernels and no buffers.
@@ -37,6 +68,33 @@ impl Worker {
         body: impl Fn(&KernelCtx<'_>) -> Result<(), KernelError> + Send + Sync + 'static,
     ) -> Result<(), KernelError> {
         self.kernels.register(func_id, name, core_type, body)
+    }
+
+    /// Background mode for diagnostics: `run()` hands rendering and writing to a background
+    /// writer and may return before the files exist; [`Worker::flush_diagnostics`] is the
+    /// barrier. Turning it off keeps the writer (and its sticky errors) alive.
+    pub fn set_collect_across_runs(&mut self, on: bool) {
+        if on && self.background.is_none() {
+            self.background = Some(BackgroundWriter::new());
+        }
+        self.collect_across_runs_on = on;
+    }
+
+    /// Publishes every background export so far; fails, for the worker's life, once any run's
+    /// scope stats were lost, fatal, of unknown counts, unwritable or unproven.
+    pub fn flush_diagnostics(&self) -> Result<(), DiagnosticsError> {
+        match &self.background {
+            Some(bg) => bg.flush(FLUSH_TIMEOUT).map_err(DiagnosticsError),
+            None => Ok(()),
+        }
+    }
+
+    #[doc(hidden)]
+    /// Test-only: hold (or release) the background writer.
+    pub fn hold_background_writer(&self, hold: bool) {
+        if let Some(bg) = &self.background {
+            bg.set_hold(hold);
+        }
     }
 
     /// The registered kernels.
@@ -154,6 +212,49 @@ impl Worker {
                 h
             }
         };
+        let run_epoch = self.run_epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        let caps = Capacities {
+            task_window: sizes.task_window.map(u64::from),
+            heap: sizes.heap,
+            dep_pool: sizes.dep_pool.map(u64::from),
+            tensormap: cfg.tensormap_capacity as u64,
+        };
+        let prefix = cfg.output_prefix.clone().unwrap_or_default();
+        let background = self.background.as_ref().filter(|_| self.collect_across_runs_on);
+        let collecting = cfg.enable_scope_stats && cfg.runtime == RuntimeKind::Tmr;
+        if collecting {
+            if let Some(bg) = background {
+                bg.admit().map_err(RunError::Refused)?;
+            }
+        }
+        let (producer, collector) = if collecting {
+            let f = &cfg.faults;
+            let buffers = (0..BUFFERS).map(|_| Box::new(RecordBuffer::new())).collect();
+            let faults = ChannelFaults {
+                refuse_ready: f.refuse_ready,
+                starve_free: f.starve_free,
+            };
+            let channel = Arc::new(BufferChannel::new(buffers, faults));
+            let wait = f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT);
+            let producer = ScopeStatsProducer::new(
+                channel.clone(),
+                run_epoch,
+                self.buf_seq.clone(),
+                f.saturate_counters,
+                wait,
+            );
+            let dir = prefix
+                .join(ARTIFACT)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            (
+                Some(producer),
+                Some(Collector::spawn(channel, dir, run_epoch, f.host_storage_limit)),
+            )
+        } else {
+            (None, None)
+        };
         let memory = RunMemory {
             heaps: HeapMemory::new(heap_sizes),
             external: self.external.clone(),
@@ -168,6 +269,17 @@ impl Worker {
             self.kernels.clone(),
             platform,
         ));
-        execute(shared, cfg, root, Box::new(orchestration))
+        let mut executed = execute(shared, cfg, root, Box::new(orchestration), producer);
+        if let Some(collector) = collector {
+            let collected = collector.stop();
+            let fatal = executed.fatal.is_some();
+            let fin = executed.scope_final.take();
+            executed.report.scope_stats = Some(close_run(
+                &prefix, &caps, collected, fin, fatal, background, run_epoch,
+            ));
+        } else if cfg.enable_scope_stats {
+            executed.report.scope_stats = Some(close_metadata_only(&prefix, &caps, executed.fatal.is_some()));
+        }
+        executed.into_result()
     }
 }

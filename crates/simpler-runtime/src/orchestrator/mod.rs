@@ -8,7 +8,9 @@ mod backpressure;
 mod scope;
 mod submit;
 
+use std::cell::RefCell;
 use std::panic::Location;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
@@ -19,6 +21,7 @@ use simpler_core::{
 
 pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
 
+use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, ScopeStatsProducer};
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
 use crate::platform::{MixedKernels, Platform};
@@ -89,6 +92,8 @@ pub struct Orchestrator {
     /// submit path does not pull contended cache lines on every call.
     seen_last_alive: [u32; MAX_RINGS],
     seen_heap_tail: [u64; MAX_RINGS],
+    /// The scope-stats producer; `None` when disabled (a probe is then one load and a branch).
+    scope_stats: Option<RefCell<ScopeStatsProducer>>,
 }
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
@@ -101,7 +106,12 @@ pub struct FaninRecord {
 }
 
 impl Orchestrator {
-    pub(crate) fn new(shared: Arc<RunShared>, tensormap_capacity: usize, record_fanin: bool) -> Orchestrator {
+    pub(crate) fn new(
+        shared: Arc<RunShared>,
+        tensormap_capacity: usize,
+        record_fanin: bool,
+        scope_stats: Option<ScopeStatsProducer>,
+    ) -> Orchestrator {
         let sizes = shared.sizes;
         let kind = shared.kind;
         let windows = match kind {
@@ -125,6 +135,7 @@ impl Orchestrator {
             fanin_log: record_fanin.then(Vec::new),
             seen_last_alive: [0; MAX_RINGS],
             seen_heap_tail: [0; MAX_RINGS],
+            scope_stats: scope_stats.map(RefCell::new),
             shared,
         }
     }
@@ -182,10 +193,48 @@ impl Orchestrator {
             ring,
             first_task: self.scope_tasks.len(),
         });
+        if let Some(p) = &self.scope_stats {
+            self.probe(p, Phase::Begin);
+        }
+    }
+
+    /// Samples the innermost scope's ring (skipped once the run is fatal: open scopes then
+    /// keep begin samples without ends).
+    #[cold]
+    fn probe(&self, producer: &RefCell<ScopeStatsProducer>, phase: Phase) {
+        if self.shared.fatal.is_set() {
+            return;
+        }
+        let Some(frame) = self.scopes.last() else { return };
+        let ring = usize::from(frame.ring);
+        let r = &self.shared.rings[ring];
+        let dep_top = self.dep_pools[ring].top();
+        let rec = ScopeRecord {
+            site: frame.site,
+            phase,
+            depth: (self.scopes.len() - 1) as u16,
+            ring: frame.ring,
+            task_start: r.last_alive.load(Ordering::Acquire),
+            task_end: self.next_local[ring],
+            heap_start: self.heaps[ring].tail(r.heap_tail.load(Ordering::Acquire)),
+            heap_end: self.heaps[ring].top(),
+            dep_start: r.dep_tail.load(Ordering::Acquire).min(dep_top),
+            dep_end: dep_top,
+            tensormap: self.tmap.in_use() as u32,
+        };
+        producer.borrow_mut().record(rec);
+    }
+
+    /// Hands the scope-stats producer's final state over (at the end of orchestration).
+    pub(crate) fn take_scope_stats(&mut self) -> Option<ProducerFinal> {
+        self.scope_stats.take().map(|p| p.into_inner().finish())
     }
 
     /// Closes the innermost scope, releasing the scope pin of every task submitted in it.
     pub fn end_scope(&mut self) {
+        if let Some(p) = &self.scope_stats {
+            self.probe(p, Phase::End);
+        }
         let Some(frame) = self.scopes.pop() else { return };
         if self.manual_depth == Some(self.scopes.len()) {
             self.manual_depth = None;
@@ -273,6 +322,9 @@ impl Orchestrator {
     #[cold]
     pub(crate) fn raise(&self, code: FatalCode, message: String) -> FatalCode {
         let c = self.shared.fatal.raise(code, message);
+        if let Some(p) = &self.scope_stats {
+            p.borrow_mut().on_fatal();
+        }
         self.shared.wake_all();
         c
     }

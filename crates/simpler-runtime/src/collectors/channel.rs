@@ -1,0 +1,187 @@
+//! The bounded hand-off between a device-side producer and its host collector: a fixed pool
+//! of buffers circulating through a free queue and a ready queue.
+//!
+//! The producer takes an empty buffer from `free`, fills it, and publishes it on `ready`; the
+//! collector drains `ready`, writes the records out, and recycles the buffer into `free`. Host
+//! memory for a collection is therefore bounded by the pool, whatever the run length. Both
+//! waits are bounded: a producer that finds no free buffer (or a full ready queue) parks for at
+//! most its back-pressure budget, then drops and counts.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_queue::ArrayQueue;
+
+use crate::sync::Sleep;
+
+/// Park tick of the collector and of a producer waiting for a buffer.
+const TICK: Duration = Duration::from_millis(5);
+
+/// Test-only faults of one channel.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ChannelFaults {
+    /// The ready queue refuses every buffer.
+    pub refuse_ready: bool,
+    /// The free queue never yields a buffer.
+    pub starve_free: bool,
+}
+
+/// See the module docs.
+pub(crate) struct BufferChannel<B> {
+    free: ArrayQueue<Box<B>>,
+    ready: ArrayQueue<Box<B>>,
+    producer_sleep: Sleep,
+    consumer_sleep: Sleep,
+    closed: AtomicBool,
+    faults: ChannelFaults,
+}
+
+impl<B> BufferChannel<B> {
+    /// A channel whose free queue holds `buffers`.
+    pub fn new(buffers: Vec<Box<B>>, faults: ChannelFaults) -> Self {
+        let n = buffers.len().max(1);
+        let free = ArrayQueue::new(n);
+        for b in buffers {
+            let _ = free.push(b);
+        }
+        BufferChannel {
+            free,
+            ready: ArrayQueue::new(n),
+            producer_sleep: Sleep::new(),
+            consumer_sleep: Sleep::new(),
+            closed: AtomicBool::new(false),
+            faults,
+        }
+    }
+
+    /// Producer: an empty buffer, waiting at most `budget` for one.
+    pub fn acquire(&self, budget: Duration) -> Option<Box<B>> {
+        if self.faults.starve_free {
+            return None;
+        }
+        let deadline = Instant::now() + budget;
+        loop {
+            if let Some(b) = self.free.pop() {
+                return Some(b);
+            }
+            let now = Instant::now();
+            if now >= deadline || self.closed.load(Ordering::Acquire) {
+                return None;
+            }
+            self.producer_sleep
+                .sleep_unless((deadline - now).min(TICK), || !self.free.is_empty());
+        }
+    }
+
+    /// Producer: hands a full buffer to the collector, waiting at most `budget` for room;
+    /// gives the buffer back when the ready queue stays full.
+    pub fn publish(&self, mut b: Box<B>, budget: Duration) -> Result<(), Box<B>> {
+        if self.faults.refuse_ready {
+            return Err(b);
+        }
+        let deadline = Instant::now() + budget;
+        loop {
+            match self.ready.push(b) {
+                Ok(()) => {
+                    self.consumer_sleep.notify_one();
+                    return Ok(());
+                }
+                Err(back) => b = back,
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(b);
+            }
+            self.producer_sleep
+                .sleep_unless((deadline - now).min(TICK), || !self.ready.is_full());
+        }
+    }
+
+    /// Collector: the next published buffer, parking until one arrives or the channel closes.
+    /// `None` once closed and drained.
+    pub fn take(&self) -> Option<Box<B>> {
+        loop {
+            if let Some(b) = self.ready.pop() {
+                self.producer_sleep.notify_one();
+                return Some(b);
+            }
+            if self.closed.load(Ordering::Acquire) {
+                return self.ready.pop();
+            }
+            self.consumer_sleep.sleep_unless(TICK, || {
+                !self.ready.is_empty() || self.closed.load(Ordering::Acquire)
+            });
+        }
+    }
+
+    /// Collector: returns a drained buffer to the free queue.
+    pub fn recycle(&self, b: Box<B>) {
+        let _ = self.free.push(b);
+        self.producer_sleep.notify_one();
+    }
+
+    /// Ends collection: the collector drains what was published, then `take` returns `None`.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.consumer_sleep.notify_all();
+        self.producer_sleep.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn every_published_buffer_is_taken_exactly_once() {
+        let ch = Arc::new(BufferChannel::new(
+            (0..4).map(|_| Box::new(0u64)).collect(),
+            ChannelFaults::default(),
+        ));
+        let c2 = ch.clone();
+        let consumer = std::thread::spawn(move || {
+            let mut sum = 0u64;
+            let mut n = 0;
+            while let Some(b) = c2.take() {
+                sum += *b;
+                n += 1;
+                c2.recycle(b);
+            }
+            (n, sum)
+        });
+        let mut expect = 0;
+        for i in 1..=10_000u64 {
+            let mut b = ch.acquire(Duration::from_secs(10)).expect("a buffer comes back");
+            *b = i;
+            expect += i;
+            ch.publish(b, Duration::from_secs(10)).map_err(|_| ()).unwrap();
+        }
+        ch.close();
+        assert_eq!(consumer.join().unwrap(), (10_000, expect));
+    }
+
+    #[test]
+    fn faults_refuse_and_starve() {
+        let ch = BufferChannel::new(
+            vec![Box::new(1u8)],
+            ChannelFaults {
+                refuse_ready: true,
+                starve_free: false,
+            },
+        );
+        let b = ch.acquire(Duration::ZERO).unwrap();
+        assert!(
+            ch.publish(b, Duration::from_secs(5)).is_err(),
+            "refused without waiting"
+        );
+        let ch = BufferChannel::new(
+            vec![Box::new(1u8)],
+            ChannelFaults {
+                refuse_ready: false,
+                starve_free: true,
+            },
+        );
+        assert!(ch.acquire(Duration::from_secs(5)).is_none());
+    }
+}

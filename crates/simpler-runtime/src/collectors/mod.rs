@@ -1,0 +1,28 @@
+//! Diagnostics collectors: device-side producers hand fixed-size buffers to host collectors
+//! through bounded queues ([`channel`]); host code streams them to disk.
+//!
+//! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
+
+pub(crate) mod channel;
+pub mod scope_stats;
+
+use std::time::Duration;
+
+/// Test-only fault injection for the diagnostics paths. Not a user-facing option: it exists so
+/// that every close path and verdict can be driven by a test.
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct Faults {
+    /// The ready queue refuses every buffer (records are dropped and counted).
+    pub refuse_ready: bool,
+    /// The free queue never yields a buffer (records are dropped and counted).
+    pub starve_free: bool,
+    /// Host storage keeps at most this many records of a run and refuses the rest.
+    pub host_storage_limit: Option<u64>,
+    /// Producer counters start two below `u32::MAX`, so they saturate.
+    pub saturate_counters: bool,
+    /// Overrides how long run threads get to stop after a timeout before they are abandoned.
+    pub abandon_grace: Option<Duration>,
+    /// Overrides the producer's back-pressure wait for a buffer.
+    pub backpressure_wait: Option<Duration>,
+}

@@ -1,0 +1,158 @@
+//! The host collector: a thread that drains published buffers while the run goes on and
+//! streams one JSON line per sample into a body file on disk.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use super::probe::{Phase, RecordBuffer, ScopeRecord};
+use crate::collectors::channel::BufferChannel;
+use crate::orchestrator::site_string;
+
+/// Sample lines written so far, in a body file next to the artifact.
+pub(crate) struct Body {
+    pub path: PathBuf,
+    out: BufWriter<File>,
+    sites: HashMap<usize, String>,
+}
+
+impl Body {
+    fn create(dir: &Path, run_epoch: u64) -> io::Result<Body> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!(".scope_stats.{run_epoch}.body"));
+        let out = BufWriter::with_capacity(64 << 10, File::create(&path)?);
+        Ok(Body {
+            path,
+            out,
+            sites: HashMap::new(),
+        })
+    }
+
+    fn write(&mut self, r: &ScopeRecord, run_epoch: u64, seq: u32) -> io::Result<()> {
+        let key = r.site as *const _ as usize;
+        let site = self.sites.entry(key).or_insert_with(|| site_string(r.site));
+        let w = &mut self.out;
+        w.write_all(b"{\"site\":")?;
+        serde_json::to_writer(&mut *w, site.as_str())?;
+        let phase = match r.phase {
+            Phase::Begin => "begin",
+            Phase::End => "end",
+        };
+        writeln!(
+            w,
+            ",\"phase\":\"{phase}\",\"depth\":{},\"ring\":{},\"task_window_start\":{},\"task_window_end\":{},\
+             \"heap_start\":{},\"heap_end\":{},\"dep_pool_start\":{},\"dep_pool_end\":{},\"tensormap\":{},\
+             \"run_epoch\":{run_epoch},\"buf_seq\":{seq}}}",
+            r.depth, r.ring, r.task_start, r.task_end, r.heap_start, r.heap_end, r.dep_start, r.dep_end, r.tensormap
+        )
+    }
+
+    /// Flushes and closes the body, returning its path.
+    pub fn close(mut self) -> io::Result<PathBuf> {
+        self.out.flush()?;
+        Ok(self.path)
+    }
+}
+
+/// What the host holds after collection.
+pub(crate) struct Collected {
+    /// Records the host took delivery of.
+    pub received: u64,
+    /// Of those, records host storage kept.
+    pub retained: u64,
+    pub body: Option<Body>,
+    /// The first storage error (later records are received but not retained).
+    pub error: Option<String>,
+    dir: PathBuf,
+    run_epoch: u64,
+    limit: Option<u64>,
+}
+
+impl Collected {
+    fn new(dir: PathBuf, run_epoch: u64, limit: Option<u64>) -> Self {
+        Collected {
+            received: 0,
+            retained: 0,
+            body: None,
+            error: None,
+            dir,
+            run_epoch,
+            limit,
+        }
+    }
+
+    /// Stores the records of one buffer.
+    pub fn append(&mut self, buf: &RecordBuffer) {
+        for r in &buf.records {
+            self.received += 1;
+            if self.error.is_some() || self.limit.is_some_and(|l| self.retained >= l) {
+                continue;
+            }
+            if self.body.is_none() {
+                match Body::create(&self.dir, self.run_epoch) {
+                    Ok(b) => self.body = Some(b),
+                    Err(e) => {
+                        self.error = Some(format!(
+                            "cannot create the body file in {}: {e}",
+                            self.dir.display()
+                        ));
+                        continue;
+                    }
+                }
+            }
+            let body = self.body.as_mut().expect("created above");
+            match body.write(r, buf.run_epoch, buf.seq) {
+                Ok(()) => self.retained += 1,
+                Err(e) => self.error = Some(format!("writing {}: {e}", body.path.display())),
+            }
+        }
+    }
+
+    /// Removes the body file (nothing will be published from it).
+    pub fn discard(&mut self) {
+        if let Some(b) = self.body.take() {
+            let path = b.path.clone();
+            drop(b);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The collector thread of one run.
+pub(crate) struct Collector {
+    pub channel: Arc<BufferChannel<RecordBuffer>>,
+    thread: JoinHandle<Collected>,
+}
+
+impl Collector {
+    /// Starts draining `channel` into `dir`.
+    pub fn spawn(
+        channel: Arc<BufferChannel<RecordBuffer>>,
+        dir: PathBuf,
+        run_epoch: u64,
+        limit: Option<u64>,
+    ) -> Collector {
+        let ch = channel.clone();
+        let thread = std::thread::Builder::new()
+            .name("simpler-scope-stats".into())
+            .spawn(move || {
+                let mut c = Collected::new(dir, run_epoch, limit);
+                while let Some(buf) = ch.take() {
+                    c.append(&buf);
+                    ch.recycle(buf);
+                }
+                c
+            })
+            .expect("spawning the scope stats collector");
+        Collector { channel, thread }
+    }
+
+    /// Stops chasing publications, drains what the host already owns and joins the thread.
+    pub fn stop(self) -> Collected {
+        self.channel.close();
+        self.thread.join().expect("the collector thread does not panic")
+    }
+}

@@ -1,0 +1,303 @@
+//! Closing a run's scope stats: the metadata line, the verdict, and where the file goes.
+//!
+//! | close | metadata | file |
+//! |---|---|---|
+//! | proven, ordinary | seven keys (`dropped`/`total` null when the counts cannot be trusted) | written at the run boundary, replacing an older file |
+//! | proven, background | eleven keys with values | rendered by the background writer; never replaces an existing file |
+//! | unproven, ordinary, host has samples | eleven keys, all counts and capacities null, `partial_cut_unknown` | written |
+//! | unproven, ordinary, no samples | — | none; only a stale `scope_stats/scope_stats.jsonl` is removed |
+//! | unproven, background | — | none; the run is quarantined |
+//! | hbg (no producer) | seven keys, zero counts | metadata only |
+//!
+//! Verdicts (first match wins): a saturated counter or `received + dropped != total` →
+//! `partial_cut_unknown` (counts unknown); a fatal, drops or host refusal → `partial_safe`;
+//! otherwise `published`. An unproven stop is always `partial_cut_unknown`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use simpler_artifacts::scope_stats::{CollectionVerdict, Metadata};
+
+use super::background::BackgroundWriter;
+use super::collector::Collected;
+use super::probe::ProducerFinal;
+use super::ARTIFACT;
+
+/// Capacities the metadata line reports (the run's effective configuration).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Capacities {
+    pub task_window: [u64; 4],
+    pub heap: [u64; 4],
+    pub dep_pool: [u64; 4],
+    pub tensormap: u64,
+}
+
+/// What became of a run's scope stats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeStatsOutcome {
+    /// Where the artifact is (ordinary mode), or will be published (background mode).
+    pub path: Option<PathBuf>,
+    /// `published`, `partial_safe`, `partial_cut_unknown`, `metadata_only`, `quarantined` or
+    /// `not_written`.
+    pub verdict: String,
+    /// Records the host received.
+    pub received: u64,
+    /// Records host storage kept.
+    pub retained: u64,
+    /// Records the producer attempted, when known.
+    pub total: Option<u64>,
+    /// Records the producer dropped, when known.
+    pub dropped: Option<u64>,
+    /// True when the file is queued for the background writer (see `Worker::flush_diagnostics`).
+    pub background: bool,
+    /// Why nothing (or less) was written, if so.
+    pub note: Option<String>,
+}
+
+/// A rendered-to-be artifact.
+pub(crate) struct ExportJob {
+    pub prefix: PathBuf,
+    pub metadata: Metadata,
+    pub body: Option<PathBuf>,
+    pub run_epoch: u64,
+    pub verdict: CollectionVerdict,
+}
+
+impl ExportJob {
+    /// Writes `metadata + body` to a temporary file, then moves it into place: replacing an
+    /// existing file when `overwrite`, else failing (and leaving that file untouched).
+    pub fn publish(&self, overwrite: bool) -> Result<PathBuf, String> {
+        let result = self.publish_inner(overwrite);
+        if let Some(b) = &self.body {
+            let _ = std::fs::remove_file(b);
+        }
+        result
+    }
+
+    fn publish_inner(&self, overwrite: bool) -> Result<PathBuf, String> {
+        let dest = self.prefix.join(ARTIFACT);
+        let dir = dest.parent().expect("ARTIFACT has a parent");
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        let tmp = dir.join(format!(".scope_stats.{}.tmp", self.run_epoch));
+        let render = || -> io::Result<()> {
+            let mut out = BufWriter::new(File::create(&tmp)?);
+            serde_json::to_writer(&mut out, &self.metadata)?;
+            out.write_all(b"\n")?;
+            if let Some(body) = &self.body {
+                io::copy(&mut File::open(body)?, &mut out)?;
+            }
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        };
+        let moved = render().and_then(|()| {
+            if overwrite {
+                std::fs::rename(&tmp, &dest)
+            } else {
+                std::fs::hard_link(&tmp, &dest)
+            }
+        });
+        let _ = std::fs::remove_file(&tmp);
+        match moved {
+            Ok(()) => Ok(dest),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(format!(
+                "{} already exists; it was left untouched and this run was not published",
+                dest.display()
+            )),
+            Err(e) => Err(format!("writing {}: {e}", dest.display())),
+        }
+    }
+}
+
+fn capacity_fields(m: &mut Metadata, caps: &Capacities) {
+    m.task_window_max = Some(caps.task_window.to_vec());
+    m.heap_max = Some(caps.heap.to_vec());
+    m.dep_pool_max = Some(caps.dep_pool.to_vec());
+    m.tensormap_max = Some(caps.tensormap);
+}
+
+fn outcome(path: Option<PathBuf>, verdict: &str, c: &Collected) -> ScopeStatsOutcome {
+    ScopeStatsOutcome {
+        path,
+        verdict: verdict.to_string(),
+        received: c.received,
+        retained: c.retained,
+        total: None,
+        dropped: None,
+        background: false,
+        note: c.error.clone(),
+    }
+}
+
+fn close_body(c: &mut Collected) -> Option<PathBuf> {
+    let body = c.body.take()?;
+    match body.close() {
+        Ok(p) => Some(p),
+        Err(e) => {
+            c.error
+                .get_or_insert_with(|| format!("closing the body file: {e}"));
+            None
+        }
+    }
+}
+
+/// Closes a run whose producer stop is proven (`fin`) or not (`None`).
+pub(crate) fn close_run(
+    prefix: &Path,
+    caps: &Capacities,
+    mut collected: Collected,
+    fin: Option<ProducerFinal>,
+    run_fatal: bool,
+    background: Option<&BackgroundWriter>,
+    run_epoch: u64,
+) -> ScopeStatsOutcome {
+    let Some(fin) = fin else {
+        return close_unproven(prefix, collected, background, run_epoch);
+    };
+    if let Some(held) = &fin.held {
+        collected.append(held);
+    }
+    let (total, dropped) = (u64::from(fin.total), u64::from(fin.dropped));
+    let saturated = fin.total == u32::MAX || fin.dropped == u32::MAX;
+    let counts_unknown = saturated || collected.received + dropped != total;
+    let fatal = fin.fatal || run_fatal;
+    let verdict = if counts_unknown {
+        CollectionVerdict::PartialCutUnknown
+    } else if fatal || dropped > 0 || collected.retained < collected.received {
+        CollectionVerdict::PartialSafe
+    } else {
+        CollectionVerdict::Published
+    };
+    let known = |v: u64| (!counts_unknown).then_some(v);
+    let mut metadata = Metadata {
+        fatal: Some(fatal),
+        dropped: known(dropped),
+        total: known(total),
+        ..Default::default()
+    };
+    capacity_fields(&mut metadata, caps);
+    if background.is_some() {
+        metadata.collection_verdict = Some(verdict.clone());
+        metadata.counts_unknown = Some(counts_unknown);
+        metadata.host_received_records = Some(collected.received);
+        metadata.host_retained_records = Some(collected.retained);
+    }
+    let body = close_body(&mut collected);
+    let job = ExportJob {
+        prefix: prefix.to_path_buf(),
+        metadata,
+        body,
+        run_epoch,
+        verdict: verdict.clone(),
+    };
+    let mut out = outcome(Some(prefix.join(ARTIFACT)), verdict.as_str(), &collected);
+    out.total = known(total);
+    out.dropped = known(dropped);
+    match background {
+        Some(bg) => {
+            out.background = true;
+            bg.submit(job);
+        }
+        None => {
+            if let Err(e) = job.publish(true) {
+                out.path = None;
+                out.verdict = "not_written".into();
+                out.note = Some(e);
+            }
+        }
+    }
+    out
+}
+
+fn close_unproven(
+    prefix: &Path,
+    mut collected: Collected,
+    background: Option<&BackgroundWriter>,
+    run_epoch: u64,
+) -> ScopeStatsOutcome {
+    if let Some(bg) = background {
+        collected.discard();
+        let detail =
+            format!("run {run_epoch} ended without producer-stop proof; nothing was read or written");
+        bg.quarantine(run_epoch, &detail);
+        let mut out = outcome(None, "quarantined", &collected);
+        out.note = Some(detail);
+        return out;
+    }
+    if collected.received == 0 {
+        let stale = prefix.join(ARTIFACT);
+        let note = match std::fs::remove_file(&stale) {
+            Ok(()) => format!(
+                "no samples reached the host; removed the stale {}",
+                stale.display()
+            ),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                "no samples reached the host; nothing written".into()
+            }
+            Err(e) => {
+                let msg = format!(
+                    "no samples reached the host, and removing the stale {} failed: {e}",
+                    stale.display()
+                );
+                eprintln!("scope stats: {msg}");
+                msg
+            }
+        };
+        let mut out = outcome(None, "not_written", &collected);
+        out.note = Some(note);
+        return out;
+    }
+    let metadata = Metadata {
+        collection_verdict: Some(CollectionVerdict::PartialCutUnknown),
+        counts_unknown: Some(true),
+        host_received_records: Some(collected.received),
+        host_retained_records: Some(collected.retained),
+        ..Default::default()
+    };
+    let body = close_body(&mut collected);
+    let job = ExportJob {
+        prefix: prefix.to_path_buf(),
+        metadata,
+        body,
+        run_epoch,
+        verdict: CollectionVerdict::PartialCutUnknown,
+    };
+    let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
+    if let Err(e) = job.publish(true) {
+        out.path = None;
+        out.verdict = "not_written".into();
+        out.note = Some(e);
+    }
+    out
+}
+
+/// `hbg` has no producer: a metadata-only artifact with the run's capacities.
+pub(crate) fn close_metadata_only(prefix: &Path, caps: &Capacities, run_fatal: bool) -> ScopeStatsOutcome {
+    let mut metadata = Metadata {
+        fatal: Some(run_fatal),
+        dropped: Some(0),
+        total: Some(0),
+        ..Default::default()
+    };
+    capacity_fields(&mut metadata, caps);
+    let job = ExportJob {
+        prefix: prefix.to_path_buf(),
+        metadata,
+        body: None,
+        run_epoch: 0,
+        verdict: CollectionVerdict::Published,
+    };
+    let (path, verdict, note) = match job.publish(true) {
+        Ok(p) => (Some(p), "metadata_only", None),
+        Err(e) => (None, "not_written", Some(e)),
+    };
+    ScopeStatsOutcome {
+        path,
+        verdict: verdict.into(),
+        received: 0,
+        retained: 0,
+        total: Some(0),
+        dropped: Some(0),
+        background: false,
+        note,
+    }
+}

@@ -1,0 +1,149 @@
+//! The device-side producer: one writer (the orchestrator thread), fixed-size records written
+//! into the current buffer, buffers handed to the host through the bounded channel.
+
+use std::panic::Location;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::RECORDS_PER_BUFFER;
+use crate::collectors::channel::BufferChannel;
+
+/// How long the producer waits for a free buffer or ready-queue room before it drops.
+pub(crate) const BACKPRESSURE_WAIT: Duration = Duration::from_secs(2);
+
+/// Begin or end of a scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Begin,
+    End,
+}
+
+/// One sample: a fixed-size value (the site is a static pointer, not a string).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScopeRecord {
+    pub site: &'static Location<'static>,
+    pub phase: Phase,
+    pub depth: u16,
+    pub ring: u8,
+    pub task_start: u32,
+    pub task_end: u32,
+    pub heap_start: u64,
+    pub heap_end: u64,
+    pub dep_start: u64,
+    pub dep_end: u64,
+    pub tensormap: u32,
+}
+
+/// A buffer of records stamped with the run and the producer's rotation counter.
+pub(crate) struct RecordBuffer {
+    pub records: Vec<ScopeRecord>,
+    pub run_epoch: u64,
+    pub seq: u32,
+}
+
+impl RecordBuffer {
+    pub fn new() -> Self {
+        RecordBuffer {
+            records: Vec::with_capacity(RECORDS_PER_BUFFER),
+            run_epoch: 0,
+            seq: 0,
+        }
+    }
+}
+
+/// What the producer leaves behind; only read when its stop is proven.
+pub(crate) struct ProducerFinal {
+    pub total: u32,
+    pub dropped: u32,
+    pub fatal: bool,
+    /// The buffer the producer still held (never handed over).
+    pub held: Option<Box<RecordBuffer>>,
+}
+
+/// See the module docs.
+pub(crate) struct ScopeStatsProducer {
+    channel: Arc<BufferChannel<RecordBuffer>>,
+    current: Option<Box<RecordBuffer>>,
+    total: u32,
+    dropped: u32,
+    fatal: bool,
+    run_epoch: u64,
+    seq: Arc<AtomicU32>,
+    wait: Duration,
+}
+
+impl ScopeStatsProducer {
+    pub fn new(
+        channel: Arc<BufferChannel<RecordBuffer>>,
+        run_epoch: u64,
+        seq: Arc<AtomicU32>,
+        saturate: bool,
+        wait: Duration,
+    ) -> Self {
+        let start = if saturate { u32::MAX - 2 } else { 0 };
+        ScopeStatsProducer {
+            channel,
+            current: None,
+            total: start,
+            dropped: 0,
+            fatal: false,
+            run_epoch,
+            seq,
+            wait,
+        }
+    }
+
+    /// Appends one record (drops and counts it when no buffer can be had in time).
+    pub fn record(&mut self, rec: ScopeRecord) {
+        self.total = self.total.saturating_add(1);
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|b| b.records.len() >= RECORDS_PER_BUFFER)
+        {
+            self.switch();
+        }
+        if self.current.is_none() {
+            self.current = self.channel.acquire(self.wait).map(|mut b| {
+                b.records.clear();
+                b.run_epoch = self.run_epoch;
+                b.seq = self.seq.fetch_add(1, Ordering::Relaxed);
+                b
+            });
+        }
+        match &mut self.current {
+            Some(b) => b.records.push(rec),
+            None => self.dropped = self.dropped.saturating_add(1),
+        }
+    }
+
+    /// Hands the current buffer over; on refusal its records are dropped and the buffer kept.
+    fn switch(&mut self) {
+        if let Some(b) = self.current.take() {
+            if let Err(mut b) = self.channel.publish(b, self.wait) {
+                self.dropped = self.dropped.saturating_add(b.records.len() as u32);
+                b.records.clear();
+                self.current = Some(b);
+            }
+        }
+    }
+
+    /// A fatal: latch it and flush what was recorded.
+    pub fn on_fatal(&mut self) {
+        self.fatal = true;
+        if self.current.as_ref().is_some_and(|b| !b.records.is_empty()) {
+            self.switch();
+        }
+    }
+
+    /// The final state, handed to the host with the producer-stop proof.
+    pub fn finish(self) -> ProducerFinal {
+        ProducerFinal {
+            total: self.total,
+            dropped: self.dropped,
+            fatal: self.fatal,
+            held: self.current.filter(|b| !b.records.is_empty()),
+        }
+    }
+}
