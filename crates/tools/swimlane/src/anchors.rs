@@ -60,13 +60,34 @@ impl Anchors {
             map: HashMap::with_capacity(file.orchestrator.len().max(file.tasks.len() / 2)),
         };
         for (r, &track) in file.tasks.iter().zip(&layout.worker) {
-            a.offer(r.task_id, AnchorKind::Core, track, r.start_ns, r.end_ns, r.core_id);
+            a.offer(
+                r.task_id,
+                AnchorKind::Core,
+                track,
+                r.start_ns,
+                r.end_ns,
+                r.core_id,
+            );
         }
         for (r, &track) in file.dummy_tasks.iter().zip(&layout.dummy) {
-            a.offer(r.task_id, AnchorKind::Dummy, track, r.finish_ns, r.finish_ns, r.sched_thread);
+            a.offer(
+                r.task_id,
+                AnchorKind::Dummy,
+                track,
+                r.finish_ns,
+                r.finish_ns,
+                r.sched_thread,
+            );
         }
         for (r, &track) in file.orchestrator.iter().zip(&layout.orchestrator) {
-            a.offer(r.task_id, AnchorKind::Submit, track, r.submit_start_ns, r.submit_end_ns, 0);
+            a.offer(
+                r.task_id,
+                AnchorKind::Submit,
+                track,
+                r.submit_start_ns,
+                r.submit_end_ns,
+                0,
+            );
         }
         a
     }

@@ -91,7 +91,11 @@ mod tests {
     fn an_edge_without_succ_names_file_and_field() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("deps.json");
-        std::fs::write(&path, "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}").unwrap();
+        std::fs::write(
+            &path,
+            "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}",
+        )
+        .unwrap();
         let err = DepPairs::load(&path).unwrap_err().to_string();
         assert_eq!(
             err,

@@ -69,12 +69,22 @@ mod tests {
 
     #[test]
     fn back_to_back_intervals_share_a_lane() {
-        assert_eq!(assign(&[iv(0, 10, 20), iv(0, 0, 10), iv(0, 20, 20), iv(0, 20, 30)]), [0, 0, 0, 0]);
+        assert_eq!(
+            assign(&[iv(0, 10, 20), iv(0, 0, 10), iv(0, 20, 20), iv(0, 20, 30)]),
+            [0, 0, 0, 0]
+        );
     }
 
     #[test]
     fn overlaps_take_the_lowest_free_lane_per_group() {
-        let v = [iv(0, 0, 100), iv(0, 10, 20), iv(0, 15, 30), iv(0, 25, 40), iv(1, 5, 50), iv(0, 100, 110)];
+        let v = [
+            iv(0, 0, 100),
+            iv(0, 10, 20),
+            iv(0, 15, 30),
+            iv(0, 25, 40),
+            iv(1, 5, 50),
+            iv(0, 100, 110),
+        ];
         assert_eq!(assign(&v), [0, 1, 2, 1, 0, 0]);
     }
 

@@ -38,8 +38,12 @@ pub struct Layout {
 impl Layout {
     /// Places every row of `file`.
     pub fn new(file: &SwimlaneFile) -> Layout {
-        let mut core_names: HashMap<u32, String> =
-            file.header.cores.iter().map(|c| (c.core_id, c.name.clone())).collect();
+        let mut core_names: HashMap<u32, String> = file
+            .header
+            .cores
+            .iter()
+            .map(|c| (c.core_id, c.name.clone()))
+            .collect();
         for r in &file.tasks {
             core_names
                 .entry(r.core_id)
@@ -99,9 +103,7 @@ impl Layout {
             .tasks
             .iter()
             .zip(&worker_lanes)
-            .map(|(r, &lane)| {
-                tracks.get(WORKERS_PID, r.core_id, lane, || core_names[&r.core_id].clone())
-            })
+            .map(|(r, &lane)| tracks.get(WORKERS_PID, r.core_id, lane, || core_names[&r.core_id].clone()))
             .collect();
 
         Layout {

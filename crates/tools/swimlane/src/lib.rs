@@ -171,7 +171,15 @@ pub fn convert(
     anchors.count_degrees(&pairs.pairs);
 
     let partial = partial_path(&output);
-    let written = write_trace(&partial, &file, &layout, &anchors, &names, &pairs, deps_path.is_some());
+    let written = write_trace(
+        &partial,
+        &file,
+        &layout,
+        &anchors,
+        &names,
+        &pairs,
+        deps_path.is_some(),
+    );
     let (slices, flows) = match written {
         Ok(counts) => counts,
         Err(e) => {
@@ -222,6 +230,9 @@ fn write_trace(
     layout.tracks.write_metadata(&mut out)?;
     let slices = slices::write_slices(&mut out, file, layout, anchors, names, with_degrees)?;
     let flows = flows::write_flows(&mut out, &pairs.pairs, anchors)?;
-    out.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    out.finish()?
+        .into_inner()
+        .map_err(|e| e.into_error())?
+        .sync_all()?;
     Ok((slices, flows))
 }

@@ -118,14 +118,22 @@ mod tests {
     fn flat_and_nested_maps_load_and_fall_back_to_func_ids() {
         let dir = tempfile::tempdir().unwrap();
         let flat = dir.path().join("flat.json");
-        fs::write(&flat, r#"{"0": "kernel_add", " 1 ": "kernel_mul", "x": "y", "2": 3}"#).unwrap();
+        fs::write(
+            &flat,
+            r#"{"0": "kernel_add", " 1 ": "kernel_mul", "x": "y", "2": 3}"#,
+        )
+        .unwrap();
         let map = Names::load(&flat).unwrap();
         assert_eq!(
             (map.name(0), map.name(1), map.name(2), map.len()),
             ("kernel_add".into(), "kernel_mul".into(), "func_2".into(), 2)
         );
         let nested = dir.path().join("nested.json");
-        fs::write(&nested, r#"{"callable_id_to_name": {"2": "kernel_sub"}, "0": "x"}"#).unwrap();
+        fs::write(
+            &nested,
+            r#"{"callable_id_to_name": {"2": "kernel_sub"}, "0": "x"}"#,
+        )
+        .unwrap();
         let map = Names::load(&nested).unwrap();
         assert_eq!((map.name(2), map.name(0)), ("kernel_sub".into(), "func_0".into()));
     }
@@ -136,10 +144,16 @@ mod tests {
         let bad = dir.path().join("bad.json");
         fs::write(&bad, "{\n  \"0\": kernel}").unwrap();
         let err = Names::load(&bad).unwrap_err().to_string();
-        assert_eq!(err, format!("{}:2:8: invalid name map: expected value", bad.display()));
+        assert_eq!(
+            err,
+            format!("{}:2:8: invalid name map: expected value", bad.display())
+        );
         fs::write(&bad, "[1]").unwrap();
         let err = Names::load(&bad).unwrap_err().to_string();
-        assert_eq!(err, format!("{}: invalid name map: expected a JSON object", bad.display()));
+        assert_eq!(
+            err,
+            format!("{}: invalid name map: expected a JSON object", bad.display())
+        );
     }
 
     #[test]

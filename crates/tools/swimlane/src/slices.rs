@@ -37,7 +37,9 @@ pub fn write_slices<W: Write>(
 ) -> io::Result<SliceCounts> {
     let mut kernel_names: HashMap<i32, String> = HashMap::new();
     for r in &file.tasks {
-        kernel_names.entry(r.func_id).or_insert_with(|| names.name(r.func_id));
+        kernel_names
+            .entry(r.func_id)
+            .or_insert_with(|| names.name(r.func_id));
     }
     let mut counts = SliceCounts::default();
 
@@ -65,7 +67,10 @@ pub fn write_slices<W: Write>(
                 ("task", Arg::Task(r.task_id)),
                 ("core", Arg::Str(&layout.core_names[&r.core_id])),
                 ("block_idx", Arg::Int(r.block_idx.into())),
-                ("dispatch_to_finish_us", Arg::Us(r.finish_ns.saturating_sub(r.dispatch_ns))),
+                (
+                    "dispatch_to_finish_us",
+                    Arg::Us(r.finish_ns.saturating_sub(r.dispatch_ns)),
+                ),
             ],
         })?;
         counts.dispatch += 1;
@@ -97,7 +102,11 @@ pub fn write_slices<W: Write>(
             ("fanin", Arg::Int(fanin.into())),
             ("fanout", Arg::Int(fanout.into())),
         ];
-        let args = if with_degrees { &all[..] } else { &all[..all.len() - 2] };
+        let args = if with_degrees {
+            &all[..]
+        } else {
+            &all[..all.len() - 2]
+        };
         out.slice(&Slice {
             name: &kernel_names[&r.func_id],
             cat: "task",

@@ -55,7 +55,12 @@ pub fn kernel_stats(rows: &[TaskRow], names: &Names) -> Vec<KernelStats> {
 
 /// Writes the statistics table (durations in µs).
 pub fn write_table<W: Write>(mut w: W, stats: &[KernelStats]) -> io::Result<()> {
-    let width = stats.iter().map(|s| s.name.len()).max().unwrap_or(0).max("kernel".len());
+    let width = stats
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("kernel".len());
     writeln!(w, "Kernel statistics (µs; one sample per block and subslot):")?;
     writeln!(
         w,
@@ -109,9 +114,18 @@ mod tests {
         let rows = [row(1, 0, 1000), row(0, 0, 2500), row(1, 10, 3010), row(1, 5, 4)];
         let s = kernel_stats(&rows, &names);
         assert_eq!(s.len(), 2);
-        assert_eq!((s[0].name.as_str(), s[0].count, s[0].total_ns), ("func_0", 1, 2500));
         assert_eq!(
-            (s[1].count, s[1].total_ns, s[1].mean_ns(), s[1].min_ns, s[1].max_ns),
+            (s[0].name.as_str(), s[0].count, s[0].total_ns),
+            ("func_0", 1, 2500)
+        );
+        assert_eq!(
+            (
+                s[1].count,
+                s[1].total_ns,
+                s[1].mean_ns(),
+                s[1].min_ns,
+                s[1].max_ns
+            ),
             (3, 4000, 1333, 0, 3000)
         );
         let mut out = Vec::new();

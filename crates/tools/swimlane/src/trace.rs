@@ -90,7 +90,10 @@ impl<W: Write> TraceWriter<W> {
     /// Writes a `process_name` and a `process_sort_index` metadata event.
     pub fn process_name(&mut self, pid: u32, name: &str, sort_index: u64) -> io::Result<()> {
         self.begin_event()?;
-        write!(self.out, "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":")?;
+        write!(
+            self.out,
+            "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":"
+        )?;
         self.string(name)?;
         self.out.write_all(b"}}")?;
         self.begin_event()?;
@@ -214,7 +217,11 @@ mod tests {
             track,
             ts_ns: 1500,
             dur_ns: 20,
-            args: &[("task_id", Arg::Id(4_294_967_296)), ("fanin", Arg::Int(2)), ("d", Arg::Us(1000))],
+            args: &[
+                ("task_id", Arg::Id(4_294_967_296)),
+                ("fanin", Arg::Int(2)),
+                ("d", Arg::Us(1000)),
+            ],
         })
         .unwrap();
         let end = FlowEnd { track, ts_ns: 1500 };

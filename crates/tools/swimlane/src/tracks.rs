@@ -115,7 +115,15 @@ mod tests {
         let mut w = TraceWriter::new(Vec::new()).unwrap();
         t.write_metadata(&mut w).unwrap();
         let text = String::from_utf8(w.finish().unwrap()).unwrap();
-        assert!(text.contains(r#""name":"thread_name","ph":"M","pid":3,"tid":3,"args":{"name":"AIV_4 (overlap 1)"}"#), "{text}");
-        assert!(text.contains(r#""name":"process_name","ph":"M","pid":3,"args":{"name":"Worker View"}"#), "{text}");
+        assert!(
+            text.contains(
+                r#""name":"thread_name","ph":"M","pid":3,"tid":3,"args":{"name":"AIV_4 (overlap 1)"}"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""name":"process_name","ph":"M","pid":3,"args":{"name":"Worker View"}"#),
+            "{text}"
+        );
     }
 }

@@ -1,0 +1,135 @@
+//! Shared helpers: testdata paths, writing generated inputs with the artifact writers, and
+//! converting.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use simpler_artifacts::deps::{DepsWriter, Edge, EdgeSource};
+use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
+use simpler_swimlane::ConvertSummary;
+
+use crate::check::Trace;
+
+/// `tests/testdata/<sub>` of this crate.
+pub fn testdata(sub: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/testdata")
+        .join(sub)
+}
+
+/// A task row with the timing that matters to flows; dispatch/finish 50 ns around it.
+#[allow(clippy::too_many_arguments)]
+pub fn row(
+    task_id: u64,
+    kernel_ids: [i32; 3],
+    func_id: i32,
+    block: (u32, u32),
+    core_id: u32,
+    core_type: CoreType,
+    start_ns: u64,
+    end_ns: u64,
+) -> TaskRow {
+    TaskRow {
+        task_id,
+        kernel_ids,
+        func_id,
+        block_idx: block.0,
+        block_num: block.1,
+        core_id,
+        core_type,
+        sched_thread: core_id % 2,
+        dispatch_ns: start_ns - 50,
+        start_ns,
+        end_ns,
+        finish_ns: end_ns + 50,
+    }
+}
+
+/// A plain AIV row (block 0 of 1, kernel in subslot aiv0).
+pub fn aiv(task_id: u64, func_id: i32, core_id: u32, start_ns: u64, end_ns: u64) -> TaskRow {
+    row(
+        task_id,
+        [-1, func_id, -1],
+        func_id,
+        (0, 1),
+        core_id,
+        CoreType::Aiv,
+        start_ns,
+        end_ns,
+    )
+}
+
+/// Writes `l2_swimlane_records.json` into `dir` with the writer the runtime uses: the rows,
+/// and a submit span for every task id in them and in `submit_only` (tasks that never ran).
+pub fn write_records(
+    dir: &Path,
+    clusters: u32,
+    tasks: &[TaskRow],
+    dummies: &[DummyRow],
+    submit_only: &[u64],
+) -> PathBuf {
+    let path = dir.join(FILE_NAME);
+    let out = BufWriter::new(File::create(&path).unwrap());
+    let mut w = SwimlaneWriter::begin(out, &Header::for_clusters(clusters, 2)).unwrap();
+    for t in tasks {
+        w.task(t).unwrap();
+    }
+    for d in dummies {
+        w.dummy(d).unwrap();
+    }
+    let mut ids: Vec<u64> = tasks
+        .iter()
+        .map(|t| t.task_id)
+        .chain(dummies.iter().map(|d| d.task_id))
+        .chain(submit_only.iter().copied())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for (i, id) in ids.into_iter().enumerate() {
+        let start = 10 * i as u64;
+        w.orch(&OrchRow {
+            task_id: id,
+            submit_start_ns: start,
+            submit_end_ns: start + 5,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+/// Writes a deps.json with only `edges[]` (explicit edges) into `dir`.
+pub fn write_deps(dir: &Path, pairs: &[(u64, u64)]) -> PathBuf {
+    let path = dir.join("deps.json");
+    let mut w = DepsWriter::new(BufWriter::new(File::create(&path).unwrap())).unwrap();
+    for &(pred, succ) in pairs {
+        w.edge(&Edge {
+            pred,
+            succ,
+            arg: -1,
+            source: EdgeSource::Explicit,
+            flags: None,
+            overlap: None,
+            tensor_id: None,
+            consumer_dtype: None,
+            consumer_shape: None,
+            consumer_start_offset: None,
+            consumer_strides: None,
+            producer_shape: None,
+            producer_start_offset: None,
+            producer_strides: None,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+/// Converts `records` with defaults into `out_dir` and loads the checked trace.
+pub fn convert_into(records: &Path, out_dir: &Path) -> (ConvertSummary, Trace) {
+    let out = out_dir.join("merged_swimlane.json");
+    let summary = simpler_swimlane::convert(records, Some(&out), None, None).expect("convert");
+    let trace = Trace::load(&out);
+    (summary, trace)
+}
