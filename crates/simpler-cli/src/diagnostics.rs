@@ -29,10 +29,26 @@ pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<(
             None => println!("  scope stats not collected"),
         }
     }
-    let mut items = Vec::new();
     if cfg.enable_dep_gen {
-        items.push(("dep_gen", prefix.join("deps.json")));
+        match &report.dep_gen {
+            Some(d) => match (&d.path, &d.counts) {
+                (Some(path), Some(c)) => {
+                    println!(
+                        "  dep_gen     {} ({} tasks, {} tensors, {} edges)",
+                        path.display(),
+                        c.tasks,
+                        c.tensors,
+                        c.edges
+                    );
+                    let txt = simpler_deps_viewer::write_text_view(path)?;
+                    println!("  deps view   {}", txt.display());
+                }
+                _ => println!("  dep_gen     {}", d.problem.as_deref().unwrap_or("not written")),
+            },
+            None => println!("  dep_gen     not collected"),
+        }
     }
+    let mut items = Vec::new();
     if cfg.enable_l2_swimlane {
         items.push(("swimlane", prefix.join("l2_swimlane_records.json")));
     }

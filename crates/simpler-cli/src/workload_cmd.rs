@@ -1,10 +1,156 @@
-//! `simpler run FILE.json` and `simpler run --from-deps deps.json` (issue 8; placeholder).
+//! `simpler run FILE.json` (a workload file, `docs/workloads.md`) and
+//! `simpler run --from-deps deps.json` (re-run a captured graph): settings from the file, then
+//! the command line; a one-screen summary like `simpler run <example>`.
 
-use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use simpler_runtime::{RunError, RuntimeKind};
+use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
 use crate::run_cmd::RunArgs;
+use crate::timestamp::utc_stamp;
+
+/// Turns the command line into overrides; `clusters` applies only when it differs from the
+/// default (clap cannot tell "not given" from "given the default").
+fn overrides(args: &RunArgs) -> Overrides {
+    Overrides {
+        runtime: args.runtime.as_deref().and_then(RuntimeKind::from_name),
+        runtime_env: args.runtime_env.clone(),
+        enable_scope_stats: args.enable_scope_stats,
+        enable_dep_gen: args.enable_dep_gen,
+        enable_l2_swimlane: args.enable_l2_swimlane,
+        output_prefix: args.output_prefix.clone(),
+        clusters: (args.clusters != simpler_runtime::config::DEFAULT_CLUSTERS).then_some(args.clusters),
+        scheduler_threads: Some(args.scheduler_threads),
+        timeout: Some(Duration::from_secs(args.timeout_secs)),
+        record_fanin: false,
+        params: args.params.clone(),
+    }
+}
+
+/// Creates the artifact folder when a diagnostic is on (default `outputs/<name>_<stamp>/`).
+fn prepare_prefix(o: &mut Overrides, file_prefix: Option<&str>, diagnostics: bool, name: &str) -> Result<()> {
+    if !diagnostics {
+        return Ok(());
+    }
+    let prefix = o
+        .output_prefix
+        .clone()
+        .or_else(|| file_prefix.map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("outputs").join(format!("{name}_{}", utc_stamp())));
+    std::fs::create_dir_all(&prefix)
+        .with_context(|| format!("creating output prefix {}", prefix.display()))?;
+    o.output_prefix = Some(prefix);
+    Ok(())
+}
+
+fn stopped(name: &str, e: &anyhow::Error) {
+    if let Some(RunError::Fatal { report, .. }) = e.downcast_ref::<RunError>() {
+        eprintln!(
+            "{name} on {}: stopped after {} of {} tasks completed ({:.3} s)",
+            report.runtime.name(),
+            report.completed,
+            report.tasks,
+            report.wall.as_secs_f64()
+        );
+    }
+}
+
+fn summary(title: &str, outcome: &Outcome) -> Result<()> {
+    let r = &outcome.report;
+    let cfg = &outcome.config;
+    println!("{title} on {}", r.runtime.name());
+    let rings: Vec<String> = r
+        .tasks_per_ring
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(i, n)| format!("ring {i}: {n}"))
+        .collect();
+    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
+    println!(
+        "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {} clusters)",
+        r.wall.as_secs_f64() * 1e3,
+        r.orchestration.as_secs_f64() * 1e3,
+        r.scheduler_threads,
+        cfg.clusters
+    );
+    if outcome.checks.is_empty() && outcome.from_deps.is_none() {
+        println!("  checks     none in the file");
+    }
+    for c in &outcome.checks {
+        println!("  check      {}", c.describe());
+    }
+    if let Some(fd) = &outcome.from_deps {
+        println!(
+            "  buffers    {} external, {} re-created as outputs of their creator",
+            fd.external_buffers, fd.output_buffers
+        );
+        let e = &fd.edges;
+        println!(
+            "  edges      {} of {} captured (pred, succ) pairs wired; {} missing, {} extra",
+            e.captured - e.missing.len(),
+            e.captured,
+            e.missing.len(),
+            e.extra.len()
+        );
+        for (p, s) in e.missing.iter().take(5) {
+            println!("    missing  {p} -> {s}");
+        }
+        for (p, s) in e.extra.iter().take(5) {
+            println!("    extra    {p} -> {s}");
+        }
+        for n in &fd.not_reproduced {
+            println!("  NOT REPRODUCED  {n}");
+        }
+        for n in &fd.approximations {
+            println!("  approximated    {n}");
+        }
+    }
+    if let Some(prefix) = &cfg.output_prefix {
+        if cfg.any_diagnostic() {
+            println!("  artifacts  {}", prefix.display());
+            crate::diagnostics::post_run(cfg, prefix, r)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
+    let w = load(path)?;
+    let mut o = overrides(args);
+    let d = &w.spec().diagnostics;
+    let diagnostics = o.enable_scope_stats
+        || o.enable_dep_gen
+        || o.enable_l2_swimlane
+        || d.enable_scope_stats
+        || d.enable_dep_gen
+        || d.enable_l2_swimlane;
+    prepare_prefix(&mut o, d.output_prefix.as_deref(), diagnostics, w.name())?;
+    let outcome = run_workload(&w, &o).inspect_err(|e| stopped(w.name(), e))?;
+    summary(&format!("{} ({})", w.name(), path.display()), &outcome)?;
+    let failed: Vec<_> = outcome.checks.iter().filter(|c| !c.passed()).collect();
+    if !failed.is_empty() {
+        bail!("{}: {}", w.name(), failed[0].describe());
+    }
+    Ok(())
+}
+
+fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
+    let mut o = overrides(args);
+    let diagnostics = o.enable_scope_stats || o.enable_dep_gen || o.enable_l2_swimlane;
+    prepare_prefix(&mut o, None, diagnostics, "from_deps")?;
+    let outcome = run_from_deps(path, &o).inspect_err(|e| stopped("from-deps", e))?;
+    summary(&format!("re-run of {}", path.display()), &outcome)
+}
 
 /// Runs a workload file or re-runs a captured graph.
-pub fn run(_args: &RunArgs) -> Result<()> {
-    bail!("workload files and --from-deps are not implemented yet")
+pub fn run(args: &RunArgs) -> Result<()> {
+    match (&args.from_deps, &args.example) {
+        (Some(deps), _) => run_deps(args, deps),
+        (None, Some(file)) => run_file(args, Path::new(file)),
+        (None, None) => bail!("give a workload file FILE.json or --from-deps DEPS_JSON"),
+    }
 }

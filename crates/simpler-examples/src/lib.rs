@@ -2,6 +2,8 @@
 //! [`Worker`](simpler_runtime::Worker) and checks its outputs against a golden.
 
 pub mod bench;
+pub mod chain_barrier;
+pub mod edge_sources;
 mod params;
 pub mod vector_example;
 
@@ -78,7 +80,11 @@ pub trait Example: Sync {
 
 /// Every built-in example.
 pub fn all() -> &'static [&'static dyn Example] {
-    &[&vector_example::VectorExample]
+    &[
+        &vector_example::VectorExample,
+        &chain_barrier::ChainBarrier,
+        &edge_sources::EdgeSources,
+    ]
 }
 
 /// The example called `name`.

@@ -43,6 +43,7 @@ mod slot;
 pub mod sync;
 mod worker;
 
+pub use collectors::dep_gen::DepGenOutcome;
 pub use collectors::scope_stats::ScopeStatsOutcome;
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
 pub use fatal::{Fatal, FatalCode, Stopped};

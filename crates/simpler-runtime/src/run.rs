@@ -14,6 +14,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
+use crate::collectors::dep_gen::graph::GraphWriter;
+use crate::collectors::dep_gen::DepGenOutcome;
 use crate::collectors::scope_stats::probe::{ProducerFinal, ScopeStatsProducer};
 use crate::collectors::scope_stats::ScopeStatsOutcome;
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
@@ -52,6 +55,8 @@ pub struct RunReport {
     pub fanin_log: Option<Vec<FaninRecord>>,
     /// What became of this run's scope stats (with `enable_scope_stats`).
     pub scope_stats: Option<ScopeStatsOutcome>,
+    /// What became of this run's dep_gen (with `enable_dep_gen`).
+    pub dep_gen: Option<DepGenOutcome>,
 }
 
 /// Why a run failed.
@@ -114,9 +119,17 @@ fn orchestrate(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-    producer: Option<ScopeStatsProducer>,
-) -> (OrchStats, Option<ProducerFinal>) {
-    let mut orch = Orchestrator::new(shared.clone(), cfg.tensormap_capacity, cfg.record_fanin, producer);
+    diag: DiagInputs,
+) -> (OrchStats, DiagOutputs) {
+    let mut orch = Orchestrator::new(
+        shared.clone(),
+        cfg.tensormap_capacity,
+        cfg.record_fanin,
+        diag.scope_stats,
+    );
+    orch.dep_gen = diag.dep_gen;
+    orch.dep_graph = diag.dep_graph;
+    orch.skip_dep_gen_flush = cfg.faults.skip_dep_gen_flush;
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
@@ -149,19 +162,39 @@ fn orchestrate(
     orch.end_scope(); // the root
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
-    let scope_final = orch.take_scope_stats();
+    let outputs = DiagOutputs {
+        scope_final: orch.take_scope_stats(),
+        dep_gen_final: orch.take_dep_gen(),
+        dep_graph: orch.dep_graph.take(),
+    };
     shared.total_tasks.store(stats.tasks, Ordering::Release);
     shared.orch_done.store(true, Ordering::Release);
     shared.wake_all();
-    (stats, scope_final)
+    (stats, outputs)
+}
+
+/// Diagnostics producers handed to the orchestrator of a run.
+#[derive(Default)]
+pub(crate) struct DiagInputs {
+    pub scope_stats: Option<ScopeStatsProducer>,
+    pub dep_gen: Option<DepGenCapture>,
+    pub dep_graph: Option<GraphWriter>,
+}
+
+/// What the producers leave behind; only present with producer-stop proof.
+#[derive(Default)]
+pub(crate) struct DiagOutputs {
+    pub scope_final: Option<ProducerFinal>,
+    pub dep_gen_final: Option<CaptureFinal>,
+    pub dep_graph: Option<GraphWriter>,
 }
 
 /// A finished (or abandoned) run, before diagnostics are closed.
 pub(crate) struct Executed {
     pub report: RunReport,
     pub fatal: Option<Fatal>,
-    /// The scope-stats producer's final state; only present with producer-stop proof.
-    pub scope_final: Option<ProducerFinal>,
+    /// The producers' final states; only present with producer-stop proof.
+    pub diag: DiagOutputs,
 }
 
 impl Executed {
@@ -195,7 +228,7 @@ pub(crate) fn execute(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-    producer: Option<ScopeStatsProducer>,
+    diag: DiagInputs,
 ) -> Executed {
     let start = Instant::now();
     let threads = cfg
@@ -209,7 +242,7 @@ pub(crate) fn execute(
             let h = std::thread::Builder::new()
                 .name("simpler-orch".into())
                 .spawn(move || {
-                    let out = orchestrate(&s, &c, root, f, producer);
+                    let out = orchestrate(&s, &c, root, f, diag);
                     s.threads_exited.fetch_add(1, Ordering::AcqRel);
                     s.done_sleep.notify_all();
                     out
@@ -218,7 +251,7 @@ pub(crate) fn execute(
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = orchestrate(&shared, cfg, root, f, producer);
+            let out = orchestrate(&shared, cfg, root, f, diag);
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
             (spawn_schedulers(&shared, threads), None, Some(out))
         }
@@ -255,7 +288,7 @@ pub(crate) fn execute(
             .sleep_unless((deadline - now).min(PARK_TICK * 5), exited);
     }
     let stop_proven = exited();
-    let (stats, scope_final) = if stop_proven {
+    let (stats, diag) = if stop_proven {
         for h in handles.drain(..) {
             let _ = h.join();
         }
@@ -265,7 +298,7 @@ pub(crate) fn execute(
         }
     } else {
         // Without proof nothing the producer still holds may be read.
-        (hbg_stats.map(|s| s.0).unwrap_or_default(), None)
+        (hbg_stats.map(|s| s.0).unwrap_or_default(), DiagOutputs::default())
     };
     let report = RunReport {
         runtime: shared.kind,
@@ -280,10 +313,11 @@ pub(crate) fn execute(
         stop_proven,
         fanin_log: stats.fanin_log,
         scope_stats: None,
+        dep_gen: None,
     };
     Executed {
         report,
         fatal: shared.fatal.get(),
-        scope_final,
+        diag,
     }
 }

@@ -9,6 +9,11 @@ use std::time::Duration;
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
 use crate::collectors::channel::{BufferChannel, ChannelFaults};
+use crate::collectors::dep_gen;
+use crate::collectors::dep_gen::capture::DepGenCapture;
+use crate::collectors::dep_gen::graph::GraphWriter;
+use crate::collectors::dep_gen::record::{SlotBuffer, BUFFERS as DEP_GEN_BUFFERS, SLOTS_PER_BUFFER};
+use crate::collectors::dep_gen::replay::{DepGenCollector, Replay};
 use crate::collectors::scope_stats::background::BackgroundWriter;
 use crate::collectors::scope_stats::collector::Collector;
 use crate::collectors::scope_stats::export::{close_metadata_only, close_run, Capacities};
@@ -21,7 +26,7 @@ use crate::memory::{
 use crate::orchestrator::{OrchResult, Orchestrator};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
 use crate::platform::{CoreType, Platform};
-use crate::run::{execute, RunError, RunReport};
+use crate::run::{execute, DiagInputs, RunError, RunReport};
 use crate::shared::RunShared;
 
 /// Owns the registered kernels and the external device buffers; runs orchestrations.
@@ -255,6 +260,36 @@ impl Worker {
         } else {
             (None, None)
         };
+        let mut diag = DiagInputs {
+            scope_stats: producer,
+            ..Default::default()
+        };
+        let dep_collector = if cfg.enable_dep_gen {
+            let f = &cfg.faults;
+            match cfg.runtime {
+                RuntimeKind::Tmr => {
+                    let per = f.dep_gen_slots_per_buffer.unwrap_or(SLOTS_PER_BUFFER).max(1);
+                    let buffers = (0..DEP_GEN_BUFFERS)
+                        .map(|_| Box::new(SlotBuffer::new(per)))
+                        .collect();
+                    let faults = ChannelFaults {
+                        refuse_ready: f.refuse_ready,
+                        starve_free: f.starve_free,
+                    };
+                    let channel = Arc::new(BufferChannel::new(buffers, faults));
+                    let wait = f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT);
+                    diag.dep_gen = Some(DepGenCapture::new(channel.clone(), wait));
+                    let replay = Replay::new(&prefix, &run_epoch.to_string(), f.corrupt_dep_gen_annotation);
+                    Some(DepGenCollector::spawn(channel, replay))
+                }
+                RuntimeKind::Hbg => {
+                    diag.dep_graph = GraphWriter::create(&prefix, &run_epoch.to_string(), false).ok();
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let memory = RunMemory {
             heaps: HeapMemory::new(heap_sizes),
             external: self.external.clone(),
@@ -269,11 +304,21 @@ impl Worker {
             self.kernels.clone(),
             platform,
         ));
-        let mut executed = execute(shared, cfg, root, Box::new(orchestration), producer);
+        let mut executed = execute(shared, cfg, root, Box::new(orchestration), diag);
+        if let Some(c) = dep_collector {
+            let replay = c.stop();
+            executed.report.dep_gen = Some(dep_gen::close_tmr(
+                &prefix,
+                replay,
+                executed.diag.dep_gen_final.take(),
+            ));
+        } else if cfg.enable_dep_gen {
+            executed.report.dep_gen = Some(dep_gen::close_hbg(&prefix, executed.diag.dep_graph.take()));
+        }
         if let Some(collector) = collector {
             let collected = collector.stop();
             let fatal = executed.fatal.is_some();
-            let fin = executed.scope_final.take();
+            let fin = executed.diag.scope_final.take();
             executed.report.scope_stats = Some(close_run(
                 &prefix, &caps, collected, fin, fatal, background, run_epoch,
             ));

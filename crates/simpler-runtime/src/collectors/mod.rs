@@ -2,8 +2,10 @@
 //! through bounded queues ([`channel`]); host code streams them to disk.
 //!
 //! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
+//! - [`dep_gen`]: every submit captured and replayed → `deps.json`.
 
 pub(crate) mod channel;
+pub mod dep_gen;
 pub mod scope_stats;
 
 use std::time::Duration;
@@ -25,4 +27,10 @@ pub struct Faults {
     pub abandon_grace: Option<Duration>,
     /// Overrides the producer's back-pressure wait for a buffer.
     pub backpressure_wait: Option<Duration>,
+    /// dep_gen: the orchestrator does not flush its last buffer.
+    pub skip_dep_gen_flush: bool,
+    /// dep_gen: the annotated pass loses one producer of the first record that has any.
+    pub corrupt_dep_gen_annotation: bool,
+    /// dep_gen: slots per capture buffer (to exercise truncation with small buffers).
+    pub dep_gen_slots_per_buffer: Option<usize>,
 }

@@ -21,6 +21,8 @@ use simpler_core::{
 
 pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
 
+use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
+use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, ScopeStatsProducer};
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
@@ -94,6 +96,10 @@ pub struct Orchestrator {
     seen_heap_tail: [u64; MAX_RINGS],
     /// The scope-stats producer; `None` when disabled (a probe is then one load and a branch).
     scope_stats: Option<RefCell<ScopeStatsProducer>>,
+    /// dep_gen capture (`tmr`) or direct graph (`hbg`).
+    pub(crate) dep_gen: Option<DepGenCapture>,
+    pub(crate) dep_graph: Option<GraphWriter>,
+    pub(crate) skip_dep_gen_flush: bool,
 }
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
@@ -136,6 +142,9 @@ impl Orchestrator {
             seen_last_alive: [0; MAX_RINGS],
             seen_heap_tail: [0; MAX_RINGS],
             scope_stats: scope_stats.map(RefCell::new),
+            dep_gen: None,
+            dep_graph: None,
+            skip_dep_gen_flush: false,
             shared,
         }
     }
@@ -223,6 +232,15 @@ impl Orchestrator {
             tensormap: self.tmap.in_use() as u32,
         };
         producer.borrow_mut().record(rec);
+    }
+
+    /// Flushes and hands over the dep_gen capture (at the end of orchestration).
+    pub(crate) fn take_dep_gen(&mut self) -> Option<CaptureFinal> {
+        let mut c = self.dep_gen.take()?;
+        if !self.skip_dep_gen_flush {
+            c.flush();
+        }
+        Some(c.finish())
     }
 
     /// Hands the scope-stats producer's final state over (at the end of orchestration).

@@ -5,13 +5,14 @@ use std::sync::atomic::Ordering;
 
 use arrayvec::ArrayVec;
 use simpler_core::{
-    compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, FaninError, FaninSink,
-    TaskArgs, TaskId, TensorArg, MAX_RINGS,
+    compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, EdgeSource, FaninError,
+    FaninSink, TaskArgs, TaskId, TensorArg, MAX_RINGS,
 };
 
 use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
 use super::{Orchestrator, TaskOutputs};
+use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
 use crate::memory::{heap_vbase, store_from_f64, view_offsets};
@@ -53,6 +54,8 @@ struct LiveSink<'a> {
     shared: &'a RunShared,
     scratch: &'a mut Scratch,
     next_local: &'a [u32; MAX_RINGS],
+    /// `hbg` dep_gen: every discovered edge, annotated, as the runtime builds the graph.
+    graph: Option<&'a mut GraphWriter>,
 }
 
 impl FaninSink for LiveSink<'_> {
@@ -64,6 +67,14 @@ impl FaninSink for LiveSink<'_> {
         let ring = pid.ring() as usize;
         if ring >= self.shared.rings.len() || pid.local() >= self.next_local[ring] {
             return Err(SinkError::NotSubmitted(pid));
+        }
+        if let Some(g) = self.graph.as_deref_mut() {
+            match (e.source, e.arg, e.consumer_view, e.producer_view) {
+                (EdgeSource::Explicit, ..) => g.explicit(pid, e.flags),
+                (EdgeSource::Creator, Some(arg), Some(c), _) => g.creator(pid, arg, c),
+                (EdgeSource::TensorMap, Some(arg), Some(c), Some(p)) => g.tensormap(pid, arg, c, p),
+                _ => {}
+            }
         }
         let r = &self.shared.rings[ring];
         let index = pid.local() & r.mask;
@@ -301,6 +312,27 @@ impl Orchestrator {
         self.scratch.fanin.clear();
         let manual = self.manual_depth.is_some();
         if !is_alloc {
+            if let Some(c) = &mut self.dep_gen {
+                c.record(id, manual, kernels, args);
+            }
+            if let Some(g) = &mut self.dep_graph {
+                let view: ArrayVec<
+                    (ArgTag, Option<simpler_core::Tensor>),
+                    { simpler_core::MAX_TENSOR_ARGS },
+                > = args
+                    .tensors()
+                    .iter()
+                    .map(|a| (a.tag(), a.tensor().copied()))
+                    .collect();
+                g.begin_task(
+                    id,
+                    manual,
+                    args.early_resolve(),
+                    kernels.as_array(),
+                    block_num,
+                    &view,
+                );
+            }
             if self.kind == RuntimeKind::Tmr
                 && local.is_multiple_of(simpler_core::tensormap::CLEANUP_INTERVAL)
             {
@@ -312,6 +344,7 @@ impl Orchestrator {
                 shared: &shared,
                 scratch: &mut self.scratch,
                 next_local: &self.next_local,
+                graph: self.dep_graph.as_mut(),
             };
             match compute_fanin(
                 id,

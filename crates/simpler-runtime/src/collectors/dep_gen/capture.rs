@@ -1,0 +1,157 @@
+//! The device-side capture (`tmr`): one record chain per submit, written before any lookup,
+//! handed to the host through the bounded buffer channel.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use simpler_core::{TaskArgs, TaskId, TensorArg};
+
+use super::record::{
+    slots_for, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
+    FLAG_OVERFLOW, INLINE_DEPS, OVERFLOW_DEPS,
+};
+use crate::collectors::channel::BufferChannel;
+use crate::platform::MixedKernels;
+
+/// Counters and leftovers the host reads once the producer's stop is proven.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CaptureFinal {
+    /// Submits attempted.
+    pub total: u64,
+    /// Extra chain slots committed.
+    pub total_overflow: u64,
+    /// Slots lost (a whole buffer when its hand-over failed, one per submit without a buffer).
+    pub dropped: u64,
+    /// Slots still in the producer's buffer (never flushed).
+    pub leftover: u64,
+    /// Explicit deps cut off because one chain exceeded a whole buffer, and the first message.
+    pub truncated_deps: u64,
+    pub truncation: Option<String>,
+}
+
+/// See the module docs.
+pub(crate) struct DepGenCapture {
+    channel: Arc<BufferChannel<SlotBuffer>>,
+    current: Option<Box<SlotBuffer>>,
+    fin: CaptureFinal,
+    wait: Duration,
+}
+
+impl DepGenCapture {
+    pub fn new(channel: Arc<BufferChannel<SlotBuffer>>, wait: Duration) -> Self {
+        DepGenCapture {
+            channel,
+            current: None,
+            fin: CaptureFinal::default(),
+            wait,
+        }
+    }
+
+    fn switch(&mut self) {
+        if let Some(b) = self.current.take() {
+            if let Err(mut b) = self.channel.publish(b, self.wait) {
+                self.fin.dropped += b.count as u64;
+                b.count = 0;
+                self.current = Some(b);
+            }
+        }
+    }
+
+    /// Records one submit (`tensors` before materialization: OUTPUT args carry no view).
+    pub fn record(&mut self, task: TaskId, manual: bool, kernels: MixedKernels, args: &TaskArgs<'_>) {
+        self.fin.total += 1;
+        let mut deps = args.explicit_dep_count();
+        let needed = slots_for(deps);
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|b| b.count > 0 && b.count + needed > b.slots.len())
+        {
+            self.switch();
+        }
+        if self.current.is_none() {
+            self.current = self.channel.acquire(self.wait).map(|mut b| {
+                b.count = 0;
+                b
+            });
+        }
+        let Some(buf) = self.current.as_mut() else {
+            self.fin.dropped += 1;
+            return;
+        };
+        let capacity = buf.slots.len() - buf.count;
+        let mut needed = needed;
+        if needed > capacity {
+            let keep = INLINE_DEPS + (capacity - 1) * OVERFLOW_DEPS;
+            let lost = deps - keep;
+            self.fin.truncated_deps += lost as u64;
+            self.fin.truncation.get_or_insert_with(|| {
+                format!(
+                    "task {task}: {deps} explicit deps need {needed} record slots but a buffer holds {}; \
+                     the last {lost} deps were not captured",
+                    buf.slots.len()
+                )
+            });
+            deps = keep;
+            needed = capacity;
+        }
+        let launch = args.launch();
+        let mut flags = if manual { FLAG_MANUAL } else { 0 };
+        if args.early_resolve() {
+            flags |= FLAG_EARLY_DISPATCH;
+        }
+        if needed > 1 {
+            flags |= FLAG_HAS_OVERFLOW;
+        }
+        let base = &mut buf.slots[buf.count];
+        base.task_id = task;
+        base.flags = flags;
+        base.kernel_ids = kernels.as_array();
+        base.block_num = u32::from(launch.block_num);
+        base.args.clear();
+        base.args
+            .extend(args.tensors().iter().map(|a| (a.tag(), a.tensor().copied())));
+        base.set_deps(args.explicit_deps().take(deps.min(INLINE_DEPS)));
+        for k in 1..needed {
+            let slot = &mut buf.slots[buf.count + k];
+            slot.task_id = task;
+            slot.flags = FLAG_OVERFLOW | if k + 1 == needed { FLAG_LAST_OVERFLOW } else { 0 };
+            slot.args.clear();
+            let from = INLINE_DEPS + (k - 1) * OVERFLOW_DEPS;
+            let to = (from + OVERFLOW_DEPS).min(deps);
+            slot.set_deps(args.explicit_deps().skip(from).take(to - from));
+        }
+        self.fin.total_overflow += needed as u64 - 1;
+        // Publication: the count covers the whole chain at once.
+        buf.count += needed;
+    }
+
+    /// Hands the partial buffer over at the end of orchestration.
+    pub fn flush(&mut self) {
+        if self.current.as_ref().is_some_and(|b| b.count > 0) {
+            self.switch();
+        }
+    }
+
+    /// The final state (only read with producer-stop proof).
+    pub fn finish(mut self) -> CaptureFinal {
+        self.fin.leftover = self.current.as_ref().map_or(0, |b| b.count as u64);
+        self.fin
+    }
+}
+
+/// Builds the argument list a replay passes to the dependency function from a record.
+pub(crate) fn record_args(
+    args: &[(simpler_core::ArgTag, Option<simpler_core::Tensor>)],
+    placeholder: simpler_core::TensorCreateInfo,
+    out: &mut Vec<TensorArg>,
+) {
+    out.clear();
+    out.extend(
+        args.iter()
+            .map(|&(tag, t)| match t.and_then(|t| TensorArg::with_tag(tag, t)) {
+                Some(a) => a,
+                None => TensorArg::Output(placeholder),
+            }),
+    );
+}

@@ -1,0 +1,163 @@
+//! dep_gen: the complete, tensor-annotated dependency graph of a run, as `deps.json`.
+//!
+//! - `tmr`: [`capture`] writes one record chain per submit (before any lookup) into fixed-size
+//!   buffers; the host [`replay`] re-runs them through the runtime's own dependency function
+//!   and an independent annotated mirror, and [`graph`] streams `deps.json`.
+//! - `hbg`: the orchestrator's own dependency calls feed [`graph`] directly (no records).
+//!
+//! `deps.json` is written only for a clean trace: nothing dropped, nothing left unflushed,
+//! `collected + dropped == total + total_overflow`, and both replay passes agreeing on every
+//! record. Otherwise the run says why, with the counts, and no `deps.json` is left behind.
+
+pub(crate) mod capture;
+pub(crate) mod graph;
+pub(crate) mod record;
+pub(crate) mod replay;
+
+use std::path::{Path, PathBuf};
+
+pub use graph::GraphCounts;
+pub use record::{slots_for, INLINE_DEPS, OVERFLOW_DEPS, SLOTS_PER_BUFFER};
+
+use capture::CaptureFinal;
+use graph::GraphWriter;
+use replay::Replay;
+
+/// File name of the artifact under the output prefix.
+pub const ARTIFACT: &str = "deps.json";
+
+/// What became of a run's dep_gen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DepGenOutcome {
+    /// The written `deps.json`, if the trace was clean.
+    pub path: Option<PathBuf>,
+    /// Entries written.
+    pub counts: Option<GraphCounts>,
+    /// Submits captured (tmr).
+    pub total: u64,
+    /// Extra chain slots captured (tmr).
+    pub total_overflow: u64,
+    /// Slots lost (tmr).
+    pub dropped: u64,
+    /// Slots the host received (tmr).
+    pub collected: u64,
+    /// Explicit deps cut because one chain exceeded a whole buffer.
+    pub truncated_deps: u64,
+    /// Why no deps.json was written, or what was lost.
+    pub problem: Option<String>,
+}
+
+fn remove_stale(dest: &Path) -> String {
+    match std::fs::remove_file(dest) {
+        Ok(()) => format!("; removed the stale {}", dest.display()),
+        Err(_) => String::new(),
+    }
+}
+
+/// Closes `tmr` dep_gen: checks the trace, then writes or withholds deps.json.
+pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>) -> DepGenOutcome {
+    let dest = prefix.join(ARTIFACT);
+    let mut out = DepGenOutcome {
+        path: None,
+        counts: None,
+        total: 0,
+        total_overflow: 0,
+        dropped: 0,
+        collected: replay.collected,
+        truncated_deps: 0,
+        problem: None,
+    };
+    let mut problems = Vec::new();
+    match &fin {
+        None => problems
+            .push("the run ended without producer-stop proof, so the trace cannot be checked".to_string()),
+        Some(f) => {
+            out.total = f.total;
+            out.total_overflow = f.total_overflow;
+            out.dropped = f.dropped;
+            out.truncated_deps = f.truncated_deps;
+            if f.dropped > 0 {
+                problems.push(format!("{} record slots were dropped", f.dropped));
+            }
+            if f.leftover > 0 {
+                problems.push(format!(
+                    "the last buffer was never flushed ({} slots left on the device)",
+                    f.leftover
+                ));
+            }
+            if replay.collected + f.dropped != f.total + f.total_overflow {
+                problems.push(format!(
+                    "collected {} + dropped {} != total {} + overflow {}",
+                    replay.collected, f.dropped, f.total, f.total_overflow
+                ));
+            }
+            if let Some(t) = &f.truncation {
+                problems.push(format!(
+                    "chain truncated: {t} ({} deps lost in all)",
+                    f.truncated_deps
+                ));
+            }
+        }
+    }
+    if let Some(p) = &replay.problem {
+        problems.push(p.clone());
+    }
+    let graph = replay.graph;
+    if problems.is_empty() {
+        if let Some(g) = graph {
+            match g.finish(&dest) {
+                Ok(c) => {
+                    out.path = Some(dest);
+                    out.counts = Some(c);
+                }
+                Err(e) => out.problem = Some(format!("writing {}: {e}", dest.display())),
+            }
+            return out;
+        }
+    } else if let Some(g) = graph {
+        g.abort();
+    }
+    let mut msg = format!("no deps.json: {}", problems.join("; "));
+    msg.push_str(&remove_stale(&dest));
+    out.problem = Some(msg);
+    out
+}
+
+/// Closes `hbg` dep_gen: the graph was captured as it was built (also after a fatal: it then
+/// shows every task submitted before the run stopped).
+pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutcome {
+    let dest = prefix.join(ARTIFACT);
+    let mut out = DepGenOutcome {
+        path: None,
+        counts: None,
+        total: 0,
+        total_overflow: 0,
+        dropped: 0,
+        collected: 0,
+        truncated_deps: 0,
+        problem: None,
+    };
+    match graph {
+        Some(g) => match g.finish(&dest) {
+            Ok(c) => {
+                out.total = c.tasks;
+                out.path = Some(dest);
+                out.counts = Some(c);
+            }
+            Err(e) => {
+                out.problem = Some(format!(
+                    "no deps.json: writing {}: {e}{}",
+                    dest.display(),
+                    remove_stale(&dest)
+                ))
+            }
+        },
+        None => {
+            out.problem = Some(format!(
+                "no deps.json: the graph files could not be created{}",
+                remove_stale(&dest)
+            ))
+        }
+    }
+    out
+}

@@ -1,0 +1,221 @@
+//! The host replay (`tmr`): every captured submit runs twice, through the runtime's own
+//! dependency function (the oracle) and through an independent mirror of its steps that
+//! records each edge's source and geometry (the annotated pass), against two tensor maps that
+//! never retire anything. The two producer sets (with OR-ed flags) must agree record by record;
+//! the first disagreement stops the graph (no deps.json is written).
+//!
+//! The replay streams: it consumes buffers as the collector receives them and keeps only the
+//! two maps, the set of distinct tensors and the current record.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use simpler_core::{
+    compute_fanin, register_outputs, ArgTag, DType, DepFlags, DepKind, FaninSet, TaskId, TensorArg,
+    TensorCreateInfo, TensorMap, TensorMapConfig,
+};
+
+use super::capture::record_args;
+use super::graph::GraphWriter;
+use super::record::{
+    DepGenSlot, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
+    FLAG_OVERFLOW,
+};
+use crate::collectors::channel::BufferChannel;
+
+/// Replay state; see the module docs.
+pub(crate) struct Replay {
+    oracle: TensorMap,
+    annot: TensorMap,
+    pub graph: Option<GraphWriter>,
+    oracle_set: FaninSet,
+    annot_set: FaninSet,
+    args: Vec<TensorArg>,
+    deps: Vec<(TaskId, DepKind)>,
+    placeholder: TensorCreateInfo,
+    /// Slots received (base and overflow).
+    pub collected: u64,
+    /// Submits replayed.
+    pub records: u64,
+    /// The first oracle/annotation disagreement (or structural problem).
+    pub problem: Option<String>,
+    corrupt: bool,
+}
+
+impl Replay {
+    /// A replay writing its graph parts into `dir`.
+    pub fn new(dir: &Path, tag: &str, corrupt: bool) -> Replay {
+        let (graph, problem) = match GraphWriter::create(dir, tag, true) {
+            Ok(g) => (Some(g), None),
+            Err(e) => (
+                None,
+                Some(format!("cannot create the graph files in {}: {e}", dir.display())),
+            ),
+        };
+        Replay {
+            oracle: TensorMap::new(TensorMapConfig::unbounded()),
+            annot: TensorMap::new(TensorMapConfig::unbounded()),
+            graph,
+            oracle_set: FaninSet::new(),
+            annot_set: FaninSet::new(),
+            args: Vec::with_capacity(32),
+            deps: Vec::new(),
+            placeholder: TensorCreateInfo::new(&[1], DType::Float32).expect("a valid create-info"),
+            collected: 0,
+            records: 0,
+            problem,
+            corrupt,
+        }
+    }
+
+    /// Replays every record chain of a buffer.
+    pub fn consume(&mut self, buf: &SlotBuffer) {
+        let mut i = 0;
+        while i < buf.count {
+            let base = &buf.slots[i];
+            self.collected += 1;
+            i += 1;
+            if base.flags & FLAG_OVERFLOW != 0 {
+                self.problem
+                    .get_or_insert_with(|| format!("an overflow slot of task {} has no base", base.task_id));
+                continue;
+            }
+            self.deps.clear();
+            self.deps.extend(base.deps());
+            if base.flags & FLAG_HAS_OVERFLOW != 0 {
+                let mut ended = false;
+                while i < buf.count
+                    && buf.slots[i].flags & FLAG_OVERFLOW != 0
+                    && buf.slots[i].task_id == base.task_id
+                {
+                    let s = &buf.slots[i];
+                    self.deps.extend(s.deps());
+                    self.collected += 1;
+                    i += 1;
+                    if s.flags & FLAG_LAST_OVERFLOW != 0 {
+                        ended = true;
+                        break;
+                    }
+                }
+                if !ended {
+                    self.problem.get_or_insert_with(|| {
+                        format!("the dep chain of task {} is incomplete", base.task_id)
+                    });
+                }
+            }
+            self.replay_one(base);
+        }
+    }
+
+    fn replay_one(&mut self, rec: &DepGenSlot) {
+        self.records += 1;
+        if self.problem.is_some() {
+            return;
+        }
+        let id = rec.task_id;
+        let manual = rec.flags & FLAG_MANUAL != 0;
+        record_args(&rec.args, self.placeholder, &mut self.args);
+        let Replay {
+            oracle,
+            annot,
+            graph,
+            oracle_set,
+            annot_set,
+            args,
+            deps,
+            ..
+        } = self;
+        let Some(graph) = graph.as_mut() else { return };
+        graph.begin_task(
+            id,
+            manual,
+            rec.flags & FLAG_EARLY_DISPATCH != 0,
+            rec.kernel_ids,
+            rec.block_num,
+            &rec.args,
+        );
+
+        // Oracle: the runtime's dependency function.
+        oracle_set.clear();
+        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), oracle, oracle_set) {
+            self.problem = Some(format!("task {id}: {}", e));
+            return;
+        }
+
+        // Annotated pass: an independent mirror of the steps, recording every edge.
+        annot_set.clear();
+        for &(p, kind) in deps.iter() {
+            annot_set.add(p, kind.flags());
+            graph.explicit(p, kind.flags());
+        }
+        if !manual {
+            for (i, a) in args.iter().enumerate() {
+                let Some(t) = a.tensor() else { continue };
+                if t.owner().is_valid() {
+                    annot_set.add(t.owner(), DepFlags::WAIT_RETAIN);
+                    graph.creator(t.owner(), i, t);
+                }
+                let tag = a.tag();
+                if matches!(tag, ArgTag::Input | ArgTag::Inout) && !t.manual_dep() {
+                    let _ = annot.lookup::<()>(t, tag == ArgTag::Inout, |p, pv, _| {
+                        annot_set.add(p, DepFlags::WAIT);
+                        graph.tensormap(p, i, t, pv);
+                        Ok(())
+                    });
+                }
+            }
+        }
+        let mut want: Vec<_> = oracle_set.edges().to_vec();
+        let mut got: Vec<_> = annot_set.edges().to_vec();
+        if self.corrupt && !got.is_empty() {
+            got.pop();
+            self.corrupt = false;
+        }
+        want.sort();
+        got.sort();
+        if want != got {
+            self.problem = Some(format!(
+                "oracle and annotated passes disagree on task {id}: oracle {:?}, annotated {:?}",
+                want.iter()
+                    .map(|(p, f)| (p.to_string(), f.names()))
+                    .collect::<Vec<_>>(),
+                got.iter()
+                    .map(|(p, f)| (p.to_string(), f.names()))
+                    .collect::<Vec<_>>()
+            ));
+            return;
+        }
+        let _ = register_outputs(id, manual, args, oracle);
+        let _ = register_outputs(id, manual, args, annot);
+    }
+}
+
+/// The host collector thread of `tmr` dep_gen: receives buffers and replays them at once.
+pub(crate) struct DepGenCollector {
+    channel: Arc<BufferChannel<SlotBuffer>>,
+    thread: JoinHandle<Replay>,
+}
+
+impl DepGenCollector {
+    pub fn spawn(channel: Arc<BufferChannel<SlotBuffer>>, mut replay: Replay) -> DepGenCollector {
+        let ch = channel.clone();
+        let thread = std::thread::Builder::new()
+            .name("simpler-dep-gen".into())
+            .spawn(move || {
+                while let Some(buf) = ch.take() {
+                    replay.consume(&buf);
+                    ch.recycle(buf);
+                }
+                replay
+            })
+            .expect("spawning the dep_gen collector");
+        DepGenCollector { channel, thread }
+    }
+
+    /// Stops receiving and joins the replay.
+    pub fn stop(self) -> Replay {
+        self.channel.close();
+        self.thread.join().expect("the replay thread does not panic")
+    }
+}
