@@ -155,3 +155,92 @@ pub(crate) fn record_args(
             }),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectors::channel::ChannelFaults;
+    use crate::collectors::dep_gen::record::{slots_for, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_OVERFLOW};
+    use simpler_core::{DepKind, TaskArgs};
+
+    fn capture(slots: usize, buffers: usize) -> (Arc<BufferChannel<SlotBuffer>>, DepGenCapture) {
+        let bufs = (0..buffers).map(|_| Box::new(SlotBuffer::new(slots))).collect();
+        let ch = Arc::new(BufferChannel::new(bufs, ChannelFaults::default()));
+        (ch.clone(), DepGenCapture::new(ch, Duration::from_millis(10)))
+    }
+
+    #[test]
+    fn a_chain_uses_the_slot_count_and_flags_of_the_spec() {
+        for n in [1usize, 64, 65, 200, 646, 647, 1300, 5000] {
+            let (ch, mut c) = capture(64, 1);
+            let ids: Vec<TaskId> = (0..n as u32).map(|i| TaskId::new(1, i)).collect();
+            let kinds: Vec<DepKind> = (0..n).map(|i| if i % 7 == 0 { DepKind::Wait } else { DepKind::WaitRetain }).collect();
+            let mut a = TaskArgs::new();
+            a.set_dependencies_with_kinds(&ids, &kinds);
+            c.record(TaskId::new(1, n as u32), false, MixedKernels::NONE, &a);
+            c.flush();
+            let fin = c.finish();
+            let slots = slots_for(n);
+            assert_eq!((fin.total, fin.total_overflow, fin.dropped, fin.leftover), (1, slots as u64 - 1, 0, 0), "n={n}");
+            let buf = ch.take().expect("flushed");
+            assert_eq!(buf.count, slots);
+            let flags: Vec<u32> = buf.slots[..slots].iter().map(|s| s.flags).collect();
+            let mut want = vec![if slots > 1 { FLAG_HAS_OVERFLOW } else { 0 }];
+            for k in 1..slots {
+                want.push(FLAG_OVERFLOW | if k + 1 == slots { FLAG_LAST_OVERFLOW } else { 0 });
+            }
+            assert_eq!(flags, want, "n={n}");
+            let got: Vec<_> = buf.slots[..slots].iter().flat_map(|s| s.deps()).collect();
+            let expect: Vec<_> = ids.iter().copied().zip(kinds.iter().copied()).collect();
+            assert_eq!(got, expect, "every dep, in order, with its kind; n={n}");
+        }
+    }
+
+    #[test]
+    fn a_chain_is_never_split_across_buffers() {
+        let (ch, mut c) = capture(4, 2);
+        let ids: Vec<TaskId> = (0..700).map(|i| TaskId::new(0, i)).collect();
+        c.record(TaskId::new(0, 1000), false, MixedKernels::NONE, &TaskArgs::new());
+        c.record(TaskId::new(0, 1001), false, MixedKernels::NONE, &TaskArgs::new());
+        let mut a = TaskArgs::new();
+        a.set_dependencies(&ids); // 3 slots: does not fit the 2 left, so the buffer switches first
+        c.record(TaskId::new(0, 1002), false, MixedKernels::NONE, &a);
+        let first = ch.take().unwrap();
+        assert_eq!(first.count, 2);
+        c.flush();
+        let second = ch.take().unwrap();
+        assert_eq!(second.count, 3);
+        assert_eq!(second.slots[0].task_id, TaskId::new(0, 1002));
+    }
+
+    #[test]
+    fn a_chain_bigger_than_a_buffer_is_truncated_with_an_error() {
+        let (ch, mut c) = capture(3, 1);
+        let ids: Vec<TaskId> = (0..2000).map(|i| TaskId::new(0, i)).collect();
+        let mut a = TaskArgs::new();
+        a.set_dependencies(&ids); // needs 5 slots, a buffer holds 3
+        c.record(TaskId::new(0, 3000), false, MixedKernels::NONE, &a);
+        c.flush();
+        let fin = c.finish();
+        let kept = INLINE_DEPS + 2 * OVERFLOW_DEPS;
+        assert_eq!(fin.truncated_deps, (2000 - kept) as u64);
+        assert_eq!(
+            fin.truncation.as_deref(),
+            Some("task (0, 3000): 2000 explicit deps need 5 record slots but a buffer holds 3; the last 772 deps were not captured")
+        );
+        assert_eq!((fin.total, fin.total_overflow), (1, 2));
+        let buf = ch.take().unwrap();
+        assert_eq!(buf.slots[..3].iter().map(|s| s.deps.len()).sum::<usize>(), kept);
+        assert_eq!(buf.slots[2].flags, FLAG_OVERFLOW | FLAG_LAST_OVERFLOW);
+    }
+
+    #[test]
+    fn no_buffer_counts_one_dropped_submit() {
+        let bufs = vec![Box::new(SlotBuffer::new(4))];
+        let ch = Arc::new(BufferChannel::new(bufs, ChannelFaults { starve_free: true, refuse_ready: false }));
+        let mut c = DepGenCapture::new(ch, Duration::ZERO);
+        c.record(TaskId::new(0, 0), false, MixedKernels::NONE, &TaskArgs::new());
+        let fin = c.finish();
+        assert_eq!((fin.total, fin.dropped, fin.total_overflow), (1, 1, 0));
+    }
+}
