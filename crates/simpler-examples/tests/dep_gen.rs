@@ -40,7 +40,11 @@ fn assert_annotated(d: &DepsFile) {
     for e in &d.edges {
         if e.source != EdgeSource::Explicit {
             assert!(ids.contains(&e.tensor_id.unwrap()), "{e:?}");
-            assert!(e.consumer_shape.is_some() && e.consumer_start_offset.is_some() && e.consumer_strides.is_some());
+            assert!(
+                e.consumer_shape.is_some()
+                    && e.consumer_start_offset.is_some()
+                    && e.consumer_strides.is_some()
+            );
         } else {
             assert_eq!((e.arg, e.tensor_id), (-1, None));
         }
@@ -58,8 +62,14 @@ fn vector_example_tmr_has_exactly_the_six_creator_edges() {
     let (t0, t1, t2, t3, t4) = (0u64, 4294967296, 4294967297, 4294967298, 4294967299);
     let want: BTreeSet<_> = [(t0, t1), (t0, t2), (t1, t3), (t2, t3), (t3, t4), (t0, t4)].into();
     assert_eq!(pairs(&d), want);
-    assert!(d.edges.iter().all(|e| e.source == EdgeSource::Creator && e.flags.as_ref().unwrap().len() == 2));
-    assert_eq!(d.tasks.iter().map(|t| t.task_id).collect::<Vec<_>>(), vec![t0, t1, t2, t3, t4]);
+    assert!(d
+        .edges
+        .iter()
+        .all(|e| e.source == EdgeSource::Creator && e.flags.as_ref().unwrap().len() == 2));
+    assert_eq!(
+        d.tasks.iter().map(|t| t.task_id).collect::<Vec<_>>(),
+        vec![t0, t1, t2, t3, t4]
+    );
     assert_annotated(&d);
     let o = r.dep_gen.unwrap();
     assert_eq!((o.total, o.dropped, o.collected, o.problem), (5, 0, 5, None));
@@ -72,11 +82,18 @@ fn vector_example_hbg_gives_the_same_six_edges_by_submit_position() {
     let d = deps(dir.path());
     assert_eq!(d.tasks.len(), 5);
     let pos = |id: u64| d.tasks.iter().position(|t| t.task_id == id).unwrap();
-    let got: BTreeSet<_> = d.edges.iter().map(|e| (pos(e.pred), pos(e.succ), e.source)).collect();
+    let got: BTreeSet<_> = d
+        .edges
+        .iter()
+        .map(|e| (pos(e.pred), pos(e.succ), e.source))
+        .collect();
     let c = EdgeSource::Creator;
     let want: BTreeSet<_> = [(0, 1, c), (0, 2, c), (1, 3, c), (2, 3, c), (0, 4, c), (3, 4, c)].into();
     assert_eq!(got, want);
-    assert!(d.edges.iter().all(|e| e.flags.is_none()), "hbg edges carry no flags");
+    assert!(
+        d.edges.iter().all(|e| e.flags.is_none()),
+        "hbg edges carry no flags"
+    );
     assert_annotated(&d);
 }
 
@@ -90,7 +107,14 @@ fn edge_sources_covers_every_source_and_overlap() {
         let got: Vec<_> = d
             .edges
             .iter()
-            .map(|e| (pos(e.pred), pos(e.succ), e.source.as_str(), e.overlap.map(|o| format!("{o:?}"))))
+            .map(|e| {
+                (
+                    pos(e.pred),
+                    pos(e.succ),
+                    e.source.as_str(),
+                    e.overlap.map(|o| format!("{o:?}")),
+                )
+            })
             .collect();
         let want = vec![
             (0, 1, "tensormap", Some("Covered".to_string())),
@@ -108,7 +132,12 @@ fn edge_sources_covers_every_source_and_overlap() {
 fn chain_barrier_explicit_deps_across_overflow_slots() {
     for n in [1u64, 64, 65, 200, 646, 647, 1300, 5000] {
         let dir = tempfile::tempdir().unwrap();
-        let r = run_example("chain_barrier", &[&format!("n={n}")], RuntimeKind::Tmr, dir.path());
+        let r = run_example(
+            "chain_barrier",
+            &[&format!("n={n}")],
+            RuntimeKind::Tmr,
+            dir.path(),
+        );
         let d = deps(dir.path());
         let mut explicit_in: std::collections::BTreeMap<u64, BTreeSet<u64>> = Default::default();
         for e in d.edges.iter().filter(|e| e.source == EdgeSource::Explicit) {
@@ -121,11 +150,19 @@ fn chain_barrier_explicit_deps_across_overflow_slots() {
         let with_n = explicit_in.values().filter(|p| p.len() as u64 == n).count();
         // For n = 1 the consumer's single explicit pred (the barrier) also counts.
         assert_eq!(with_n, if n == 1 { 2 } else { 1 }, "n={n}");
-        let leaving = d.edges.iter().filter(|e| e.source == EdgeSource::Explicit && e.pred == barrier).count();
+        let leaving = d
+            .edges
+            .iter()
+            .filter(|e| e.source == EdgeSource::Explicit && e.pred == barrier)
+            .count();
         assert_eq!(leaving, 1, "n={n}");
         let o = r.dep_gen.unwrap();
         let chain_slots = simpler_runtime::collectors::dep_gen::slots_for(n as usize) as u64;
-        assert_eq!((o.total, o.total_overflow, o.dropped, o.problem.as_deref()), (n + 2, chain_slots - 1, 0, None), "n={n}");
+        assert_eq!(
+            (o.total, o.total_overflow, o.dropped, o.problem.as_deref()),
+            (n + 2, chain_slots - 1, 0, None),
+            "n={n}"
+        );
     }
 }
 
@@ -133,11 +170,22 @@ fn faulty(dir: &Path, faults: Faults) -> RunReport {
     let ex = find("vector_example").unwrap();
     let params = Params::parse(ex.name(), &[], ex.params()).unwrap();
     std::fs::write(dir.join("deps.json"), "stale").unwrap();
-    let cfg = CallConfig { enable_dep_gen: true, output_prefix: Some(dir.to_path_buf()), faults, ..Default::default() };
+    let cfg = CallConfig {
+        enable_dep_gen: true,
+        output_prefix: Some(dir.to_path_buf()),
+        faults,
+        ..Default::default()
+    };
     let out = ex.run(&cfg, &params).unwrap();
     assert!(out.golden.passed(), "the computation is unaffected");
-    assert!(!dir.join("deps.json").exists(), "no deps.json (the stale one is removed too)");
-    let leftovers: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        !dir.join("deps.json").exists(),
+        "no deps.json (the stale one is removed too)"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert!(leftovers.is_empty(), "no part files left: {leftovers:?}");
     out.report
 }
@@ -145,24 +193,51 @@ fn faulty(dir: &Path, faults: Faults) -> RunReport {
 #[test]
 fn a_dropped_buffer_leaves_no_deps_json() {
     let dir = tempfile::tempdir().unwrap();
-    let r = faulty(dir.path(), Faults { starve_free: true, ..Default::default() });
+    let r = faulty(
+        dir.path(),
+        Faults {
+            starve_free: true,
+            ..Default::default()
+        },
+    );
     let p = r.dep_gen.unwrap().problem.unwrap();
     assert!(p.starts_with("no deps.json: 5 record slots were dropped"), "{p}");
-    assert!(p.ends_with("removed the stale ") || p.contains("removed the stale"), "{p}");
+    assert!(
+        p.ends_with("removed the stale ") || p.contains("removed the stale"),
+        "{p}"
+    );
 }
 
 #[test]
 fn a_missing_flush_leaves_no_deps_json() {
     let dir = tempfile::tempdir().unwrap();
-    let r = faulty(dir.path(), Faults { skip_dep_gen_flush: true, ..Default::default() });
+    let r = faulty(
+        dir.path(),
+        Faults {
+            skip_dep_gen_flush: true,
+            ..Default::default()
+        },
+    );
     let p = r.dep_gen.unwrap().problem.unwrap();
-    assert!(p.starts_with("no deps.json: the last buffer was never flushed (5 slots left on the device)"), "{p}");
+    assert!(
+        p.starts_with("no deps.json: the last buffer was never flushed (5 slots left on the device)"),
+        "{p}"
+    );
 }
 
 #[test]
 fn an_oracle_annotation_disagreement_leaves_no_deps_json() {
     let dir = tempfile::tempdir().unwrap();
-    let r = faulty(dir.path(), Faults { corrupt_dep_gen_annotation: true, ..Default::default() });
+    let r = faulty(
+        dir.path(),
+        Faults {
+            corrupt_dep_gen_annotation: true,
+            ..Default::default()
+        },
+    );
     let p = r.dep_gen.unwrap().problem.unwrap();
-    assert!(p.starts_with("no deps.json: oracle and annotated passes disagree on task (1, 0)"), "{p}");
+    assert!(
+        p.starts_with("no deps.json: oracle and annotated passes disagree on task (1, 0)"),
+        "{p}"
+    );
 }
