@@ -12,6 +12,7 @@
 //! or from it are counted as not drawn.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use simpler_artifacts::swimlane::SwimlaneFile;
 
@@ -50,14 +51,40 @@ pub struct Anchor {
 /// Anchors by raw task id.
 #[derive(Debug, Default)]
 pub struct Anchors {
-    map: HashMap<u64, Anchor>,
+    map: HashMap<u64, Anchor, BuildHasherDefault<TaskIdHasher>>,
+}
+
+/// A multiplicative hash for task ids (the keys are trusted run output, so no protection
+/// against chosen collisions is needed). Five lookups per dependency pair make the default
+/// SipHash a visible share of a conversion.
+#[derive(Debug, Default)]
+struct TaskIdHasher(u64);
+
+impl Hasher for TaskIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // Fibonacci hashing: the high bits, which hashbrown uses, depend on every input bit.
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 impl Anchors {
     /// Anchors every task of `file`, on the tracks of `layout`.
     pub fn new(file: &SwimlaneFile, layout: &Layout) -> Anchors {
         let mut a = Anchors {
-            map: HashMap::with_capacity(file.orchestrator.len().max(file.tasks.len() / 2)),
+            map: HashMap::with_capacity_and_hasher(
+                file.orchestrator.len().max(file.tasks.len() / 2),
+                BuildHasherDefault::default(),
+            ),
         };
         for (r, &track) in file.tasks.iter().zip(&layout.worker) {
             a.offer(

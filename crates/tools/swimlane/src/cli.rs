@@ -18,7 +18,7 @@ pub struct Args {
     pub deps_json: Option<PathBuf>,
     /// Kernel id → name map: a flat `{"<id>": "<name>"}` object or
     /// `{"callable_id_to_name": {...}}` [default: the newest name_map*.json next to RECORDS;
-    /// else kernels are named func_<id>].
+    /// kernels without a name show as func_N].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
 }

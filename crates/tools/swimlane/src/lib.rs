@@ -230,9 +230,6 @@ fn write_trace(
     layout.tracks.write_metadata(&mut out)?;
     let slices = slices::write_slices(&mut out, file, layout, anchors, names, with_degrees)?;
     let flows = flows::write_flows(&mut out, &pairs.pairs, anchors)?;
-    out.finish()?
-        .into_inner()
-        .map_err(|e| e.into_error())?
-        .sync_all()?;
+    out.finish()?;
     Ok((slices, flows))
 }
