@@ -8,6 +8,7 @@ use simpler_runtime::{CallConfig, RunReport};
 
 /// Reports the artifacts of a finished run and renders their reports.
 pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<()> {
+    println!("  artifacts  {}", prefix.display());
     if cfg.enable_scope_stats {
         match &report.scope_stats {
             Some(s) => match &s.path {
@@ -48,15 +49,30 @@ pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<(
             None => println!("  dep_gen     not collected"),
         }
     }
-    let mut items = Vec::new();
     if cfg.enable_l2_swimlane {
-        items.push(("swimlane", prefix.join("l2_swimlane_records.json")));
-    }
-    for (what, path) in items {
-        if path.exists() {
-            println!("  {what:<11} {}", path.display());
-        } else {
-            println!("  {what:<11} not written: this collector is not implemented yet");
+        match &report.swimlane {
+            Some(l) => {
+                if let Some(path) = &l.path {
+                    println!(
+                        "  swimlane    {} ({} task rows, {} dummy rows, {} submit spans)",
+                        path.display(),
+                        l.rows[0],
+                        l.rows[1],
+                        l.rows[2]
+                    );
+                    let summary = simpler_swimlane::convert(path, None, None, None)?;
+                    println!(
+                        "  trace       {} ({} dependency flows, {} hb_violation)",
+                        summary.output.display(),
+                        summary.flows.dependency,
+                        summary.flows.hb_violation
+                    );
+                }
+                if let Some(p) = &l.problem {
+                    println!("  swimlane    warning: {p}");
+                }
+            }
+            None => println!("  swimlane    not collected"),
         }
     }
     Ok(())

@@ -31,6 +31,8 @@ enum Command {
     ScopeStatsPlot(simpler_scope_stats_plot::Args),
     /// Text or HTML view of a deps.json dependency graph.
     DepsViewer(simpler_deps_viewer::Args),
+    /// Convert l2_swimlane_records.json (+ deps.json) into a Perfetto trace.
+    Swimlane(simpler_swimlane::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench_cmd::run(args),
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args),
         Command::DepsViewer(args) => simpler_deps_viewer::run(args),
+        Command::Swimlane(args) => simpler_swimlane::run(args),
     };
     report(result)
 }

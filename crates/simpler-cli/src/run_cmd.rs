@@ -156,7 +156,6 @@ pub fn run(args: RunArgs) -> Result<()> {
     );
     println!("  result     {}", outcome.golden.describe());
     if let Some(prefix) = &cfg.output_prefix {
-        println!("  artifacts  {}", prefix.display());
         crate::diagnostics::post_run(&cfg, prefix, r)?;
     }
     if !outcome.golden.passed() {

@@ -45,6 +45,7 @@ mod worker;
 
 pub use collectors::dep_gen::DepGenOutcome;
 pub use collectors::scope_stats::ScopeStatsOutcome;
+pub use collectors::swimlane::SwimlaneOutcome;
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
 pub use fatal::{Fatal, FatalCode, Stopped};
 pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOutputs};

@@ -19,6 +19,7 @@ use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::collectors::dep_gen::DepGenOutcome;
 use crate::collectors::scope_stats::probe::{ProducerFinal, ScopeStatsProducer};
 use crate::collectors::scope_stats::ScopeStatsOutcome;
+use crate::collectors::swimlane::SwimlaneOutcome;
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
 use crate::orchestrator::{site_string, FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
@@ -57,6 +58,8 @@ pub struct RunReport {
     pub scope_stats: Option<ScopeStatsOutcome>,
     /// What became of this run's dep_gen (with `enable_dep_gen`).
     pub dep_gen: Option<DepGenOutcome>,
+    /// What became of this run's swimlane records (with `enable_l2_swimlane`).
+    pub swimlane: Option<SwimlaneOutcome>,
 }
 
 /// Why a run failed.
@@ -130,6 +133,7 @@ fn orchestrate(
     orch.dep_gen = diag.dep_gen;
     orch.dep_graph = diag.dep_graph;
     orch.skip_dep_gen_flush = cfg.faults.skip_dep_gen_flush;
+    orch.lane = shared.swimlane.as_ref().map(|s| s.producer());
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
@@ -162,6 +166,7 @@ fn orchestrate(
     orch.end_scope(); // the root
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
+    drop(orch.lane.take()); // hands its last rows over
     let outputs = DiagOutputs {
         scope_final: orch.take_scope_stats(),
         dep_gen_final: orch.take_dep_gen(),
@@ -314,6 +319,7 @@ pub(crate) fn execute(
         fanin_log: stats.fanin_log,
         scope_stats: None,
         dep_gen: None,
+        swimlane: None,
     };
     Executed {
         report,

@@ -16,6 +16,7 @@ use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 use simpler_core::MAX_RINGS;
 
+use crate::collectors::swimlane::SwimlaneShared;
 use crate::config::{RingSizes, RuntimeKind};
 use crate::fatal::FatalLatch;
 use crate::memory::RunMemory;
@@ -80,6 +81,8 @@ pub(crate) struct RunShared {
     pub memory: RunMemory,
     pub kernels: KernelRegistry,
     pub platform: Platform,
+    /// Swimlane timing, when enabled.
+    pub swimlane: Option<SwimlaneShared>,
 }
 
 /// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
@@ -139,6 +142,7 @@ impl RunShared {
             memory,
             kernels,
             platform,
+            swimlane: None,
         }
     }
 

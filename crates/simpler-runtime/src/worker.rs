@@ -4,7 +4,9 @@ use std::panic::Location;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use simpler_artifacts::swimlane::Header as LaneHeader;
 
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
@@ -19,6 +21,9 @@ use crate::collectors::scope_stats::collector::Collector;
 use crate::collectors::scope_stats::export::{close_metadata_only, close_run, Capacities};
 use crate::collectors::scope_stats::probe::{RecordBuffer, ScopeStatsProducer, BACKPRESSURE_WAIT};
 use crate::collectors::scope_stats::{ARTIFACT, BUFFERS};
+use crate::collectors::swimlane::{
+    self, RowBuffer as LaneBuffer, RunClock, SwimlaneCollector, SwimlaneShared,
+};
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
     load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
@@ -99,6 +104,20 @@ impl Worker {
     pub fn hold_background_writer(&self, hold: bool) {
         if let Some(bg) = &self.background {
             bg.set_hold(hold);
+        }
+    }
+
+    /// Writes `<prefix>/name_map.json` (`{"<func_id>": "<name>"}`) so the viewers can label
+    /// kernels; best effort (a failure only costs the labels).
+    fn write_name_map(&self, prefix: &Path) {
+        let map: std::collections::BTreeMap<String, &str> = self
+            .kernels
+            .iter()
+            .map(|k| (k.func_id.to_string(), k.name.as_str()))
+            .collect();
+        if let Ok(text) = serde_json::to_string(&map) {
+            let _ = std::fs::create_dir_all(prefix);
+            let _ = std::fs::write(prefix.join("name_map.json"), text + "\n");
         }
     }
 
@@ -218,6 +237,9 @@ impl Worker {
             }
         };
         let run_epoch = self.run_epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        if cfg.any_diagnostic() {
+            self.write_name_map(cfg.output_prefix.as_deref().unwrap_or(Path::new(".")));
+        }
         let caps = Capacities {
             task_window: sizes.task_window.map(u64::from),
             heap: sizes.heap,
@@ -297,14 +319,47 @@ impl Worker {
         let platform = Platform {
             clusters: cfg.clusters as u32,
         };
-        let shared = Arc::new(RunShared::new(
-            cfg.runtime,
-            sizes,
-            memory,
-            self.kernels.clone(),
-            platform,
-        ));
+        let mut run_shared = RunShared::new(cfg.runtime, sizes, memory, self.kernels.clone(), platform);
+        let lane_collector = if cfg.enable_l2_swimlane {
+            let threads = cfg.effective_scheduler_threads().min(cfg.clusters).max(1);
+            let buffers = (0..2 * (threads + 1) + 2)
+                .map(|_| Box::new(LaneBuffer::new()))
+                .collect();
+            let f = &cfg.faults;
+            let faults = ChannelFaults {
+                refuse_ready: f.refuse_ready,
+                starve_free: f.starve_free,
+            };
+            let channel = Arc::new(BufferChannel::new(buffers, faults));
+            let dropped = Arc::new(AtomicU64::new(0));
+            run_shared.swimlane = Some(SwimlaneShared {
+                channel: channel.clone(),
+                dropped: dropped.clone(),
+                clock: RunClock(Instant::now()),
+                wait: f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT),
+            });
+            Some((
+                SwimlaneCollector::spawn(channel, prefix.clone(), run_epoch),
+                dropped,
+            ))
+        } else {
+            None
+        };
+        let shared = Arc::new(run_shared);
         let mut executed = execute(shared, cfg, root, Box::new(orchestration), diag);
+        if let Some((c, dropped)) = lane_collector {
+            let spilled = c.stop();
+            let header =
+                LaneHeader::for_clusters(cfg.clusters as u32, executed.report.scheduler_threads as u32);
+            let proven = executed.report.stop_proven;
+            executed.report.swimlane = Some(swimlane::close(
+                &prefix,
+                spilled,
+                dropped.load(Ordering::Relaxed),
+                &header,
+                proven,
+            ));
+        }
         if let Some(c) = dep_collector {
             let replay = c.stop();
             executed.report.dep_gen = Some(dep_gen::close_tmr(

@@ -3,10 +3,12 @@
 //!
 //! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
 //! - [`dep_gen`]: every submit captured and replayed → `deps.json`.
+//! - [`swimlane`]: per-task timing → `l2_swimlane_records.json`.
 
 pub(crate) mod channel;
 pub mod dep_gen;
 pub mod scope_stats;
+pub mod swimlane;
 
 use std::time::Duration;
 

@@ -9,6 +9,8 @@ mod scope;
 mod submit;
 
 use std::cell::RefCell;
+
+use simpler_artifacts::swimlane::OrchRow;
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -24,6 +26,7 @@ pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
 use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, ScopeStatsProducer};
+use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
 use crate::platform::{MixedKernels, Platform};
@@ -100,6 +103,8 @@ pub struct Orchestrator {
     pub(crate) dep_gen: Option<DepGenCapture>,
     pub(crate) dep_graph: Option<GraphWriter>,
     pub(crate) skip_dep_gen_flush: bool,
+    /// Swimlane submit spans.
+    pub(crate) lane: Option<SwimlaneProducer>,
 }
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
@@ -145,6 +150,7 @@ impl Orchestrator {
             dep_gen: None,
             dep_graph: None,
             skip_dep_gen_flush: false,
+            lane: None,
             shared,
         }
     }
@@ -288,7 +294,30 @@ impl Orchestrator {
 
     /// Submits a task with kernels on any mix of the cluster's subslots.
     pub fn submit(&mut self, kernels: MixedKernels, args: &TaskArgs<'_>) -> Result<TaskOutputs, Stopped> {
-        self.submit_task(kernels, args, false)
+        self.timed_submit(kernels, args, false)
+    }
+
+    /// The submit, with its span recorded when swimlane is on.
+    #[inline]
+    fn timed_submit(
+        &mut self,
+        kernels: MixedKernels,
+        args: &TaskArgs<'_>,
+        alloc: bool,
+    ) -> Result<TaskOutputs, Stopped> {
+        let Some(start) = self.lane.as_ref().map(|l| l.clock.now()) else {
+            return self.submit_task(kernels, args, alloc);
+        };
+        let out = self.submit_task(kernels, args, alloc)?;
+        if let Some(l) = self.lane.as_mut() {
+            let end = l.clock.now();
+            l.push(Row::Orch(OrchRow {
+                task_id: out.id().raw(),
+                submit_start_ns: start,
+                submit_end_ns: end,
+            }));
+        }
+        Ok(out)
     }
 
     /// Allocates buffers through a hidden allocation task (completed at once); the outputs'
@@ -298,7 +327,7 @@ impl Orchestrator {
         for ci in infos {
             args.output(*ci);
         }
-        self.submit_task(MixedKernels::NONE, &args, true)
+        self.timed_submit(MixedKernels::NONE, &args, true)
     }
 
     /// Stops the run with EXPLICIT_ORCH_FATAL (9).

@@ -3,9 +3,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
+use arrayvec::ArrayVec;
+use simpler_artifacts::swimlane::{self as lane_rows, DummyRow, TaskRow};
+
+use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::fatal::FatalCode;
 use crate::platform::kernel::KernelCtx;
-use crate::platform::{CoreId, Platform, TaskShape};
+use crate::platform::{CoreId, CoreType, Platform, TaskShape};
 use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
 
@@ -37,18 +41,38 @@ impl CoreCursor {
     }
 }
 
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(non-string payload)".into())
+}
+
 /// Runs one claimed block (or completes a dummy) of task `s`.
 pub(crate) fn execute(
     shared: &RunShared,
     s: SlotRef,
     cursor: &mut CoreCursor,
-    scratch: &mut Vec<crate::slot::SlotRef>,
+    scratch: &mut Vec<SlotRef>,
     batch: &mut AdvanceBatch,
+    lane: &mut Option<SwimlaneProducer>,
+    thread: u32,
 ) {
+    let dispatch_ns = lane.as_ref().map_or(0, |l| l.clock.now());
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
+        let id = lane.as_ref().map(|_| slot.payload.read().id);
         shared.complete(s, scratch, batch);
+        if let (Some(l), Some(id)) = (lane.as_mut(), id) {
+            let finish_ns = l.clock.now();
+            l.push(Row::Dummy(DummyRow {
+                task_id: id.raw(),
+                sched_thread: thread,
+                finish_ns,
+            }));
+        }
         return;
     }
     let payload = slot.payload.read();
@@ -58,6 +82,7 @@ pub(crate) fn execute(
     }
     let cluster = cursor.next_cluster();
     let kernels = payload.kernels.as_array();
+    let mut rows: ArrayVec<TaskRow, 3> = ArrayVec::new();
     let mut subtasks = 0;
     for (sub, &kid) in kernels.iter().enumerate() {
         if kid < 0 {
@@ -91,18 +116,13 @@ pub(crate) fn execute(
             block_num: payload.block_num,
             core,
         };
+        let start_ns = lane.as_ref().map_or(0, |l| l.clock.now());
         let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
+        let end_ns = lane.as_ref().map_or(0, |l| l.clock.now());
         let failure = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e.0),
-            Err(panic) => Some(format!(
-                "panicked: {}",
-                panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "(non-string payload)".into())
-            )),
+            Err(panic) => Some(format!("panicked: {}", panic_message(panic.as_ref()))),
         };
         if let Some(why) = failure {
             shared.fatal.raise(
@@ -115,9 +135,35 @@ pub(crate) fn execute(
             shared.wake_all();
             return;
         }
+        if lane.is_some() {
+            rows.push(TaskRow {
+                task_id: payload.id.raw(),
+                kernel_ids: kernels,
+                func_id: kid,
+                block_idx: block,
+                block_num: payload.block_num,
+                core_id: core.index,
+                core_type: match core.core_type {
+                    CoreType::Aic => lane_rows::CoreType::Aic,
+                    CoreType::Aiv => lane_rows::CoreType::Aiv,
+                },
+                sched_thread: thread,
+                dispatch_ns,
+                start_ns,
+                end_ns,
+                finish_ns: 0,
+            });
+        }
     }
     drop(payload);
     if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
         shared.complete(s, scratch, batch);
+    }
+    if let Some(l) = lane.as_mut() {
+        let finish_ns = l.clock.now();
+        for mut r in rows {
+            r.finish_ns = finish_ns;
+            l.push(Row::Task(r));
+        }
     }
 }

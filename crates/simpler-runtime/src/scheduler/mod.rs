@@ -23,6 +23,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
     let mut cursor = CoreCursor::new(shared.platform, thread_index, thread_count);
     let mut scratch = Vec::new();
     let mut batch = AdvanceBatch::default();
+    let mut lane = shared.swimlane.as_ref().map(|s| s.producer());
     let mut idle = 0u32;
     loop {
         if shared.fatal.is_set() {
@@ -30,7 +31,15 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         }
         if let Some(task) = shared.pop_ready() {
             idle = 0;
-            dispatch::execute(&shared, task, &mut cursor, &mut scratch, &mut batch);
+            dispatch::execute(
+                &shared,
+                task,
+                &mut cursor,
+                &mut scratch,
+                &mut batch,
+                &mut lane,
+                thread_index,
+            );
             continue;
         }
         shared.flush_advances(&mut batch);
@@ -46,6 +55,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sched_sleep
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
+    drop(lane); // hands its last rows over
     shared.threads_exited.fetch_add(1, Ordering::AcqRel);
     shared.done_sleep.notify_all();
 }

@@ -160,7 +160,9 @@ pub(crate) fn record_args(
 mod tests {
     use super::*;
     use crate::collectors::channel::ChannelFaults;
-    use crate::collectors::dep_gen::record::{slots_for, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_OVERFLOW};
+    use crate::collectors::dep_gen::record::{
+        slots_for, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_OVERFLOW,
+    };
     use simpler_core::{DepKind, TaskArgs};
 
     fn capture(slots: usize, buffers: usize) -> (Arc<BufferChannel<SlotBuffer>>, DepGenCapture) {
@@ -174,14 +176,26 @@ mod tests {
         for n in [1usize, 64, 65, 200, 646, 647, 1300, 5000] {
             let (ch, mut c) = capture(64, 1);
             let ids: Vec<TaskId> = (0..n as u32).map(|i| TaskId::new(1, i)).collect();
-            let kinds: Vec<DepKind> = (0..n).map(|i| if i % 7 == 0 { DepKind::Wait } else { DepKind::WaitRetain }).collect();
+            let kinds: Vec<DepKind> = (0..n)
+                .map(|i| {
+                    if i % 7 == 0 {
+                        DepKind::Wait
+                    } else {
+                        DepKind::WaitRetain
+                    }
+                })
+                .collect();
             let mut a = TaskArgs::new();
             a.set_dependencies_with_kinds(&ids, &kinds);
             c.record(TaskId::new(1, n as u32), false, MixedKernels::NONE, &a);
             c.flush();
             let fin = c.finish();
             let slots = slots_for(n);
-            assert_eq!((fin.total, fin.total_overflow, fin.dropped, fin.leftover), (1, slots as u64 - 1, 0, 0), "n={n}");
+            assert_eq!(
+                (fin.total, fin.total_overflow, fin.dropped, fin.leftover),
+                (1, slots as u64 - 1, 0, 0),
+                "n={n}"
+            );
             let buf = ch.take().expect("flushed");
             assert_eq!(buf.count, slots);
             let flags: Vec<u32> = buf.slots[..slots].iter().map(|s| s.flags).collect();
@@ -237,7 +251,13 @@ mod tests {
     #[test]
     fn no_buffer_counts_one_dropped_submit() {
         let bufs = vec![Box::new(SlotBuffer::new(4))];
-        let ch = Arc::new(BufferChannel::new(bufs, ChannelFaults { starve_free: true, refuse_ready: false }));
+        let ch = Arc::new(BufferChannel::new(
+            bufs,
+            ChannelFaults {
+                starve_free: true,
+                refuse_ready: false,
+            },
+        ));
         let mut c = DepGenCapture::new(ch, Duration::ZERO);
         c.record(TaskId::new(0, 0), false, MixedKernels::NONE, &TaskArgs::new());
         let fin = c.finish();

@@ -1,0 +1,169 @@
+//! The `simpler` binary end to end: the README's main job with every diagnostic on, and the
+//! errors users see.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn simpler(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpler"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn the_main_job_writes_every_artifact_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("golden OK (16384 elements)"), "{stdout}");
+
+    // Scope stats: metadata + exactly 4 samples, and the HTML report.
+    let jsonl = std::fs::read_to_string(prefix.join("scope_stats/scope_stats.jsonl")).unwrap();
+    assert_eq!(jsonl.lines().count(), 5);
+    assert!(jsonl.starts_with("{\"fatal\":false,\"dropped\":0,\"total\":4,"));
+    assert!(prefix.join("scope_stats/scope_stats.html").exists());
+
+    // dep_gen: 6 edges, and the text view.
+    let deps = read_json(&prefix.join("deps.json"));
+    assert_eq!(deps["edges"].as_array().unwrap().len(), 6);
+    let view = std::fs::read_to_string(prefix.join("deps_viewer.txt")).unwrap();
+    assert!(view.contains("SUMMARY") && view.contains("TASK INDEX") && view.contains("func_name_map: yes"));
+
+    // Swimlane: 5 task slices on AIV tracks, 6 dependency flows from slice start to slice start.
+    let trace = read_json(&prefix.join("merged_swimlane.json"));
+    let events = trace["traceEvents"].as_array().unwrap();
+    let mut names: HashMap<(u64, u64), String> = HashMap::new();
+    for e in events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+    {
+        names.insert(
+            (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()),
+            e["args"]["name"].as_str().unwrap().into(),
+        );
+    }
+    let slices: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "task")
+        .collect();
+    assert_eq!(slices.len(), 5);
+    for s in &slices {
+        let track = &names[&(s["pid"].as_u64().unwrap(), s["tid"].as_u64().unwrap())];
+        assert!(track.starts_with("AIV_"), "{track}");
+    }
+    let starts: Vec<(u64, u64, f64)> = slices
+        .iter()
+        .map(|s| {
+            (
+                s["pid"].as_u64().unwrap(),
+                s["tid"].as_u64().unwrap(),
+                s["ts"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let flows: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow").collect();
+    assert_eq!(flows.len(), 12);
+    assert!(flows.iter().all(|f| f["name"] == "dependency"), "no hb_violation");
+    for f in flows {
+        let at = (
+            f["pid"].as_u64().unwrap(),
+            f["tid"].as_u64().unwrap(),
+            f["ts"].as_f64().unwrap(),
+        );
+        assert!(starts.contains(&at), "every flow end sits at a slice start: {f}");
+    }
+    assert!(
+        stdout.contains("(6 dependency flows, 0 hb_violation)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn html_only_viewer_flags_are_rejected_in_text_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let ok = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert!(ok.status.success());
+    let deps = prefix.join("deps.json");
+    for flag in [
+        &["--direction", "LR"][..],
+        &["--engine", "dot"][..],
+        &["--show-tensor-info"][..],
+    ] {
+        let mut args = vec!["deps-viewer", deps.to_str().unwrap()];
+        args.extend_from_slice(flag);
+        let out = simpler(&args);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        assert!(
+            text(&out.stderr).contains(&format!("{} is only valid with --format html", flag[0])),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn user_errors_are_clear_and_exit_non_zero() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "vector_exmple"],
+            "unknown example `vector_exmple`; built-in examples: vector_example, chain_barrier, edge_sources",
+        ),
+        (
+            &["run", "vector_example", "--runtime-env", "ring_heap=12"],
+            "ring_heap must be at least 1024 bytes",
+        ),
+        (
+            &["run", "vector_example", "--param", "sizes=3"],
+            "vector_example has no parameter `sizes`; valid parameters: size",
+        ),
+        (
+            &[
+                "run",
+                "chain_barrier",
+                "--param",
+                "n=8",
+                "--runtime-env",
+                "ring_task_window=4",
+            ],
+            "fatal 1 (SCOPE_DEADLOCK): scope at chain_barrier.rs:",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = simpler(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(want),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -1,0 +1,380 @@
+//! Swimlane timing: per (task, block, subslot) dispatch/start/end/finish timestamps from the
+//! scheduler threads, dummy completions, and the orchestrator's submit spans, written to
+//! `l2_swimlane_records.json` (schema: `docs/swimlane.md`).
+//!
+//! Every run thread owns a [`SwimlaneProducer`] that fills fixed-capacity row buffers and hands
+//! them to one host collector through the bounded buffer channel; the collector spills rows to
+//! per-section files while the run goes on, and the close writes the final file in section
+//! order. Rows a producer could not hand over are counted and reported, never silently lost.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
+
+use crate::collectors::channel::BufferChannel;
+
+/// Rows per buffer.
+pub const ROWS_PER_BUFFER: usize = 4096;
+
+/// One timing row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Row {
+    Task(TaskRow),
+    Dummy(DummyRow),
+    Orch(OrchRow),
+}
+
+/// A buffer of rows.
+pub(crate) struct RowBuffer {
+    pub rows: Vec<Row>,
+}
+
+impl RowBuffer {
+    pub fn new() -> Self {
+        RowBuffer {
+            rows: Vec::with_capacity(ROWS_PER_BUFFER),
+        }
+    }
+}
+
+/// The run's clock: nanoseconds since the run started.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunClock(pub Instant);
+
+impl RunClock {
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.0.elapsed().as_nanos() as u64
+    }
+}
+
+/// What run threads share to record timing.
+pub(crate) struct SwimlaneShared {
+    pub channel: Arc<BufferChannel<RowBuffer>>,
+    pub dropped: Arc<AtomicU64>,
+    pub clock: RunClock,
+    pub wait: Duration,
+}
+
+impl SwimlaneShared {
+    /// A producer for one run thread.
+    pub fn producer(&self) -> SwimlaneProducer {
+        SwimlaneProducer::new(self.channel.clone(), self.dropped.clone(), self.clock, self.wait)
+    }
+}
+
+/// One thread's producer.
+pub(crate) struct SwimlaneProducer {
+    channel: Arc<BufferChannel<RowBuffer>>,
+    current: Option<Box<RowBuffer>>,
+    dropped: Arc<AtomicU64>,
+    wait: Duration,
+    pub clock: RunClock,
+}
+
+impl SwimlaneProducer {
+    pub fn new(
+        channel: Arc<BufferChannel<RowBuffer>>,
+        dropped: Arc<AtomicU64>,
+        clock: RunClock,
+        wait: Duration,
+    ) -> Self {
+        SwimlaneProducer {
+            channel,
+            current: None,
+            dropped,
+            wait,
+            clock,
+        }
+    }
+
+    /// Appends a row (dropped and counted when no buffer can be had in time).
+    pub fn push(&mut self, row: Row) {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|b| b.rows.len() >= ROWS_PER_BUFFER)
+        {
+            self.flush();
+        }
+        if self.current.is_none() {
+            self.current = self.channel.acquire(self.wait).map(|mut b| {
+                b.rows.clear();
+                b
+            });
+        }
+        match &mut self.current {
+            Some(b) => b.rows.push(row),
+            None => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Hands the current buffer over.
+    pub fn flush(&mut self) {
+        if let Some(b) = self.current.take() {
+            if b.rows.is_empty() {
+                self.channel.recycle(b);
+            } else if let Err(b) = self.channel.publish(b, self.wait) {
+                self.dropped.fetch_add(b.rows.len() as u64, Ordering::Relaxed);
+                self.channel.recycle(b);
+            }
+        }
+    }
+}
+
+impl Drop for SwimlaneProducer {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// Rows spilled to disk by the collector, one fixed-size binary record each.
+struct Spill {
+    path: PathBuf,
+    out: BufWriter<File>,
+    rows: u64,
+}
+
+impl Spill {
+    fn create(path: PathBuf) -> io::Result<Spill> {
+        Ok(Spill {
+            out: BufWriter::with_capacity(256 << 10, File::create(&path)?),
+            path,
+            rows: 0,
+        })
+    }
+    fn put(&mut self, words: &[u64]) -> io::Result<()> {
+        self.rows += 1;
+        for w in words {
+            self.out.write_all(&w.to_le_bytes())?;
+        }
+        Ok(())
+    }
+    fn reopen(self) -> io::Result<(PathBuf, BufReader<File>, u64)> {
+        self.out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let f = File::open(&self.path)?;
+        Ok((self.path, BufReader::with_capacity(256 << 10, f), self.rows))
+    }
+}
+
+fn read_words<const N: usize>(r: &mut impl Read) -> io::Result<[u64; N]> {
+    let mut out = [0u64; N];
+    let mut b = [0u8; 8];
+    for w in out.iter_mut() {
+        r.read_exact(&mut b)?;
+        *w = u64::from_le_bytes(b);
+    }
+    Ok(out)
+}
+
+fn core_code(c: CoreType) -> u64 {
+    match c {
+        CoreType::Aic => 0,
+        _ => 1,
+    }
+}
+
+fn encode_task(r: &TaskRow) -> [u64; 14] {
+    [
+        r.task_id,
+        r.kernel_ids[0] as i64 as u64,
+        r.kernel_ids[1] as i64 as u64,
+        r.kernel_ids[2] as i64 as u64,
+        r.func_id as i64 as u64,
+        u64::from(r.block_idx),
+        u64::from(r.block_num),
+        u64::from(r.core_id),
+        core_code(r.core_type),
+        u64::from(r.sched_thread),
+        r.dispatch_ns,
+        r.start_ns,
+        r.end_ns,
+        r.finish_ns,
+    ]
+}
+
+fn decode_task(w: [u64; 14]) -> TaskRow {
+    TaskRow {
+        task_id: w[0],
+        kernel_ids: [w[1] as i64 as i32, w[2] as i64 as i32, w[3] as i64 as i32],
+        func_id: w[4] as i64 as i32,
+        block_idx: w[5] as u32,
+        block_num: w[6] as u32,
+        core_id: w[7] as u32,
+        core_type: if w[8] == 0 { CoreType::Aic } else { CoreType::Aiv },
+        sched_thread: w[9] as u32,
+        dispatch_ns: w[10],
+        start_ns: w[11],
+        end_ns: w[12],
+        finish_ns: w[13],
+    }
+}
+
+/// What the collector thread holds at the end.
+pub(crate) struct Spilled {
+    parts: Option<[Spill; 3]>,
+    error: Option<String>,
+    pub received: u64,
+}
+
+/// The swimlane collector thread of one run.
+pub(crate) struct SwimlaneCollector {
+    channel: Arc<BufferChannel<RowBuffer>>,
+    thread: JoinHandle<Spilled>,
+}
+
+impl SwimlaneCollector {
+    pub fn spawn(channel: Arc<BufferChannel<RowBuffer>>, dir: PathBuf, run_epoch: u64) -> SwimlaneCollector {
+        let ch = channel.clone();
+        let thread = std::thread::Builder::new()
+            .name("simpler-swimlane".into())
+            .spawn(move || {
+                let parts = std::fs::create_dir_all(&dir).and_then(|()| {
+                    let p = |s: &str| Spill::create(dir.join(format!(".swimlane.{run_epoch}.{s}.part")));
+                    Ok([p("tasks")?, p("dummies")?, p("orch")?])
+                });
+                let mut st = match parts {
+                    Ok(p) => Spilled {
+                        parts: Some(p),
+                        error: None,
+                        received: 0,
+                    },
+                    Err(e) => Spilled {
+                        parts: None,
+                        error: Some(format!("creating spill files: {e}")),
+                        received: 0,
+                    },
+                };
+                while let Some(buf) = ch.take() {
+                    st.received += buf.rows.len() as u64;
+                    if let Some(parts) = st.parts.as_mut() {
+                        for row in &buf.rows {
+                            let r = match row {
+                                Row::Task(t) => parts[0].put(&encode_task(t)),
+                                Row::Dummy(d) => {
+                                    parts[1].put(&[d.task_id, u64::from(d.sched_thread), d.finish_ns])
+                                }
+                                Row::Orch(o) => {
+                                    parts[2].put(&[o.task_id, o.submit_start_ns, o.submit_end_ns])
+                                }
+                            };
+                            if let Err(e) = r {
+                                st.error.get_or_insert(format!("spilling rows: {e}"));
+                            }
+                        }
+                    }
+                    ch.recycle(buf);
+                }
+                st
+            })
+            .expect("spawning the swimlane collector");
+        SwimlaneCollector { channel, thread }
+    }
+
+    pub fn stop(self) -> Spilled {
+        self.channel.close();
+        self.thread.join().expect("the swimlane collector does not panic")
+    }
+}
+
+/// What became of a run's swimlane records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwimlaneOutcome {
+    /// The written records file.
+    pub path: Option<PathBuf>,
+    /// Task, dummy and orchestrator rows written.
+    pub rows: [u64; 3],
+    /// Rows the run threads could not hand over (counted, not written).
+    pub dropped: u64,
+    /// Why the file is missing or incomplete.
+    pub problem: Option<String>,
+}
+
+/// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows.
+pub(crate) fn close(
+    prefix: &Path,
+    spilled: Spilled,
+    dropped: u64,
+    header: &Header,
+    proven: bool,
+) -> SwimlaneOutcome {
+    let dest = prefix.join(FILE_NAME);
+    let mut out = SwimlaneOutcome {
+        path: None,
+        rows: [0; 3],
+        dropped,
+        problem: spilled.error.clone(),
+    };
+    let Some(parts) = spilled.parts else { return out };
+    let write = || -> io::Result<[u64; 3]> {
+        let tmp = dest.with_extension("json.tmp");
+        let mut w = SwimlaneWriter::begin(BufWriter::with_capacity(1 << 20, File::create(&tmp)?), header)?;
+        let [tasks, dummies, orch] = parts;
+        let mut counts = [0u64; 3];
+        let (p0, mut r, n) = tasks.reopen()?;
+        for _ in 0..n {
+            w.task(&decode_task(read_words::<14>(&mut r)?))?;
+        }
+        counts[0] = n;
+        let (p1, mut r, n) = dummies.reopen()?;
+        for _ in 0..n {
+            let x = read_words::<3>(&mut r)?;
+            w.dummy(&DummyRow {
+                task_id: x[0],
+                sched_thread: x[1] as u32,
+                finish_ns: x[2],
+            })?;
+        }
+        counts[1] = n;
+        let (p2, mut r, n) = orch.reopen()?;
+        for _ in 0..n {
+            let x = read_words::<3>(&mut r)?;
+            w.orch(&OrchRow {
+                task_id: x[0],
+                submit_start_ns: x[1],
+                submit_end_ns: x[2],
+            })?;
+        }
+        counts[2] = n;
+        w.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        for p in [p0, p1, p2] {
+            let _ = std::fs::remove_file(p);
+        }
+        std::fs::rename(&tmp, &dest)?;
+        Ok(counts)
+    };
+    match write() {
+        Ok(c) => {
+            out.rows = c;
+            out.path = Some(dest);
+        }
+        Err(e) => out.problem = Some(format!("writing {}: {e}", dest.display())),
+    }
+    let mut notes = Vec::new();
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} rows were dropped (no buffer in time); the timeline is incomplete"
+        ));
+    }
+    if !proven {
+        notes.push(
+            "the run ended without producer-stop proof; rows still held by run threads are missing".into(),
+        );
+    }
+    if !notes.is_empty() {
+        let joined = notes.join("; ");
+        out.problem = Some(match out.problem.take() {
+            Some(p) => format!("{p}; {joined}"),
+            None => joined,
+        });
+    }
+    out
+}
