@@ -187,7 +187,10 @@ pub fn convert(
             return Err(e).with_context(|| format!("{}: cannot write", output.display()));
         }
     };
-    fs::rename(&partial, &output).with_context(|| format!("{}: cannot write", output.display()))?;
+    if let Err(e) = fs::rename(&partial, &output) {
+        let _ = fs::remove_file(&partial);
+        return Err(e).with_context(|| format!("{}: cannot write", output.display()));
+    }
 
     if let Some((pred, succ)) = flows.first_without_row {
         eprintln!(

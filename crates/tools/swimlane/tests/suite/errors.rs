@@ -144,3 +144,18 @@ fn bad_deps_and_name_maps_name_their_files() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn unwritable_output_names_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing_dir/merged_swimlane.json");
+    let records = testdata("vector_example/l2_swimlane_records.json");
+    let err = convert(&records, Some(&out), None, None).unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        format!(
+            "{}: cannot write: No such file or directory (os error 2)",
+            out.display()
+        )
+    );
+}
