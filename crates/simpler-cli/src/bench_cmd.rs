@@ -16,6 +16,10 @@ pub struct BenchArgs {
     /// Runtimes to run (default: both).
     #[arg(long = "runtime", value_parser = ["tmr", "hbg"])]
     pub runtimes: Vec<String>,
+    /// Instead: on tmr, run each workload (default: independent4 and scopes) with every
+    /// diagnostic off, then each one on, then all on, and print the overhead ratios.
+    #[arg(long)]
+    pub compare_diagnostics: bool,
 }
 
 fn peak_rss_mib() -> Option<f64> {
@@ -25,8 +29,121 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// One diagnostics setting of the comparison.
+struct Setting {
+    name: &'static str,
+    scope_stats: bool,
+    dep_gen: bool,
+    swimlane: bool,
+}
+
+const SETTINGS: [Setting; 5] = [
+    Setting {
+        name: "off",
+        scope_stats: false,
+        dep_gen: false,
+        swimlane: false,
+    },
+    Setting {
+        name: "scope_stats",
+        scope_stats: true,
+        dep_gen: false,
+        swimlane: false,
+    },
+    Setting {
+        name: "dep_gen",
+        scope_stats: false,
+        dep_gen: true,
+        swimlane: false,
+    },
+    Setting {
+        name: "swimlane",
+        scope_stats: false,
+        dep_gen: false,
+        swimlane: true,
+    },
+    Setting {
+        name: "all",
+        scope_stats: true,
+        dep_gen: true,
+        swimlane: true,
+    },
+];
+
+fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
+    let workloads = if args.workloads.is_empty() {
+        vec![Workload::Independent4, Workload::Scopes]
+    } else {
+        args.workloads.clone()
+    };
+    let dir = std::env::temp_dir().join(format!("simpler-bench-{}", std::process::id()));
+    println!(
+        "{:<13} {:<12} {:>10} {:>13} {:>12} {:>9}  notes",
+        "workload", "diagnostics", "units", "ns/unit e2e", "ns/submit", "vs off"
+    );
+    for wl in workloads {
+        let mut base = None;
+        for s in &SETTINGS {
+            let mut cfg = bench_config(RuntimeKind::Tmr, args.tasks);
+            cfg.enable_scope_stats = s.scope_stats;
+            cfg.enable_dep_gen = s.dep_gen;
+            cfg.enable_l2_swimlane = s.swimlane;
+            cfg.output_prefix = Some(dir.join(format!("{}_{}", wl.name(), s.name)));
+            let r = run_workload(w, &cfg, wl, args.tasks)?;
+            let units = if wl == Workload::Scopes {
+                args.tasks
+            } else {
+                r.tasks
+            };
+            let per = r.wall.as_nanos() as f64 / units.max(1) as f64;
+            let submit = r.orchestration.as_nanos() as f64 / units.max(1) as f64;
+            let b = *base.get_or_insert(per);
+            let mut notes = Vec::new();
+            if let Some(d) = &r.dep_gen {
+                if let Some(p) = &d.problem {
+                    notes.push(format!("dep_gen: {p}"));
+                }
+                if d.replay_ns > 0 {
+                    notes.push(format!(
+                        "replay {:.2} M records/s",
+                        d.total as f64 / d.replay_ns as f64 * 1e3
+                    ));
+                }
+                if d.write_ns > 0 {
+                    notes.push(format!(
+                        "deps.json {:.0} MB/s",
+                        d.bytes as f64 / d.write_ns as f64 * 1e3
+                    ));
+                }
+            }
+            if let Some(sc) = &r.scope_stats {
+                if sc.dropped.unwrap_or(0) > 0 || sc.verdict != "published" {
+                    notes.push(format!("scope stats {}", sc.verdict));
+                }
+            }
+            println!(
+                "{:<13} {:<12} {:>10} {:>13.1} {:>12.1} {:>8.3}x  {}",
+                wl.name(),
+                s.name,
+                units,
+                per,
+                submit,
+                per / b,
+                notes.join("; ")
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
+    Ok(())
+}
+
 /// Runs the command.
 pub fn run(args: BenchArgs) -> Result<()> {
+    if args.compare_diagnostics {
+        let w = bench_worker()?;
+        return compare(&args, &w);
+    }
     let workloads = if args.workloads.is_empty() {
         Workload::ALL.to_vec()
     } else {

@@ -23,6 +23,10 @@ pub enum Workload {
     FanOutFanIn,
     /// C[i,j] += A[i,k]·B[k,j] tiles on AIC, one scope per row and a nested one per tile.
     TiledGemm,
+    /// Independent 4-argument tasks (two INPUT, two OUTPUT_EXISTING slices over 4096 slots).
+    Independent4,
+    /// Empty scopes only (two scope boundaries each, no tasks).
+    Scopes,
 }
 
 impl Workload {
@@ -34,6 +38,16 @@ impl Workload {
         Workload::TiledGemm,
     ];
 
+    /// Every workload, the diagnostics-comparison ones included.
+    pub const EVERY: [Workload; 6] = [
+        Workload::Independent,
+        Workload::Chain,
+        Workload::FanOutFanIn,
+        Workload::TiledGemm,
+        Workload::Independent4,
+        Workload::Scopes,
+    ];
+
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +55,8 @@ impl Workload {
             Workload::Chain => "chain",
             Workload::FanOutFanIn => "fanout_fanin",
             Workload::TiledGemm => "tiled_gemm",
+            Workload::Independent4 => "independent4",
+            Workload::Scopes => "scopes",
         }
     }
 }
@@ -54,10 +70,13 @@ impl fmt::Display for Workload {
 impl FromStr for Workload {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Workload::ALL.into_iter().find(|w| w.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Workload::ALL.iter().map(|w| w.name()).collect();
-            format!("unknown workload `{s}`; valid: {}", names.join(", "))
-        })
+        Workload::EVERY
+            .into_iter()
+            .find(|w| w.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Workload::EVERY.iter().map(|w| w.name()).collect();
+                format!("unknown workload `{s}`; valid: {}", names.join(", "))
+            })
     }
 }
 
@@ -120,6 +139,38 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
                 Ok(())
             })?
         }
+        Workload::Independent4 => {
+            const SLOTS: u32 = 4096;
+            let t: Vec<_> = (0..4)
+                .map(|_| w.alloc_tensor(&[SLOTS], DType::Float32))
+                .collect::<Result<_, _>>()?;
+            let (a, b, c, d) = (t[0], t[1], t[2], t[3]);
+            w.run(cfg, move |o| {
+                let mut i = 0u32;
+                while i < n {
+                    o.scope(|o| {
+                        for _ in 0..TASKS_PER_SCOPE.min(n - i) {
+                            let s = i % SLOTS;
+                            let mut args = TaskArgs::new();
+                            args.input(a.view(&[1], &[s])?)
+                                .input(b.view(&[1], &[s])?)
+                                .output_existing(c.view(&[1], &[s])?)
+                                .output_existing(d.view(&[1], &[s])?);
+                            o.submit_aiv(NOOP_AIV, &args)?;
+                            i += 1;
+                        }
+                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                    })?;
+                }
+                Ok(())
+            })?
+        }
+        Workload::Scopes => w.run(cfg, move |o| {
+            for _ in 0..n {
+                o.scope(|_| ());
+            }
+            Ok(())
+        })?,
         Workload::Chain => {
             let x = w.alloc_tensor(&[16], DType::Float32)?;
             w.run(cfg, move |o| {

@@ -45,6 +45,12 @@ pub struct DepGenOutcome {
     pub truncated_deps: u64,
     /// Why no deps.json was written, or what was lost.
     pub problem: Option<String>,
+    /// Replay time (tmr) and the final deps.json write time, in nanoseconds.
+    pub replay_ns: u64,
+    /// Time to assemble the final deps.json from its parts.
+    pub write_ns: u64,
+    /// Size of deps.json in bytes.
+    pub bytes: u64,
 }
 
 fn remove_stale(dest: &Path) -> String {
@@ -66,6 +72,9 @@ pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>
         collected: replay.collected,
         truncated_deps: 0,
         problem: None,
+        replay_ns: replay.busy.as_nanos() as u64,
+        write_ns: 0,
+        bytes: 0,
     };
     let mut problems = Vec::new();
     match &fin {
@@ -105,8 +114,11 @@ pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>
     let graph = replay.graph;
     if problems.is_empty() {
         if let Some(g) = graph {
+            let t0 = std::time::Instant::now();
             match g.finish(&dest) {
                 Ok(c) => {
+                    out.write_ns = t0.elapsed().as_nanos() as u64;
+                    out.bytes = std::fs::metadata(&dest).map_or(0, |m| m.len());
                     out.path = Some(dest);
                     out.counts = Some(c);
                 }
@@ -136,6 +148,9 @@ pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutc
         collected: 0,
         truncated_deps: 0,
         problem: None,
+        replay_ns: 0,
+        write_ns: 0,
+        bytes: 0,
     };
     match graph {
         Some(g) => match g.finish(&dest) {

@@ -41,6 +41,8 @@ pub(crate) struct Replay {
     /// The first oracle/annotation disagreement (or structural problem).
     pub problem: Option<String>,
     corrupt: bool,
+    /// Time spent replaying (both passes and the graph writes), for throughput figures.
+    pub busy: std::time::Duration,
 }
 
 impl Replay {
@@ -66,6 +68,7 @@ impl Replay {
             records: 0,
             problem,
             corrupt,
+            busy: std::time::Duration::ZERO,
         }
     }
 
@@ -204,7 +207,9 @@ impl DepGenCollector {
             .name("simpler-dep-gen".into())
             .spawn(move || {
                 while let Some(buf) = ch.take() {
+                    let t0 = std::time::Instant::now();
                     replay.consume(&buf);
+                    replay.busy += t0.elapsed();
                     ch.recycle(buf);
                 }
                 replay
