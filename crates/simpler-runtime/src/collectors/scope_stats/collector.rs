@@ -33,21 +33,43 @@ impl Body {
 
     fn write(&mut self, r: &ScopeRecord, run_epoch: u64, seq: u32) -> io::Result<()> {
         let key = r.site as *const _ as usize;
-        let site = self.sites.entry(key).or_insert_with(|| site_string(r.site));
-        let w = &mut self.out;
-        w.write_all(b"{\"site\":")?;
-        serde_json::to_writer(&mut *w, site.as_str())?;
-        let phase = match r.phase {
-            Phase::Begin => "begin",
-            Phase::End => "end",
+        // The site's JSON string (quoted and escaped) is built once per call site.
+        let site = self.sites.entry(key).or_insert_with(|| {
+            serde_json::to_string(&site_string(r.site)).unwrap_or_else(|_| "\"?\"".into())
+        });
+        self.out.write_all(b"{\"site\":")?;
+        self.out.write_all(site.as_bytes())?;
+        // The rest is bounded: fixed keys and at most eleven 20-digit numbers.
+        let mut line = [0u8; 512];
+        let mut n = 0;
+        let mut put = |b: &[u8]| {
+            line[n..n + b.len()].copy_from_slice(b);
+            n += b.len();
         };
-        writeln!(
-            w,
-            ",\"phase\":\"{phase}\",\"depth\":{},\"ring\":{},\"task_window_start\":{},\"task_window_end\":{},\
-             \"heap_start\":{},\"heap_end\":{},\"dep_pool_start\":{},\"dep_pool_end\":{},\"tensormap\":{},\
-             \"run_epoch\":{run_epoch},\"buf_seq\":{seq}}}",
-            r.depth, r.ring, r.task_start, r.task_end, r.heap_start, r.heap_end, r.dep_start, r.dep_end, r.tensormap
-        )
+        let mut num = itoa::Buffer::new();
+        put(match r.phase {
+            Phase::Begin => b",\"phase\":\"begin\",\"depth\":",
+            Phase::End => b",\"phase\":\"end\",\"depth\":",
+        });
+        put(num.format(r.depth).as_bytes());
+        let fields: [(&[u8], u64); 10] = [
+            (b",\"ring\":", u64::from(r.ring)),
+            (b",\"task_window_start\":", u64::from(r.task_start)),
+            (b",\"task_window_end\":", u64::from(r.task_end)),
+            (b",\"heap_start\":", r.heap_start),
+            (b",\"heap_end\":", r.heap_end),
+            (b",\"dep_pool_start\":", r.dep_start),
+            (b",\"dep_pool_end\":", r.dep_end),
+            (b",\"tensormap\":", u64::from(r.tensormap)),
+            (b",\"run_epoch\":", run_epoch),
+            (b",\"buf_seq\":", u64::from(seq)),
+        ];
+        for (k, v) in &fields {
+            put(k);
+            put(num.format(*v).as_bytes());
+        }
+        put(b"}\n");
+        self.out.write_all(&line[..n])
     }
 
     /// Flushes and closes the body, returning its path.
