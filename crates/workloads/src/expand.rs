@@ -1,0 +1,871 @@
+//! Validation with JSON paths: walks the typed workload, evaluates expressions, unrolls
+//! `repeat`, resolves names, labels and kernels, builds every view against a placeholder
+//! buffer (so out-of-bounds views are caught before the run), and emits the flat [`Program`].
+//!
+//! Name rules: external tensors are visible everywhere; a name bound inside a scope (an output,
+//! an `alloc` buffer, a `let` view) is visible in that scope and the scopes nested in it, and
+//! using it after the scope ends is an error (a runtime output must not outlive its scope).
+//! `repeat` does not open a scope. Labels are global; a label refers to the latest task that
+//! carried it, and deps may only name earlier tasks.
+
+use std::collections::{BTreeMap, HashMap};
+
+use simpler_core::{
+    ArgTag, DType, DepKind, TaskId, Tensor, TensorCreateInfo, TensorError, TensorParts, MAX_SCALAR_ARGS,
+    MAX_TENSOR_ARGS,
+};
+use simpler_runtime::orchestrator::MAX_SCOPE_DEPTH;
+use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
+
+use crate::error::{WResult, WorkloadError};
+use crate::expr::{eval, expand_template, Env};
+use crate::kernels::{self, KernelInfo};
+use crate::program::{
+    ArgOp, Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SubmitOp, SymTensor,
+};
+use crate::schema::{
+    AllocSpec, ArgSpec, CheckSpec, CoreName, DepRef, Expect, Expr, Fill, KernelRef, LetSpec, Mode, RepeatSpec,
+    Scalar, ScopeSpec, Stmt, TaskSpec, TensorDecl, TypedScalar, ViewOps, ViewSpec, WorkloadSpec,
+};
+
+/// Largest number of tasks a workload may expand to.
+pub const MAX_TASKS: usize = 20_000_000;
+
+/// Elements a `formula` fill or check may evaluate.
+const MAX_FORMULA_ELEMENTS: u64 = 1 << 24;
+
+fn err(path: &str, rule: impl Into<String>) -> WorkloadError {
+    WorkloadError::new(path, rule)
+}
+
+/// Parses a dtype name, listing the valid ones on failure.
+pub(crate) fn parse_dtype(name: Option<&str>, path: &str) -> WResult<DType> {
+    let Some(name) = name else {
+        return Ok(DType::Float32);
+    };
+    DType::from_name(name).ok_or_else(|| {
+        let all: Vec<_> = DType::ALL.iter().map(|d| d.name()).collect();
+        err(path, format!("bad dtype `{name}`; valid dtypes: {}", all.join(", ")))
+    })
+}
+
+struct NameScope {
+    path: String,
+    names: HashMap<String, SymTensor>,
+}
+
+struct Expander {
+    env: Env,
+    prog: Program,
+    names: Vec<NameScope>,
+    dead: HashMap<String, String>,
+    labels: HashMap<String, usize>,
+    external_names: HashMap<String, usize>,
+    /// Runtime scope depth (0 = root).
+    depth: usize,
+    manual_depth: Option<usize>,
+}
+
+/// Validates `spec` with `constants` and expands it into a program.
+pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> WResult<Program> {
+    let mut x = Expander {
+        env: Env::with_constants(constants),
+        prog: Program::new(KernelSet::Library),
+        names: vec![NameScope {
+            path: "tensors".into(),
+            names: HashMap::new(),
+        }],
+        dead: HashMap::new(),
+        labels: HashMap::new(),
+        external_names: HashMap::new(),
+        depth: 0,
+        manual_depth: None,
+    };
+    for (i, t) in spec.tensors.iter().enumerate() {
+        x.external(t, &format!("tensors[{i}]"))?;
+    }
+    x.stmts(&spec.body, "body")?;
+    for (i, c) in spec.checks.iter().enumerate() {
+        x.check(c, &format!("checks[{i}]"))?;
+    }
+    Ok(x.prog)
+}
+
+impl Expander {
+    // === expressions ===
+
+    fn int(&self, e: &Expr, path: &str) -> WResult<i64> {
+        match e {
+            Expr::Int(v) => Ok(*v),
+            Expr::Text(s) => eval(s, &self.env).map_err(|e| err(path, e.0)),
+        }
+    }
+
+    fn ranged(&self, e: &Expr, path: &str, min: i64, max: i64) -> WResult<i64> {
+        let v = self.int(e, path)?;
+        if v < min || v > max {
+            return Err(err(path, format!("value {v} is out of range {min}..={max}")));
+        }
+        Ok(v)
+    }
+
+    fn u32_at(&self, e: &Expr, path: &str) -> WResult<u32> {
+        Ok(self.ranged(e, path, 0, i64::from(u32::MAX))? as u32)
+    }
+
+    fn dims(&self, v: &[Expr], path: &str) -> WResult<Vec<u32>> {
+        v.iter()
+            .enumerate()
+            .map(|(d, e)| self.u32_at(e, &format!("{path}[{d}]")))
+            .collect()
+    }
+
+    fn template(&self, t: &str, path: &str) -> WResult<String> {
+        expand_template(t, &self.env).map_err(|e| err(path, e.0))
+    }
+
+    // === external tensors and checks ===
+
+    fn external(&mut self, t: &TensorDecl, path: &str) -> WResult<()> {
+        if self.external_names.contains_key(&t.name) {
+            return Err(err(
+                &format!("{path}.name"),
+                format!("external tensor `{}` is declared twice", t.name),
+            ));
+        }
+        let dtype = parse_dtype(t.dtype.as_deref(), &format!("{path}.dtype"))?;
+        let shape = self.dims(&t.shape, &format!("{path}.shape"))?;
+        let numel: u64 = shape.iter().map(|&s| u64::from(s)).product();
+        let view = Tensor::contiguous(0, numel * dtype.size(), &shape, dtype, TaskId::INVALID)
+            .map_err(|e| err(&format!("{path}.shape"), e.to_string()))?;
+        let fill = match &t.fill {
+            None => FillOp::Zeros,
+            Some(Fill::Constant(v)) => FillOp::Constant(*v),
+            Some(Fill::Iota(i)) => FillOp::Iota {
+                start: i.start,
+                step: i.step,
+            },
+            Some(Fill::Random(r)) => {
+                if r.min.partial_cmp(&r.max) != Some(std::cmp::Ordering::Less) {
+                    return Err(err(
+                        &format!("{path}.fill.random"),
+                        format!("min {} must be below max {}", r.min, r.max),
+                    ));
+                }
+                FillOp::Random {
+                    seed: r.seed,
+                    min: r.min,
+                    max: r.max,
+                }
+            }
+            Some(Fill::Formula(f)) => FillOp::Values(self.formula(f, numel, &format!("{path}.fill.formula"))?),
+        };
+        let k = self.prog.externals.len();
+        self.prog.externals.push(External {
+            name: t.name.clone(),
+            shape,
+            dtype,
+            fill,
+        });
+        self.external_names.insert(t.name.clone(), k);
+        self.names[0].names.insert(
+            t.name.clone(),
+            SymTensor {
+                base: Base::External(k),
+                view,
+            },
+        );
+        Ok(())
+    }
+
+    fn formula(&mut self, f: &str, n: u64, path: &str) -> WResult<Vec<f64>> {
+        if n > MAX_FORMULA_ELEMENTS {
+            return Err(err(
+                path,
+                format!("a formula covers at most {MAX_FORMULA_ELEMENTS} elements, this tensor has {n}"),
+            ));
+        }
+        self.env.push("k", 0);
+        let mut out = Vec::with_capacity(n as usize);
+        let mut result = Ok(());
+        for k in 0..n {
+            self.env.set_last(k as i64);
+            match eval(f, &self.env) {
+                Ok(v) => out.push(v as f64),
+                Err(e) => {
+                    result = Err(err(path, e.0));
+                    break;
+                }
+            }
+        }
+        self.env.pop();
+        result.map(|()| out)
+    }
+
+    fn check(&mut self, c: &CheckSpec, path: &str) -> WResult<()> {
+        let Some(&ext) = self.external_names.get(&c.tensor) else {
+            return Err(err(
+                &format!("{path}.tensor"),
+                format!(
+                    "`{}` is not an external tensor; checks read external tensors (declared in `tensors`) after the run",
+                    c.tensor
+                ),
+            ));
+        };
+        let mut sym = self.names[0].names[&c.tensor];
+        if let Some(v) = &c.view {
+            sym.view = self.view(sym.view, v, &format!("{path}.view"))?;
+        }
+        let n = sym.view.numel();
+        let expected = match &c.expect {
+            Expect::Constant(v) => Expected::Constant(*v),
+            Expect::Formula(f) => Expected::Values(self.formula(f, n, &format!("{path}.expect.formula"))?),
+            Expect::Values(v) => {
+                if v.len() as u64 != n {
+                    return Err(err(
+                        &format!("{path}.expect.values"),
+                        format!("{} values for a view of {n} elements", v.len()),
+                    ));
+                }
+                Expected::Values(v.clone())
+            }
+        };
+        let tolerance = c.tolerance.unwrap_or(1e-5);
+        if tolerance.is_nan() || tolerance < 0.0 {
+            return Err(err(&format!("{path}.tolerance"), "tolerance must be >= 0"));
+        }
+        self.prog.checks.push(Check {
+            label: c.tensor.clone(),
+            external: ext,
+            view: sym.view,
+            expected,
+            tolerance,
+        });
+        Ok(())
+    }
+
+    // === statements ===
+
+    fn stmts(&mut self, body: &[Stmt], path: &str) -> WResult<()> {
+        for (i, s) in body.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            match s {
+                Stmt::Scope(sc) => self.scope(sc, &p)?,
+                Stmt::Submit(t) => self.task(t, &format!("{p}.submit"), false)?,
+                Stmt::Dummy(t) => self.task(t, &format!("{p}.dummy"), true)?,
+                Stmt::Alloc(a) => self.alloc(a, &format!("{p}.alloc"))?,
+                Stmt::Repeat(r) => self.repeat(r, &format!("{p}.repeat"))?,
+                Stmt::Let(l) => self.let_(l, &format!("{p}.let"))?,
+            }
+            if self.prog.tasks > MAX_TASKS {
+                return Err(err(&p, format!("the workload expands to more than {MAX_TASKS} tasks")));
+            }
+        }
+        Ok(())
+    }
+
+    fn scope(&mut self, sc: &ScopeSpec, path: &str) -> WResult<()> {
+        if sc.mode == Mode::Auto && self.manual_depth.is_some() {
+            return Err(err(
+                &format!("{path}.scope.mode"),
+                "an auto scope cannot be nested inside a manual scope",
+            ));
+        }
+        if self.depth + 1 >= MAX_SCOPE_DEPTH {
+            return Err(err(
+                &format!("{path}.scope"),
+                format!("scopes nest deeper than {MAX_SCOPE_DEPTH} (the root scope included)"),
+            ));
+        }
+        let mode = match sc.mode {
+            Mode::Auto => ScopeMode::Auto,
+            Mode::Manual => ScopeMode::Manual,
+        };
+        self.prog.ops.push(Op::Begin(mode));
+        self.depth += 1;
+        let started_manual = mode == ScopeMode::Manual && self.manual_depth.is_none();
+        if started_manual {
+            self.manual_depth = Some(self.depth);
+        }
+        self.names.push(NameScope {
+            path: path.to_string(),
+            names: HashMap::new(),
+        });
+        let r = self.stmts(&sc.body, &format!("{path}.scope.body"));
+        let ended = self.names.pop().expect("pushed above");
+        for name in ended.names.into_keys() {
+            self.dead.insert(name, ended.path.clone());
+        }
+        if started_manual {
+            self.manual_depth = None;
+        }
+        self.depth -= 1;
+        self.prog.ops.push(Op::End);
+        r
+    }
+
+    fn repeat(&mut self, r: &RepeatSpec, path: &str) -> WResult<()> {
+        let from = match &r.from {
+            Some(e) => self.int(e, &format!("{path}.from"))?,
+            None => 0,
+        };
+        let count = self.ranged(&r.count, &format!("{path}.count"), 0, MAX_TASKS as i64)?;
+        if r.var.is_empty() || !r.var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(err(&format!("{path}.var"), format!("`{}` is not a name", r.var)));
+        }
+        let body_path = format!("{path}.body");
+        self.env.push(&r.var, from);
+        let mut result = Ok(());
+        for it in 0..count {
+            let v = from + it;
+            self.env.set_last(v);
+            if let Err(e) = self.stmts(&r.body, &body_path) {
+                result = Err(e.in_loop(&r.var, v));
+                break;
+            }
+        }
+        self.env.pop();
+        result
+    }
+
+    fn bind(&mut self, name: String, t: SymTensor) {
+        self.dead.remove(&name);
+        self.names
+            .last_mut()
+            .expect("the root name scope is never popped")
+            .names
+            .insert(name, t);
+    }
+
+    fn lookup(&self, name: &str, path: &str) -> WResult<SymTensor> {
+        for s in self.names.iter().rev() {
+            if let Some(t) = s.names.get(name) {
+                return Ok(*t);
+            }
+        }
+        if let Some(scope) = self.dead.get(name) {
+            return Err(err(
+                path,
+                format!(
+                    "tensor `{name}` is used after its scope: it was bound inside the scope at {scope}, which has ended"
+                ),
+            ));
+        }
+        let mut known: Vec<&str> = self
+            .names
+            .iter()
+            .flat_map(|s| s.names.keys().map(String::as_str))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        let more = known.len().saturating_sub(20);
+        known.truncate(20);
+        let mut list = known.join(", ");
+        if more > 0 {
+            list.push_str(&format!(" and {more} more"));
+        }
+        Err(err(path, format!("unknown tensor `{name}`; tensors in scope: {list}")))
+    }
+
+    fn let_(&mut self, l: &LetSpec, path: &str) -> WResult<()> {
+        let name = self.template(&l.name, &format!("{path}.name"))?;
+        let tname = self.template(&l.tensor, &format!("{path}.tensor"))?;
+        let t = self.lookup(&tname, &format!("{path}.tensor"))?;
+        let t = self.apply_ops(t, &l.ops(), path)?;
+        self.bind(name, t);
+        Ok(())
+    }
+
+    fn alloc(&mut self, a: &AllocSpec, path: &str) -> WResult<()> {
+        if a.outputs.is_empty() {
+            return Err(err(&format!("{path}.outputs"), "alloc needs at least one output"));
+        }
+        if a.outputs.len() > MAX_TENSOR_ARGS {
+            return Err(err(
+                &format!("{path}.outputs"),
+                format!(
+                    "too many args: {} outputs; a task takes at most {MAX_TENSOR_ARGS} tensor arguments",
+                    a.outputs.len()
+                ),
+            ));
+        }
+        let mut outs = Vec::with_capacity(a.outputs.len());
+        let mut binds = Vec::new();
+        for (j, o) in a.outputs.iter().enumerate() {
+            let p = format!("{path}.outputs[{j}]");
+            let name = self.template(&o.name, &format!("{p}.name"))?;
+            let ci = self.create_info(&o.shape, o.dtype.as_deref(), o.manual_dep, o.initial_value, &p)?;
+            let slot = self.prog.new_output();
+            outs.push((ci, slot));
+            binds.push((name, slot, ci));
+        }
+        let task = self.prog.tasks;
+        self.prog.push_alloc(outs);
+        if let Some(l) = &a.label {
+            let l = self.template(l, &format!("{path}.label"))?;
+            self.labels.insert(l, task);
+        }
+        for (name, slot, ci) in binds {
+            self.bind(
+                name,
+                SymTensor {
+                    base: Base::Output(slot),
+                    view: ci.materialize(0, TaskId::INVALID),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn create_info(
+        &self,
+        shape: &[Expr],
+        dtype: Option<&str>,
+        manual_dep: bool,
+        initial_value: Option<f64>,
+        path: &str,
+    ) -> WResult<TensorCreateInfo> {
+        let dtype = parse_dtype(dtype, &format!("{path}.dtype"))?;
+        let shape = self.dims(shape, &format!("{path}.shape"))?;
+        let mut ci = TensorCreateInfo::new(&shape, dtype)
+            .map_err(|e| err(&format!("{path}.shape"), e.to_string()))?
+            .with_manual_dep(manual_dep);
+        if let Some(v) = initial_value {
+            ci = ci.with_initial_value(v);
+        }
+        Ok(ci)
+    }
+
+    // === tasks ===
+
+    fn kernel(&self, r: &KernelRef, path: &str) -> WResult<&'static KernelInfo> {
+        match r {
+            KernelRef::Name(n) => kernels::by_name(n).ok_or_else(|| {
+                err(
+                    path,
+                    format!("unknown kernel `{n}`; library kernels: {}", kernels::names()),
+                )
+            }),
+            KernelRef::Id(id) => kernels::by_id(*id).ok_or_else(|| {
+                err(
+                    path,
+                    format!(
+                        "func id {id} is not in the kernel library (ids 0..={}: {})",
+                        kernels::LIBRARY.len() - 1,
+                        kernels::names()
+                    ),
+                )
+            }),
+        }
+    }
+
+    fn on_core(k: &KernelInfo, want: CoreType, slot: &str, path: &str) -> WResult<()> {
+        if k.core != want {
+            return Err(err(
+                path,
+                format!(
+                    "kernel `{}` (func id {}) runs on {} cores but was submitted to an {} {slot}",
+                    k.name,
+                    k.func_id,
+                    k.core.name(),
+                    want.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn kernels_of(&self, t: &TaskSpec, base: &str) -> WResult<(MixedKernels, Vec<&'static KernelInfo>)> {
+        match (&t.kernel, &t.kernels) {
+            (Some(_), Some(_)) => Err(err(base, "give either `kernel` or `kernels`, not both")),
+            (None, None) => Err(err(
+                base,
+                "a submit needs `kernel` (one kernel) or `kernels` (per subslot); use `dummy` for a task without kernel",
+            )),
+            (Some(r), None) => {
+                let k = self.kernel(r, &format!("{base}.kernel"))?;
+                let core = match t.core {
+                    None => k.core,
+                    Some(CoreName::Aic) => CoreType::Aic,
+                    Some(CoreName::Aiv) => CoreType::Aiv,
+                };
+                Self::on_core(k, core, "core", &format!("{base}.core"))?;
+                let mk = match core {
+                    CoreType::Aic => MixedKernels::aic(k.func_id as i32),
+                    CoreType::Aiv => MixedKernels::aiv(k.func_id as i32),
+                };
+                Ok((mk, vec![k]))
+            }
+            (None, Some(m)) => {
+                if t.core.is_some() {
+                    return Err(err(
+                        &format!("{base}.core"),
+                        "`core` applies to `kernel`; `kernels` names the subslots",
+                    ));
+                }
+                let mut mk = MixedKernels::NONE;
+                let mut used = Vec::new();
+                for (slot, r, want) in [
+                    ("aic", &m.aic, CoreType::Aic),
+                    ("aiv0", &m.aiv0, CoreType::Aiv),
+                    ("aiv1", &m.aiv1, CoreType::Aiv),
+                ] {
+                    let Some(r) = r else { continue };
+                    let p = format!("{base}.kernels.{slot}");
+                    let k = self.kernel(r, &p)?;
+                    Self::on_core(k, want, "subslot", &p)?;
+                    match slot {
+                        "aic" => mk.aic = k.func_id as i32,
+                        "aiv0" => mk.aiv0 = k.func_id as i32,
+                        _ => mk.aiv1 = k.func_id as i32,
+                    }
+                    used.push(k);
+                }
+                if used.is_empty() {
+                    return Err(err(
+                        &format!("{base}.kernels"),
+                        "no kernel in any subslot; use `dummy` for a task without kernel",
+                    ));
+                }
+                Ok((mk, used))
+            }
+        }
+    }
+
+    fn task(&mut self, t: &TaskSpec, base: &str, dummy: bool) -> WResult<()> {
+        let (kernels, used) = if dummy {
+            if t.kernel.is_some() || t.kernels.is_some() || t.core.is_some() {
+                return Err(err(base, "a dummy task has no kernel (`kernel`, `kernels`, `core`)"));
+            }
+            (MixedKernels::NONE, Vec::new())
+        } else {
+            self.kernels_of(t, base)?
+        };
+        if t.args.len() > MAX_TENSOR_ARGS {
+            return Err(err(
+                &format!("{base}.args"),
+                format!(
+                    "too many args: {} tensor arguments; a task takes at most {MAX_TENSOR_ARGS}",
+                    t.args.len()
+                ),
+            ));
+        }
+        if t.scalars.len() > MAX_SCALAR_ARGS {
+            return Err(err(
+                &format!("{base}.scalars"),
+                format!(
+                    "too many args: {} scalar arguments; a task takes at most {MAX_SCALAR_ARGS}",
+                    t.scalars.len()
+                ),
+            ));
+        }
+        for k in &used {
+            if t.args.len() < k.min_tensors || t.scalars.len() < k.min_scalars {
+                return Err(err(
+                    &format!("{base}.args"),
+                    format!(
+                        "kernel `{}` takes {}; got {} tensor and {} scalar arguments",
+                        k.name,
+                        k.signature,
+                        t.args.len(),
+                        t.scalars.len()
+                    ),
+                ));
+            }
+        }
+        let mut args = Vec::with_capacity(t.args.len());
+        let mut binds = Vec::new();
+        for (j, a) in t.args.iter().enumerate() {
+            let p = format!("{base}.args[{j}]");
+            let (op, bind) = self.arg(a, &p)?;
+            args.push(op);
+            binds.extend(bind);
+        }
+        let scalars = t
+            .scalars
+            .iter()
+            .enumerate()
+            .map(|(j, s)| self.scalar(s, &format!("{base}.scalars[{j}]")))
+            .collect::<WResult<Vec<u64>>>()?;
+        let mut deps = Vec::with_capacity(t.deps.len() + t.deps_wait.len());
+        for (field, list, kind) in [
+            ("deps", &t.deps, DepKind::WaitRetain),
+            ("deps_wait", &t.deps_wait, DepKind::Wait),
+        ] {
+            for (j, d) in list.iter().enumerate() {
+                let p = format!("{base}.{field}[{j}]");
+                match d {
+                    DepRef::Label(l) => {
+                        let task = self.label(l, &p)?;
+                        deps.push((task, kind));
+                    }
+                    DepRef::Range(r) => {
+                        let from = match &r.from {
+                            Some(e) => self.int(e, &format!("{p}.from"))?,
+                            None => 0,
+                        };
+                        let count = self.ranged(&r.count, &format!("{p}.count"), 0, MAX_TASKS as i64)?;
+                        self.env.push(&r.each, from);
+                        let mut res = Ok(());
+                        for it in 0..count {
+                            self.env.set_last(from + it);
+                            match self.label(&r.label, &format!("{p}.label")) {
+                                Ok(task) => deps.push((task, kind)),
+                                Err(e) => {
+                                    res = Err(e.in_loop(&r.each, from + it));
+                                    break;
+                                }
+                            }
+                        }
+                        self.env.pop();
+                        res?;
+                    }
+                }
+            }
+        }
+        let block_num = match &t.block_num {
+            Some(e) => self.ranged(e, &format!("{base}.block_num"), 1, i64::from(u16::MAX))? as u16,
+            None => 1,
+        };
+        let task_index = self.prog.tasks;
+        let manual = self.manual_depth.is_some();
+        self.prog.push_submit(
+            SubmitOp {
+                kernels,
+                args,
+                scalars,
+                deps,
+                block_num,
+                require_sync_start: t.require_sync_start,
+                allow_early_resolve: t.allow_early_resolve,
+            },
+            manual,
+        );
+        if let Some(l) = &t.label {
+            let l = self.template(l, &format!("{base}.label"))?;
+            self.labels.insert(l, task_index);
+        }
+        for (name, t) in binds {
+            self.bind(name, t);
+        }
+        Ok(())
+    }
+
+    fn label(&self, template: &str, path: &str) -> WResult<usize> {
+        let label = self.template(template, path)?;
+        self.labels.get(&label).copied().ok_or_else(|| {
+            err(
+                path,
+                format!("unknown label `{label}`: no earlier task has this label"),
+            )
+        })
+    }
+
+    fn scalar(&self, s: &Scalar, path: &str) -> WResult<u64> {
+        Ok(match s {
+            Scalar::Int(v) => *v as u64,
+            Scalar::Float(v) => u64::from((*v as f32).to_bits()),
+            Scalar::Typed(TypedScalar::F32(v)) => u64::from((*v as f32).to_bits()),
+            Scalar::Typed(TypedScalar::F64(v)) => v.to_bits(),
+            Scalar::Typed(TypedScalar::U32(e)) => u64::from(self.u32_at(e, &format!("{path}.u32"))?),
+            Scalar::Typed(TypedScalar::U64(e)) => self.ranged(e, &format!("{path}.u64"), 0, i64::MAX)? as u64,
+            Scalar::Typed(TypedScalar::I64(e)) => self.int(e, &format!("{path}.i64"))? as u64,
+        })
+    }
+
+    /// One tensor argument; an output also returns the name it binds after the submit.
+    fn arg(&mut self, a: &ArgSpec, path: &str) -> WResult<(ArgOp, Option<(String, SymTensor)>)> {
+        let tags = [
+            ("input", &a.input, ArgTag::Input),
+            ("output", &a.output, ArgTag::Output),
+            ("inout", &a.inout, ArgTag::Inout),
+            ("output_existing", &a.output_existing, ArgTag::OutputExisting),
+            ("no_dep", &a.no_dep, ArgTag::NoDep),
+        ];
+        let present: Vec<_> = tags.iter().filter(|(_, v, _)| v.is_some()).collect();
+        let &&(key, name, tag) = match present.as_slice() {
+            [one] => one,
+            _ => {
+                return Err(err(
+                    path,
+                    format!(
+                        "an argument needs exactly one of input, output, inout, output_existing, no_dep (got {})",
+                        present.len()
+                    ),
+                ))
+            }
+        };
+        let name = self.template(name.as_deref().unwrap_or_default(), &format!("{path}.{key}"))?;
+        if tag == ArgTag::Output {
+            for (field, set) in [
+                ("view", a.view.is_some()),
+                ("slice", a.slice.is_some()),
+                ("reshape", a.reshape.is_some()),
+                ("transpose", a.transpose.is_some()),
+                ("version", a.version.is_some()),
+            ] {
+                if set {
+                    return Err(err(
+                        &format!("{path}.{field}"),
+                        "an output is a new buffer: `shape`, `dtype`, `manual_dep` and `initial_value` describe it; views apply to existing tensors",
+                    ));
+                }
+            }
+            let Some(shape) = &a.shape else {
+                return Err(err(path, "an output needs a `shape`"));
+            };
+            let ci = self.create_info(
+                shape,
+                a.dtype.as_deref(),
+                a.manual_dep.unwrap_or(false),
+                a.initial_value,
+                path,
+            )?;
+            let slot = self.prog.new_output();
+            let sym = SymTensor {
+                base: Base::Output(slot),
+                view: ci.materialize(0, TaskId::INVALID),
+            };
+            return Ok((ArgOp::Output { ci, slot }, Some((name, sym))));
+        }
+        for (field, set) in [
+            ("shape", a.shape.is_some()),
+            ("dtype", a.dtype.is_some()),
+            ("initial_value", a.initial_value.is_some()),
+        ] {
+            if set {
+                return Err(err(
+                    &format!("{path}.{field}"),
+                    format!("`{field}` belongs to `output`; use `view` to view an existing tensor"),
+                ));
+            }
+        }
+        let t = self.lookup(&name, &format!("{path}.{key}"))?;
+        let t = self.apply_ops(t, &a.ops(), path)?;
+        Ok((ArgOp::Tensor { tag, t }, None))
+    }
+
+    // === views ===
+
+    fn apply_ops(&self, mut t: SymTensor, ops: &ViewOps, path: &str) -> WResult<SymTensor> {
+        if let Some(v) = &ops.view {
+            t.view = self.view(t.view, v, &format!("{path}.view"))?;
+        }
+        if let Some(s) = &ops.slice {
+            let many = s.as_slice().len() > 1 || matches!(s, crate::schema::Slices::Many(_));
+            for (j, sl) in s.as_slice().iter().enumerate() {
+                let p = if many {
+                    format!("{path}.slice[{j}]")
+                } else {
+                    format!("{path}.slice")
+                };
+                if sl.dim >= t.view.ndims() {
+                    return Err(err(
+                        &format!("{p}.dim"),
+                        format!("dimension {} does not exist; the view has {}", sl.dim, t.view.ndims()),
+                    ));
+                }
+                let extent = t.view.shape()[sl.dim];
+                let start = match &sl.start {
+                    Some(e) => self.u32_at(e, &format!("{p}.start"))?,
+                    None => 0,
+                };
+                let end = match &sl.end {
+                    Some(e) => self.u32_at(e, &format!("{p}.end"))?,
+                    None => extent,
+                };
+                let step = match &sl.step {
+                    Some(e) => self.u32_at(e, &format!("{p}.step"))?,
+                    None => 1,
+                };
+                t.view = t
+                    .view
+                    .slice(sl.dim, start, end, step)
+                    .map_err(|e| view_error(&p, e))?;
+            }
+        }
+        if let Some(r) = &ops.reshape {
+            let p = format!("{path}.reshape");
+            let shape = self.dims(r, &p)?;
+            t.view = t.view.reshape(&shape).map_err(|e| view_error(&p, e))?;
+        }
+        if let Some([d0, d1]) = ops.transpose {
+            let p = format!("{path}.transpose");
+            t.view = t.view.transpose(d0, d1).map_err(|e| view_error(&p, e))?;
+        }
+        if let Some(v) = ops.version {
+            t.view = t.view.with_version(v);
+        }
+        if let Some(m) = ops.manual_dep {
+            t.view = t.view.with_manual_dep(m);
+        }
+        Ok(t)
+    }
+
+    fn view(&self, parent: Tensor, v: &ViewSpec, path: &str) -> WResult<Tensor> {
+        let shape = self.dims(&v.shape, &format!("{path}.shape"))?;
+        let n = parent.ndims();
+        match (&v.offsets, &v.strides) {
+            (Some(_), Some(_)) => Err(err(
+                path,
+                "give `offsets` (a sub-box of the parent) or `strides` with `start_offset` (a raw view), not both",
+            )),
+            (offsets, None) => {
+                if v.start_offset.is_some() {
+                    return Err(err(
+                        &format!("{path}.start_offset"),
+                        "`start_offset` belongs to a raw view with `strides`; a sub-box uses `offsets`",
+                    ));
+                }
+                if shape.len() != n {
+                    return Err(err(
+                        &format!("{path}.shape"),
+                        format!("{} values for a {n}-dimensional tensor", shape.len()),
+                    ));
+                }
+                let offsets = match offsets {
+                    Some(o) => self.dims(o, &format!("{path}.offsets"))?,
+                    None => vec![0; n],
+                };
+                if offsets.len() != n {
+                    return Err(err(
+                        &format!("{path}.offsets"),
+                        format!("{} values for a {n}-dimensional tensor", offsets.len()),
+                    ));
+                }
+                parent
+                    .view(&shape, &offsets)
+                    .map_err(|e| view_error(&format!("{path}.offsets"), e))
+            }
+            (None, Some(strides)) => {
+                let strides = self.dims(strides, &format!("{path}.strides"))?;
+                let start_offset = match &v.start_offset {
+                    Some(e) => self.ranged(e, &format!("{path}.start_offset"), 0, i64::MAX)? as u64,
+                    None => 0,
+                };
+                let parts = TensorParts {
+                    shape,
+                    strides,
+                    start_offset,
+                    ..parent.to_parts()
+                };
+                Tensor::from_parts(&parts).map_err(|e| match e {
+                    TensorError::RankMismatch { .. } | TensorError::ZeroStride(_) => {
+                        view_error(&format!("{path}.strides"), e)
+                    }
+                    e => view_error(path, e),
+                })
+            }
+        }
+    }
+}
+
+/// Maps a view error to its rule.
+fn view_error(path: &str, e: TensorError) -> WorkloadError {
+    match e {
+        TensorError::OutOfBounds { .. } | TensorError::OutsideBuffer { .. } => {
+            err(path, format!("view outside its buffer: {e}"))
+        }
+        e => err(path, format!("bad view: {e}")),
+    }
+}

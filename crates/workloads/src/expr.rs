@@ -1,0 +1,271 @@
+//! Integer expressions (`i*64`, `N-i`, `(i+1)%4`, `min(i, 3)`) over loop variables and named
+//! constants, and label templates (`"t{i}"`, `"kv{b}_{j+1}"`).
+//!
+//! Grammar: `expr := term (('+'|'-') term)*`, `term := unary (('*'|'/'|'%') unary)*`,
+//! `unary := '-' unary | atom`, `atom := integer | name | name '(' expr (',' expr)* ')' | '(' expr ')'`.
+//! Values are `i64`; `/` and `%` are Euclidean (the remainder is never negative); overflow and
+//! division by zero are errors. Functions: `min`, `max` (two or more arguments).
+
+use std::fmt;
+
+/// Names visible to an expression: loop variables (innermost last) and constants.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    vars: Vec<(String, i64)>,
+}
+
+impl Env {
+    /// An environment holding `constants`.
+    pub fn with_constants<'a>(constants: impl IntoIterator<Item = (&'a String, &'a i64)>) -> Env {
+        Env {
+            vars: constants.into_iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        }
+    }
+    /// Binds `name` (shadowing an outer binding) until [`Env::pop`].
+    pub fn push(&mut self, name: &str, value: i64) {
+        self.vars.push((name.to_string(), value));
+    }
+    /// Sets the innermost binding's value.
+    pub fn set_last(&mut self, value: i64) {
+        if let Some(last) = self.vars.last_mut() {
+            last.1 = value;
+        }
+    }
+    /// Removes the innermost binding.
+    pub fn pop(&mut self) {
+        self.vars.pop();
+    }
+    /// The value of `name`.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.vars.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+    /// The loop variables and their values, for error context (`i=3, j=0`).
+    pub fn describe_loops(&self, loops: usize) -> String {
+        let start = self.vars.len().saturating_sub(loops);
+        self.vars[start..]
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn names(&self) -> String {
+        let mut names: Vec<&str> = self.vars.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+/// Why an expression could not be evaluated; the message quotes the expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExprError(pub String);
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    pos: usize,
+    env: &'a Env,
+}
+
+impl Parser<'_> {
+    fn err(&self, what: &str) -> ExprError {
+        ExprError(format!(
+            "bad expression `{}`: {what} at column {}",
+            self.src,
+            self.pos + 1
+        ))
+    }
+    fn skip_ws(&mut self) {
+        while self.src[self.pos..].starts_with([' ', '\t']) {
+            self.pos += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<char> {
+        self.skip_ws();
+        self.src[self.pos..].chars().next()
+    }
+    fn arith(&self, r: Option<i64>, what: &str) -> Result<i64, ExprError> {
+        r.ok_or_else(|| ExprError(format!("bad expression `{}`: {what}", self.src)))
+    }
+    fn expr(&mut self) -> Result<i64, ExprError> {
+        let mut v = self.term()?;
+        while let Some(c @ ('+' | '-')) = self.peek() {
+            self.pos += 1;
+            let r = self.term()?;
+            v = if c == '+' {
+                self.arith(v.checked_add(r), "integer overflow")?
+            } else {
+                self.arith(v.checked_sub(r), "integer overflow")?
+            };
+        }
+        Ok(v)
+    }
+    fn term(&mut self) -> Result<i64, ExprError> {
+        let mut v = self.unary()?;
+        while let Some(c @ ('*' | '/' | '%')) = self.peek() {
+            self.pos += 1;
+            let r = self.unary()?;
+            v = match c {
+                '*' => self.arith(v.checked_mul(r), "integer overflow")?,
+                '/' => self.arith(v.checked_div_euclid(r), "division by zero or overflow")?,
+                _ => self.arith(v.checked_rem_euclid(r), "remainder by zero or overflow")?,
+            };
+        }
+        Ok(v)
+    }
+    fn unary(&mut self) -> Result<i64, ExprError> {
+        if self.peek() == Some('-') {
+            self.pos += 1;
+            let v = self.unary()?;
+            return self.arith(v.checked_neg(), "integer overflow");
+        }
+        self.atom()
+    }
+    fn atom(&mut self) -> Result<i64, ExprError> {
+        match self.peek() {
+            Some('(') => {
+                self.pos += 1;
+                let v = self.expr()?;
+                if self.peek() != Some(')') {
+                    return Err(self.err("expected `)`"));
+                }
+                self.pos += 1;
+                Ok(v)
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let start = self.pos;
+                while self.src[self.pos..].starts_with(|c: char| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+                self.src[start..self.pos]
+                    .parse()
+                    .map_err(|_| ExprError(format!("bad expression `{}`: number too large", self.src)))
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                let start = self.pos;
+                while self.src[self.pos..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    self.pos += 1;
+                }
+                let name = &self.src[start..self.pos];
+                if self.peek() == Some('(') {
+                    return self.call(name);
+                }
+                self.env.get(name).ok_or_else(|| {
+                    ExprError(format!(
+                        "bad expression `{}`: unknown name `{name}`; names in scope: {}",
+                        self.src,
+                        self.env.names()
+                    ))
+                })
+            }
+            Some(_) => Err(self.err("expected a number, a name or `(`")),
+            None => Err(self.err("unexpected end")),
+        }
+    }
+    fn call(&mut self, name: &str) -> Result<i64, ExprError> {
+        if name != "min" && name != "max" {
+            return Err(ExprError(format!(
+                "bad expression `{}`: unknown function `{name}`; functions: min, max",
+                self.src
+            )));
+        }
+        self.pos += 1; // '('
+        let mut vals = vec![self.expr()?];
+        while self.peek() == Some(',') {
+            self.pos += 1;
+            vals.push(self.expr()?);
+        }
+        if self.peek() != Some(')') {
+            return Err(self.err("expected `,` or `)`"));
+        }
+        self.pos += 1;
+        if vals.len() < 2 {
+            return Err(self.err(&format!("{name} needs at least two arguments")));
+        }
+        let it = vals.into_iter();
+        Ok(if name == "min" { it.min() } else { it.max() }.unwrap_or(0))
+    }
+}
+
+/// Evaluates `src` in `env`.
+pub fn eval(src: &str, env: &Env) -> Result<i64, ExprError> {
+    let mut p = Parser { src, pos: 0, env };
+    let v = p.expr()?;
+    if p.peek().is_some() {
+        return Err(p.err("unexpected character"));
+    }
+    Ok(v)
+}
+
+/// Expands `{expr}` parts of a template (`"t{i+1}"` with i=2 gives `"t3"`).
+pub fn expand_template(template: &str, env: &Env) -> Result<String, ExprError> {
+    if !template.contains(['{', '}']) {
+        return Ok(template.to_string());
+    }
+    let mut out = String::with_capacity(template.len() + 8);
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
+            return Err(ExprError(format!("bad template `{template}`: `}}` without `{{`")));
+        }
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            return Err(ExprError(format!("bad template `{template}`: `{{` without `}}`")));
+        };
+        let v = eval(&rest[open + 1..open + close], env)?;
+        out.push_str(&v.to_string());
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Env {
+        let mut e = Env::default();
+        e.push("N", 10);
+        e.push("i", 3);
+        e
+    }
+
+    #[test]
+    fn arithmetic_precedence_and_functions() {
+        let e = env();
+        assert_eq!(eval("i*64", &e), Ok(192));
+        assert_eq!(eval("N - i", &e), Ok(7));
+        assert_eq!(eval("(i+1)*2 - -1", &e), Ok(9));
+        assert_eq!(eval("-7 / 2", &e), Ok(-4));
+        assert_eq!(eval("-7 % 2", &e), Ok(1));
+        assert_eq!(eval("min(i, N, 2) + max(i, 4)", &e), Ok(6));
+        assert_eq!(expand_template("t{i}_{N-i}", &e).unwrap(), "t3_7");
+        assert_eq!(expand_template("plain", &e).unwrap(), "plain");
+    }
+
+    #[test]
+    fn errors_quote_the_expression() {
+        let e = env();
+        assert_eq!(
+            eval("i+", &e).unwrap_err().0,
+            "bad expression `i+`: unexpected end at column 3"
+        );
+        assert_eq!(
+            eval("j*2", &e).unwrap_err().0,
+            "bad expression `j*2`: unknown name `j`; names in scope: N, i"
+        );
+        assert_eq!(eval("1/(i-3)", &e).unwrap_err().0, "bad expression `1/(i-3)`: division by zero or overflow");
+        assert_eq!(eval("2 3", &e).unwrap_err().0, "bad expression `2 3`: unexpected character at column 3");
+        assert!(expand_template("t{i", &e).unwrap_err().0.contains("`{` without `}`"));
+    }
+}

@@ -1,0 +1,499 @@
+//! `simpler run --from-deps deps.json`: re-runs a captured graph.
+//!
+//! Every task of `tasks[]` is submitted in file order with a no-op kernel under its
+//! `kernel_ids`, its `block_num`, its argument views and its explicit deps:
+//!
+//! - **Scopes**: a task of ring `r` runs inside scopes nested `r` deep (ring 3: depth 3); a
+//!   `"manual"` task runs inside a manual scope (at depth `max(r, 1)`). Sibling scopes at the
+//!   same depth cannot be told apart in deps.json, so consecutive tasks of one depth share a
+//!   scope.
+//! - **Buffers**: one per distinct `buffer_addr` of `tensors[]`. A buffer that some task
+//!   reaches through a `creator` edge was that task's runtime output: it becomes the
+//!   producer's OUTPUT argument (the k-th lowest address to the k-th OUTPUT), sized from
+//!   `buffer_numel`, so readers get the same creator edges. Every other buffer is allocated
+//!   as an external tensor large enough for every view of it.
+//! - **Views**: each argument's dtype, shape, start_offset, strides and the tensor's version;
+//!   `manual_dep` is not in deps.json and is taken as false.
+//!
+//! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
+//! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, explicit deps
+//! on tasks that are not earlier in the file, arguments whose tensor is missing from
+//! `tensors[]`. After the run, the wired (pred, succ) pairs are compared with the captured
+//! ones, ids mapped by submit order.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Result;
+use simpler_artifacts::deps::{read_deps, split_task_id, ArgType, DepFlag, DepsFile, EdgeSource, Scope};
+use simpler_core::{ArgTag, DType, DepKind, TaskId, Tensor, TensorCreateInfo, TensorParts};
+use simpler_runtime::platform::kernel::MAX_FUNC_ID;
+use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
+
+use crate::program::{ArgOp, Base, External, FillOp, KernelSet, Op, Program, SubmitOp, SymTensor};
+use crate::{build_config, runner, Outcome, Overrides};
+
+/// What a `--from-deps` re-run reproduced and what it could not.
+#[derive(Clone, Debug, Default)]
+pub struct FromDepsReport {
+    /// Tasks re-run (the file's `tasks[]`).
+    pub tasks: usize,
+    /// External buffers allocated.
+    pub external_buffers: usize,
+    /// Buffers re-created as runtime outputs of their creator.
+    pub output_buffers: usize,
+    /// Things in the input that the re-run does not reproduce (edges lost).
+    pub not_reproduced: Vec<String>,
+    /// Things reproduced approximately (sizes, kernel ids, missing view fields).
+    pub approximations: Vec<String>,
+    /// (captured id, re-run id) per task, in submit order.
+    pub id_map: Vec<(u64, u64)>,
+    /// The wired edges compared with the captured ones.
+    pub edges: EdgeComparison,
+}
+
+/// Captured (pred, succ) pairs against the pairs the re-run wired, in captured ids. Pairs
+/// whose pred is not a captured task are left out (see [`FromDepsReport::not_reproduced`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeComparison {
+    /// Distinct captured pairs between captured tasks.
+    pub captured: usize,
+    /// Distinct pairs the re-run wired.
+    pub wired: usize,
+    /// Captured pairs the re-run did not wire.
+    pub missing: Vec<(u64, u64)>,
+    /// Wired pairs that were not captured.
+    pub extra: Vec<(u64, u64)>,
+}
+
+impl FromDepsReport {
+    /// True if and only if nothing was reported as not reproduced and the wired pairs equal
+    /// the captured ones.
+    pub fn complete(&self) -> bool {
+        self.not_reproduced.is_empty() && self.edges.missing.is_empty() && self.edges.extra.is_empty()
+    }
+}
+
+struct Buffer {
+    bytes: u64,
+    dtype: DType,
+    /// Creator task index (captured tasks only).
+    creator: Option<usize>,
+    base: Option<Base>,
+    sym: Option<Tensor>,
+}
+
+fn dtype_of(name: Option<&str>) -> Option<DType> {
+    name.and_then(DType::from_name)
+}
+
+fn describe_id(id: u64) -> String {
+    let (r, l) = split_task_id(id);
+    format!("{id} (ring {r}, local {l})")
+}
+
+/// Compiles a deps.json into a program of no-op tasks; see the module docs.
+fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
+    let index: HashMap<u64, usize> = file.tasks.iter().enumerate().map(|(i, t)| (t.task_id, i)).collect();
+    let tensors: HashMap<u64, &simpler_artifacts::deps::Tensor> =
+        file.tensors.iter().map(|t| (t.tensor_id, t)).collect();
+
+    // Buffers, sized by tensors[] and every view that reads them.
+    let mut buffers: HashMap<u64, Buffer> = HashMap::new();
+    for t in &file.tensors {
+        let dtype = DType::from_name(&t.dtype).unwrap_or(DType::UInt8);
+        let b = buffers.entry(t.buffer_addr).or_insert(Buffer {
+            bytes: 0,
+            dtype,
+            creator: None,
+            base: None,
+            sym: None,
+        });
+        b.bytes = b.bytes.max(t.buffer_numel.saturating_mul(dtype.size()));
+    }
+    for task in &file.tasks {
+        for a in &task.args {
+            let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else { continue };
+            let (Some(shape), Some(strides), Some(start)) = (&a.shape, &a.strides, a.start_offset) else {
+                continue;
+            };
+            let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(DType::UInt8);
+            let extent = if shape.contains(&0) {
+                0
+            } else {
+                1 + shape
+                    .iter()
+                    .zip(strides)
+                    .map(|(&n, &s)| u64::from(n - 1) * u64::from(s))
+                    .sum::<u64>()
+            };
+            if let Some(b) = buffers.get_mut(&t.buffer_addr) {
+                b.bytes = b.bytes.max((start + extent).saturating_mul(dtype.size()));
+            }
+        }
+    }
+
+    // Creators, from creator edges; preds that are not captured tasks.
+    let mut uncaptured: HashMap<u64, (usize, usize)> = HashMap::new(); // pred -> (creator, explicit)
+    for e in &file.edges {
+        let captured = index.contains_key(&e.pred);
+        if !captured {
+            let c = uncaptured.entry(e.pred).or_default();
+            if e.source == EdgeSource::Explicit {
+                c.1 += 1;
+            } else {
+                c.0 += 1;
+            }
+            continue;
+        }
+        if e.source != EdgeSource::Creator {
+            continue;
+        }
+        let Some(t) = e.tensor_id.and_then(|id| tensors.get(&id)) else { continue };
+        if let Some(b) = buffers.get_mut(&t.buffer_addr) {
+            b.creator = Some(index[&e.pred]);
+        }
+    }
+    let mut uncaptured: Vec<_> = uncaptured.into_iter().collect();
+    uncaptured.sort_unstable();
+    for (pred, (creator, explicit)) in &uncaptured {
+        report.not_reproduced.push(format!(
+            "task {} is not in tasks[] (an alloc_tensors task: dep_gen does not capture them): \
+             its {creator} creator/tensormap edge(s) and {explicit} explicit dep(s) are not reproduced, \
+             and its buffers were allocated as external tensors",
+            describe_id(*pred)
+        ));
+    }
+
+    // Match each creator's buffers (by address) to its OUTPUT args (in order).
+    let mut created: HashMap<usize, Vec<u64>> = HashMap::new();
+    for (&addr, b) in &buffers {
+        if let Some(c) = b.creator {
+            created.entry(c).or_default().push(addr);
+        }
+    }
+    let mut out_buffer: HashMap<(usize, usize), u64> = HashMap::new(); // (task, k-th output) -> addr
+    for (task, mut addrs) in created {
+        addrs.sort_unstable();
+        let outs = file.tasks[task]
+            .args
+            .iter()
+            .filter(|a| a.arg_type == ArgType::Output)
+            .count();
+        if addrs.len() > outs {
+            report.approximations.push(format!(
+                "task {} created {} buffers but has {outs} OUTPUT args; the extra buffers were allocated as external tensors",
+                describe_id(file.tasks[task].task_id),
+                addrs.len()
+            ));
+        }
+        for (k, addr) in addrs.into_iter().enumerate() {
+            if k < outs {
+                out_buffer.insert((task, k), addr);
+            } else if let Some(b) = buffers.get_mut(&addr) {
+                b.creator = None;
+            }
+        }
+    }
+
+    let mut prog = Program::new(KernelSet::Noops(Vec::new()));
+    // External buffers, by address.
+    let mut addrs: Vec<u64> = buffers.keys().copied().collect();
+    addrs.sort_unstable();
+    for addr in addrs {
+        let b = buffers.get_mut(&addr).expect("key from the map");
+        if b.creator.is_some() {
+            continue;
+        }
+        let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
+        let bytes = numel * b.dtype.size();
+        let k = prog.externals.len();
+        prog.externals.push(External {
+            name: format!("buffer_{addr:#x}"),
+            shape: vec![u32::try_from(numel).unwrap_or(u32::MAX)],
+            dtype: b.dtype,
+            fill: FillOp::Zeros,
+        });
+        b.base = Some(Base::External(k));
+        b.sym = Tensor::contiguous(0, bytes, &[numel as u32], b.dtype, TaskId::INVALID).ok();
+        report.external_buffers += 1;
+    }
+
+    // Explicit deps per consumer, in file order.
+    let mut explicit: HashMap<u64, Vec<(u64, DepKind)>> = HashMap::new();
+    for e in &file.edges {
+        if e.source == EdgeSource::Explicit {
+            let kind = match &e.flags {
+                Some(f) if !f.contains(&DepFlag::Retain) => DepKind::Wait,
+                _ => DepKind::WaitRetain,
+            };
+            explicit.entry(e.succ).or_default().push((e.pred, kind));
+        }
+    }
+
+    // Kernels: a no-op per (id, core type); ids used on both core types are split.
+    let mut kernel_core: HashMap<i32, CoreType> = HashMap::new();
+    let mut remap: HashMap<(i32, CoreType), i32> = HashMap::new();
+    let mut next_free = MAX_FUNC_ID as i32 - 1;
+    let mut used_ids: BTreeSet<i32> = file
+        .tasks
+        .iter()
+        .flat_map(|t| t.kernel_ids)
+        .filter(|&k| k >= 0)
+        .collect();
+    let mut kernel = |id: i32, core: CoreType, report: &mut FromDepsReport| -> i32 {
+        if id < 0 {
+            return -1;
+        }
+        if let Some(&r) = remap.get(&(id, core)) {
+            return r;
+        }
+        let fits = id < MAX_FUNC_ID as i32;
+        let r = match kernel_core.get(&id) {
+            _ if !fits => None,
+            Some(&c) if c != core => None,
+            _ => Some(id),
+        };
+        let r = r.unwrap_or_else(|| {
+            while used_ids.contains(&next_free) {
+                next_free -= 1;
+            }
+            used_ids.insert(next_free);
+            report.approximations.push(format!(
+                "kernel id {id} on {} cores re-runs as func id {next_free} ({})",
+                core.name(),
+                if fits {
+                    "the id is also used on the other core type"
+                } else {
+                    "ids must be below 1024"
+                }
+            ));
+            next_free
+        });
+        kernel_core.insert(r, core);
+        remap.insert((id, core), r);
+        r
+    };
+
+    // Tasks, with the scope structure their rings imply.
+    let mut stack: Vec<ScopeMode> = Vec::new();
+    let mut unknown_tensor_args = 0usize;
+    let mut approx_views = 0usize;
+    let mut unsized_outputs = 0usize;
+    for (ti, task) in file.tasks.iter().enumerate() {
+        let (ring, _) = split_task_id(task.task_id);
+        let manual = task.scope == Scope::Manual;
+        let target = if manual { usize::from(ring).max(1) } else { usize::from(ring) }.min(3);
+        let has_manual = |s: &Vec<ScopeMode>| s.contains(&ScopeMode::Manual);
+        if manual {
+            while stack.len() > target {
+                stack.pop();
+                prog.ops.push(Op::End);
+            }
+            if !has_manual(&stack) && stack.len() == target {
+                stack.pop();
+                prog.ops.push(Op::End);
+            }
+        } else {
+            while stack.len() > target || has_manual(&stack) {
+                stack.pop();
+                prog.ops.push(Op::End);
+            }
+        }
+        while stack.len() < target {
+            let m = if manual && (stack.len() + 1 == target || has_manual(&stack)) {
+                ScopeMode::Manual
+            } else {
+                ScopeMode::Auto
+            };
+            stack.push(m);
+            prog.ops.push(Op::Begin(m));
+        }
+
+        let [aic, aiv0, aiv1] = task.kernel_ids;
+        let kernels = MixedKernels {
+            aic: kernel(aic, CoreType::Aic, report),
+            aiv0: kernel(aiv0, CoreType::Aiv, report),
+            aiv1: kernel(aiv1, CoreType::Aiv, report),
+        };
+
+        let mut args_sorted: Vec<_> = task.args.iter().collect();
+        args_sorted.sort_by_key(|a| a.idx);
+        let mut args = Vec::with_capacity(args_sorted.len());
+        let mut out_k = 0usize;
+        for a in args_sorted {
+            if a.arg_type == ArgType::Output {
+                let ci = match out_buffer.get(&(ti, out_k)).and_then(|addr| buffers.get(addr)) {
+                    Some(b) => {
+                        let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
+                        TensorCreateInfo::new(&[numel as u32], b.dtype)
+                    }
+                    None => {
+                        unsized_outputs += 1;
+                        TensorCreateInfo::new(&[1], DType::Float32)
+                    }
+                }
+                .expect("one dimension");
+                let slot = prog.new_output();
+                if let Some(addr) = out_buffer.get(&(ti, out_k)) {
+                    if let Some(b) = buffers.get_mut(addr) {
+                        b.base = Some(Base::Output(slot));
+                        b.sym = Some(ci.materialize(0, TaskId::INVALID));
+                        report.output_buffers += 1;
+                    }
+                }
+                out_k += 1;
+                args.push(ArgOp::Output { ci, slot });
+                continue;
+            }
+            let tag = match a.arg_type {
+                ArgType::Input => ArgTag::Input,
+                ArgType::Inout => ArgTag::Inout,
+                ArgType::OutputExisting => ArgTag::OutputExisting,
+                ArgType::NoDep | ArgType::Output => ArgTag::NoDep,
+            };
+            let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else {
+                unknown_tensor_args += 1;
+                continue;
+            };
+            let Some(b) = buffers.get(&t.buffer_addr) else {
+                unknown_tensor_args += 1;
+                continue;
+            };
+            let (Some(base), Some(sym)) = (b.base, b.sym) else {
+                // A creator edge names a task submitted later than this reader: impossible
+                // in a real capture.
+                unknown_tensor_args += 1;
+                continue;
+            };
+            let whole = sym.with_version(t.version);
+            let view = match (&a.shape, &a.strides, a.start_offset) {
+                (Some(shape), Some(strides), Some(start_offset)) => {
+                    let parts = TensorParts {
+                        dtype: dtype_of(a.dtype.as_deref()).unwrap_or(sym.dtype()),
+                        shape: shape.clone(),
+                        strides: strides.clone(),
+                        start_offset,
+                        ..whole.to_parts()
+                    };
+                    Tensor::from_parts(&parts).unwrap_or_else(|_| {
+                        approx_views += 1;
+                        whole
+                    })
+                }
+                _ => {
+                    approx_views += 1;
+                    whole
+                }
+            };
+            args.push(ArgOp::Tensor {
+                tag,
+                t: SymTensor { base, view },
+            });
+        }
+
+        let mut deps = Vec::new();
+        for &(pred, kind) in explicit.get(&task.task_id).into_iter().flatten() {
+            match index.get(&pred) {
+                Some(&p) if p < ti => deps.push((p, kind)),
+                Some(_) => report.not_reproduced.push(format!(
+                    "task {} has an explicit dep on task {}, which comes later in tasks[]",
+                    describe_id(task.task_id),
+                    describe_id(pred)
+                )),
+                None => {} // reported with the uncaptured preds
+            }
+        }
+        prog.push_submit(
+            SubmitOp {
+                kernels,
+                args,
+                scalars: Vec::new(),
+                deps,
+                block_num: u16::try_from(task.block_num.max(1)).unwrap_or(u16::MAX),
+                require_sync_start: false,
+                allow_early_resolve: task.early_dispatch == Some(true),
+            },
+            manual,
+        );
+    }
+    for _ in stack {
+        prog.ops.push(Op::End);
+    }
+    if unknown_tensor_args > 0 {
+        report.not_reproduced.push(format!(
+            "{unknown_tensor_args} argument(s) name a tensor_id missing from tensors[] and were left out"
+        ));
+    }
+    if approx_views > 0 {
+        report.approximations.push(format!(
+            "{approx_views} argument(s) lack shape/start_offset/strides (or do not fit their buffer) and use the whole buffer"
+        ));
+    }
+    if unsized_outputs > 0 {
+        report.approximations.push(format!(
+            "{unsized_outputs} OUTPUT argument(s) are never read in the capture, so their sizes are unknown: \
+             allocated as 1024-byte buffers (heap use may differ)"
+        ));
+    }
+    let mut ids: Vec<(u32, CoreType)> = kernel_core.into_iter().map(|(k, c)| (k as u32, c)).collect();
+    ids.sort_unstable_by_key(|&(k, _)| k);
+    prog.kernels = KernelSet::Noops(ids);
+    report.tasks = file.tasks.len();
+    prog
+}
+
+/// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
+/// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
+pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
+    let mut file = DepsFile::default();
+    read_deps(path, &mut file)?;
+    let mut report = FromDepsReport::default();
+    let prog = Arc::new(compile(&file, &mut report));
+    let mut o = overrides.clone();
+    o.record_fanin = true;
+    let config = build_config(None, &prog, &o)?;
+    config.validate()?;
+    let run = runner::run_program(prog, &config)?;
+
+    // Map ids by submit order and compare the pairs.
+    let log = run.report.fanin_log.as_deref().unwrap_or_default();
+    report.id_map = file.tasks.iter().zip(log).map(|(t, r)| (t.task_id, r.task.raw())).collect();
+    let back: HashMap<u64, u64> = report.id_map.iter().map(|&(old, new)| (new, old)).collect();
+    let captured_ids: BTreeSet<u64> = file.tasks.iter().map(|t| t.task_id).collect();
+    let captured: BTreeSet<(u64, u64)> = file
+        .edges
+        .iter()
+        .filter(|e| captured_ids.contains(&e.pred))
+        .map(|e| (e.pred, e.succ))
+        .collect();
+    let wired: BTreeSet<(u64, u64)> = log
+        .iter()
+        .flat_map(|r| r.producers.iter().map(move |(p, _)| (p.raw(), r.task.raw())))
+        .map(|(p, s)| {
+            (
+                back.get(&p).copied().unwrap_or(u64::MAX),
+                back.get(&s).copied().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    report.edges = EdgeComparison {
+        captured: captured.len(),
+        wired: wired.len(),
+        missing: captured.difference(&wired).copied().collect(),
+        extra: wired.difference(&captured).copied().collect(),
+    };
+    let mut config = config;
+    config.record_fanin = overrides.record_fanin;
+    let mut run_report = run.report;
+    if !overrides.record_fanin {
+        run_report.fanin_log = None;
+    }
+    Ok(Outcome {
+        report: run_report,
+        config,
+        checks: run.checks,
+        from_deps: Some(report),
+    })
+}

@@ -1,0 +1,297 @@
+//! The built-in kernel library: fixed func ids, names and core types, dtype-generic through
+//! [`KernelCtx::view_any`]. Elementwise kernels split their output across SPMD blocks; `matmul`
+//! splits rows.
+//!
+//! | id | name | core | tensors | scalars |
+//! | -- | ---- | ---- | ------- | ------- |
+//! | 0 | `add` | aiv | IN a, IN b, OUT c | |
+//! | 1 | `add_scalar` | aiv | IN x, OUT y | f32 s |
+//! | 2 | `mul` | aiv | IN a, IN b, OUT c | |
+//! | 3 | `copy` | aiv | IN x, OUT y | |
+//! | 4 | `fill` | aiv | OUT y | f32 v |
+//! | 5 | `matmul` | aic | IN a (M×K), IN b (K×N), OUT or INOUT c (M×N) | |
+//! | 6 | `noop` | aiv | any | ignored |
+//! | 7 | `noop_aic` | aic | any | ignored |
+//! | 8 | `busy` | aiv | any | u64 duration in µs (a no-op that takes that long) |
+//! | 9 | `busy_aic` | aic | any | u64 duration in µs |
+//!
+//! The duration is a separate kernel, not an optional scalar of `noop`, because the subslots of
+//! a mixed task share their scalars: a `noop` next to `add_scalar` would otherwise sleep for
+//! the bits of the f32 addend. `busy` sleeps (it does not spin: the platform multiplexes
+//! virtual cores on few OS threads).
+//!
+//! Ids 0–2 are the vector example's, so a workload of it has the same `kernel_ids`.
+
+use std::ops::Range;
+use std::time::Duration;
+
+use simpler_core::ArgTag;
+use simpler_runtime::{CoreType, KernelCtx, KernelError, Worker};
+
+/// The body of a library kernel.
+type Body = fn(&KernelCtx<'_>) -> Result<(), KernelError>;
+
+/// One library kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelInfo {
+    /// Its func id.
+    pub func_id: u32,
+    /// Its name in workload files.
+    pub name: &'static str,
+    /// The core type it runs on.
+    pub core: CoreType,
+    /// Tensor arguments it needs (at least).
+    pub min_tensors: usize,
+    /// Scalar arguments it needs (at least).
+    pub min_scalars: usize,
+    /// Human signature for errors and docs.
+    pub signature: &'static str,
+    body: Body,
+}
+
+/// Every library kernel, by func id.
+pub const LIBRARY: [KernelInfo; 10] = [
+    KernelInfo {
+        func_id: 0,
+        name: "add",
+        core: CoreType::Aiv,
+        min_tensors: 3,
+        min_scalars: 0,
+        signature: "[IN a, IN b, OUT c]",
+        body: add,
+    },
+    KernelInfo {
+        func_id: 1,
+        name: "add_scalar",
+        core: CoreType::Aiv,
+        min_tensors: 2,
+        min_scalars: 1,
+        signature: "[IN x, OUT y], scalars [f32 s]",
+        body: add_scalar,
+    },
+    KernelInfo {
+        func_id: 2,
+        name: "mul",
+        core: CoreType::Aiv,
+        min_tensors: 3,
+        min_scalars: 0,
+        signature: "[IN a, IN b, OUT c]",
+        body: mul,
+    },
+    KernelInfo {
+        func_id: 3,
+        name: "copy",
+        core: CoreType::Aiv,
+        min_tensors: 2,
+        min_scalars: 0,
+        signature: "[IN x, OUT y]",
+        body: copy,
+    },
+    KernelInfo {
+        func_id: 4,
+        name: "fill",
+        core: CoreType::Aiv,
+        min_tensors: 1,
+        min_scalars: 1,
+        signature: "[OUT y], scalars [f32 v]",
+        body: fill,
+    },
+    KernelInfo {
+        func_id: 5,
+        name: "matmul",
+        core: CoreType::Aic,
+        min_tensors: 3,
+        min_scalars: 0,
+        signature: "[IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]",
+        body: matmul,
+    },
+    KernelInfo {
+        func_id: 6,
+        name: "noop",
+        core: CoreType::Aiv,
+        min_tensors: 0,
+        min_scalars: 0,
+        signature: "[any]",
+        body: noop,
+    },
+    KernelInfo {
+        func_id: 7,
+        name: "noop_aic",
+        core: CoreType::Aic,
+        min_tensors: 0,
+        min_scalars: 0,
+        signature: "[any]",
+        body: noop,
+    },
+    KernelInfo {
+        func_id: 8,
+        name: "busy",
+        core: CoreType::Aiv,
+        min_tensors: 0,
+        min_scalars: 1,
+        signature: "[any], scalars [u64 duration_us]",
+        body: busy,
+    },
+    KernelInfo {
+        func_id: 9,
+        name: "busy_aic",
+        core: CoreType::Aic,
+        min_tensors: 0,
+        min_scalars: 1,
+        signature: "[any], scalars [u64 duration_us]",
+        body: busy,
+    },
+];
+
+/// The library kernel called `name`.
+pub fn by_name(name: &str) -> Option<&'static KernelInfo> {
+    LIBRARY.iter().find(|k| k.name == name)
+}
+
+/// The library kernel with func id `id`.
+pub fn by_id(id: u32) -> Option<&'static KernelInfo> {
+    LIBRARY.get(id as usize)
+}
+
+/// The names of all library kernels, for error messages.
+pub fn names() -> String {
+    LIBRARY.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Registers the whole library on `w`.
+pub fn register_library(w: &mut Worker) -> Result<(), KernelError> {
+    for k in &LIBRARY {
+        w.register_kernel(k.func_id, k.name, k.core, k.body)?;
+    }
+    Ok(())
+}
+
+/// Registers an empty kernel under each (func id, core type).
+pub fn register_noops(w: &mut Worker, ids: &[(u32, CoreType)]) -> Result<(), KernelError> {
+    for &(id, core) in ids {
+        w.register_kernel(id, &format!("noop_{id}"), core, |_| Ok(()))?;
+    }
+    Ok(())
+}
+
+/// The part of `0..len` that this SPMD block handles.
+fn block_range(ctx: &KernelCtx<'_>, len: u64) -> Range<u64> {
+    let n = u64::from(ctx.block_num().max(1));
+    let chunk = len.div_ceil(n);
+    let b = u64::from(ctx.block_idx());
+    (b * chunk).min(len)..((b + 1) * chunk).min(len)
+}
+
+fn same_len(what: &str, got: u64, want: u64) -> Result<(), KernelError> {
+    if got < want {
+        return Err(KernelError(format!(
+            "{what} has {got} elements but the output has {want}"
+        )));
+    }
+    Ok(())
+}
+
+fn binary(ctx: &KernelCtx<'_>, op: fn(f64, f64) -> f64) -> Result<(), KernelError> {
+    let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
+    same_len("input a", a.len(), c.len())?;
+    same_len("input b", b.len(), c.len())?;
+    for k in block_range(ctx, c.len()) {
+        c.set(k, op(a.get(k), b.get(k)));
+    }
+    Ok(())
+}
+
+fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a, b| a + b)
+}
+
+fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a, b| a * b)
+}
+
+fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    let (x, y, s) = (ctx.view_any(0)?, ctx.view_any(1)?, f64::from(ctx.scalar_f32(0)?));
+    same_len("input x", x.len(), y.len())?;
+    for k in block_range(ctx, y.len()) {
+        y.set(k, x.get(k) + s);
+    }
+    Ok(())
+}
+
+fn copy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    let (x, y) = (ctx.view_any(0)?, ctx.view_any(1)?);
+    same_len("input x", x.len(), y.len())?;
+    for k in block_range(ctx, y.len()) {
+        y.set(k, x.get(k));
+    }
+    Ok(())
+}
+
+fn fill(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    let (y, v) = (ctx.view_any(0)?, f64::from(ctx.scalar_f32(0)?));
+    for k in block_range(ctx, y.len()) {
+        y.set(k, v);
+    }
+    Ok(())
+}
+
+fn matmul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
+    let dims = |v: &simpler_runtime::platform::kernel::AnyView<'_>, name: &str| {
+        match *v.tensor().shape() {
+            [r, c] => Ok((u64::from(r), u64::from(c))),
+            _ => Err(KernelError(format!("matmul: {name} must be 2-D"))),
+        }
+    };
+    let ((m, k), (k2, n), (m2, n2)) = (dims(&a, "a")?, dims(&b, "b")?, dims(&c, "c")?);
+    if k != k2 || m != m2 || n != n2 {
+        return Err(KernelError(format!(
+            "matmul: shapes {m}x{k} · {k2}x{n} -> {m2}x{n2} do not agree"
+        )));
+    }
+    let accumulate = ctx.tag(2) == Some(ArgTag::Inout);
+    for i in block_range(ctx, m) {
+        for j in 0..n {
+            let mut acc = if accumulate { c.get(i * n + j) } else { 0.0 };
+            for p in 0..k {
+                acc += a.get(i * k + p) * b.get(p * n + j);
+            }
+            c.set(i * n + j, acc);
+        }
+    }
+    Ok(())
+}
+
+fn noop(_: &KernelCtx<'_>) -> Result<(), KernelError> {
+    Ok(())
+}
+
+/// Longest `busy` duration: a typo should not park a core for hours.
+const MAX_BUSY_US: u64 = 60_000_000;
+
+fn busy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+    let us = ctx.scalar(0)?;
+    if us > MAX_BUSY_US {
+        return Err(KernelError(format!(
+            "busy: duration {us} us is over the limit of {MAX_BUSY_US} us"
+        )));
+    }
+    std::thread::sleep(Duration::from_micros(us));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_positions_and_names_are_unique() {
+        for (i, k) in LIBRARY.iter().enumerate() {
+            assert_eq!(k.func_id as usize, i);
+            assert_eq!(by_name(k.name).unwrap().func_id, k.func_id);
+        }
+        assert_eq!(by_name("add").unwrap().func_id, 0);
+        assert_eq!(by_name("mul").unwrap().func_id, 2);
+        assert!(by_id(10).is_none());
+    }
+}

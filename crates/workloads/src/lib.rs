@@ -1,0 +1,300 @@
+//! Workload files for `simpler run FILE.json`: an orchestration described in JSON (external
+//! tensors, built-in kernels, nested scopes, tagged args and views, explicit deps, `repeat`
+//! loops, runtime settings and golden checks), and `simpler run --from-deps deps.json`, which
+//! re-runs a captured graph. The format is documented in `docs/workloads.md`, with a JSON
+//! Schema in `workloads/schema.json`.
+//!
+//! ```no_run
+//! use simpler_workloads::{load, run_workload, Overrides};
+//!
+//! let w = load("workloads/vector_example.json".as_ref())?;
+//! let outcome = run_workload(&w, &Overrides::default())?;
+//! assert!(outcome.passed());
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+//!
+//! Loading validates everything that can be checked before a run, and every error names the
+//! JSON path and the rule (see [`WorkloadError`]).
+
+mod error;
+mod expand;
+mod expr;
+pub mod from_deps;
+pub mod kernels;
+mod program;
+mod runner;
+mod schema;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
+
+pub use error::WorkloadError;
+pub use expr::{eval, expand_template, Env, ExprError};
+pub use from_deps::{run_from_deps, FromDepsReport};
+pub use runner::CheckResult;
+pub use schema::WorkloadSpec;
+
+use program::Program;
+
+/// A loaded, validated workload.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    name: String,
+    spec: WorkloadSpec,
+    program: Arc<Program>,
+}
+
+impl Workload {
+    /// Its name (the file's `name`, or the file stem).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The parsed file.
+    pub fn spec(&self) -> &WorkloadSpec {
+        &self.spec
+    }
+    /// Tasks the workload submits (dummies and allocs included), with the file's constants.
+    pub fn task_count(&self) -> usize {
+        self.program.tasks
+    }
+    /// The runtime the file asks for (default tmr).
+    pub fn runtime(&self) -> RuntimeKind {
+        self.spec
+            .runtime
+            .as_deref()
+            .and_then(RuntimeKind::from_name)
+            .unwrap_or_default()
+    }
+}
+
+/// Command-line settings that override the file's.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// Runtime (overrides the file's `runtime`).
+    pub runtime: Option<RuntimeKind>,
+    /// `KEY=VALUE` ring-size pairs, applied after the file's `runtime_env`.
+    pub runtime_env: Vec<String>,
+    /// Turn scope stats on (the file can turn it on too).
+    pub enable_scope_stats: bool,
+    /// Turn dep_gen on.
+    pub enable_dep_gen: bool,
+    /// Turn the L2 swimlane on.
+    pub enable_l2_swimlane: bool,
+    /// Artifact folder (overrides the file's `diagnostics.output_prefix`).
+    pub output_prefix: Option<PathBuf>,
+    /// Clusters (overrides the file's `clusters`).
+    pub clusters: Option<usize>,
+    /// Scheduler threads (0 = automatic).
+    pub scheduler_threads: Option<usize>,
+    /// Run timeout.
+    pub timeout: Option<Duration>,
+    /// Record every task's wired fanin in the report (tests, small graphs).
+    pub record_fanin: bool,
+    /// Constant overrides `NAME=VALUE` (`--param`); the workload is re-expanded with them.
+    pub params: Vec<String>,
+}
+
+/// A finished workload run.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The runtime's report.
+    pub report: RunReport,
+    /// The configuration the run used.
+    pub config: CallConfig,
+    /// One result per golden check of the file.
+    pub checks: Vec<CheckResult>,
+    /// For `--from-deps`: what was reproduced and what was not.
+    pub from_deps: Option<FromDepsReport>,
+}
+
+impl Outcome {
+    /// True if and only if every check passed (and, for `--from-deps`, nothing was reported
+    /// as not reproduced).
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(CheckResult::passed)
+            && self.from_deps.as_ref().is_none_or(FromDepsReport::complete)
+    }
+}
+
+/// Reads and validates the workload file at `path`.
+pub fn load(path: &Path) -> Result<Workload> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "workload".to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(load_str(&text, &stem).map_err(|e| e.in_file(path.display().to_string()))?)
+}
+
+/// Parses and validates a workload from JSON text; `default_name` names it when the file has
+/// no `name`.
+pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let spec: WorkloadSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        WorkloadError::new(path, e.into_inner().to_string())
+    })?;
+    validate_settings(&spec)?;
+    let program = expand::expand(&spec, &spec.constants)?;
+    Ok(Workload {
+        name: spec.name.clone().unwrap_or_else(|| default_name.to_string()),
+        spec,
+        program: Arc::new(program),
+    })
+}
+
+fn env_value(v: &schema::EnvValue) -> String {
+    match v {
+        schema::EnvValue::One(n) => n.to_string(),
+        schema::EnvValue::PerRing(v) => v.iter().map(u64::to_string).collect::<Vec<_>>().join(","),
+        schema::EnvValue::Text(s) => s.clone(),
+    }
+}
+
+fn file_env(spec: &WorkloadSpec) -> Result<RuntimeEnv, WorkloadError> {
+    let mut env = RuntimeEnv::default();
+    for (k, v) in &spec.runtime_env {
+        env.set(k, &env_value(v))
+            .map_err(|e| WorkloadError::new(format!("runtime_env.{k}"), e.0))?;
+    }
+    Ok(env)
+}
+
+fn validate_settings(spec: &WorkloadSpec) -> Result<(), WorkloadError> {
+    if let Some(r) = &spec.runtime {
+        if RuntimeKind::from_name(r).is_none() {
+            return Err(WorkloadError::new(
+                "runtime",
+                format!("unknown runtime `{r}`; valid: tmr, hbg"),
+            ));
+        }
+    }
+    file_env(spec)?;
+    if spec.clusters.is_some_and(|c| c == 0 || c > 1024) {
+        return Err(WorkloadError::new("clusters", "clusters must be in [1, 1024]"));
+    }
+    if spec.tensormap_capacity == Some(0) {
+        return Err(WorkloadError::new("tensormap_capacity", "must be at least 1"));
+    }
+    Ok(())
+}
+
+fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<BTreeMap<String, i64>> {
+    let mut out = constants.clone();
+    for pair in pairs {
+        let (k, v) = pair
+            .split_once('=')
+            .with_context(|| format!("--param `{pair}` is not NAME=VALUE"))?;
+        if !out.contains_key(k) {
+            let names: Vec<_> = constants.keys().map(String::as_str).collect();
+            anyhow::bail!(
+                "the workload has no constant `{k}`; constants: {}",
+                if names.is_empty() { "none".into() } else { names.join(", ") }
+            );
+        }
+        let v: i64 = v
+            .parse()
+            .with_context(|| format!("--param {k}={v}: expected an integer"))?;
+        out.insert(k.to_string(), v);
+    }
+    Ok(out)
+}
+
+/// Builds the run configuration: the file's settings, then the overrides, then automatic
+/// sizing of hbg's single ring for `prog` where nothing was set explicitly.
+pub(crate) fn build_config(
+    spec: Option<&WorkloadSpec>,
+    prog: &Program,
+    o: &Overrides,
+) -> Result<CallConfig> {
+    let mut cfg = CallConfig::default();
+    let mut env = match spec {
+        Some(s) => file_env(s)?,
+        None => RuntimeEnv::default(),
+    };
+    let file_sets_window = spec.is_some_and(|s| s.runtime_env.contains_key("ring_task_window"));
+    let file_sets_heap = spec.is_some_and(|s| s.runtime_env.contains_key("ring_heap"));
+    let mut cli_window = false;
+    let mut cli_heap = false;
+    for pair in &o.runtime_env {
+        env.set_pair(pair)?;
+        cli_window |= pair.trim_start().starts_with("ring_task_window");
+        cli_heap |= pair.trim_start().starts_with("ring_heap");
+    }
+    cfg.runtime = o
+        .runtime
+        .or_else(|| spec.and_then(|s| s.runtime.as_deref()).and_then(RuntimeKind::from_name))
+        .unwrap_or_default();
+    if let Some(s) = spec {
+        if let Some(c) = s.clusters {
+            cfg.clusters = c;
+        }
+        if let Some(c) = s.tensormap_capacity {
+            cfg.tensormap_capacity = c;
+        }
+        cfg.enable_scope_stats = s.diagnostics.enable_scope_stats;
+        cfg.enable_dep_gen = s.diagnostics.enable_dep_gen;
+        cfg.enable_l2_swimlane = s.diagnostics.enable_l2_swimlane;
+        cfg.output_prefix = s.diagnostics.output_prefix.as_ref().map(PathBuf::from);
+    }
+    cfg.enable_scope_stats |= o.enable_scope_stats;
+    cfg.enable_dep_gen |= o.enable_dep_gen;
+    cfg.enable_l2_swimlane |= o.enable_l2_swimlane;
+    if let Some(p) = &o.output_prefix {
+        cfg.output_prefix = Some(p.clone());
+    }
+    if let Some(c) = o.clusters {
+        cfg.clusters = c;
+    }
+    if let Some(t) = o.scheduler_threads {
+        cfg.scheduler_threads = t;
+    }
+    if let Some(t) = o.timeout {
+        cfg.timeout = t;
+    }
+    cfg.record_fanin = o.record_fanin;
+    if cfg.runtime == RuntimeKind::Hbg {
+        // hbg keeps the whole graph on ring 0 and reclaims nothing: size it for every task
+        // unless the user chose the sizes.
+        if !file_sets_window && !cli_window {
+            let window = (prog.tasks as u64 + 2).next_power_of_two().max(16384);
+            env.ring_task_window[0] = window.max(env.ring_task_window[0]);
+        }
+        if !file_sets_heap && !cli_heap {
+            let need = (prog.output_bytes + 1024).div_ceil(1024) * 1024;
+            if need > simpler_runtime::config::DEFAULT_HEAP {
+                env.ring_heap[0] = need;
+            }
+        }
+        if spec.is_none_or(|s| s.tensormap_capacity.is_none()) {
+            cfg.tensormap_capacity = cfg.tensormap_capacity.max(prog.inserts + 1024);
+        }
+    }
+    cfg.runtime_env = env;
+    Ok(cfg)
+}
+
+/// Runs a loaded workload with `overrides`; the outcome carries the report and the checks.
+/// A run that stops on a fatal is an error wrapping [`simpler_runtime::RunError`].
+pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome> {
+    let program = if overrides.params.is_empty() {
+        w.program.clone()
+    } else {
+        let constants = parse_params(&overrides.params, &w.spec.constants)?;
+        Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.name.clone()))?)
+    };
+    let config = build_config(Some(&w.spec), &program, overrides)?;
+    config.validate()?;
+    let run = runner::run_program(program, &config)?;
+    Ok(Outcome {
+        report: run.report,
+        config,
+        checks: run.checks,
+        from_deps: None,
+    })
+}

@@ -1,0 +1,574 @@
+//! The serde types of a workload file, one struct per JSON object (see `docs/workloads.md`).
+//!
+//! Every object denies unknown fields, so a typo is an error with its JSON path rather than a
+//! silently ignored key. Integer fields that may depend on loop variables are [`Expr`]s: a JSON
+//! integer or a string expression.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A whole workload file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Optional JSON Schema reference (ignored).
+    #[serde(default, rename = "$schema")]
+    pub schema: Option<String>,
+    /// Short name (used for the default output folder); defaults to the file stem.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// `"tmr"` or `"hbg"` (default `"tmr"`); `--runtime` overrides it.
+    #[serde(default)]
+    pub runtime: Option<String>,
+    /// Ring size overrides: `ring_task_window`, `ring_heap`, `ring_dep_pool`.
+    #[serde(default)]
+    pub runtime_env: BTreeMap<String, EnvValue>,
+    /// Diagnostics to enable.
+    #[serde(default)]
+    pub diagnostics: Diagnostics,
+    /// Number of clusters (1 AIC + 2 AIV each).
+    #[serde(default)]
+    pub clusters: Option<usize>,
+    /// Tensor-map entry capacity.
+    #[serde(default)]
+    pub tensormap_capacity: Option<usize>,
+    /// Named integer constants usable in every expression (`--param NAME=V` overrides).
+    #[serde(default)]
+    pub constants: BTreeMap<String, i64>,
+    /// External tensors, allocated and filled before the run.
+    #[serde(default)]
+    pub tensors: Vec<TensorDecl>,
+    /// The orchestration: statements run inside the root scope.
+    pub body: Vec<Stmt>,
+    /// Expected values of external tensors after the run.
+    #[serde(default)]
+    pub checks: Vec<CheckSpec>,
+}
+
+/// An integer that may be an expression over loop variables and constants.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Expr {
+    /// A JSON integer.
+    Int(i64),
+    /// An expression such as `"i*64"`.
+    Text(String),
+}
+
+/// A `runtime_env` value: one number for all rings, four numbers, or the CLI's string form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum EnvValue {
+    /// One number for every ring.
+    One(u64),
+    /// One number per ring.
+    PerRing(Vec<u64>),
+    /// `"1024"` or `"1024,2048,4096,8192"`.
+    Text(String),
+}
+
+/// Diagnostics switches.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostics {
+    /// Write scope_stats/scope_stats.jsonl.
+    #[serde(default)]
+    pub enable_scope_stats: bool,
+    /// Write deps.json.
+    #[serde(default)]
+    pub enable_dep_gen: bool,
+    /// Write l2_swimlane_records.json.
+    #[serde(default)]
+    pub enable_l2_swimlane: bool,
+    /// Where artifacts go (default `outputs/<name>_<timestamp>/`).
+    #[serde(default)]
+    pub output_prefix: Option<String>,
+}
+
+/// An external tensor.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorDecl {
+    /// Its name.
+    pub name: String,
+    /// Element type (default `FLOAT32`).
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// Elements per dimension (1 to 5 dimensions).
+    pub shape: Vec<Expr>,
+    /// Initial contents (default zeros).
+    #[serde(default)]
+    pub fill: Option<Fill>,
+}
+
+/// How an external tensor is filled before the run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fill {
+    /// Every element the same value.
+    Constant(f64),
+    /// `start + step·k` for element `k` (row-major).
+    Iota(Iota),
+    /// Uniform in `[min, max)` from a seeded splitmix64 stream.
+    Random(Random),
+    /// An integer expression of the flat index `k`.
+    Formula(String),
+}
+
+/// Parameters of [`Fill::Iota`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Iota {
+    /// First value (default 0).
+    #[serde(default)]
+    pub start: f64,
+    /// Increment (default 1).
+    #[serde(default = "one")]
+    pub step: f64,
+}
+
+/// Parameters of [`Fill::Random`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Random {
+    /// Seed of the stream.
+    pub seed: u64,
+    /// Lower bound (default 0).
+    #[serde(default)]
+    pub min: f64,
+    /// Upper bound, exclusive (default 1).
+    #[serde(default = "one")]
+    pub max: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// One statement of a body.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Stmt {
+    /// A nested scope.
+    Scope(ScopeSpec),
+    /// A task with kernels.
+    Submit(TaskSpec),
+    /// A dependency-only task (no kernel).
+    Dummy(TaskSpec),
+    /// `alloc_tensors`: runtime buffers through a hidden allocation task.
+    Alloc(AllocSpec),
+    /// A loop.
+    Repeat(RepeatSpec),
+    /// Binds a name to a view of a tensor.
+    Let(LetSpec),
+}
+
+/// Scope mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Creator retention and tensor-map lookups.
+    #[default]
+    Auto,
+    /// Explicit deps only.
+    Manual,
+}
+
+/// A nested scope.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeSpec {
+    /// `auto` (default) or `manual`.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Its statements.
+    pub body: Vec<Stmt>,
+}
+
+/// A kernel by library name or func id.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum KernelRef {
+    /// A func id.
+    Id(u32),
+    /// A library name.
+    Name(String),
+}
+
+/// Kernels per subslot of a cluster, for mixed tasks.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedSpec {
+    /// Kernel on the AIC.
+    #[serde(default)]
+    pub aic: Option<KernelRef>,
+    /// Kernel on the first AIV.
+    #[serde(default)]
+    pub aiv0: Option<KernelRef>,
+    /// Kernel on the second AIV.
+    #[serde(default)]
+    pub aiv1: Option<KernelRef>,
+}
+
+/// Core type names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreName {
+    /// Cube core.
+    Aic,
+    /// Vector core.
+    Aiv,
+}
+
+/// A submit or dummy task.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    /// Label template (`"t{i}"`) other tasks' deps refer to.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// One kernel (its core type comes from the library unless `core` says otherwise).
+    #[serde(default)]
+    pub kernel: Option<KernelRef>,
+    /// Core type the kernel is submitted to (checked against the kernel's).
+    #[serde(default)]
+    pub core: Option<CoreName>,
+    /// Kernels per subslot (a mixed task).
+    #[serde(default)]
+    pub kernels: Option<MixedSpec>,
+    /// Tensor arguments, in order.
+    #[serde(default)]
+    pub args: Vec<ArgSpec>,
+    /// Scalar arguments, in order.
+    #[serde(default)]
+    pub scalars: Vec<Scalar>,
+    /// Explicit WAIT|RETAIN dependencies, by label.
+    #[serde(default)]
+    pub deps: Vec<DepRef>,
+    /// Explicit WAIT-only dependencies, by label.
+    #[serde(default)]
+    pub deps_wait: Vec<DepRef>,
+    /// SPMD block count (default 1).
+    #[serde(default)]
+    pub block_num: Option<Expr>,
+    /// All blocks must start at once.
+    #[serde(default)]
+    pub require_sync_start: bool,
+    /// Early-dispatch hint.
+    #[serde(default)]
+    pub allow_early_resolve: bool,
+}
+
+/// One explicit dependency (a label template) or a range of them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DepRef {
+    /// A label template, e.g. `"t{i-1}"`.
+    Label(String),
+    /// `label` for `each` = from, from+1, ... (`count` values).
+    Range(DepRange),
+}
+
+/// A range of labels: `{"each": "j", "count": "N", "label": "p{j}"}`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepRange {
+    /// The variable.
+    pub each: String,
+    /// First value (default 0).
+    #[serde(default)]
+    pub from: Option<Expr>,
+    /// Number of values.
+    pub count: Expr,
+    /// The label template.
+    pub label: String,
+}
+
+/// A scalar argument: a bare integer (i64 bits), a bare float (f32 bits), or typed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// Integer, as two's-complement 64-bit.
+    Int(i64),
+    /// Float, as f32 bits (what `add_scalar` and `fill` read).
+    Float(f64),
+    /// An explicitly typed scalar.
+    Typed(TypedScalar),
+}
+
+/// A typed scalar.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TypedScalar {
+    /// f32 bits, zero-extended.
+    F32(f64),
+    /// f64 bits.
+    F64(f64),
+    /// Unsigned 32-bit (an expression).
+    U32(Expr),
+    /// Unsigned 64-bit (an expression).
+    U64(Expr),
+    /// Signed 64-bit (an expression).
+    I64(Expr),
+}
+
+/// A sub-box view (`shape` + `offsets`) or a raw view (`shape` + `strides` + `start_offset`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewSpec {
+    /// Elements per dimension.
+    pub shape: Vec<Expr>,
+    /// Offsets per dimension (sub-box form; default zeros).
+    #[serde(default)]
+    pub offsets: Option<Vec<Expr>>,
+    /// Strides per dimension in elements (raw form).
+    #[serde(default)]
+    pub strides: Option<Vec<Expr>>,
+    /// First element's offset from the buffer base (raw form).
+    #[serde(default)]
+    pub start_offset: Option<Expr>,
+}
+
+/// `elements start, start+step, ... < end` of dimension `dim`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SliceSpec {
+    /// The dimension.
+    pub dim: usize,
+    /// First index (default 0).
+    #[serde(default)]
+    pub start: Option<Expr>,
+    /// One past the last index (default the extent).
+    #[serde(default)]
+    pub end: Option<Expr>,
+    /// Step (default 1).
+    #[serde(default)]
+    pub step: Option<Expr>,
+}
+
+/// One slice or several (applied in order).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Slices {
+    /// One slice.
+    One(SliceSpec),
+    /// Several.
+    Many(Vec<SliceSpec>),
+}
+
+impl Slices {
+    /// The slices in order.
+    pub fn as_slice(&self) -> &[SliceSpec] {
+        match self {
+            Slices::One(s) => std::slice::from_ref(s),
+            Slices::Many(v) => v,
+        }
+    }
+}
+
+/// View operations shared by args, `let` and checks; applied in the order
+/// view → slice → reshape → transpose → version → manual_dep.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewOps {
+    /// A sub-box or raw view.
+    #[serde(default)]
+    pub view: Option<ViewSpec>,
+    /// Strided slices.
+    #[serde(default)]
+    pub slice: Option<Slices>,
+    /// A new row-major shape (contiguous views only).
+    #[serde(default)]
+    pub reshape: Option<Vec<Expr>>,
+    /// Two dimensions to swap.
+    #[serde(default)]
+    pub transpose: Option<[usize; 2]>,
+    /// The view's version.
+    #[serde(default)]
+    pub version: Option<i32>,
+    /// Skip tensor-map lookups and inserts for this view.
+    #[serde(default)]
+    pub manual_dep: Option<bool>,
+}
+
+/// One tensor argument: exactly one tag key naming a tensor (or, for `output`, the name the
+/// new buffer gets), plus view operations or, for `output`, a create-info.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    /// INPUT.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// OUTPUT from a create-info; the value names the new tensor.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// INOUT.
+    #[serde(default)]
+    pub inout: Option<String>,
+    /// OUTPUT_EXISTING.
+    #[serde(default)]
+    pub output_existing: Option<String>,
+    /// NO_DEP.
+    #[serde(default)]
+    pub no_dep: Option<String>,
+    /// Output shape (for `output`).
+    #[serde(default)]
+    pub shape: Option<Vec<Expr>>,
+    /// Output dtype (for `output`, default FLOAT32).
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// Output fill value at submit (for `output`).
+    #[serde(default)]
+    pub initial_value: Option<f64>,
+    /// A sub-box or raw view.
+    #[serde(default)]
+    pub view: Option<ViewSpec>,
+    /// Strided slices.
+    #[serde(default)]
+    pub slice: Option<Slices>,
+    /// A new row-major shape.
+    #[serde(default)]
+    pub reshape: Option<Vec<Expr>>,
+    /// Two dimensions to swap.
+    #[serde(default)]
+    pub transpose: Option<[usize; 2]>,
+    /// The view's version.
+    #[serde(default)]
+    pub version: Option<i32>,
+    /// manual_dep of the view (or of the output's create-info).
+    #[serde(default)]
+    pub manual_dep: Option<bool>,
+}
+
+impl ArgSpec {
+    /// The view operations of this argument.
+    pub fn ops(&self) -> ViewOps {
+        ViewOps {
+            view: self.view.clone(),
+            slice: self.slice.clone(),
+            reshape: self.reshape.clone(),
+            transpose: self.transpose,
+            version: self.version,
+            manual_dep: self.manual_dep,
+        }
+    }
+}
+
+/// An output create-info of `alloc`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDecl {
+    /// The name the buffer gets.
+    pub name: String,
+    /// Elements per dimension.
+    pub shape: Vec<Expr>,
+    /// Element type (default FLOAT32).
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// manual_dep of the buffer.
+    #[serde(default)]
+    pub manual_dep: bool,
+    /// Fill value at allocation.
+    #[serde(default)]
+    pub initial_value: Option<f64>,
+}
+
+/// `alloc_tensors`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocSpec {
+    /// Label of the hidden allocation task (for explicit deps in manual scopes).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The buffers.
+    pub outputs: Vec<OutputDecl>,
+}
+
+/// A loop: `body` runs `count` times with `var` = from, from+1, ...
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// Loop variable name.
+    pub var: String,
+    /// First value (default 0).
+    #[serde(default)]
+    pub from: Option<Expr>,
+    /// Number of iterations.
+    pub count: Expr,
+    /// The statements.
+    pub body: Vec<Stmt>,
+}
+
+/// Binds `name` to a view of `tensor`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LetSpec {
+    /// The new name (a template).
+    pub name: String,
+    /// The tensor it views.
+    pub tensor: String,
+    /// A sub-box or raw view.
+    #[serde(default)]
+    pub view: Option<ViewSpec>,
+    /// Strided slices.
+    #[serde(default)]
+    pub slice: Option<Slices>,
+    /// A new row-major shape.
+    #[serde(default)]
+    pub reshape: Option<Vec<Expr>>,
+    /// Two dimensions to swap.
+    #[serde(default)]
+    pub transpose: Option<[usize; 2]>,
+    /// The view's version.
+    #[serde(default)]
+    pub version: Option<i32>,
+    /// manual_dep of the view.
+    #[serde(default)]
+    pub manual_dep: Option<bool>,
+}
+
+impl LetSpec {
+    /// The view operations.
+    pub fn ops(&self) -> ViewOps {
+        ViewOps {
+            view: self.view.clone(),
+            slice: self.slice.clone(),
+            reshape: self.reshape.clone(),
+            transpose: self.transpose,
+            version: self.version,
+            manual_dep: self.manual_dep,
+        }
+    }
+}
+
+/// Expected contents of an external tensor (or a view of it) after the run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// The external tensor.
+    pub tensor: String,
+    /// Check only this sub-box or raw view.
+    #[serde(default)]
+    pub view: Option<ViewSpec>,
+    /// Expected values.
+    pub expect: Expect,
+    /// Allowed absolute difference, relative to max(1, |expected|) (default 1e-5).
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+}
+
+/// Expected values.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Expect {
+    /// Every element equals this.
+    Constant(f64),
+    /// Element `k` (row-major over the view) equals this integer expression of `k`.
+    Formula(String),
+    /// Exactly these values, row-major.
+    Values(Vec<f64>),
+}
