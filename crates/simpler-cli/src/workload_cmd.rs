@@ -96,6 +96,12 @@ fn summary(title: &str, outcome: &Outcome) -> Result<()> {
             e.missing.len(),
             e.extra.len()
         );
+        if !e.missing.is_empty() && r.runtime == RuntimeKind::Tmr {
+            println!(
+                "             (tmr wires no edge to a producer that retired before the consumer's submit; \
+                 --runtime hbg wires the whole logical graph)"
+            );
+        }
         for (p, s) in e.missing.iter().take(5) {
             println!("    missing  {p} -> {s}");
         }
@@ -111,7 +117,6 @@ fn summary(title: &str, outcome: &Outcome) -> Result<()> {
     }
     if let Some(prefix) = &cfg.output_prefix {
         if cfg.any_diagnostic() {
-            println!("  artifacts  {}", prefix.display());
             crate::diagnostics::post_run(cfg, prefix, r)?;
         }
     }

@@ -50,13 +50,36 @@ pub struct WorkloadSpec {
 }
 
 /// An integer that may be an expression over loop variables and constants.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug)]
 pub enum Expr {
     /// A JSON integer.
     Int(i64),
     /// An expression such as `"i*64"`.
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Expr;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an integer or an integer expression string such as \"i*64\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Expr, E> {
+                Ok(Expr::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Expr, E> {
+                i64::try_from(v)
+                    .map(Expr::Int)
+                    .map_err(|_| E::custom(format!("{v} is too large")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Expr, E> {
+                Ok(Expr::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A `runtime_env` value: one number for all rings, four numbers, or the CLI's string form.
