@@ -1,0 +1,228 @@
+//! One test per error class: the message names the JSON path and the rule, exactly.
+
+use simpler_workloads::{load_str, WorkloadError};
+
+/// A two-tensor workload around `body` (a JSON array).
+fn with_body(body: &str) -> String {
+    format!(
+        r#"{{ "constants": {{ "N": 8 }},
+  "tensors": [ {{ "name": "a", "shape": [8, 16] }}, {{ "name": "y", "shape": [8, 16] }} ],
+  "body": {body} }}"#
+    )
+}
+
+fn error(text: &str) -> WorkloadError {
+    load_str(text, "t").expect_err("the workload must be rejected")
+}
+
+fn assert_error(text: &str, path: &str, rule: &str) {
+    let e = error(text);
+    assert_eq!((e.path(), e.rule()), (path, rule), "full message: {e}");
+    assert_eq!(e.to_string(), format!("{path}: {rule}"));
+}
+
+#[test]
+fn unknown_label() {
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "label": "t0", "kernel": "noop" } },
+                { "submit": { "kernel": "noop", "deps": [ "t0", "t9" ] } } ]"#,
+        ),
+        "body[1].submit.deps[1]",
+        "unknown label `t9`: no earlier task has this label",
+    );
+    // A label defined later is not an earlier task either; a loop shows its iteration.
+    let e = error(&with_body(
+        r#"[ { "repeat": { "var": "i", "count": 3, "body": [
+               { "submit": { "label": "t{i}", "kernel": "noop", "deps_wait": [ "t{i+1}" ] } } ] } } ]"#,
+    ));
+    assert_eq!(
+        e.to_string(),
+        "body[0].repeat.body[0].submit.deps_wait[0]: unknown label `t1`: no earlier task has this label (at i=0)"
+    );
+}
+
+#[test]
+fn tensor_used_after_its_scope() {
+    assert_error(
+        &with_body(
+            r#"[ { "scope": { "body": [
+                   { "submit": { "kernel": "copy", "args": [ { "input": "a" }, { "output": "c", "shape": [8, 16] } ] } } ] } },
+                 { "submit": { "kernel": "copy", "args": [ { "input": "c" }, { "output_existing": "y" } ] } } ]"#,
+        ),
+        "body[1].submit.args[0].input",
+        "tensor `c` is used after its scope: it was bound inside the scope at body[0], which has ended",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "inout": "zz" } ] } } ]"#),
+        "body[0].submit.args[0].inout",
+        "unknown tensor `zz`; tensors in scope: a, y",
+    );
+}
+
+#[test]
+fn view_outside_its_buffer() {
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "noop", "args": [
+                   { "input": "a", "view": { "shape": [2, 4], "offsets": ["N-1", 0] } } ] } } ]"#,
+        ),
+        "body[0].submit.args[0].view.offsets",
+        "view outside its buffer: dimension 0: index range ends at 9, past the parent's extent 8",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "noop", "args": [
+                   { "input": "a", "view": { "shape": [2, 4], "strides": [16, 1], "start_offset": 120 } } ] } } ]"#,
+        ),
+        "body[0].submit.args[0].view",
+        "view outside its buffer: view reaches byte 560, past the end of its 512-byte buffer",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "let": { "name": "r", "tensor": "a", "slice": { "dim": 1, "start": 4, "end": 17, "step": 2 } } } ]"#,
+        ),
+        "body[0].let.slice",
+        "view outside its buffer: dimension 1: index range ends at 17, past the parent's extent 16",
+    );
+}
+
+#[test]
+fn kernel_on_the_wrong_core_type() {
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "add", "core": "aic", "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        "body[0].submit.core",
+        "kernel `add` (func id 0) runs on aiv cores but was submitted to an aic core",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernels": { "aic": "noop_aic", "aiv1": "matmul" }, "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        "body[0].submit.kernels.aiv1",
+        "kernel `matmul` (func id 5) runs on aic cores but was submitted to an aiv subslot",
+    );
+}
+
+#[test]
+fn too_many_args() {
+    let args = vec![r#"{ "input": "a" }"#; 33].join(", ");
+    assert_error(
+        &with_body(&format!(r#"[ {{ "submit": {{ "kernel": "noop", "args": [ {args} ] }} }} ]"#)),
+        "body[0].submit.args",
+        "too many args: 33 tensor arguments; a task takes at most 32",
+    );
+    let scalars = vec!["1"; 17].join(", ");
+    assert_error(
+        &with_body(&format!(r#"[ {{ "dummy": {{ "scalars": [ {scalars} ] }} }} ]"#)),
+        "body[0].dummy.scalars",
+        "too many args: 17 scalar arguments; a task takes at most 16",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "add", "args": [ { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        "body[0].submit.args",
+        "kernel `add` takes [IN a, IN b, OUT c]; got 2 tensor and 0 scalar arguments",
+    );
+}
+
+#[test]
+fn bad_dtype() {
+    assert_error(
+        r#"{ "tensors": [ { "name": "a", "dtype": "FLOAT8", "shape": [4] } ], "body": [] }"#,
+        "tensors[0].dtype",
+        "bad dtype `FLOAT8`; valid dtypes: FLOAT32, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "copy", "args": [ { "input": "a" }, { "output": "c", "shape": [4], "dtype": "f32" } ] } } ]"#),
+        "body[0].submit.args[1].dtype",
+        "bad dtype `f32`; valid dtypes: FLOAT32, FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL",
+    );
+}
+
+#[test]
+fn bad_expression() {
+    assert_error(
+        &with_body(r#"[ { "repeat": { "var": "i", "count": "N*", "body": [] } } ]"#),
+        "body[0].repeat.count",
+        "bad expression `N*`: unexpected end at column 3",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "j"] } } ] } } ]"#),
+        "body[0].submit.args[0].view.shape[1]",
+        "bad expression `j`: unknown name `j`; names in scope: N",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "N-9"] } } ] } } ]"#),
+        "body[0].submit.args[0].view.shape[1]",
+        "value -1 is out of range 0..=4294967295",
+    );
+}
+
+#[test]
+fn json_shape_errors_name_the_path() {
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, true] } } ] } } ]"#),
+        "body[0].submit.args[0].view.shape[1]",
+        "invalid type: boolean `true`, expected an integer or an integer expression string such as \"i*64\" at line 3 column 97",
+    );
+    let e = error(&with_body(r#"[ { "submit": { "kernel": "noop", "argz": [] } } ]"#));
+    assert_eq!(e.path(), "body[0].submit.argz");
+    assert!(e.rule().starts_with("unknown field `argz`, expected one of `label`, `kernel`"), "{e}");
+    let e = error(&with_body(r#"[ { "sumbit": {} } ]"#));
+    assert_eq!(e.path(), "body[0]");
+    assert!(e.rule().starts_with("unknown variant `sumbit`, expected one of `scope`, `submit`"), "{e}");
+    let e = error("{ \"body\": [ }");
+    assert_eq!(e.path(), "body[0]");
+    assert!(e.rule().starts_with("expected value at line 1 column 13"), "{e}");
+}
+
+#[test]
+fn scope_and_kernel_rules() {
+    assert_error(
+        &with_body(r#"[ { "scope": { "mode": "manual", "body": [ { "scope": { "body": [] } } ] } } ]"#),
+        "body[0].scope.body[0].scope.mode",
+        "an auto scope cannot be nested inside a manual scope",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "softmax" } } ]"#),
+        "body[0].submit.kernel",
+        "unknown kernel `softmax`; library kernels: add, add_scalar, mul, copy, fill, matmul, noop, noop_aic, busy, busy_aic",
+    );
+    assert_error(
+        &with_body(r#"[ { "dummy": { "kernel": "noop" } } ]"#),
+        "body[0].dummy",
+        "a dummy task has no kernel (`kernel`, `kernels`, `core`)",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "output": "b" } ] } } ]"#),
+        "body[0].submit.args[0]",
+        "an argument needs exactly one of input, output, inout, output_existing, no_dep (got 2)",
+    );
+    assert_error(
+        r#"{ "runtime": "xyz", "body": [] }"#,
+        "runtime",
+        "unknown runtime `xyz`; valid: tmr, hbg",
+    );
+    assert_error(
+        r#"{ "runtime_env": { "ring_task_window": 1000 }, "body": [] }"#,
+        "runtime_env.ring_task_window",
+        "runtime_env ring_task_window: 1000 is invalid; ring_task_window must be a power of two in [4, 2147483647]",
+    );
+    assert_error(
+        &with_body("[]").replace("\"body\": []", "\"body\": [], \"checks\": [ { \"tensor\": \"a\", \"expect\": { \"values\": [1, 2] } } ]"),
+        "checks[0].expect.values",
+        "2 values for a view of 128 elements",
+    );
+}
+
+#[test]
+fn the_file_name_leads_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.json");
+    std::fs::write(&p, with_body(r#"[ { "submit": { "kernel": "noop", "deps": [ "nope" ] } } ]"#)).unwrap();
+    let e = simpler_workloads::load(&p).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: body[0].submit.deps[0]: unknown label `nope`: no earlier task has this label",
+            p.display()
+        )
+    );
+}
