@@ -1,0 +1,88 @@
+//! `--from-deps` on hand-written captures: the re-run wires exactly the captured pairs (ids
+//! mapped by submit order), and what a capture cannot tell is reported.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use simpler_artifacts::deps::read_deps_file;
+use simpler_core::TaskId;
+use simpler_runtime::RuntimeKind;
+use simpler_workloads::{run_from_deps, Overrides};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn overrides(kind: RuntimeKind) -> Overrides {
+    Overrides {
+        runtime: Some(kind),
+        record_fanin: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn vector_shaped_capture_reproduces_its_edge_set() {
+    let path = data("vector_shape_deps.json");
+    let file = read_deps_file(&path).unwrap();
+    let captured: BTreeSet<(u64, u64)> = file.edges.iter().map(|e| (e.pred, e.succ)).collect();
+    assert_eq!(captured.len(), 6);
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let out = run_from_deps(&path, &overrides(kind)).unwrap();
+        let log = out.report.fanin_log.as_ref().unwrap();
+        assert_eq!(log.len(), 5);
+        // Map re-run ids back to the captured ones by submit order.
+        let back = |id: TaskId| {
+            let k = log.iter().position(|r| r.task == id).unwrap();
+            file.tasks[k].task_id
+        };
+        let wired: BTreeSet<(u64, u64)> = log
+            .iter()
+            .flat_map(|r| r.producers.iter().map(move |&(p, _)| (back(p), back(r.task))))
+            .collect();
+        assert_eq!(wired, captured, "{kind:?}");
+        let fd = out.from_deps.as_ref().unwrap();
+        assert!(fd.complete(), "{fd:?}");
+        assert_eq!((fd.external_buffers, fd.output_buffers), (3, 4));
+        assert_eq!((fd.edges.captured, fd.edges.wired), (6, 6));
+        if kind == RuntimeKind::Tmr {
+            // Rings from the capture: t0 in the root scope, t1..t4 one scope deeper.
+            let ids: Vec<u64> = log.iter().map(|r| r.task.raw()).collect();
+            let want: Vec<u64> = file.tasks.iter().map(|t| t.task_id).collect();
+            assert_eq!(ids, want);
+            assert_eq!(out.report.tasks_per_ring, [1, 4, 0, 0]);
+        }
+    }
+}
+
+#[test]
+fn alloc_task_preds_are_reported_as_not_reproduced() {
+    let out = run_from_deps(&data("alloc_pred_deps.json"), &overrides(RuntimeKind::Tmr)).unwrap();
+    let fd = out.from_deps.as_ref().unwrap();
+    assert_eq!(
+        fd.not_reproduced,
+        vec![
+            "task 4294967296 (ring 1, local 0) is not in tasks[] (an alloc_tensors task: dep_gen does not \
+             capture them): its 1 creator/tensormap edge(s) and 2 explicit dep(s) are not reproduced, and \
+             its buffers were allocated as external tensors"
+                .to_string()
+        ]
+    );
+    assert!(!fd.complete());
+    assert!(!out.passed());
+    // The explicit dep between the two captured manual tasks is kept (WAIT only).
+    assert_eq!(fd.edges.captured, 1);
+    assert_eq!(fd.edges.wired, 1);
+    assert_eq!(fd.edges.missing, vec![]);
+    assert_eq!(out.report.tasks, 3);
+    assert_eq!(fd.external_buffers, 1);
+}
+
+#[test]
+fn a_missing_file_names_its_path() {
+    let e = run_from_deps(Path::new("/nonexistent/deps.json"), &Overrides::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("/nonexistent/deps.json: cannot read deps.json: "),
+        "{e}"
+    );
+}
