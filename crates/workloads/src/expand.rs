@@ -24,8 +24,8 @@ use crate::program::{
     ArgOp, Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SubmitOp, SymTensor,
 };
 use crate::schema::{
-    AllocSpec, ArgSpec, CheckSpec, CoreName, DepRef, Expect, Expr, Fill, KernelRef, LetSpec, Mode, RepeatSpec,
-    Scalar, ScopeSpec, Stmt, TaskSpec, TensorDecl, TypedScalar, ViewOps, ViewSpec, WorkloadSpec,
+    AllocSpec, ArgSpec, CheckSpec, CoreName, DepRef, Expect, Expr, Fill, KernelRef, LetSpec, Mode,
+    RepeatSpec, Scalar, ScopeSpec, Stmt, TaskSpec, TensorDecl, TypedScalar, ViewOps, ViewSpec, WorkloadSpec,
 };
 
 /// Largest number of tasks a workload may expand to.
@@ -45,7 +45,10 @@ pub(crate) fn parse_dtype(name: Option<&str>, path: &str) -> WResult<DType> {
     };
     DType::from_name(name).ok_or_else(|| {
         let all: Vec<_> = DType::ALL.iter().map(|d| d.name()).collect();
-        err(path, format!("bad dtype `{name}`; valid dtypes: {}", all.join(", ")))
+        err(
+            path,
+            format!("bad dtype `{name}`; valid dtypes: {}", all.join(", ")),
+        )
     })
 }
 
@@ -158,7 +161,9 @@ impl Expander {
                     max: r.max,
                 }
             }
-            Some(Fill::Formula(f)) => FillOp::Values(self.formula(f, numel, &format!("{path}.fill.formula"))?),
+            Some(Fill::Formula(f)) => {
+                FillOp::Values(self.formula(f, numel, &format!("{path}.fill.formula"))?)
+            }
         };
         let k = self.prog.externals.len();
         self.prog.externals.push(External {
@@ -258,7 +263,10 @@ impl Expander {
                 Stmt::Let(l) => self.let_(l, &format!("{p}.let"))?,
             }
             if self.prog.tasks > MAX_TASKS {
-                return Err(err(&p, format!("the workload expands to more than {MAX_TASKS} tasks")));
+                return Err(err(
+                    &p,
+                    format!("the workload expands to more than {MAX_TASKS} tasks"),
+                ));
             }
         }
         Ok(())
@@ -364,7 +372,10 @@ impl Expander {
         if more > 0 {
             list.push_str(&format!(" and {more} more"));
         }
-        Err(err(path, format!("unknown tensor `{name}`; tensors in scope: {list}")))
+        Err(err(
+            path,
+            format!("unknown tensor `{name}`; tensors in scope: {list}"),
+        ))
     }
 
     fn let_(&mut self, l: &LetSpec, path: &str) -> WResult<()> {
@@ -535,7 +546,10 @@ impl Expander {
     fn task(&mut self, t: &TaskSpec, base: &str, dummy: bool) -> WResult<()> {
         let (kernels, used) = if dummy {
             if t.kernel.is_some() || t.kernels.is_some() || t.core.is_some() {
-                return Err(err(base, "a dummy task has no kernel (`kernel`, `kernels`, `core`)"));
+                return Err(err(
+                    base,
+                    "a dummy task has no kernel (`kernel`, `kernels`, `core`)",
+                ));
             }
             (MixedKernels::NONE, Vec::new())
         } else {
@@ -685,15 +699,13 @@ impl Expander {
         let present: Vec<_> = tags.iter().filter(|(_, v, _)| v.is_some()).collect();
         let &&(key, name, tag) = match present.as_slice() {
             [one] => one,
-            _ => {
-                return Err(err(
-                    path,
-                    format!(
-                        "an argument needs exactly one of input, output, inout, output_existing, no_dep (got {})",
-                        present.len()
-                    ),
-                ))
-            }
+            _ => return Err(err(
+                path,
+                format!(
+                    "an argument needs exactly one of input, output, inout, output_existing, no_dep (got {})",
+                    present.len()
+                ),
+            )),
         };
         let name = self.template(name.as_deref().unwrap_or_default(), &format!("{path}.{key}"))?;
         if tag == ArgTag::Output {
@@ -762,7 +774,11 @@ impl Expander {
                 if sl.dim >= t.view.ndims() {
                     return Err(err(
                         &format!("{p}.dim"),
-                        format!("dimension {} does not exist; the view has {}", sl.dim, t.view.ndims()),
+                        format!(
+                            "dimension {} does not exist; the view has {}",
+                            sl.dim,
+                            t.view.ndims()
+                        ),
                     ));
                 }
                 let extent = t.view.shape()[sl.dim];

@@ -264,8 +264,17 @@ mod tests {
             eval("j*2", &e).unwrap_err().0,
             "bad expression `j*2`: unknown name `j`; names in scope: N, i"
         );
-        assert_eq!(eval("1/(i-3)", &e).unwrap_err().0, "bad expression `1/(i-3)`: division by zero or overflow");
-        assert_eq!(eval("2 3", &e).unwrap_err().0, "bad expression `2 3`: unexpected character at column 3");
-        assert!(expand_template("t{i", &e).unwrap_err().0.contains("`{` without `}`"));
+        assert_eq!(
+            eval("1/(i-3)", &e).unwrap_err().0,
+            "bad expression `1/(i-3)`: division by zero or overflow"
+        );
+        assert_eq!(
+            eval("2 3", &e).unwrap_err().0,
+            "bad expression `2 3`: unexpected character at column 3"
+        );
+        assert!(expand_template("t{i", &e)
+            .unwrap_err()
+            .0
+            .contains("`{` without `}`"));
     }
 }

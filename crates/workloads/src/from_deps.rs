@@ -100,7 +100,12 @@ fn describe_id(id: u64) -> String {
 
 /// Compiles a deps.json into a program of no-op tasks; see the module docs.
 fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
-    let index: HashMap<u64, usize> = file.tasks.iter().enumerate().map(|(i, t)| (t.task_id, i)).collect();
+    let index: HashMap<u64, usize> = file
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.task_id, i))
+        .collect();
     let tensors: HashMap<u64, &simpler_artifacts::deps::Tensor> =
         file.tensors.iter().map(|t| (t.tensor_id, t)).collect();
 
@@ -119,7 +124,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
     }
     for task in &file.tasks {
         for a in &task.args {
-            let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else { continue };
+            let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else {
+                continue;
+            };
             let (Some(shape), Some(strides), Some(start)) = (&a.shape, &a.strides, a.start_offset) else {
                 continue;
             };
@@ -155,7 +162,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
         if e.source != EdgeSource::Creator {
             continue;
         }
-        let Some(t) = e.tensor_id.and_then(|id| tensors.get(&id)) else { continue };
+        let Some(t) = e.tensor_id.and_then(|id| tensors.get(&id)) else {
+            continue;
+        };
         if let Some(b) = buffers.get_mut(&t.buffer_addr) {
             b.creator = Some(index[&e.pred]);
         }
@@ -289,7 +298,12 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
     for (ti, task) in file.tasks.iter().enumerate() {
         let (ring, _) = split_task_id(task.task_id);
         let manual = task.scope == Scope::Manual;
-        let target = if manual { usize::from(ring).max(1) } else { usize::from(ring) }.min(3);
+        let target = if manual {
+            usize::from(ring).max(1)
+        } else {
+            usize::from(ring)
+        }
+        .min(3);
         let has_manual = |s: &Vec<ScopeMode>| s.contains(&ScopeMode::Manual);
         if manual {
             while stack.len() > target {
@@ -464,7 +478,12 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
 
     // Map ids by submit order and compare the pairs.
     let log = run.report.fanin_log.as_deref().unwrap_or_default();
-    report.id_map = file.tasks.iter().zip(log).map(|(t, r)| (t.task_id, r.task.raw())).collect();
+    report.id_map = file
+        .tasks
+        .iter()
+        .zip(log)
+        .map(|(t, r)| (t.task_id, r.task.raw()))
+        .collect();
     let back: HashMap<u64, u64> = report.id_map.iter().map(|&(old, new)| (new, old)).collect();
     let captured_ids: BTreeSet<u64> = file.tasks.iter().map(|t| t.task_id).collect();
     let captured: BTreeSet<(u64, u64)> = file

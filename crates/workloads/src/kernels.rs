@@ -237,11 +237,9 @@ fn fill(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn matmul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    let dims = |v: &simpler_runtime::platform::kernel::AnyView<'_>, name: &str| {
-        match *v.tensor().shape() {
-            [r, c] => Ok((u64::from(r), u64::from(c))),
-            _ => Err(KernelError(format!("matmul: {name} must be 2-D"))),
-        }
+    let dims = |v: &simpler_runtime::platform::kernel::AnyView<'_>, name: &str| match *v.tensor().shape() {
+        [r, c] => Ok((u64::from(r), u64::from(c))),
+        _ => Err(KernelError(format!("matmul: {name} must be 2-D"))),
     };
     let ((m, k), (k2, n), (m2, n2)) = (dims(&a, "a")?, dims(&b, "b")?, dims(&c, "c")?);
     if k != k2 || m != m2 || n != n2 {

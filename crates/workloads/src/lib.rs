@@ -194,7 +194,11 @@ fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<B
             let names: Vec<_> = constants.keys().map(String::as_str).collect();
             anyhow::bail!(
                 "the workload has no constant `{k}`; constants: {}",
-                if names.is_empty() { "none".into() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
             );
         }
         let v: i64 = v
@@ -207,11 +211,7 @@ fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<B
 
 /// Builds the run configuration: the file's settings, then the overrides, then automatic
 /// sizing of hbg's single ring for `prog` where nothing was set explicitly.
-pub(crate) fn build_config(
-    spec: Option<&WorkloadSpec>,
-    prog: &Program,
-    o: &Overrides,
-) -> Result<CallConfig> {
+pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Overrides) -> Result<CallConfig> {
     let mut cfg = CallConfig::default();
     let mut env = match spec {
         Some(s) => file_env(s)?,
@@ -228,7 +228,10 @@ pub(crate) fn build_config(
     }
     cfg.runtime = o
         .runtime
-        .or_else(|| spec.and_then(|s| s.runtime.as_deref()).and_then(RuntimeKind::from_name))
+        .or_else(|| {
+            spec.and_then(|s| s.runtime.as_deref())
+                .and_then(RuntimeKind::from_name)
+        })
         .unwrap_or_default();
     if let Some(s) = spec {
         if let Some(c) = s.clusters {

@@ -149,7 +149,10 @@ impl Program {
             match a {
                 ArgOp::Output { ci, .. } => self.output_bytes += ci.buffer_size_bytes(),
                 ArgOp::Tensor { tag, t } => {
-                    if !manual && matches!(tag, ArgTag::Inout | ArgTag::OutputExisting) && !t.view.manual_dep() {
+                    if !manual
+                        && matches!(tag, ArgTag::Inout | ArgTag::OutputExisting)
+                        && !t.view.manual_dep()
+                    {
                         self.inserts += 1;
                     }
                 }

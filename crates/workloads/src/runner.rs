@@ -134,7 +134,8 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
                 if !dep_ids.is_empty() {
                     args.set_dependencies_with_kinds(&dep_ids, &dep_kinds);
                 }
-                args.block_num(s.block_num).require_sync_start(s.require_sync_start);
+                args.block_num(s.block_num)
+                    .require_sync_start(s.require_sync_start);
                 if s.allow_early_resolve {
                     args.allow_early_resolve();
                 }

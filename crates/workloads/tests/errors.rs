@@ -90,12 +90,16 @@ fn view_outside_its_buffer() {
 #[test]
 fn kernel_on_the_wrong_core_type() {
     assert_error(
-        &with_body(r#"[ { "submit": { "kernel": "add", "core": "aic", "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        &with_body(
+            r#"[ { "submit": { "kernel": "add", "core": "aic", "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#,
+        ),
         "body[0].submit.core",
         "kernel `add` (func id 0) runs on aiv cores but was submitted to an aic core",
     );
     assert_error(
-        &with_body(r#"[ { "submit": { "kernels": { "aic": "noop_aic", "aiv1": "matmul" }, "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        &with_body(
+            r#"[ { "submit": { "kernels": { "aic": "noop_aic", "aiv1": "matmul" }, "args": [ { "input": "a" }, { "input": "a" }, { "output_existing": "y" } ] } } ]"#,
+        ),
         "body[0].submit.kernels.aiv1",
         "kernel `matmul` (func id 5) runs on aic cores but was submitted to an aiv subslot",
     );
@@ -105,7 +109,9 @@ fn kernel_on_the_wrong_core_type() {
 fn too_many_args() {
     let args = vec![r#"{ "input": "a" }"#; 33].join(", ");
     assert_error(
-        &with_body(&format!(r#"[ {{ "submit": {{ "kernel": "noop", "args": [ {args} ] }} }} ]"#)),
+        &with_body(&format!(
+            r#"[ {{ "submit": {{ "kernel": "noop", "args": [ {args} ] }} }} ]"#
+        )),
         "body[0].submit.args",
         "too many args: 33 tensor arguments; a task takes at most 32",
     );
@@ -116,7 +122,9 @@ fn too_many_args() {
         "too many args: 17 scalar arguments; a task takes at most 16",
     );
     assert_error(
-        &with_body(r#"[ { "submit": { "kernel": "add", "args": [ { "input": "a" }, { "output_existing": "y" } ] } } ]"#),
+        &with_body(
+            r#"[ { "submit": { "kernel": "add", "args": [ { "input": "a" }, { "output_existing": "y" } ] } } ]"#,
+        ),
         "body[0].submit.args",
         "kernel `add` takes [IN a, IN b, OUT c]; got 2 tensor and 0 scalar arguments",
     );
@@ -144,12 +152,16 @@ fn bad_expression() {
         "bad expression `N*`: unexpected end at column 3",
     );
     assert_error(
-        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "j"] } } ] } } ]"#),
+        &with_body(
+            r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "j"] } } ] } } ]"#,
+        ),
         "body[0].submit.args[0].view.shape[1]",
         "bad expression `j`: unknown name `j`; names in scope: N",
     );
     assert_error(
-        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "N-9"] } } ] } } ]"#),
+        &with_body(
+            r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a", "view": { "shape": [1, "N-9"] } } ] } } ]"#,
+        ),
         "body[0].submit.args[0].view.shape[1]",
         "value -1 is out of range 0..=4294967295",
     );
@@ -162,12 +174,22 @@ fn json_shape_errors_name_the_path() {
         "body[0].submit.args[0].view.shape[1]",
         "invalid type: boolean `true`, expected an integer or an integer expression string such as \"i*64\" at line 3 column 97",
     );
-    let e = error(&with_body(r#"[ { "submit": { "kernel": "noop", "argz": [] } } ]"#));
+    let e = error(&with_body(
+        r#"[ { "submit": { "kernel": "noop", "argz": [] } } ]"#,
+    ));
     assert_eq!(e.path(), "body[0].submit.argz");
-    assert!(e.rule().starts_with("unknown field `argz`, expected one of `label`, `kernel`"), "{e}");
+    assert!(
+        e.rule()
+            .starts_with("unknown field `argz`, expected one of `label`, `kernel`"),
+        "{e}"
+    );
     let e = error(&with_body(r#"[ { "sumbit": {} } ]"#));
     assert_eq!(e.path(), "body[0]");
-    assert!(e.rule().starts_with("unknown variant `sumbit`, expected one of `scope`, `submit`"), "{e}");
+    assert!(
+        e.rule()
+            .starts_with("unknown variant `sumbit`, expected one of `scope`, `submit`"),
+        "{e}"
+    );
     let e = error("{ \"body\": [ }");
     assert_eq!(e.path(), "body[0]");
     assert!(e.rule().starts_with("expected value at line 1 column 13"), "{e}");
@@ -206,7 +228,10 @@ fn scope_and_kernel_rules() {
         "runtime_env ring_task_window: 1000 is invalid; ring_task_window must be a power of two in [4, 2147483647]",
     );
     assert_error(
-        &with_body("[]").replace("\"body\": []", "\"body\": [], \"checks\": [ { \"tensor\": \"a\", \"expect\": { \"values\": [1, 2] } } ]"),
+        &with_body("[]").replace(
+            "\"body\": []",
+            "\"body\": [], \"checks\": [ { \"tensor\": \"a\", \"expect\": { \"values\": [1, 2] } } ]",
+        ),
         "checks[0].expect.values",
         "2 values for a view of 128 elements",
     );
@@ -216,7 +241,11 @@ fn scope_and_kernel_rules() {
 fn the_file_name_leads_the_message() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("bad.json");
-    std::fs::write(&p, with_body(r#"[ { "submit": { "kernel": "noop", "deps": [ "nope" ] } } ]"#)).unwrap();
+    std::fs::write(
+        &p,
+        with_body(r#"[ { "submit": { "kernel": "noop", "deps": [ "nope" ] } } ]"#),
+    )
+    .unwrap();
     let e = simpler_workloads::load(&p).unwrap_err();
     assert_eq!(
         e.to_string(),

@@ -10,7 +10,9 @@ use simpler_runtime::RuntimeKind;
 use simpler_workloads::{run_from_deps, Overrides};
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 fn overrides(kind: RuntimeKind) -> Overrides {
@@ -82,7 +84,8 @@ fn alloc_task_preds_are_reported_as_not_reproduced() {
 fn a_missing_file_names_its_path() {
     let e = run_from_deps(Path::new("/nonexistent/deps.json"), &Overrides::default()).unwrap_err();
     assert!(
-        e.to_string().starts_with("/nonexistent/deps.json: cannot read deps.json: "),
+        e.to_string()
+            .starts_with("/nonexistent/deps.json: cannot read deps.json: "),
         "{e}"
     );
 }

@@ -119,7 +119,14 @@ fn vector_workload_gives_47_and_the_rust_examples_exact_edges() {
         .to_vec();
     want.sort();
     assert_eq!(wired(&out.report), want);
-    let tasks: Vec<TaskId> = out.report.fanin_log.as_ref().unwrap().iter().map(|r| r.task).collect();
+    let tasks: Vec<TaskId> = out
+        .report
+        .fanin_log
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| r.task)
+        .collect();
     assert_eq!(tasks, [t0, t1, t2, t3, t4]);
 }
 
@@ -141,7 +148,10 @@ fn deps_json_of_the_vector_workload_equals_the_rust_examples() {
         let a = std::fs::read_to_string(json_dir.join("deps.json")).unwrap();
         let b = std::fs::read_to_string(rust_dir.join("deps.json")).unwrap();
         assert_eq!(a, b, "{kind:?}");
-        assert_eq!(read_deps_file(&json_dir.join("deps.json")).unwrap().edges.len(), 6);
+        assert_eq!(
+            read_deps_file(&json_dir.join("deps.json")).unwrap().edges.len(),
+            6
+        );
     }
 }
 
@@ -178,7 +188,13 @@ fn canonical(f: &DepsFile) -> (Vec<String>, Vec<String>) {
                     )
                 })
                 .collect();
-            format!("{:?} {:?} {} [{}]", t.scope, t.kernel_ids, t.block_num, args.join(" "))
+            format!(
+                "{:?} {:?} {} [{}]",
+                t.scope,
+                t.kernel_ids,
+                t.block_num,
+                args.join(" ")
+            )
         })
         .collect();
     let mut edges: Vec<String> = f
