@@ -27,17 +27,6 @@ fn arg_type(tag: ArgTag) -> json::ArgType {
     }
 }
 
-fn flags_json(f: DepFlags) -> Vec<json::DepFlag> {
-    let mut v = Vec::with_capacity(2);
-    if f.contains(DepFlags::WAIT) {
-        v.push(json::DepFlag::Wait);
-    }
-    if f.contains(DepFlags::RETAIN) {
-        v.push(json::DepFlag::Retain);
-    }
-    v
-}
-
 /// `covered` when the producer's slice contains the consumer's (same version), else `other`.
 pub(crate) fn annotate_overlap(producer: &Tensor, consumer: &Tensor) -> json::Overlap {
     if producer.version() == consumer.version() && check_overlap(consumer, producer) == Overlap::Covered {
@@ -69,12 +58,56 @@ impl Part {
         let out = BufWriter::with_capacity(256 << 10, File::create(&path)?);
         Ok(Part { path, out, count: 0 })
     }
-    fn push<T: serde::Serialize>(&mut self, v: &T) -> io::Result<()> {
+    fn push_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.count > 0 {
             self.out.write_all(b",")?;
         }
         self.count += 1;
-        serde_json::to_writer(&mut self.out, v).map_err(io::Error::from)
+        self.out.write_all(bytes)
+    }
+}
+
+/// Appends JSON fragments to a byte buffer, producing exactly what serde_json writes for the
+/// `simpler_artifacts::deps` types (compact, fields in declaration order, u64 as strings) but
+/// without building those values: no allocation per element.
+struct Json<'a>(&'a mut Vec<u8>);
+
+impl Json<'_> {
+    #[inline]
+    fn raw(&mut self, b: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(b);
+        self
+    }
+    #[inline]
+    fn int(&mut self, v: i64) -> &mut Self {
+        self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        self
+    }
+    #[inline]
+    fn u64_str(&mut self, v: u64) -> &mut Self {
+        self.0.push(b'"');
+        self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        self.0.push(b'"');
+        self
+    }
+    /// A plain ASCII name (dtype, enum names): no escaping needed.
+    #[inline]
+    fn name(&mut self, s: &str) -> &mut Self {
+        self.0.push(b'"');
+        self.0.extend_from_slice(s.as_bytes());
+        self.0.push(b'"');
+        self
+    }
+    fn u32s(&mut self, v: &[u32]) -> &mut Self {
+        self.0.push(b'[');
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 {
+                self.0.push(b',');
+            }
+            self.0.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes());
+        }
+        self.0.push(b']');
+        self
     }
 }
 
@@ -86,6 +119,7 @@ pub(crate) struct GraphWriter {
     preds: HashSet<u64>,
     with_flags: bool,
     error: Option<io::Error>,
+    scratch: Vec<u8>,
 }
 
 impl GraphWriter {
@@ -100,6 +134,7 @@ impl GraphWriter {
             preds: HashSet::new(),
             with_flags,
             error: None,
+            scratch: Vec::with_capacity(4096),
         })
     }
 
@@ -121,112 +156,116 @@ impl GraphWriter {
     ) {
         self.task = id;
         self.preds.clear();
-        let mut jargs = Vec::with_capacity(args.len());
-        for (i, &(tag, t)) in args.iter().enumerate() {
-            let mut a = json::TaskArg {
-                idx: i as i32,
-                arg_type: arg_type(tag),
-                tensor_id: None,
-                dtype: None,
-                shape: None,
-                start_offset: None,
-                strides: None,
-            };
+        let mut buf = std::mem::take(&mut self.scratch);
+        for &(tag, t) in args {
             if let (Some(t), false) = (t, tag == ArgTag::Output) {
-                a.tensor_id = Some(tensor_id(t.addr(), t.version()));
-                a.dtype = Some(t.dtype().name().to_string());
-                a.shape = Some(t.shape().to_vec());
-                a.start_offset = Some(t.start_offset());
-                a.strides = Some(t.strides().to_vec());
                 if self.tensors_seen.insert((t.addr(), t.version())) {
-                    let row = json::Tensor {
-                        tensor_id: tensor_id(t.addr(), t.version()),
-                        buffer_addr: t.addr(),
-                        version: t.version(),
-                        dtype: t.dtype().name().to_string(),
-                        buffer_numel: t.buffer_numel(),
-                    };
-                    let r = self.parts[1].push(&row);
+                    buf.clear();
+                    Json(&mut buf)
+                        .raw(b"{\"tensor_id\":")
+                        .u64_str(tensor_id(t.addr(), t.version()))
+                        .raw(b",\"buffer_addr\":")
+                        .u64_str(t.addr())
+                        .raw(b",\"version\":")
+                        .int(i64::from(t.version()))
+                        .raw(b",\"dtype\":")
+                        .name(t.dtype().name())
+                        .raw(b",\"buffer_numel\":")
+                        .u64_str(t.buffer_numel())
+                        .raw(b"}");
+                    let r = self.parts[1].push_raw(&buf);
                     self.note(r);
                 }
             }
-            jargs.push(a);
         }
-        let task = json::Task {
-            task_id: id.raw(),
-            scope: if manual {
-                json::Scope::Manual
-            } else {
-                json::Scope::Auto
-            },
-            early_dispatch: Some(early),
-            kernel_ids,
-            block_num,
-            args: jargs,
-        };
-        let r = self.parts[0].push(&task);
-        self.note(r);
-    }
-
-    fn edge(&mut self, e: json::Edge) {
-        let r = self.parts[2].push(&e);
-        self.note(r);
-    }
-
-    fn base_edge(&self, pred: TaskId, arg: i32, source: json::EdgeSource, flags: DepFlags) -> json::Edge {
-        json::Edge {
-            pred: pred.raw(),
-            succ: self.task.raw(),
-            arg,
-            source,
-            flags: self.with_flags.then(|| flags_json(flags)),
-            overlap: None,
-            tensor_id: None,
-            consumer_dtype: None,
-            consumer_shape: None,
-            consumer_start_offset: None,
-            consumer_strides: None,
-            producer_shape: None,
-            producer_start_offset: None,
-            producer_strides: None,
+        buf.clear();
+        let mut j = Json(&mut buf);
+        j.raw(b"{\"task_id\":").u64_str(id.raw());
+        j.raw(if manual { b",\"scope\":\"manual\"" } else { b",\"scope\":\"auto\"" });
+        j.raw(if early { b",\"early_dispatch\":true" } else { b",\"early_dispatch\":false" });
+        j.raw(b",\"kernel_ids\":[").int(i64::from(kernel_ids[0])).raw(b",").int(i64::from(kernel_ids[1]));
+        j.raw(b",").int(i64::from(kernel_ids[2])).raw(b"],\"block_num\":").int(i64::from(block_num));
+        j.raw(b",\"args\":[");
+        for (i, &(tag, t)) in args.iter().enumerate() {
+            if i > 0 {
+                j.raw(b",");
+            }
+            j.raw(b"{\"idx\":").int(i as i64).raw(b",\"type\":").name(arg_type(tag).as_str());
+            if let (Some(t), false) = (t, tag == ArgTag::Output) {
+                j.raw(b",\"tensor_id\":").u64_str(tensor_id(t.addr(), t.version()));
+                j.raw(b",\"dtype\":").name(t.dtype().name());
+                j.raw(b",\"shape\":").u32s(t.shape());
+                j.raw(b",\"start_offset\":").u64_str(t.start_offset());
+                j.raw(b",\"strides\":").u32s(t.strides());
+            }
+            j.raw(b"}");
         }
+        j.raw(b"]}");
+        let r = self.parts[0].push_raw(&buf);
+        self.note(r);
+        self.scratch = buf;
     }
 
-    fn consumer_fields(e: &mut json::Edge, consumer: &Tensor, id_of: &Tensor) {
-        e.tensor_id = Some(tensor_id(id_of.addr(), id_of.version()));
-        e.consumer_dtype = Some(consumer.dtype().name().to_string());
-        e.consumer_shape = Some(consumer.shape().to_vec());
-        e.consumer_start_offset = Some(consumer.start_offset());
-        e.consumer_strides = Some(consumer.strides().to_vec());
+    /// Writes one edge: the common fields, then `more` appends the source-specific ones.
+    fn edge(&mut self, pred: TaskId, arg: i32, source: json::EdgeSource, flags: DepFlags, more: impl FnOnce(&mut Json<'_>)) {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        let mut j = Json(&mut buf);
+        j.raw(b"{\"pred\":").u64_str(pred.raw()).raw(b",\"succ\":").u64_str(self.task.raw());
+        j.raw(b",\"arg\":").int(i64::from(arg)).raw(b",\"source\":").name(source.as_str());
+        if self.with_flags {
+            j.raw(match (flags.contains(DepFlags::WAIT), flags.contains(DepFlags::RETAIN)) {
+                (true, true) => b",\"flags\":[\"wait\",\"retain\"]",
+                (true, false) => b",\"flags\":[\"wait\"]",
+                (false, true) => b",\"flags\":[\"retain\"]",
+                (false, false) => b",\"flags\":[]",
+            });
+        }
+        more(&mut j);
+        j.raw(b"}");
+        let r = self.parts[2].push_raw(&buf);
+        self.note(r);
+        self.scratch = buf;
+    }
+
+    fn consumer_fields(j: &mut Json<'_>, consumer: &Tensor, id_of: &Tensor) {
+        j.raw(b",\"tensor_id\":").u64_str(tensor_id(id_of.addr(), id_of.version()));
+        j.raw(b",\"consumer_dtype\":").name(consumer.dtype().name());
+        j.raw(b",\"consumer_shape\":").u32s(consumer.shape());
+        j.raw(b",\"consumer_start_offset\":").u64_str(consumer.start_offset());
+        j.raw(b",\"consumer_strides\":").u32s(consumer.strides());
     }
 
     /// An explicit dependency (first occurrence per producer only).
     pub fn explicit(&mut self, pred: TaskId, flags: DepFlags) {
         if self.preds.insert(pred.raw()) {
-            let e = self.base_edge(pred, -1, json::EdgeSource::Explicit, flags);
-            self.edge(e);
+            self.edge(pred, -1, json::EdgeSource::Explicit, flags, |_| {});
         }
     }
 
     /// A creator edge (only when the producer was not seen yet for this task).
     pub fn creator(&mut self, pred: TaskId, arg: usize, consumer: &Tensor) {
         if self.preds.insert(pred.raw()) {
-            let mut e = self.base_edge(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN);
-            Self::consumer_fields(&mut e, consumer, consumer);
-            self.edge(e);
+            self.edge(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN, |j| {
+                Self::consumer_fields(j, consumer, consumer)
+            });
         }
     }
 
     /// A tensor-map hit (always recorded).
     pub fn tensormap(&mut self, pred: TaskId, arg: usize, consumer: &Tensor, producer: &Tensor) {
         self.preds.insert(pred.raw());
-        let mut e = self.base_edge(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT);
-        e.overlap = Some(annotate_overlap(producer, consumer));
-        Self::consumer_fields(&mut e, consumer, producer);
-        e.producer_shape = Some(producer.shape().to_vec());
-        e.producer_start_offset = Some(producer.start_offset());
-        e.producer_strides = Some(producer.strides().to_vec());
-        self.edge(e);
+        let overlap = match annotate_overlap(producer, consumer) {
+            json::Overlap::Covered => &b",\"overlap\":\"covered\""[..],
+            json::Overlap::Other => &b",\"overlap\":\"other\""[..],
+        };
+        self.edge(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT, |j| {
+            j.raw(overlap);
+            Self::consumer_fields(j, consumer, producer);
+            j.raw(b",\"producer_shape\":").u32s(producer.shape());
+            j.raw(b",\"producer_start_offset\":").u64_str(producer.start_offset());
+            j.raw(b",\"producer_strides\":").u32s(producer.strides());
+        });
     }
 
     /// Removes the part files (nothing will be published).
@@ -271,5 +310,41 @@ impl GraphWriter {
             let _ = std::fs::remove_file(p);
         }
         result.map(|()| counts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simpler_core::DType;
+
+    /// The hand-written writer produces exactly what serde writes for the artifact types.
+    #[test]
+    fn output_is_byte_identical_to_the_serde_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = Tensor::contiguous(1 << 32, 256, &[8, 8], DType::Float32, TaskId::INVALID).unwrap();
+        let v = x.view(&[4, 4], &[2, 2]).unwrap().with_version(-3);
+        let owned = Tensor::contiguous(5 << 40, 1024, &[16], DType::BFloat16, TaskId::new(1, 7)).unwrap();
+        for with_flags in [true, false] {
+            let mut g = GraphWriter::create(dir.path(), "t", with_flags).unwrap();
+            g.begin_task(TaskId::new(0, 0), false, true, [-1, 3, -1], 1, &[(ArgTag::OutputExisting, Some(x))]);
+            g.begin_task(
+                TaskId::new(2, u32::MAX),
+                true,
+                false,
+                [1, 2, 3],
+                4,
+                &[(ArgTag::Input, Some(v)), (ArgTag::Output, None), (ArgTag::NoDep, Some(owned))],
+            );
+            g.explicit(TaskId::new(0, 0), DepFlags::WAIT);
+            g.creator(TaskId::new(1, 7), 2, &owned);
+            g.tensormap(TaskId::new(0, 0), 0, &v, &x);
+            let dest = dir.path().join("deps.json");
+            g.finish(&dest).unwrap();
+            let text = std::fs::read_to_string(&dest).unwrap();
+            let parsed = simpler_artifacts::deps::read_deps_file(&dest).unwrap();
+            assert_eq!(text, serde_json::to_string(&parsed).unwrap() + "\n");
+            assert_eq!((parsed.tasks.len(), parsed.tensors.len(), parsed.edges.len()), (2, 3, 3));
+        }
     }
 }
