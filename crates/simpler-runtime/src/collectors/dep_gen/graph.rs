@@ -104,7 +104,8 @@ impl Json<'_> {
             if i > 0 {
                 self.0.push(b',');
             }
-            self.0.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes());
+            self.0
+                .extend_from_slice(itoa::Buffer::new().format(*x).as_bytes());
         }
         self.0.push(b']');
         self
@@ -181,18 +182,36 @@ impl GraphWriter {
         buf.clear();
         let mut j = Json(&mut buf);
         j.raw(b"{\"task_id\":").u64_str(id.raw());
-        j.raw(if manual { b",\"scope\":\"manual\"" } else { b",\"scope\":\"auto\"" });
-        j.raw(if early { b",\"early_dispatch\":true" } else { b",\"early_dispatch\":false" });
-        j.raw(b",\"kernel_ids\":[").int(i64::from(kernel_ids[0])).raw(b",").int(i64::from(kernel_ids[1]));
-        j.raw(b",").int(i64::from(kernel_ids[2])).raw(b"],\"block_num\":").int(i64::from(block_num));
+        j.raw(if manual {
+            b",\"scope\":\"manual\""
+        } else {
+            b",\"scope\":\"auto\""
+        });
+        j.raw(if early {
+            b",\"early_dispatch\":true"
+        } else {
+            b",\"early_dispatch\":false"
+        });
+        j.raw(b",\"kernel_ids\":[")
+            .int(i64::from(kernel_ids[0]))
+            .raw(b",")
+            .int(i64::from(kernel_ids[1]));
+        j.raw(b",")
+            .int(i64::from(kernel_ids[2]))
+            .raw(b"],\"block_num\":")
+            .int(i64::from(block_num));
         j.raw(b",\"args\":[");
         for (i, &(tag, t)) in args.iter().enumerate() {
             if i > 0 {
                 j.raw(b",");
             }
-            j.raw(b"{\"idx\":").int(i as i64).raw(b",\"type\":").name(arg_type(tag).as_str());
+            j.raw(b"{\"idx\":")
+                .int(i as i64)
+                .raw(b",\"type\":")
+                .name(arg_type(tag).as_str());
             if let (Some(t), false) = (t, tag == ArgTag::Output) {
-                j.raw(b",\"tensor_id\":").u64_str(tensor_id(t.addr(), t.version()));
+                j.raw(b",\"tensor_id\":")
+                    .u64_str(tensor_id(t.addr(), t.version()));
                 j.raw(b",\"dtype\":").name(t.dtype().name());
                 j.raw(b",\"shape\":").u32s(t.shape());
                 j.raw(b",\"start_offset\":").u64_str(t.start_offset());
@@ -207,19 +226,34 @@ impl GraphWriter {
     }
 
     /// Writes one edge: the common fields, then `more` appends the source-specific ones.
-    fn edge(&mut self, pred: TaskId, arg: i32, source: json::EdgeSource, flags: DepFlags, more: impl FnOnce(&mut Json<'_>)) {
+    fn edge(
+        &mut self,
+        pred: TaskId,
+        arg: i32,
+        source: json::EdgeSource,
+        flags: DepFlags,
+        more: impl FnOnce(&mut Json<'_>),
+    ) {
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
         let mut j = Json(&mut buf);
-        j.raw(b"{\"pred\":").u64_str(pred.raw()).raw(b",\"succ\":").u64_str(self.task.raw());
-        j.raw(b",\"arg\":").int(i64::from(arg)).raw(b",\"source\":").name(source.as_str());
+        j.raw(b"{\"pred\":")
+            .u64_str(pred.raw())
+            .raw(b",\"succ\":")
+            .u64_str(self.task.raw());
+        j.raw(b",\"arg\":")
+            .int(i64::from(arg))
+            .raw(b",\"source\":")
+            .name(source.as_str());
         if self.with_flags {
-            j.raw(match (flags.contains(DepFlags::WAIT), flags.contains(DepFlags::RETAIN)) {
-                (true, true) => b",\"flags\":[\"wait\",\"retain\"]",
-                (true, false) => b",\"flags\":[\"wait\"]",
-                (false, true) => b",\"flags\":[\"retain\"]",
-                (false, false) => b",\"flags\":[]",
-            });
+            j.raw(
+                match (flags.contains(DepFlags::WAIT), flags.contains(DepFlags::RETAIN)) {
+                    (true, true) => b",\"flags\":[\"wait\",\"retain\"]",
+                    (true, false) => b",\"flags\":[\"wait\"]",
+                    (false, true) => b",\"flags\":[\"retain\"]",
+                    (false, false) => b",\"flags\":[]",
+                },
+            );
         }
         more(&mut j);
         j.raw(b"}");
@@ -229,10 +263,12 @@ impl GraphWriter {
     }
 
     fn consumer_fields(j: &mut Json<'_>, consumer: &Tensor, id_of: &Tensor) {
-        j.raw(b",\"tensor_id\":").u64_str(tensor_id(id_of.addr(), id_of.version()));
+        j.raw(b",\"tensor_id\":")
+            .u64_str(tensor_id(id_of.addr(), id_of.version()));
         j.raw(b",\"consumer_dtype\":").name(consumer.dtype().name());
         j.raw(b",\"consumer_shape\":").u32s(consumer.shape());
-        j.raw(b",\"consumer_start_offset\":").u64_str(consumer.start_offset());
+        j.raw(b",\"consumer_start_offset\":")
+            .u64_str(consumer.start_offset());
         j.raw(b",\"consumer_strides\":").u32s(consumer.strides());
     }
 
@@ -246,9 +282,13 @@ impl GraphWriter {
     /// A creator edge (only when the producer was not seen yet for this task).
     pub fn creator(&mut self, pred: TaskId, arg: usize, consumer: &Tensor) {
         if self.preds.insert(pred.raw()) {
-            self.edge(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN, |j| {
-                Self::consumer_fields(j, consumer, consumer)
-            });
+            self.edge(
+                pred,
+                arg as i32,
+                json::EdgeSource::Creator,
+                DepFlags::WAIT_RETAIN,
+                |j| Self::consumer_fields(j, consumer, consumer),
+            );
         }
     }
 
@@ -259,13 +299,20 @@ impl GraphWriter {
             json::Overlap::Covered => &b",\"overlap\":\"covered\""[..],
             json::Overlap::Other => &b",\"overlap\":\"other\""[..],
         };
-        self.edge(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT, |j| {
-            j.raw(overlap);
-            Self::consumer_fields(j, consumer, producer);
-            j.raw(b",\"producer_shape\":").u32s(producer.shape());
-            j.raw(b",\"producer_start_offset\":").u64_str(producer.start_offset());
-            j.raw(b",\"producer_strides\":").u32s(producer.strides());
-        });
+        self.edge(
+            pred,
+            arg as i32,
+            json::EdgeSource::Tensormap,
+            DepFlags::WAIT,
+            |j| {
+                j.raw(overlap);
+                Self::consumer_fields(j, consumer, producer);
+                j.raw(b",\"producer_shape\":").u32s(producer.shape());
+                j.raw(b",\"producer_start_offset\":")
+                    .u64_str(producer.start_offset());
+                j.raw(b",\"producer_strides\":").u32s(producer.strides());
+            },
+        );
     }
 
     /// Removes the part files (nothing will be published).
@@ -327,14 +374,25 @@ mod tests {
         let owned = Tensor::contiguous(5 << 40, 1024, &[16], DType::BFloat16, TaskId::new(1, 7)).unwrap();
         for with_flags in [true, false] {
             let mut g = GraphWriter::create(dir.path(), "t", with_flags).unwrap();
-            g.begin_task(TaskId::new(0, 0), false, true, [-1, 3, -1], 1, &[(ArgTag::OutputExisting, Some(x))]);
+            g.begin_task(
+                TaskId::new(0, 0),
+                false,
+                true,
+                [-1, 3, -1],
+                1,
+                &[(ArgTag::OutputExisting, Some(x))],
+            );
             g.begin_task(
                 TaskId::new(2, u32::MAX),
                 true,
                 false,
                 [1, 2, 3],
                 4,
-                &[(ArgTag::Input, Some(v)), (ArgTag::Output, None), (ArgTag::NoDep, Some(owned))],
+                &[
+                    (ArgTag::Input, Some(v)),
+                    (ArgTag::Output, None),
+                    (ArgTag::NoDep, Some(owned)),
+                ],
             );
             g.explicit(TaskId::new(0, 0), DepFlags::WAIT);
             g.creator(TaskId::new(1, 7), 2, &owned);
@@ -344,7 +402,10 @@ mod tests {
             let text = std::fs::read_to_string(&dest).unwrap();
             let parsed = simpler_artifacts::deps::read_deps_file(&dest).unwrap();
             assert_eq!(text, serde_json::to_string(&parsed).unwrap() + "\n");
-            assert_eq!((parsed.tasks.len(), parsed.tensors.len(), parsed.edges.len()), (2, 3, 3));
+            assert_eq!(
+                (parsed.tasks.len(), parsed.tensors.len(), parsed.edges.len()),
+                (2, 3, 3)
+            );
         }
     }
 }

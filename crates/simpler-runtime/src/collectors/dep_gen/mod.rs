@@ -27,7 +27,7 @@ use replay::Replay;
 pub const ARTIFACT: &str = "deps.json";
 
 /// What became of a run's dep_gen.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DepGenOutcome {
     /// The written `deps.json`, if the trace was clean.
     pub path: Option<PathBuf>,
@@ -64,17 +64,9 @@ fn remove_stale(dest: &Path) -> String {
 pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>) -> DepGenOutcome {
     let dest = prefix.join(ARTIFACT);
     let mut out = DepGenOutcome {
-        path: None,
-        counts: None,
-        total: 0,
-        total_overflow: 0,
-        dropped: 0,
         collected: replay.collected,
-        truncated_deps: 0,
-        problem: None,
         replay_ns: replay.busy.as_nanos() as u64,
-        write_ns: 0,
-        bytes: 0,
+        ..Default::default()
     };
     let mut problems = Vec::new();
     match &fin {
@@ -139,19 +131,7 @@ pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>
 /// shows every task submitted before the run stopped).
 pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutcome {
     let dest = prefix.join(ARTIFACT);
-    let mut out = DepGenOutcome {
-        path: None,
-        counts: None,
-        total: 0,
-        total_overflow: 0,
-        dropped: 0,
-        collected: 0,
-        truncated_deps: 0,
-        problem: None,
-        replay_ns: 0,
-        write_ns: 0,
-        bytes: 0,
-    };
+    let mut out = DepGenOutcome::default();
     match graph {
         Some(g) => match g.finish(&dest) {
             Ok(c) => {
