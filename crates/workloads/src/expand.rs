@@ -31,6 +31,12 @@ use crate::schema::{
 /// Largest number of tasks a workload may expand to.
 pub const MAX_TASKS: usize = 20_000_000;
 
+/// Largest external tensor, in bytes (device memory is host memory here).
+pub(crate) const MAX_EXTERNAL_BYTES: u64 = 1 << 32;
+
+/// Largest raw-view `start_offset` (keeps byte arithmetic far from overflow).
+const MAX_START_OFFSET: i64 = 1 << 40;
+
 /// Elements a `formula` fill or check may evaluate.
 const MAX_FORMULA_ELEMENTS: u64 = 1 << 24;
 
@@ -64,6 +70,8 @@ struct Expander {
     dead: HashMap<String, String>,
     labels: HashMap<String, usize>,
     external_names: HashMap<String, usize>,
+    /// Each external tensor's whole view (names can be rebound; checks use these).
+    external_views: Vec<Tensor>,
     /// Runtime scope depth (0 = root).
     depth: usize,
     manual_depth: Option<usize>,
@@ -81,6 +89,7 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         dead: HashMap::new(),
         labels: HashMap::new(),
         external_names: HashMap::new(),
+        external_views: Vec::new(),
         depth: 0,
         manual_depth: None,
     };
@@ -138,7 +147,13 @@ impl Expander {
         }
         let dtype = parse_dtype(t.dtype.as_deref(), &format!("{path}.dtype"))?;
         let shape = self.dims(&t.shape, &format!("{path}.shape"))?;
-        let numel: u64 = shape.iter().map(|&s| u64::from(s)).product();
+        let numel: u64 = shape.iter().map(|&s| u64::from(s)).fold(1, u64::saturating_mul);
+        if numel.saturating_mul(dtype.size()) > MAX_EXTERNAL_BYTES {
+            return Err(err(
+                &format!("{path}.shape"),
+                format!("an external tensor holds at most {MAX_EXTERNAL_BYTES} bytes; this one needs {numel} elements of {dtype}"),
+            ));
+        }
         let view = Tensor::contiguous(0, numel * dtype.size(), &shape, dtype, TaskId::INVALID)
             .map_err(|e| err(&format!("{path}.shape"), e.to_string()))?;
         let fill = match &t.fill {
@@ -173,6 +188,7 @@ impl Expander {
             fill,
         });
         self.external_names.insert(t.name.clone(), k);
+        self.external_views.push(view);
         self.names[0].names.insert(
             t.name.clone(),
             SymTensor {
@@ -217,7 +233,10 @@ impl Expander {
                 ),
             ));
         };
-        let mut sym = self.names[0].names[&c.tensor];
+        let mut sym = SymTensor {
+            base: Base::External(ext),
+            view: self.external_views[ext],
+        };
         if let Some(v) = &c.view {
             sym.view = self.view(sym.view, v, &format!("{path}.view"))?;
         }
@@ -699,13 +718,15 @@ impl Expander {
         let present: Vec<_> = tags.iter().filter(|(_, v, _)| v.is_some()).collect();
         let &&(key, name, tag) = match present.as_slice() {
             [one] => one,
-            _ => return Err(err(
-                path,
-                format!(
+            _ => {
+                return Err(err(
+                    path,
+                    format!(
                     "an argument needs exactly one of input, output, inout, output_existing, no_dep (got {})",
                     present.len()
                 ),
-            )),
+                ))
+            }
         };
         let name = self.template(name.as_deref().unwrap_or_default(), &format!("{path}.{key}"))?;
         if tag == ArgTag::Output {
@@ -856,7 +877,7 @@ impl Expander {
             (None, Some(strides)) => {
                 let strides = self.dims(strides, &format!("{path}.strides"))?;
                 let start_offset = match &v.start_offset {
-                    Some(e) => self.ranged(e, &format!("{path}.start_offset"), 0, i64::MAX)? as u64,
+                    Some(e) => self.ranged(e, &format!("{path}.start_offset"), 0, MAX_START_OFFSET)? as u64,
                     None => 0,
                 };
                 let parts = TensorParts {

@@ -31,6 +31,7 @@ use simpler_core::{ArgTag, DType, DepKind, TaskId, Tensor, TensorCreateInfo, Ten
 use simpler_runtime::platform::kernel::MAX_FUNC_ID;
 use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
 
+use crate::expand::MAX_EXTERNAL_BYTES;
 use crate::program::{ArgOp, Base, External, FillOp, KernelSet, Op, Program, SubmitOp, SymTensor};
 use crate::{build_config, runner, Outcome, Overrides};
 
@@ -80,6 +81,9 @@ impl FromDepsReport {
     }
 }
 
+/// Largest start_offset taken from a capture (keeps byte arithmetic far from overflow).
+const MAX_START_OFFSET: u64 = 1 << 40;
+
 struct Buffer {
     bytes: u64,
     dtype: DType,
@@ -99,7 +103,7 @@ fn describe_id(id: u64) -> String {
 }
 
 /// Compiles a deps.json into a program of no-op tasks; see the module docs.
-fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
+fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
     let index: HashMap<u64, usize> = file
         .tasks
         .iter()
@@ -140,6 +144,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
                     .map(|(&n, &s)| u64::from(n - 1) * u64::from(s))
                     .sum::<u64>()
             };
+            if start > MAX_START_OFFSET {
+                continue; // reported below when the view is built
+            }
             if let Some(b) = buffers.get_mut(&t.buffer_addr) {
                 b.bytes = b.bytes.max((start + extent).saturating_mul(dtype.size()));
             }
@@ -219,6 +226,12 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
         let b = buffers.get_mut(&addr).expect("key from the map");
         if b.creator.is_some() {
             continue;
+        }
+        if b.bytes > MAX_EXTERNAL_BYTES {
+            anyhow::bail!(
+                "buffer {addr:#x} needs {} bytes; the re-run allocates at most {MAX_EXTERNAL_BYTES} bytes per external buffer",
+                b.bytes
+            );
         }
         let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
         let bytes = numel * b.dtype.size();
@@ -388,7 +401,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
             };
             let whole = sym.with_version(t.version);
             let view = match (&a.shape, &a.strides, a.start_offset) {
-                (Some(shape), Some(strides), Some(start_offset)) => {
+                (Some(shape), Some(strides), Some(start_offset)) if start_offset <= MAX_START_OFFSET => {
                     let parts = TensorParts {
                         dtype: dtype_of(a.dtype.as_deref()).unwrap_or(sym.dtype()),
                         shape: shape.clone(),
@@ -460,7 +473,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Program {
     ids.sort_unstable_by_key(|&(k, _)| k);
     prog.kernels = KernelSet::Noops(ids);
     report.tasks = file.tasks.len();
-    prog
+    Ok(prog)
 }
 
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
@@ -469,7 +482,7 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
     let mut file = DepsFile::default();
     read_deps(path, &mut file)?;
     let mut report = FromDepsReport::default();
-    let prog = Arc::new(compile(&file, &mut report));
+    let prog = Arc::new(compile(&file, &mut report)?);
     let mut o = overrides.clone();
     o.record_fanin = true;
     let config = build_config(None, &prog, &o)?;

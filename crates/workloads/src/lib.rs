@@ -209,6 +209,9 @@ fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<B
     Ok(out)
 }
 
+/// Largest ring-0 heap the hbg auto-sizing picks (beyond it the run reports heap exhaustion).
+const MAX_AUTO_HEAP: u64 = 16 << 30;
+
 /// Builds the run configuration: the file's settings, then the overrides, then automatic
 /// sizing of hbg's single ring for `prog` where nothing was set explicitly.
 pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Overrides) -> Result<CallConfig> {
@@ -270,7 +273,7 @@ pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Over
         }
         if !file_sets_heap && !cli_heap {
             let need = (prog.output_bytes + 1024).div_ceil(1024) * 1024;
-            if need > simpler_runtime::config::DEFAULT_HEAP {
+            if need > simpler_runtime::config::DEFAULT_HEAP && need <= MAX_AUTO_HEAP {
                 env.ring_heap[0] = need;
             }
         }

@@ -255,3 +255,31 @@ fn the_file_name_leads_the_message() {
         )
     );
 }
+
+#[test]
+fn the_json_schema_names_the_library_kernels_and_the_statements() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/schema.json");
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let names: Vec<&str> = schema["$defs"]["kernel"]["oneOf"][1]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let library: Vec<&str> = simpler_workloads::kernels::LIBRARY
+        .iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(names, library);
+    assert_eq!(
+        schema["$defs"]["kernel"]["oneOf"][0]["maximum"].as_u64(),
+        Some(library.len() as u64 - 1)
+    );
+    let mut stmts: Vec<&String> = schema["$defs"]["stmt"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    stmts.sort();
+    assert_eq!(stmts, ["alloc", "dummy", "let", "repeat", "scope", "submit"]);
+}
