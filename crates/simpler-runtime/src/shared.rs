@@ -154,6 +154,22 @@ impl RunShared {
     /// Routes a ready task to its shape's queue and wakes a scheduler.
     #[inline]
     pub fn push_ready(&self, s: SlotRef) {
+        self.enqueue(s);
+        self.sched_sleep.notify_one();
+    }
+
+    /// Routes several ready tasks, then wakes schedulers once.
+    pub fn push_ready_batch(&self, tasks: &[SlotRef]) {
+        for &s in tasks {
+            self.enqueue(s);
+        }
+        if !tasks.is_empty() {
+            self.sched_sleep.notify_one();
+        }
+    }
+
+    #[inline]
+    fn enqueue(&self, s: SlotRef) {
         let shape = shape_from_u8(self.slot(s).shape.load(Ordering::Relaxed));
         let mut item = s;
         // Capacity is the total number of slots and a task is queued at most once, so a full
@@ -162,7 +178,6 @@ impl RunShared {
             item = back;
             std::thread::yield_now();
         }
-        self.sched_sleep.notify_one();
     }
 
     /// Takes the next ready task: dummies first (they are cheap), then MIX, AIC, AIV.

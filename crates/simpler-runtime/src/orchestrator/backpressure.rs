@@ -146,6 +146,7 @@ impl Orchestrator {
         state: &mut Option<WaitState>,
     ) -> Result<(), Stopped> {
         self.check_live()?;
+        self.flush_ready();
         self.shared.orch_waiting.store(true, Ordering::Relaxed);
         if self.kind == RuntimeKind::Hbg {
             let detail = format!("{detail}; hbg reclaims nothing while it builds the graph");

@@ -32,6 +32,7 @@ use crate::fatal::{FatalCode, Stopped};
 use crate::platform::{MixedKernels, Platform};
 use crate::ring::{HeapAllocator, PoolCounter};
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
+use crate::slot::SlotRef;
 use scope::{ScopeFrame, ScopedTask};
 
 /// What a submit returns: the task id and its runtime-allocated outputs, in argument order.
@@ -105,7 +106,14 @@ pub struct Orchestrator {
     pub(crate) skip_dep_gen_flush: bool,
     /// Swimlane submit spans.
     pub(crate) lane: Option<SwimlaneProducer>,
+    /// Ready tasks not yet published: handed to the schedulers [`READY_BATCH`] at a time (and at
+    /// every scope end, before any wait, and at the end), so a burst of submits moves the
+    /// ready-queue cache lines once instead of once per task.
+    ready_batch: ArrayVec<SlotRef, READY_BATCH>,
 }
+
+/// Ready tasks the orchestrator publishes together.
+pub const READY_BATCH: usize = 16;
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,6 +159,7 @@ impl Orchestrator {
             dep_graph: None,
             skip_dep_gen_flush: false,
             lane: None,
+            ready_batch: ArrayVec::new(),
             shared,
         }
     }
@@ -256,6 +265,7 @@ impl Orchestrator {
 
     /// Closes the innermost scope, releasing the scope pin of every task submitted in it.
     pub fn end_scope(&mut self) {
+        self.flush_ready();
         if let Some(p) = &self.scope_stats {
             self.probe(p, Phase::End);
         }
@@ -265,6 +275,14 @@ impl Orchestrator {
         }
         self.shared
             .release_scope_batch(self.scope_tasks.drain(frame.first_task..).map(|t| t.slot));
+    }
+
+    /// Publishes the batched ready tasks.
+    pub(crate) fn flush_ready(&mut self) {
+        if !self.ready_batch.is_empty() {
+            self.shared.push_ready_batch(&self.ready_batch);
+            self.ready_batch.clear();
+        }
     }
 
     /// Current scope depth (0 = root).

@@ -436,6 +436,18 @@ impl Orchestrator {
         Ok(TaskOutputs { id, outputs })
     }
 
+    /// Queues a ready task in the orchestrator's publication batch (see `READY_BATCH`).
+    #[inline]
+    fn ready_soon(&mut self, s: SlotRef) {
+        if self.ready_batch.try_push(s).is_err() {
+            self.flush_ready();
+            self.ready_batch.push(s);
+        }
+        if self.ready_batch.is_full() {
+            self.flush_ready();
+        }
+    }
+
     /// Wires the task into its producers' fanout lists and publishes it when ready.
     fn wire(&mut self, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
         let shared = self.shared.clone();
@@ -445,7 +457,7 @@ impl Orchestrator {
             slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
-            shared.push_ready(sref);
+            self.ready_soon(sref);
             return Ok(());
         }
         self.reserve_pool(Exhausted::DepPool, ring, u64::from(n))?;
@@ -472,7 +484,7 @@ impl Orchestrator {
             }
         }
         if slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1 {
-            shared.push_ready(sref);
+            self.ready_soon(sref);
         }
         Ok(())
     }
