@@ -13,7 +13,9 @@
 //!   `buffer_numel`, so readers get the same creator edges. Every other buffer is allocated
 //!   as an external tensor large enough for every view of it.
 //! - **Views**: each argument's dtype, shape, start_offset, strides and the tensor's version;
-//!   `manual_dep` is not in deps.json and is taken as false.
+//!   `manual_dep` is not in deps.json: it is inferred for an INPUT/INOUT argument of an
+//!   auto-scope task that overlaps a live entry of a replayed tensor map but has no
+//!   `tensormap` edge in the capture (see [`infer_manual_dep`]).
 //!
 //! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
 //! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, explicit deps
@@ -27,7 +29,10 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use simpler_artifacts::deps::{read_deps, split_task_id, ArgType, DepFlag, DepsFile, EdgeSource, Scope};
-use simpler_core::{ArgTag, DType, DepKind, TaskId, Tensor, TensorCreateInfo, TensorParts};
+use simpler_core::{
+    compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
+    TensorCreateInfo, TensorMap, TensorMapConfig, TensorParts,
+};
 use simpler_runtime::platform::kernel::MAX_FUNC_ID;
 use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
 
@@ -78,6 +83,16 @@ impl FromDepsReport {
     /// deps.json still holds the whole logical graph).
     pub fn complete(&self) -> bool {
         self.not_reproduced.is_empty() && self.edges.extra.is_empty()
+    }
+}
+
+/// Discards edges: the inference pass only needs the tensor map's evolution.
+struct NoSink;
+
+impl FaninSink for NoSink {
+    type Error = std::convert::Infallible;
+    fn edge(&mut self, _: &Edge<'_>) -> Result<(), Self::Error> {
+        Ok(())
     }
 }
 
@@ -303,6 +318,16 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
         r
     };
 
+    // Tensor-map edges per (consumer, arg slot) in the capture, for inferring manual_dep.
+    let tensormap_args: std::collections::HashSet<(u64, i32)> = file
+        .edges
+        .iter()
+        .filter(|e| e.source == EdgeSource::Tensormap)
+        .map(|e| (e.succ, e.arg))
+        .collect();
+    let mut sim = TensorMap::new(TensorMapConfig::unbounded());
+    let mut inferred_manual_dep = 0usize;
+
     // Tasks, with the scope structure their rings imply.
     let mut stack: Vec<ScopeMode> = Vec::new();
     let mut unknown_tensor_args = 0usize;
@@ -353,6 +378,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
         let mut args_sorted: Vec<_> = task.args.iter().collect();
         args_sorted.sort_by_key(|a| a.idx);
         let mut args = Vec::with_capacity(args_sorted.len());
+        // Per pushed argument: its slot index and the captured buffer address (for the
+        // inference pass, which keys buffers by their captured address).
+        let mut arg_meta: Vec<(i32, u64)> = Vec::with_capacity(args_sorted.len());
         let mut out_k = 0usize;
         for a in args_sorted {
             if a.arg_type == ArgType::Output {
@@ -375,8 +403,10 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
                         report.output_buffers += 1;
                     }
                 }
+                let addr = out_buffer.get(&(ti, out_k)).copied().unwrap_or(0);
                 out_k += 1;
                 args.push(ArgOp::Output { ci, slot });
+                arg_meta.push((a.idx, addr));
                 continue;
             }
             let tag = match a.arg_type {
@@ -423,6 +453,11 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
                 tag,
                 t: SymTensor { base, view },
             });
+            arg_meta.push((a.idx, t.buffer_addr));
+        }
+        if !manual {
+            inferred_manual_dep +=
+                infer_manual_dep(task.task_id, ti, &mut args, &arg_meta, &tensormap_args, &mut sim);
         }
 
         let mut deps = Vec::new();
@@ -453,6 +488,12 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
     for _ in stack {
         prog.ops.push(Op::End);
     }
+    if inferred_manual_dep > 0 {
+        report.approximations.push(format!(
+            "{inferred_manual_dep} argument(s) overlap an earlier writer but have no tensor-map edge in the capture: \
+             re-run with manual_dep (deps.json does not record manual_dep)"
+        ));
+    }
     if unknown_tensor_args > 0 {
         report.not_reproduced.push(format!(
             "{unknown_tensor_args} argument(s) name a tensor_id missing from tensors[] and were left out"
@@ -474,6 +515,69 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
     prog.kernels = KernelSet::Noops(ids);
     report.tasks = file.tasks.len();
     Ok(prog)
+}
+
+/// The argument as a tensor on its captured buffer address (distinct per buffer), for the
+/// inference pass's tensor map.
+fn sim_arg(a: &ArgOp, addr: u64) -> Option<TensorArg> {
+    match a {
+        ArgOp::Output { ci, .. } => Some(TensorArg::Output(*ci)),
+        ArgOp::Tensor { tag, t } => {
+            let parts = TensorParts {
+                addr,
+                ..t.view.to_parts()
+            };
+            TensorArg::with_tag(*tag, Tensor::from_parts(&parts).ok()?)
+        }
+    }
+}
+
+/// deps.json does not record `manual_dep`. An INPUT or INOUT argument of an auto-scope task
+/// whose slice overlaps a live tensor-map entry, yet has no tensor-map edge in the capture,
+/// must have been `manual_dep` (or read a `manual_dep` writer's buffer, which gives the same
+/// edges): mark it so. Then advance the inference map exactly as the runtime would. Returns
+/// the number of arguments marked.
+fn infer_manual_dep(
+    captured_id: u64,
+    index: usize,
+    args: &mut [ArgOp],
+    meta: &[(i32, u64)],
+    tensormap_args: &std::collections::HashSet<(u64, i32)>,
+    sim: &mut TensorMap,
+) -> usize {
+    let mut marked = 0;
+    for (a, &(idx, addr)) in args.iter_mut().zip(meta) {
+        let ArgOp::Tensor { tag, t } = a else { continue };
+        if !matches!(tag, ArgTag::Input | ArgTag::Inout) || t.view.manual_dep() {
+            continue;
+        }
+        if tensormap_args.contains(&(captured_id, idx)) {
+            continue;
+        }
+        let Some(TensorArg::Input(probe) | TensorArg::Inout(probe)) =
+            sim_arg(&ArgOp::Tensor { tag: *tag, t: *t }, addr)
+        else {
+            continue;
+        };
+        let mut hits = 0;
+        let _ = sim.lookup(&probe, false, |_, _, _| {
+            hits += 1;
+            Ok::<(), ()>(())
+        });
+        if hits > 0 {
+            t.view = t.view.with_manual_dep(true);
+            marked += 1;
+        }
+    }
+    let sim_args: Vec<TensorArg> = args
+        .iter()
+        .zip(meta)
+        .filter_map(|(a, &(_, addr))| sim_arg(a, addr))
+        .collect();
+    let id = TaskId::new(0, index as u32);
+    let _ = compute_fanin(id, false, &sim_args, std::iter::empty(), sim, &mut NoSink);
+    let _ = register_outputs(id, false, &sim_args, sim);
+    marked
 }
 
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's

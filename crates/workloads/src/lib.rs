@@ -16,6 +16,8 @@
 //! Loading validates everything that can be checked before a run, and every error names the
 //! JSON path and the rule (see [`WorkloadError`]).
 
+#![warn(missing_docs)]
+
 mod error;
 mod expand;
 mod expr;
@@ -23,7 +25,7 @@ pub mod from_deps;
 pub mod kernels;
 mod program;
 mod runner;
-mod schema;
+pub mod schema;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
