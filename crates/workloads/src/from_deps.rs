@@ -15,7 +15,7 @@
 //! - **Views**: each argument's dtype, shape, start_offset, strides and the tensor's version;
 //!   `manual_dep` is not in deps.json: it is inferred for an INPUT/INOUT argument of an
 //!   auto-scope task that overlaps a live entry of a replayed tensor map but has no
-//!   `tensormap` edge in the capture (see [`infer_manual_dep`]).
+//!   `tensormap` edge in the capture.
 //!
 //! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
 //! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, explicit deps
