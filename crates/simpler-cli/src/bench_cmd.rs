@@ -35,39 +35,28 @@ struct Setting {
     scope_stats: bool,
     dep_gen: bool,
     swimlane: bool,
+    /// The host keeps no scope-stats record: measures the probe and hand-off without disk I/O.
+    probe_only: bool,
 }
 
-const SETTINGS: [Setting; 5] = [
+const fn setting(name: &'static str, flags: [bool; 4]) -> Setting {
     Setting {
-        name: "off",
-        scope_stats: false,
-        dep_gen: false,
-        swimlane: false,
-    },
-    Setting {
-        name: "scope_stats",
-        scope_stats: true,
-        dep_gen: false,
-        swimlane: false,
-    },
-    Setting {
-        name: "dep_gen",
-        scope_stats: false,
-        dep_gen: true,
-        swimlane: false,
-    },
-    Setting {
-        name: "swimlane",
-        scope_stats: false,
-        dep_gen: false,
-        swimlane: true,
-    },
-    Setting {
-        name: "all",
-        scope_stats: true,
-        dep_gen: true,
-        swimlane: true,
-    },
+        name,
+        scope_stats: flags[0],
+        dep_gen: flags[1],
+        swimlane: flags[2],
+        probe_only: flags[3],
+    }
+}
+
+/// (scope_stats, dep_gen, swimlane, probe_only) per row.
+const SETTINGS: [Setting; 6] = [
+    setting("off", [false, false, false, false]),
+    setting("scope_stats", [true, false, false, false]),
+    setting("ss_probe", [true, false, false, true]),
+    setting("dep_gen", [false, true, false, false]),
+    setting("swimlane", [false, false, true, false]),
+    setting("all", [true, true, true, false]),
 ];
 
 fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
@@ -88,6 +77,9 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             cfg.enable_scope_stats = s.scope_stats;
             cfg.enable_dep_gen = s.dep_gen;
             cfg.enable_l2_swimlane = s.swimlane;
+            if s.probe_only {
+                cfg.faults.host_storage_limit = Some(0);
+            }
             cfg.output_prefix = Some(dir.join(format!("{}_{}", wl.name(), s.name)));
             let r = run_workload(w, &cfg, wl, args.tasks)?;
             let units = if wl == Workload::Scopes {
@@ -117,7 +109,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
                 }
             }
             if let Some(sc) = &r.scope_stats {
-                if sc.dropped.unwrap_or(0) > 0 || sc.verdict != "published" {
+                if !s.probe_only && (sc.dropped.unwrap_or(0) > 0 || sc.verdict != "published") {
                     notes.push(format!("scope stats {}", sc.verdict));
                 }
             }
@@ -135,6 +127,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
+    println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
     Ok(())
 }
 

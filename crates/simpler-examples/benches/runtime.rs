@@ -46,6 +46,16 @@ fn diagnostics_cost(c: &mut Criterion) {
             });
         }
     }
+    // The scope-stats probe and hand-off alone: the host keeps no record (the disk writer is
+    // out of the picture), so this is the device-side cost of an enabled scope boundary.
+    let mut cfg = bench_config(RuntimeKind::Tmr, TASKS);
+    cfg.enable_scope_stats = true;
+    cfg.faults.host_storage_limit = Some(0);
+    cfg.output_prefix = Some(dir.join("scopes_probe_only"));
+    g.bench_function(
+        BenchmarkId::new(Workload::Scopes.name(), "scope_stats_probe_only"),
+        |b| b.iter(|| run_workload(&w, &cfg, Workload::Scopes, TASKS).unwrap()),
+    );
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
