@@ -35,7 +35,8 @@ struct Setting {
     scope_stats: bool,
     dep_gen: bool,
     swimlane: bool,
-    /// The host keeps no scope-stats record: measures the probe and hand-off without disk I/O.
+    /// The host does no work per record (scope stats: keeps none; dep_gen: no replay):
+    /// measures the device-side probe or capture and the hand-off alone.
     probe_only: bool,
 }
 
@@ -50,11 +51,12 @@ const fn setting(name: &'static str, flags: [bool; 4]) -> Setting {
 }
 
 /// (scope_stats, dep_gen, swimlane, probe_only) per row.
-const SETTINGS: [Setting; 6] = [
+const SETTINGS: [Setting; 7] = [
     setting("off", [false, false, false, false]),
     setting("scope_stats", [true, false, false, false]),
     setting("ss_probe", [true, false, false, true]),
     setting("dep_gen", [false, true, false, false]),
+    setting("dg_capture", [false, true, false, true]),
     setting("swimlane", [false, false, true, false]),
     setting("all", [true, true, true, false]),
 ];
@@ -79,6 +81,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             cfg.enable_l2_swimlane = s.swimlane;
             if s.probe_only {
                 cfg.faults.host_storage_limit = Some(0);
+                cfg.faults.skip_dep_gen_replay = true;
             }
             cfg.output_prefix = Some(dir.join(format!("{}_{}", wl.name(), s.name)));
             let r = run_workload(w, &cfg, wl, args.tasks)?;
@@ -91,7 +94,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             let submit = r.orchestration.as_nanos() as f64 / units.max(1) as f64;
             let b = *base.get_or_insert(per);
             let mut notes = Vec::new();
-            if let Some(d) = &r.dep_gen {
+            if let Some(d) = r.dep_gen.as_ref().filter(|_| !s.probe_only) {
                 if let Some(p) = &d.problem {
                     notes.push(format!("dep_gen: {p}"));
                 }
@@ -128,6 +131,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
     println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
+    println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
     Ok(())
 }
 

@@ -301,7 +301,9 @@ impl Worker {
                     let channel = Arc::new(BufferChannel::new(buffers, faults));
                     let wait = f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT);
                     diag.dep_gen = Some(DepGenCapture::new(channel.clone(), wait));
-                    let replay = Replay::new(&prefix, &run_epoch.to_string(), f.corrupt_dep_gen_annotation);
+                    let mut replay =
+                        Replay::new(&prefix, &run_epoch.to_string(), f.corrupt_dep_gen_annotation);
+                    replay.skip = f.skip_dep_gen_replay;
                     Some(DepGenCollector::spawn(channel, replay))
                 }
                 RuntimeKind::Hbg => {

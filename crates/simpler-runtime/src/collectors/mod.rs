@@ -33,6 +33,9 @@ pub struct Faults {
     pub skip_dep_gen_flush: bool,
     /// dep_gen: the annotated pass loses one producer of the first record that has any.
     pub corrupt_dep_gen_annotation: bool,
+    /// dep_gen: the host receives and counts buffers but does not replay them (measures the
+    /// capture alone).
+    pub skip_dep_gen_replay: bool,
     /// dep_gen: slots per capture buffer (to exercise truncation with small buffers).
     pub dep_gen_slots_per_buffer: Option<usize>,
 }

@@ -41,6 +41,8 @@ pub(crate) struct Replay {
     /// The first oracle/annotation disagreement (or structural problem).
     pub problem: Option<String>,
     corrupt: bool,
+    /// Count slots only (see `Faults::skip_dep_gen_replay`).
+    pub skip: bool,
     /// Time spent replaying (both passes and the graph writes), for throughput figures.
     pub busy: std::time::Duration,
 }
@@ -68,12 +70,19 @@ impl Replay {
             records: 0,
             problem,
             corrupt,
+            skip: false,
             busy: std::time::Duration::ZERO,
         }
     }
 
     /// Replays every record chain of a buffer.
     pub fn consume(&mut self, buf: &SlotBuffer) {
+        if self.skip {
+            self.collected += buf.count as u64;
+            self.problem
+                .get_or_insert_with(|| "the replay was skipped (measurement mode)".into());
+            return;
+        }
         let mut i = 0;
         while i < buf.count {
             let base = &buf.slots[i];
