@@ -283,3 +283,44 @@ fn the_json_schema_names_the_library_kernels_and_the_statements() {
     stmts.sort();
     assert_eq!(stmts, ["alloc", "dummy", "let", "repeat", "scope", "submit"]);
 }
+
+/// Truncations and hostile numbers in the shipped files are errors, never panics.
+#[test]
+fn mangled_shipped_files_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads");
+    for name in [
+        "vector_example",
+        "chain_barrier",
+        "paged_attention_decode",
+        "synthetic_100k",
+    ] {
+        // (The 100k-task file at 2 of its 100 scopes, so each mangled copy expands quickly.)
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json")))
+            .unwrap()
+            .replace("\"S\": 100", "\"S\": 2");
+        for cut in (0..text.len()).step_by(13) {
+            assert!(load_str(&text[..cut], name).is_err(), "{name} cut at {cut}");
+        }
+        // Replace each integer literal, one at a time, by hostile values.
+        let bytes = text.as_bytes();
+        let mut starts = Vec::new();
+        let mut k = 0;
+        while k < bytes.len() {
+            if bytes[k].is_ascii_digit() && (k == 0 || !bytes[k - 1].is_ascii_alphanumeric()) {
+                let end = (k..bytes.len())
+                    .find(|&e| !bytes[e].is_ascii_digit())
+                    .unwrap_or(bytes.len());
+                starts.push((k, end));
+                k = end;
+            } else {
+                k += 1;
+            }
+        }
+        for &(s, e) in &starts {
+            for v in ["0", "-1", "4294967296", "99999999999999999999", "2147483648"] {
+                let mangled = format!("{}{v}{}", &text[..s], &text[e..]);
+                let _ = load_str(&mangled, name);
+            }
+        }
+    }
+}

@@ -308,6 +308,21 @@ fn file_settings_apply_unless_overridden() {
     assert_eq!(out.report.sizes.dep_pool, [32; 4]);
     assert_eq!(out.checks[0].checked, 6);
     assert!(out.passed());
+    // Diagnostics from the file.
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("from_file");
+    let with_diag = text.replace(
+        "\"clusters\": 2,",
+        &format!(
+            "\"clusters\": 2, \"diagnostics\": {{ \"enable_dep_gen\": true, \"output_prefix\": {:?} }},",
+            prefix.display().to_string()
+        ),
+    );
+    std::fs::create_dir_all(&prefix).unwrap();
+    let wd = simpler_workloads::load_str(&with_diag, "diag").unwrap();
+    let out = run_workload(&wd, &Overrides::default()).unwrap();
+    assert!(out.config.enable_dep_gen);
+    assert_eq!(read_deps_file(&prefix.join("deps.json")).unwrap().tasks.len(), 1);
     let bad = Overrides {
         params: vec!["M=1".into()],
         ..Default::default()
