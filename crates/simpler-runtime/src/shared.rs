@@ -207,6 +207,17 @@ impl RunShared {
     /// checks whether it is consumed. `scratch` is the caller's reusable buffer.
     pub fn complete(&self, s: SlotRef, scratch: &mut Vec<SlotRef>, batch: &mut AdvanceBatch) {
         let slot = self.slot(s);
+        // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
+        // consume this task and the orchestrator may reuse the slot, so its payload must not be
+        // read after that point.
+        {
+            let payload = slot.payload.read();
+            for &(p, flags) in &payload.fanin {
+                if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
+                    batch.mark(p.ring);
+                }
+            }
+        }
         {
             let mut fan = slot.fan.lock();
             fan.state = TaskState::Completed;
@@ -217,14 +228,6 @@ impl RunShared {
             if cs.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == cs.fanin_count.load(Ordering::Acquire)
             {
                 self.push_ready(c);
-            }
-        }
-        {
-            let payload = slot.payload.read();
-            for &(p, flags) in &payload.fanin {
-                if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
-                    batch.mark(p.ring);
-                }
             }
         }
         if self.add_and_check(s, 0) {

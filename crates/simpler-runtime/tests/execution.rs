@@ -226,3 +226,42 @@ fn hbg_refuses_a_graph_larger_than_its_window_at_once() {
         "{err}"
     );
 }
+
+/// Slots are reused as fast as they retire (window 16) while consumers hold RETAIN pins on
+/// runtime outputs and WAIT-only pins on explicit deps; every value must still be right.
+#[test]
+fn fast_slot_reuse_with_mixed_pins_stays_correct() {
+    let w = worker();
+    let acc = w.alloc_tensor(&[4], DType::Float32).unwrap();
+    let out = w.alloc_tensor(&[16], DType::Float32).unwrap();
+    for kind in [RuntimeKind::Tmr] {
+        w.fill_with(&acc, |_| 0.0).unwrap();
+        let mut cfg = tiny(kind, "16");
+        cfg.scheduler_threads = 2;
+        w.run(&cfg, move |o| {
+            let mut prev = None;
+            for _ in 0..20_000 {
+                o.scope(|o| {
+                    // A runtime output (its reader holds a RETAIN creator pin) ...
+                    let mut a = TaskArgs::new();
+                    a.input(out).output(TensorCreateInfo::new(&[16], DType::Float32)?);
+                    if let Some(p) = prev {
+                        a.dep_wait(p);
+                    }
+                    let t = o.submit_aiv(3, &a)?;
+                    // ... read back into `out`, and an INOUT accumulation on acc.
+                    let mut b = TaskArgs::new();
+                    b.input(t.output(0)).output_existing(out);
+                    o.submit_aiv(3, &b)?;
+                    let mut c = TaskArgs::new();
+                    c.inout(acc.view(&[1], &[0])?).dep_wait(t.id());
+                    prev = Some(o.submit_aiv(0, &c)?.id());
+                    Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                })?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(w.read::<f32>(&acc).unwrap(), vec![20_000.0, 0.0, 0.0, 0.0]);
+    }
+}
