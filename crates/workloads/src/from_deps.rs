@@ -34,7 +34,7 @@ use simpler_core::{
     TensorCreateInfo, TensorMap, TensorMapConfig, TensorParts,
 };
 use simpler_runtime::platform::kernel::MAX_FUNC_ID;
-use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
+use simpler_runtime::{CoreType, MixedKernels, RuntimeKind, ScopeMode};
 
 use crate::expand::MAX_EXTERNAL_BYTES;
 use crate::program::{ArgOp, Base, External, FillOp, KernelSet, Op, Program, SubmitOp, SymTensor};
@@ -57,6 +57,8 @@ pub struct FromDepsReport {
     pub id_map: Vec<(u64, u64)>,
     /// The wired edges compared with the captured ones.
     pub edges: EdgeComparison,
+    /// Most tasks one scope of each ring holds in the re-run (under tmr).
+    pub max_scope_tasks: [usize; simpler_core::MAX_RINGS],
 }
 
 /// Captured (pred, succ) pairs against the pairs the re-run wired, in captured ids. Pairs
@@ -330,6 +332,10 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
 
     // Tasks, with the scope structure their rings imply.
     let mut stack: Vec<ScopeMode> = Vec::new();
+    // Tasks in the open scope instance at each depth (index 0 = root), and the most any one
+    // scope instance of each ring holds under tmr.
+    let mut in_scope: Vec<usize> = vec![0];
+    let mut max_in_scope = [0usize; simpler_core::MAX_RINGS];
     let mut unknown_tensor_args = 0usize;
     let mut approx_views = 0usize;
     let mut unsized_outputs = 0usize;
@@ -346,15 +352,18 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
         if manual {
             while stack.len() > target {
                 stack.pop();
+                in_scope.pop();
                 prog.ops.push(Op::End);
             }
             if !has_manual(&stack) && stack.len() == target {
                 stack.pop();
+                in_scope.pop();
                 prog.ops.push(Op::End);
             }
         } else {
             while stack.len() > target || has_manual(&stack) {
                 stack.pop();
+                in_scope.pop();
                 prog.ops.push(Op::End);
             }
         }
@@ -365,8 +374,13 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
                 ScopeMode::Auto
             };
             stack.push(m);
+            in_scope.push(0);
             prog.ops.push(Op::Begin(m));
         }
+        let depth = stack.len();
+        in_scope[depth] += 1;
+        let ring = depth.min(simpler_core::MAX_RINGS - 1);
+        max_in_scope[ring] = max_in_scope[ring].max(in_scope[depth]);
 
         let [aic, aiv0, aiv1] = task.kernel_ids;
         let kernels = MixedKernels {
@@ -514,6 +528,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
     ids.sort_unstable_by_key(|&(k, _)| k);
     prog.kernels = KernelSet::Noops(ids);
     report.tasks = file.tasks.len();
+    report.max_scope_tasks = max_in_scope;
     Ok(prog)
 }
 
@@ -589,7 +604,27 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
     let prog = Arc::new(compile(&file, &mut report)?);
     let mut o = overrides.clone();
     o.record_fanin = true;
-    let config = build_config(None, &prog, &o)?;
+    let mut config = build_config(None, &prog, &o)?;
+    let user_window = o
+        .runtime_env
+        .iter()
+        .any(|p| p.trim_start().starts_with("ring_task_window"));
+    if config.runtime == RuntimeKind::Tmr && !user_window {
+        // deps.json does not show sibling scopes, so one re-run scope may hold more tasks than
+        // a window admits (window - 1): widen those rings' windows.
+        let sizes = config.runtime_env.resolve()?;
+        for (ring, &n) in report.max_scope_tasks.iter().enumerate() {
+            let window = u64::from(sizes.task_window[ring]);
+            if n as u64 + 1 >= window {
+                let wider = (n as u64 + 2).next_power_of_two();
+                config.runtime_env.ring_task_window[ring] = wider;
+                report.approximations.push(format!(
+                    "ring {ring}'s task window raised from {window} to {wider}: one re-run scope holds {n} tasks \
+                     (deps.json does not show where sibling scopes began; --runtime-env ring_task_window=... overrides)"
+                ));
+            }
+        }
+    }
     config.validate()?;
     let run = runner::run_program(prog, &config)?;
 

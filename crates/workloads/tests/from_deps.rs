@@ -89,3 +89,44 @@ fn a_missing_file_names_its_path() {
         "{e}"
     );
 }
+
+#[test]
+fn a_flat_capture_larger_than_a_window_gets_a_wider_window_on_tmr() {
+    // An hbg capture is all ring 0: re-run under tmr it is one root scope of 17000 tasks.
+    let n = 17_000u64;
+    let tasks: Vec<String> = (0..n)
+        .map(|k| {
+            format!(r#"{{"task_id":"{k}","scope":"auto","kernel_ids":[-1,6,-1],"block_num":1,"args":[]}}"#)
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deps.json");
+    std::fs::write(
+        &path,
+        format!(r#"{{"tasks":[{}],"tensors":[],"edges":[]}}"#, tasks.join(",")),
+    )
+    .unwrap();
+    let out = run_from_deps(&path, &Overrides::default()).unwrap();
+    let fd = out.from_deps.as_ref().unwrap();
+    assert_eq!(out.report.completed, n);
+    assert_eq!(out.report.sizes.task_window[0], 32768);
+    assert_eq!(
+        fd.approximations,
+        vec![
+            "ring 0's task window raised from 16384 to 32768: one re-run scope holds 17000 tasks (deps.json \
+             does not show where sibling scopes began; --runtime-env ring_task_window=... overrides)"
+                .to_string()
+        ]
+    );
+    assert!(fd.complete());
+    // An explicit window is the user's choice: the scope admission fatal says what to do.
+    let o = Overrides {
+        runtime_env: vec!["ring_task_window=16384".into()],
+        ..Default::default()
+    };
+    let e = run_from_deps(&path, &o).unwrap_err();
+    assert!(
+        e.to_string().contains("raise runtime_env ring_task_window"),
+        "{e}"
+    );
+}
