@@ -660,7 +660,6 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
         missing: captured.difference(&wired).copied().collect(),
         extra: wired.difference(&captured).copied().collect(),
     };
-    let mut config = config;
     config.record_fanin = overrides.record_fanin;
     let mut run_report = run.report;
     if !overrides.record_fanin {
