@@ -242,3 +242,23 @@ fn an_oracle_annotation_disagreement_leaves_no_deps_json() {
         "{p}"
     );
 }
+
+/// The runtime's deps.json for each example is byte-identical to the golden the viewer's tests
+/// use (`crates/tools/deps-viewer/tests/testdata/text/<case>.deps.json`): addresses, ids and
+/// edge order are deterministic.
+#[test]
+fn deps_json_matches_the_viewer_goldens_byte_for_byte() {
+    let goldens = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/deps-viewer/tests/testdata/text");
+    for (example, params, kind, case) in [
+        ("vector_example", &[][..], RuntimeKind::Tmr, "vector_example_tmr"),
+        ("vector_example", &[][..], RuntimeKind::Hbg, "vector_example_hbg"),
+        ("chain_barrier", &["n=65"][..], RuntimeKind::Tmr, "chain_barrier"),
+        ("edge_sources", &[][..], RuntimeKind::Tmr, "edge_sources"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        run_example(example, params, kind, dir.path());
+        let got = std::fs::read_to_string(dir.path().join("deps.json")).unwrap();
+        let want = std::fs::read_to_string(goldens.join(format!("{case}.deps.json"))).unwrap();
+        assert_eq!(got, want, "{case}");
+    }
+}
