@@ -39,15 +39,6 @@ impl Env {
     pub fn get(&self, name: &str) -> Option<i64> {
         self.vars.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
-    /// The loop variables and their values, for error context (`i=3, j=0`).
-    pub fn describe_loops(&self, loops: usize) -> String {
-        let start = self.vars.len().saturating_sub(loops);
-        self.vars[start..]
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
     fn names(&self) -> String {
         let mut names: Vec<&str> = self.vars.iter().map(|(n, _)| n.as_str()).collect();
         names.sort_unstable();
