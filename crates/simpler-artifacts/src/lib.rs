@@ -4,5 +4,7 @@
 //! writes it) a streaming writer. Tools depend on this crate, never on the runtime.
 
 pub mod deps;
+pub mod find;
+pub mod name_map;
 pub mod scope_stats;
 pub mod swimlane;

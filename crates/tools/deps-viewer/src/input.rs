@@ -1,8 +1,6 @@
 //! Input and output paths: the default deps.json and the default output file.
 
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use anyhow::bail;
 
@@ -27,31 +25,7 @@ pub fn resolve_input(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 
 /// The newest `deps.json` under `root` (recursively, by modification time, then path).
 pub fn newest_deps_json(root: &Path) -> Option<PathBuf> {
-    let mut best: Option<(SystemTime, PathBuf)> = None;
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() && entry.file_name() == "deps.json" {
-                let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
-                    continue;
-                };
-                let candidate = (modified, path);
-                if best.as_ref().is_none_or(|b| candidate > *b) {
-                    best = Some(candidate);
-                }
-            }
-        }
-    }
-    best.map(|(_, path)| path)
+    simpler_artifacts::find::newest_named(root, "deps.json")
 }
 
 /// The default output next to `deps_json`: `deps_viewer[_<mode>][_focus_<ring>_<local>].<ext>`.
@@ -75,6 +49,8 @@ pub fn default_output(deps_json: &Path, format: Format, mode: EdgeMode, focus: O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::time::SystemTime;
 
     #[test]
     fn default_output_names() {

@@ -4,124 +4,25 @@
 //! `callable_id_to_name` member is such a map (the form `simpler run` writes). Entries whose
 //! value is not a string are ignored.
 
-use std::collections::HashMap;
-use std::fs::{self, File};
-use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{bail, Context};
-
-/// A loaded name map.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NameMap {
-    names: HashMap<String, String>,
-}
-
-impl NameMap {
-    /// Builds a map from `(id, name)` pairs.
-    pub fn from_pairs<I: IntoIterator<Item = (i64, String)>>(pairs: I) -> NameMap {
-        NameMap {
-            names: pairs
-                .into_iter()
-                .map(|(id, name)| (id.to_string(), name))
-                .collect(),
-        }
-    }
-
-    /// Loads the map at `path`; errors name the file and the JSON error location.
-    pub fn load(path: &Path) -> anyhow::Result<NameMap> {
-        let file = File::open(path).with_context(|| format!("{}: cannot read name map", path.display()))?;
-        let value: serde_json::Value = serde_json::from_reader(BufReader::new(file)).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: invalid name map: {}",
-                path.display(),
-                e.line(),
-                e.column(),
-                e
-            )
-        })?;
-        let serde_json::Value::Object(mut top) = value else {
-            bail!("{}: invalid name map: expected a JSON object", path.display());
-        };
-        let map = match top.remove("callable_id_to_name") {
-            Some(serde_json::Value::Object(inner)) if !inner.is_empty() => inner,
-            Some(other) => {
-                top.insert("callable_id_to_name".into(), other);
-                top
-            }
-            None => top,
-        };
-        let names = map
-            .into_iter()
-            .filter_map(|(k, v)| match v {
-                serde_json::Value::String(name) => Some((k.trim().to_string(), name)),
-                _ => None,
-            })
-            .collect();
-        Ok(NameMap { names })
-    }
-
-    /// The name of kernel `id`, if the map has one.
-    pub fn get(&self, id: i32) -> Option<&str> {
-        self.names.get(&id.to_string()).map(String::as_str)
-    }
-
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    /// Returns true if and only if the map has no entry.
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
-
-/// Finds the newest `name_map*.json` in `dir` (by modification time, then name).
-pub fn discover(dir: &Path) -> Option<PathBuf> {
-    let entries = fs::read_dir(dir).ok()?;
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("name_map") && name.ends_with(".json")
-        })
-        .filter_map(|e| {
-            let modified = e.metadata().ok()?.modified().ok()?;
-            Some((modified, e.file_name(), e.path()))
-        })
-        .max()
-        .map(|(_, _, path)| path)
-}
+pub use simpler_artifacts::name_map::{discover, NameMap};
 
 /// Loads `explicit` if given (an error if it cannot be read), else the discovered sibling of
 /// `deps_json` (a warning on stderr if it cannot be read, and no map).
 pub fn resolve(explicit: Option<&Path>, deps_json: &Path) -> anyhow::Result<Option<NameMap>> {
-    if let Some(path) = explicit {
-        return NameMap::load(path).map(Some);
-    }
-    let dir = deps_json.parent().unwrap_or(Path::new("."));
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let Some(found) = discover(dir) else {
-        return Ok(None);
-    };
-    match NameMap::load(&found) {
-        Ok(map) => Ok(Some(map)),
-        Err(e) => {
-            eprintln!("warning: ignoring name map: {e:#}");
-            Ok(None)
-        }
-    }
+    let dir = deps_json
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let (map, from) = simpler_artifacts::name_map::resolve(explicit, dir)?;
+    Ok(from.map(|_| map))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::{self, File};
 
     #[test]
     fn flat_and_nested_maps_load() {

@@ -1,9 +1,7 @@
 //! Which files a conversion reads and writes: the default records file, its sibling deps.json
 //! and the default output.
 
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use anyhow::bail;
 use simpler_artifacts::swimlane::FILE_NAME;
@@ -31,34 +29,7 @@ pub fn resolve_records(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// The newest file called `name` under `root` (recursively; by modification time, then path).
-pub fn newest_named(root: &Path, name: &str) -> Option<PathBuf> {
-    let mut best: Option<(SystemTime, PathBuf)> = None;
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() && entry.file_name() == name {
-                let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
-                    continue;
-                };
-                let candidate = (modified, path);
-                if best.as_ref().is_none_or(|b| candidate > *b) {
-                    best = Some(candidate);
-                }
-            }
-        }
-    }
-    best.map(|(_, path)| path)
-}
+pub use simpler_artifacts::find::newest_named;
 
 /// `merged_swimlane.json` next to `records`.
 pub fn default_output(records: &Path) -> PathBuf {
@@ -86,6 +57,8 @@ pub fn parent_dir(file: &Path) -> &Path {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::time::SystemTime;
 
     #[test]
     fn defaults_sit_next_to_the_records() {
