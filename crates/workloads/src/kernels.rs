@@ -31,6 +31,15 @@ use simpler_runtime::{CoreType, KernelCtx, KernelError, Worker};
 /// The body of a library kernel.
 type Body = fn(&KernelCtx<'_>) -> Result<(), KernelError>;
 
+/// How a kernel reads a scalar argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    /// The low 32 bits are an f32.
+    F32,
+    /// An unsigned 64-bit integer.
+    U64,
+}
+
 /// One library kernel.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelInfo {
@@ -46,6 +55,9 @@ pub struct KernelInfo {
     pub min_scalars: usize,
     /// Human signature for errors and docs.
     pub signature: &'static str,
+    /// How the kernel reads its leading scalars; a bare JSON number in that position is
+    /// encoded this way (typed scalars are taken as written).
+    pub scalar_types: &'static [ScalarType],
     body: Body,
 }
 
@@ -58,6 +70,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 3,
         min_scalars: 0,
         signature: "[IN a, IN b, OUT c]",
+        scalar_types: &[],
         body: add,
     },
     KernelInfo {
@@ -67,6 +80,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 2,
         min_scalars: 1,
         signature: "[IN x, OUT y], scalars [f32 s]",
+        scalar_types: &[ScalarType::F32],
         body: add_scalar,
     },
     KernelInfo {
@@ -76,6 +90,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 3,
         min_scalars: 0,
         signature: "[IN a, IN b, OUT c]",
+        scalar_types: &[],
         body: mul,
     },
     KernelInfo {
@@ -85,6 +100,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 2,
         min_scalars: 0,
         signature: "[IN x, OUT y]",
+        scalar_types: &[],
         body: copy,
     },
     KernelInfo {
@@ -94,6 +110,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 1,
         min_scalars: 1,
         signature: "[OUT y], scalars [f32 v]",
+        scalar_types: &[ScalarType::F32],
         body: fill,
     },
     KernelInfo {
@@ -103,6 +120,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 3,
         min_scalars: 0,
         signature: "[IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]",
+        scalar_types: &[],
         body: matmul,
     },
     KernelInfo {
@@ -112,6 +130,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 0,
         min_scalars: 0,
         signature: "[any]",
+        scalar_types: &[],
         body: noop,
     },
     KernelInfo {
@@ -121,6 +140,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 0,
         min_scalars: 0,
         signature: "[any]",
+        scalar_types: &[],
         body: noop,
     },
     KernelInfo {
@@ -130,6 +150,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 0,
         min_scalars: 1,
         signature: "[any], scalars [u64 duration_us]",
+        scalar_types: &[ScalarType::U64],
         body: busy,
     },
     KernelInfo {
@@ -139,6 +160,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_tensors: 0,
         min_scalars: 1,
         signature: "[any], scalars [u64 duration_us]",
+        scalar_types: &[ScalarType::U64],
         body: busy,
     },
 ];

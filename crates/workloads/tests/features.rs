@@ -44,8 +44,8 @@ fn workload() -> String {
    {{ "scope": {{ "mode": "manual", "body": [
      {{ "alloc": {{ "label": "a", "outputs": [ {{ "name": "buf", "shape": [16], "dtype": "INT32" }} ] }} }},
      {{ "submit": {{ "label": "f", "kernel": "fill", "args": [ {{ "output_existing": "buf" }} ],
-                    "scalars": [ {{ "f32": 5 }} ], "deps": [ "a" ] }} }},
-     {{ "submit": {{ "label": "slow", "kernel": "busy", "scalars": [ {{ "u64": 1000 }} ], "deps_wait": [ "f" ] }} }},
+                    "scalars": [ 5 ], "deps": [ "a" ] }} }},
+     {{ "submit": {{ "label": "slow", "kernel": "busy", "scalars": [ 1000 ], "deps_wait": [ "f" ] }} }},
      {{ "submit": {{ "label": "c", "kernel": "copy", "deps": [ "f", "slow" ],
                     "args": [ {{ "input": "buf" }}, {{ "output_existing": "z", "view": {{ "shape": [16], "offsets": [16] }} }} ] }} }}
    ] }} }},

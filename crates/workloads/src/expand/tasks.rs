@@ -5,7 +5,7 @@ use simpler_runtime::{CoreType, MixedKernels};
 
 use super::{err, Expander, MAX_TASKS};
 use crate::error::WResult;
-use crate::kernels::{self, KernelInfo};
+use crate::kernels::{self, KernelInfo, ScalarType};
 use crate::program::{ArgOp, Base, SubmitOp, SymTensor};
 use crate::schema::{ArgSpec, CoreName, DepRef, KernelRef, Scalar, TaskSpec, TypedScalar};
 
@@ -160,7 +160,10 @@ impl Expander {
             .scalars
             .iter()
             .enumerate()
-            .map(|(j, s)| self.scalar(s, &format!("{base}.scalars[{j}]")))
+            .map(|(j, s)| {
+                let declared = used.iter().find_map(|k| k.scalar_types.get(j).copied());
+                self.scalar(s, declared, &format!("{base}.scalars[{j}]"))
+            })
             .collect::<WResult<Vec<u64>>>()?;
         let mut deps = Vec::with_capacity(t.deps.len() + t.deps_wait.len());
         for (field, list, kind) in [
@@ -236,15 +239,34 @@ impl Expander {
         })
     }
 
-    fn scalar(&self, s: &Scalar, path: &str) -> WResult<u64> {
+    /// A scalar's bits. A bare number takes the type the kernel reads at this position
+    /// (`5` for `fill` is 5.0f32); without one, an integer is its two's complement and a float
+    /// its f32 bits.
+    fn scalar(&self, s: &Scalar, declared: Option<ScalarType>, path: &str) -> WResult<u64> {
+        Ok(match (s, declared) {
+            (Scalar::Int(v), Some(ScalarType::F32)) => u64::from((*v as f32).to_bits()),
+            (Scalar::Float(v), Some(ScalarType::U64)) => {
+                if v.fract() != 0.0 || *v < 0.0 || *v > u64::MAX as f64 {
+                    return Err(err(
+                        path,
+                        format!("{v} is not a valid u64 for this kernel's scalar"),
+                    ));
+                }
+                *v as u64
+            }
+            (Scalar::Int(v), _) => *v as u64,
+            (Scalar::Float(v), _) => u64::from((*v as f32).to_bits()),
+            (Scalar::Typed(t), _) => self.typed_scalar(t, path)?,
+        })
+    }
+
+    fn typed_scalar(&self, s: &TypedScalar, path: &str) -> WResult<u64> {
         Ok(match s {
-            Scalar::Int(v) => *v as u64,
-            Scalar::Float(v) => u64::from((*v as f32).to_bits()),
-            Scalar::Typed(TypedScalar::F32(v)) => u64::from((*v as f32).to_bits()),
-            Scalar::Typed(TypedScalar::F64(v)) => v.to_bits(),
-            Scalar::Typed(TypedScalar::U32(e)) => u64::from(self.u32_at(e, &format!("{path}.u32"))?),
-            Scalar::Typed(TypedScalar::U64(e)) => self.ranged(e, &format!("{path}.u64"), 0, i64::MAX)? as u64,
-            Scalar::Typed(TypedScalar::I64(e)) => self.int(e, &format!("{path}.i64"))? as u64,
+            TypedScalar::F32(v) => u64::from((*v as f32).to_bits()),
+            TypedScalar::F64(v) => v.to_bits(),
+            TypedScalar::U32(e) => u64::from(self.u32_at(e, &format!("{path}.u32"))?),
+            TypedScalar::U64(e) => self.ranged(e, &format!("{path}.u64"), 0, i64::MAX)? as u64,
+            TypedScalar::I64(e) => self.int(e, &format!("{path}.i64"))? as u64,
         })
     }
 
