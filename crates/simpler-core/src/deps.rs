@@ -120,7 +120,7 @@ pub trait FaninSink {
 /// Why [`compute_fanin`] stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaninError<E> {
-    /// An explicit dependency that names no task (invalid id or ring ≥ 4).
+    /// An explicit dependency that names no task (invalid id or ring ≥ 4) or the task itself.
     InvalidExplicitDep {
         /// Its index in the explicit-dep list.
         index: usize,
@@ -147,6 +147,7 @@ impl<E: fmt::Display> fmt::Display for FaninError<E> {
 }
 
 /// Discovers the fanin of `task` (steps 1–2 of the module doc) and hands each edge to `sink`.
+/// An explicit dependency of `task` on itself is an error, like an invalid id.
 pub fn compute_fanin<S: FaninSink>(
     task: TaskId,
     manual_scope: bool,
@@ -155,9 +156,8 @@ pub fn compute_fanin<S: FaninSink>(
     tmap: &mut TensorMap,
     sink: &mut S,
 ) -> Result<(), FaninError<S::Error>> {
-    let _ = task;
     for (index, (id, kind)) in explicit.into_iter().enumerate() {
-        if !id.is_valid() {
+        if !id.is_valid() || id == task {
             return Err(FaninError::InvalidExplicitDep { index, id });
         }
         if id.local() < tmap.watermark(id.ring()) {

@@ -2,8 +2,8 @@
 //! versions, manual scope, explicit deps, dedup) on the one dependency function.
 
 use simpler_core::{
-    compute_fanin, register_outputs, ArgTag, DType, DepFlags, DepKind, Edge, EdgeSource, FaninSet, FaninSink,
-    Overlap, TaskArgs, TaskId, Tensor, TensorArg, TensorCreateInfo, TensorMap, TensorMapConfig,
+    compute_fanin, register_outputs, ArgTag, DType, DepFlags, Edge, EdgeSource, FaninSet, FaninSink, Overlap,
+    TaskArgs, TaskId, Tensor, TensorArg, TensorCreateInfo, TensorMap, TensorMapConfig,
 };
 
 /// Records every edge (before dedup) as (producer, flags, source, arg, overlap).
@@ -271,7 +271,23 @@ fn explicit_deps_on_retired_tasks_are_skipped_and_invalid_ids_are_errors() {
         err.map_err(|e| e.to_string()),
         Err("explicit dependency #0 is not a task id (0xffffffffffffffff)".to_string())
     );
-    let _ = DepKind::Wait;
+    let mut c = TaskArgs::new();
+    c.dep(TaskId::new(0, 9));
+    let err = compute_fanin(
+        TaskId::new(0, 9),
+        false,
+        c.tensors(),
+        c.explicit_deps(),
+        &mut map,
+        &mut set,
+    );
+    assert!(
+        matches!(
+            err,
+            Err(simpler_core::FaninError::InvalidExplicitDep { index: 0, .. })
+        ),
+        "a self-dependency"
+    );
 }
 
 #[test]
