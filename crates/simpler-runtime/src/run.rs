@@ -161,9 +161,9 @@ fn orchestrate(
         }
     }
     while orch.depth() > 0 {
-        orch.end_scope();
+        orch.close_scope();
     }
-    orch.end_scope(); // the root
+    orch.close_scope(); // the root
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
     drop(orch.lane.take()); // hands its last rows over

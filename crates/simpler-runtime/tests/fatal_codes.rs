@@ -387,3 +387,32 @@ fn diagnostics_without_output_prefix_are_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn unbalanced_manual_scopes_are_handled() {
+    let w = worker();
+    // Closing the root scope is refused.
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        o.end_scope();
+        o.submit_dummy(&TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(
+        (code, msg.as_str()),
+        (FatalCode::InvalidArgs, "end_scope without a matching begin_scope")
+    );
+    // A scope left open inside a closure scope is closed with it; the run completes.
+    let r = w
+        .run(&CallConfig::default(), |o| {
+            o.scope(|o| {
+                o.begin_scope(simpler_runtime::ScopeMode::Auto, std::panic::Location::caller());
+                o.submit_dummy(&TaskArgs::new())?;
+                Ok::<_, simpler_runtime::Stopped>(())
+            })?;
+            o.submit_dummy(&TaskArgs::new())?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((r.tasks, r.completed, r.tasks_per_ring), (2, 2, [1, 0, 1, 0]));
+    still_usable(&w);
+}

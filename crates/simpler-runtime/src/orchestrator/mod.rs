@@ -184,8 +184,13 @@ impl Orchestrator {
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         self.begin_scope(mode, site);
+        let depth = self.scopes.len();
         let r = f(self);
-        self.end_scope();
+        // Close whatever `f` left open, then this scope (an unbalanced manual `end_scope` inside
+        // `f` was already reported).
+        while self.scopes.len() >= depth && self.scopes.len() > 1 {
+            self.close_scope();
+        }
         r
     }
 
@@ -264,7 +269,22 @@ impl Orchestrator {
     }
 
     /// Closes the innermost scope, releasing the scope pin of every task submitted in it.
+    /// Closing more scopes than were opened (the root belongs to the runtime) is INVALID_ARGS.
     pub fn end_scope(&mut self) {
+        if self.scopes.len() <= 1 {
+            if !self.shared.fatal.is_set() {
+                self.raise(
+                    FatalCode::InvalidArgs,
+                    "end_scope without a matching begin_scope".into(),
+                );
+            }
+            return;
+        }
+        self.close_scope();
+    }
+
+    /// Closes the innermost scope (the root too: the runtime's own end of orchestration).
+    pub(crate) fn close_scope(&mut self) {
         self.flush_ready();
         if let Some(p) = &self.scope_stats {
             self.probe(p, Phase::End);
