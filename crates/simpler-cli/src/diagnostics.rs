@@ -6,6 +6,25 @@ use std::path::Path;
 use anyhow::Result;
 use simpler_runtime::{CallConfig, RunReport};
 
+/// Prints the first lines of a run summary: title, tasks per ring, wall and orchestration time.
+pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
+    println!("{title} on {}", r.runtime.name());
+    let rings: Vec<String> = r
+        .tasks_per_ring
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(i, n)| format!("ring {i}: {n}"))
+        .collect();
+    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
+    println!(
+        "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {clusters} clusters)",
+        r.wall.as_secs_f64() * 1e3,
+        r.orchestration.as_secs_f64() * 1e3,
+        r.scheduler_threads,
+    );
+}
+
 /// Reports the artifacts of a finished run and renders their reports.
 pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<()> {
     println!("  artifacts  {}", prefix.display());

@@ -133,27 +133,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     };
     let r = &outcome.report;
-    println!(
-        "{} ({}) on {}",
-        ex.name(),
-        params.case_name(ex.params()),
-        runtime.name()
-    );
-    let rings: Vec<String> = r
-        .tasks_per_ring
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(i, n)| format!("ring {i}: {n}"))
-        .collect();
-    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
-    println!(
-        "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {} clusters)",
-        r.wall.as_secs_f64() * 1e3,
-        r.orchestration.as_secs_f64() * 1e3,
-        r.scheduler_threads,
-        cfg.clusters
-    );
+    let title = format!("{} ({})", ex.name(), params.case_name(ex.params()));
+    crate::diagnostics::print_run_header(&title, r, cfg.clusters);
     println!("  result     {}", outcome.golden.describe());
     if let Some(prefix) = &cfg.output_prefix {
         crate::diagnostics::post_run(&cfg, prefix, r)?;

@@ -61,22 +61,7 @@ fn stopped(name: &str, e: &anyhow::Error) {
 fn summary(title: &str, outcome: &Outcome) -> Result<()> {
     let r = &outcome.report;
     let cfg = &outcome.config;
-    println!("{title} on {}", r.runtime.name());
-    let rings: Vec<String> = r
-        .tasks_per_ring
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(i, n)| format!("ring {i}: {n}"))
-        .collect();
-    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
-    println!(
-        "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {} clusters)",
-        r.wall.as_secs_f64() * 1e3,
-        r.orchestration.as_secs_f64() * 1e3,
-        r.scheduler_threads,
-        cfg.clusters
-    );
+    crate::diagnostics::print_run_header(title, r, cfg.clusters);
     if outcome.checks.is_empty() && outcome.from_deps.is_none() {
         println!("  checks     none in the file");
     }
