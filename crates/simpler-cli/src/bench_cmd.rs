@@ -128,6 +128,16 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             );
         }
     }
+    let replay_dir = dir.join("replay");
+    std::fs::create_dir_all(&replay_dir)?;
+    let n = args.tasks.min(2_000_000) as usize;
+    let (replay, write) = simpler_runtime::collectors::dep_gen::bench_replay(n, &replay_dir)?;
+    let bytes = std::fs::metadata(replay_dir.join("deps.json")).map_or(0, |m| m.len());
+    println!(
+        "dep_gen replay alone (one thread, {n} 4-argument records): {:.2} M records/s; deps.json write {:.0} MB/s",
+        n as f64 / replay.as_secs_f64() / 1e6,
+        bytes as f64 / write.as_secs_f64() / 1e6
+    );
     let _ = std::fs::remove_dir_all(&dir);
     println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
     println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");

@@ -60,5 +60,18 @@ fn diagnostics_cost(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, runtime_hot_paths, diagnostics_cost);
+/// The dep_gen replay alone: both passes and the streamed graph, one thread.
+fn replay_throughput(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("simpler-criterion-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut g = c.benchmark_group("dep_gen");
+    g.sample_size(10).throughput(Throughput::Elements(TASKS));
+    g.bench_function("replay_4arg_records", |b| {
+        b.iter(|| simpler_runtime::collectors::dep_gen::bench_replay(TASKS as usize, &dir).unwrap())
+    });
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, runtime_hot_paths, diagnostics_cost, replay_throughput);
 criterion_main!(benches);

@@ -108,18 +108,17 @@ impl DepGenCapture {
         base.flags = flags;
         base.kernel_ids = kernels.as_array();
         base.block_num = u32::from(launch.block_num);
-        base.args.clear();
-        base.args
-            .extend(args.tensors().iter().map(|a| (a.tag(), a.tensor().copied())));
-        base.set_deps(args.explicit_deps().take(deps.min(INLINE_DEPS)));
+        base.set_base(
+            args.tensors().iter().map(|a| (a.tag(), a.tensor().copied())),
+            args.explicit_deps().take(deps.min(INLINE_DEPS)),
+        );
         for k in 1..needed {
             let slot = &mut buf.slots[buf.count + k];
             slot.task_id = task;
             slot.flags = FLAG_OVERFLOW | if k + 1 == needed { FLAG_LAST_OVERFLOW } else { 0 };
-            slot.args.clear();
             let from = INLINE_DEPS + (k - 1) * OVERFLOW_DEPS;
             let to = (from + OVERFLOW_DEPS).min(deps);
-            slot.set_deps(args.explicit_deps().skip(from).take(to - from));
+            slot.set_overflow(args.explicit_deps().skip(from).take(to - from));
         }
         self.fin.total_overflow += needed as u64 - 1;
         // Publication: the count covers the whole chain at once.
@@ -244,7 +243,7 @@ mod tests {
         );
         assert_eq!((fin.total, fin.total_overflow), (1, 2));
         let buf = ch.take().unwrap();
-        assert_eq!(buf.slots[..3].iter().map(|s| s.deps.len()).sum::<usize>(), kept);
+        assert_eq!(buf.slots[..3].iter().map(|s| s.dep_count()).sum::<usize>(), kept);
         assert_eq!(buf.slots[2].flags, FLAG_OVERFLOW | FLAG_LAST_OVERFLOW);
     }
 

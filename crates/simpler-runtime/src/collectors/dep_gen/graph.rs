@@ -9,11 +9,11 @@
 //! (it marks the producer seen). The `overlap` annotation says whether the producer's slice
 //! contains the consumer's slice (`covered`) or not (`other`).
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use rustc_hash::FxHashSet;
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_core::{check_overlap, ArgTag, DepFlags, Overlap, TaskId, Tensor};
 
@@ -115,9 +115,9 @@ impl Json<'_> {
 /// See the module docs.
 pub(crate) struct GraphWriter {
     parts: [Part; 3],
-    tensors_seen: HashSet<(u64, i32)>,
+    tensors_seen: FxHashSet<(u64, i32)>,
     task: TaskId,
-    preds: HashSet<u64>,
+    preds: FxHashSet<u64>,
     with_flags: bool,
     error: Option<io::Error>,
     scratch: Vec<u8>,
@@ -130,9 +130,9 @@ impl GraphWriter {
         let part = |s: &str| Part::create(dir.join(format!(".deps.{tag}.{s}.part")));
         Ok(GraphWriter {
             parts: [part("tasks")?, part("tensors")?, part("edges")?],
-            tensors_seen: HashSet::new(),
+            tensors_seen: FxHashSet::default(),
             task: TaskId::INVALID,
-            preds: HashSet::new(),
+            preds: FxHashSet::default(),
             with_flags,
             error: None,
             scratch: Vec::with_capacity(4096),

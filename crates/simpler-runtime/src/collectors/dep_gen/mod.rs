@@ -156,3 +156,66 @@ pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutc
     }
     out
 }
+
+/// Measures the replay alone (no run, no other thread): `records` synthetic submits of
+/// 4-argument tasks (two INPUT and two INOUT one-element slices over 4096 positions, so every
+/// task has two tensor-map edges to the previous writer of its slices) replayed through both
+/// passes into a deps.json under `dir`.
+/// Returns the replay time (both passes and the graph parts) and the write time. For
+/// `simpler bench` and `cargo bench`.
+#[doc(hidden)]
+pub fn bench_replay(
+    records: usize,
+    dir: &Path,
+) -> std::io::Result<(std::time::Duration, std::time::Duration)> {
+    use simpler_core::{DType, TaskArgs, TaskId, Tensor};
+
+    use crate::platform::MixedKernels;
+
+    let bufs: Vec<_> = (0..2)
+        .map(|_| Box::new(record::SlotBuffer::new(record::SLOTS_PER_BUFFER)))
+        .collect();
+    let channel = std::sync::Arc::new(crate::collectors::channel::BufferChannel::new(
+        bufs,
+        Default::default(),
+    ));
+    let mut capture = capture::DepGenCapture::new(channel.clone(), std::time::Duration::from_secs(1));
+    let t: Vec<Tensor> = (0..4u64)
+        .map(|i| {
+            Tensor::contiguous(
+                (1 << 32) + (i << 20),
+                4096 * 4,
+                &[4096],
+                DType::Float32,
+                TaskId::INVALID,
+            )
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut replay = Replay::new(dir, "bench", false);
+    let mut busy = std::time::Duration::ZERO;
+    for n in 0..records {
+        let s = (n % 4096) as u32;
+        let view = |k: usize| t[k].view(&[1], &[s]).expect("in bounds");
+        let mut a = TaskArgs::new();
+        a.input(view(0))
+            .input(view(1))
+            .output_existing(view(2))
+            .output_existing(view(3));
+        capture.record(TaskId::new(1, n as u32), false, MixedKernels::aiv(0), &a);
+        if (n + 1) % record::SLOTS_PER_BUFFER == 0 || n + 1 == records {
+            capture.flush();
+            let buf = channel.take().expect("just published");
+            let t0 = std::time::Instant::now();
+            replay.consume(&buf);
+            busy += t0.elapsed();
+            channel.recycle(buf);
+        }
+    }
+    let t0 = std::time::Instant::now();
+    match replay.graph {
+        Some(g) => g.finish(&dir.join(ARTIFACT))?,
+        None => return Err(std::io::Error::other("graph files could not be created")),
+    };
+    Ok((busy, t0.elapsed()))
+}

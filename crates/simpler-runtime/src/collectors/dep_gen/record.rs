@@ -37,17 +37,30 @@ pub const fn slots_for(deps: usize) -> usize {
     }
 }
 
+/// What a slot holds: a base record's arguments and first deps, or an overflow chunk of deps.
+/// The two share storage, so a slot is as large as its larger variant (about 4.7 KB, like the
+/// original's 4672-byte slot).
+pub(crate) enum SlotBody {
+    Base {
+        /// Tags and views; OUTPUT arguments carry no view (nothing exists at submit time).
+        args: ArrayVec<(ArgTag, Option<Tensor>), MAX_TENSOR_ARGS>,
+        deps: ArrayVec<TaskId, INLINE_DEPS>,
+        /// Bit `i` set: `deps[i]` is WAIT-only (else WAIT|RETAIN).
+        wait_only: u64,
+    },
+    Overflow {
+        deps: ArrayVec<TaskId, OVERFLOW_DEPS>,
+        wait_only: [u64; OVERFLOW_DEPS.div_ceil(64)],
+    },
+}
+
 /// One slot (base or overflow, told apart by `flags`).
 pub(crate) struct DepGenSlot {
     pub task_id: TaskId,
     pub flags: u32,
     pub kernel_ids: [i32; 3],
     pub block_num: u32,
-    /// Tags and views; OUTPUT arguments carry no view (nothing exists at submit time).
-    pub args: ArrayVec<(ArgTag, Option<Tensor>), MAX_TENSOR_ARGS>,
-    pub deps: ArrayVec<TaskId, OVERFLOW_DEPS>,
-    /// Bit `i` set: `deps[i]` is WAIT-only (else WAIT|RETAIN).
-    pub wait_only: [u64; OVERFLOW_DEPS.div_ceil(64)],
+    body: SlotBody,
 }
 
 impl DepGenSlot {
@@ -57,28 +70,94 @@ impl DepGenSlot {
             flags: 0,
             kernel_ids: [-1; 3],
             block_num: 1,
-            args: ArrayVec::new(),
-            deps: ArrayVec::new(),
-            wait_only: [0; OVERFLOW_DEPS.div_ceil(64)],
+            body: SlotBody::Base {
+                args: ArrayVec::new(),
+                deps: ArrayVec::new(),
+                wait_only: 0,
+            },
         }
     }
 
-    /// Replaces the slot's deps with `deps`.
-    pub fn set_deps(&mut self, deps: impl Iterator<Item = (TaskId, DepKind)>) {
-        self.deps.clear();
-        self.wait_only = [0; OVERFLOW_DEPS.div_ceil(64)];
-        for (i, (id, kind)) in deps.enumerate() {
-            self.deps.push(id);
+    /// Makes this a base slot holding `args` and up to [`INLINE_DEPS`] `deps` (cleared in place
+    /// when it already is one, so a record writes only what it uses).
+    pub fn set_base(
+        &mut self,
+        args: impl Iterator<Item = (ArgTag, Option<Tensor>)>,
+        deps: impl Iterator<Item = (TaskId, DepKind)>,
+    ) {
+        if !matches!(self.body, SlotBody::Base { .. }) {
+            self.body = SlotBody::Base {
+                args: ArrayVec::new(),
+                deps: ArrayVec::new(),
+                wait_only: 0,
+            };
+        }
+        let SlotBody::Base {
+            args: a,
+            deps: d,
+            wait_only,
+        } = &mut self.body
+        else {
+            unreachable!()
+        };
+        a.clear();
+        a.extend(args);
+        d.clear();
+        *wait_only = 0;
+        for (i, (id, kind)) in deps.take(INLINE_DEPS).enumerate() {
+            d.push(id);
             if kind == DepKind::Wait {
-                self.wait_only[i / 64] |= 1 << (i % 64);
+                *wait_only |= 1 << i;
             }
+        }
+    }
+
+    /// Makes this an overflow slot holding up to [`OVERFLOW_DEPS`] `deps`.
+    pub fn set_overflow(&mut self, deps: impl Iterator<Item = (TaskId, DepKind)>) {
+        if !matches!(self.body, SlotBody::Overflow { .. }) {
+            self.body = SlotBody::Overflow {
+                deps: ArrayVec::new(),
+                wait_only: [0; OVERFLOW_DEPS.div_ceil(64)],
+            };
+        }
+        let SlotBody::Overflow { deps: d, wait_only } = &mut self.body else {
+            unreachable!()
+        };
+        d.clear();
+        *wait_only = [0; OVERFLOW_DEPS.div_ceil(64)];
+        for (i, (id, kind)) in deps.take(OVERFLOW_DEPS).enumerate() {
+            d.push(id);
+            if kind == DepKind::Wait {
+                wait_only[i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+
+    /// The arguments (empty for an overflow slot).
+    pub fn args(&self) -> &[(ArgTag, Option<Tensor>)] {
+        match &self.body {
+            SlotBody::Base { args, .. } => args,
+            SlotBody::Overflow { .. } => &[],
+        }
+    }
+
+    /// Number of deps in this slot.
+    #[cfg(test)]
+    pub fn dep_count(&self) -> usize {
+        match &self.body {
+            SlotBody::Base { deps, .. } => deps.len(),
+            SlotBody::Overflow { deps, .. } => deps.len(),
         }
     }
 
     /// The slot's deps with their kinds.
     pub fn deps(&self) -> impl Iterator<Item = (TaskId, DepKind)> + '_ {
-        self.deps.iter().enumerate().map(|(i, &id)| {
-            let wait = self.wait_only[i / 64] & (1 << (i % 64)) != 0;
+        let (ids, bits): (&[TaskId], &[u64]) = match &self.body {
+            SlotBody::Base { deps, wait_only, .. } => (deps, std::slice::from_ref(wait_only)),
+            SlotBody::Overflow { deps, wait_only } => (deps, wait_only),
+        };
+        ids.iter().enumerate().map(move |(i, &id)| {
+            let wait = bits[i / 64] & (1 << (i % 64)) != 0;
             (id, if wait { DepKind::Wait } else { DepKind::WaitRetain })
         })
     }
@@ -120,21 +199,27 @@ mod tests {
     }
 
     #[test]
-    fn dep_kinds_round_trip() {
+    fn dep_kinds_round_trip_in_both_slot_kinds() {
         let mut s = DepGenSlot::empty();
-        let deps: Vec<_> = (0..200u32)
-            .map(|i| {
-                (
-                    TaskId::new(0, i),
-                    if i % 3 == 0 {
-                        DepKind::Wait
-                    } else {
-                        DepKind::WaitRetain
-                    },
-                )
-            })
-            .collect();
-        s.set_deps(deps.iter().copied());
+        let kind = |i: u32| {
+            if i % 3 == 0 {
+                DepKind::Wait
+            } else {
+                DepKind::WaitRetain
+            }
+        };
+        let deps: Vec<_> = (0..200u32).map(|i| (TaskId::new(0, i), kind(i))).collect();
+        s.set_overflow(deps.iter().copied());
         assert_eq!(s.deps().collect::<Vec<_>>(), deps);
+        s.set_base(std::iter::empty(), deps.iter().copied());
+        assert_eq!(
+            (s.dep_count(), s.deps().collect::<Vec<_>>()),
+            (64, deps[..64].to_vec())
+        );
+        assert!(
+            std::mem::size_of::<DepGenSlot>() < 4800,
+            "{}",
+            std::mem::size_of::<DepGenSlot>()
+        );
     }
 }

@@ -127,7 +127,7 @@ impl Replay {
         }
         let id = rec.task_id;
         let manual = rec.flags & FLAG_MANUAL != 0;
-        record_args(&rec.args, self.placeholder, &mut self.args);
+        record_args(rec.args(), self.placeholder, &mut self.args);
         let Replay {
             oracle,
             annot,
@@ -145,7 +145,7 @@ impl Replay {
             rec.flags & FLAG_EARLY_DISPATCH != 0,
             rec.kernel_ids,
             rec.block_num,
-            &rec.args,
+            rec.args(),
         );
 
         // Oracle: the runtime's dependency function.
