@@ -111,6 +111,11 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
                     ));
                 }
             }
+            if let Some(path) = r.swimlane.as_ref().and_then(|l| l.path.as_ref()) {
+                if let Some(ns) = mean_submit_span(path) {
+                    notes.push(format!("mean submit call {ns:.0} ns (orchestrator spans)"));
+                }
+            }
             if let Some(sc) = &r.scope_stats {
                 if !s.probe_only && (sc.dropped.unwrap_or(0) > 0 || sc.verdict != "published") {
                     notes.push(format!("scope stats {}", sc.verdict));
@@ -143,6 +148,24 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
     println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
     println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
     Ok(())
+}
+
+/// The mean duration of the orchestrator's submit calls in a swimlane records file.
+fn mean_submit_span(path: &std::path::Path) -> Option<f64> {
+    use simpler_artifacts::swimlane::{read_swimlane, DummyRow, OrchRow, SwimlaneSink, TaskRow};
+    #[derive(Default)]
+    struct Spans(u64, u64);
+    impl SwimlaneSink for Spans {
+        fn task(&mut self, _: TaskRow) {}
+        fn dummy(&mut self, _: DummyRow) {}
+        fn orch(&mut self, row: OrchRow) {
+            self.0 += row.submit_end_ns.saturating_sub(row.submit_start_ns);
+            self.1 += 1;
+        }
+    }
+    let mut spans = Spans::default();
+    read_swimlane(path, &mut spans).ok()?;
+    (spans.1 > 0).then(|| spans.0 as f64 / spans.1 as f64)
 }
 
 /// Runs the command.

@@ -286,9 +286,10 @@ impl Orchestrator {
             ring: ring as u8,
             index: local & self.shared.rings[ring].mask,
         };
-        let shared = self.shared.clone();
-        let slot = shared.slot(sref);
+        // The slot is re-derived from `self.shared` after every call that needs `&mut self`
+        // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
         {
+            let slot = self.shared.slot(sref);
             let mut fan = slot.fan.lock();
             fan.local = local;
             fan.state = if is_alloc {
@@ -299,12 +300,13 @@ impl Orchestrator {
             fan.fanout_count = SCOPE_BIT;
             fan.fanout_refcount = 0;
             fan.consumers.clear();
+            drop(fan);
+            slot.next_block.store(0, Ordering::Relaxed);
+            slot.remaining
+                .store(block_num * kernels.active_count(), Ordering::Relaxed);
+            slot.shape.store(shape as u8, Ordering::Relaxed);
+            slot.heap_end.store(heap_start + out_bytes, Ordering::Relaxed);
         }
-        slot.next_block.store(0, Ordering::Relaxed);
-        slot.remaining
-            .store(block_num * kernels.active_count(), Ordering::Relaxed);
-        slot.shape.store(shape as u8, Ordering::Relaxed);
-        slot.heap_end.store(heap_start + out_bytes, Ordering::Relaxed);
         self.scope_tasks.push(ScopedTask { slot: sref, local });
 
         // Dependencies (not for the hidden alloc task: it has no inputs).
@@ -336,24 +338,27 @@ impl Orchestrator {
             if self.kind == RuntimeKind::Tmr
                 && local.is_multiple_of(simpler_core::tensormap::CLEANUP_INTERVAL)
             {
-                self.seen_last_alive[ring] = shared.rings[ring].last_alive.load(Ordering::Acquire);
+                self.seen_last_alive[ring] = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
             }
             self.tmap.set_watermark(ring as u8, self.seen_last_alive[ring]);
             self.tmap.sync(id);
-            let mut sink = LiveSink {
-                shared: &shared,
-                scratch: &mut self.scratch,
-                next_local: &self.next_local,
-                graph: self.dep_graph.as_mut(),
+            let found = {
+                let mut sink = LiveSink {
+                    shared: &self.shared,
+                    scratch: &mut self.scratch,
+                    next_local: &self.next_local,
+                    graph: self.dep_graph.as_mut(),
+                };
+                compute_fanin(
+                    id,
+                    manual,
+                    args.tensors(),
+                    args.explicit_deps(),
+                    &mut self.tmap,
+                    &mut sink,
+                )
             };
-            match compute_fanin(
-                id,
-                manual,
-                args.tensors(),
-                args.explicit_deps(),
-                &mut self.tmap,
-                &mut sink,
-            ) {
+            match found {
                 Ok(()) => {}
                 Err(FaninError::InvalidExplicitDep { index, id: bad }) => {
                     return Err(self.invalid(format!(
@@ -378,7 +383,8 @@ impl Orchestrator {
         // Payload: materialize outputs, copy arguments and the fanin.
         let mut outputs = ArrayVec::new();
         {
-            let mut p = slot.payload.write();
+            let shared = &*self.shared;
+            let mut p = shared.slot(sref).payload.write();
             p.id = id;
             p.kernels = kernels;
             p.block_num = block_num;
@@ -413,10 +419,11 @@ impl Orchestrator {
         }
 
         if is_alloc {
+            let slot = self.shared.slot(sref);
             slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
             slot.spill_mark
                 .store(self.spill_pools[ring].top(), Ordering::Relaxed);
-            shared.task_finished();
+            self.shared.task_finished();
             return Ok(TaskOutputs { id, outputs });
         }
         let spill = self.scratch.fanin.len().saturating_sub(FANIN_INLINE_CAP) as u64;
@@ -424,7 +431,9 @@ impl Orchestrator {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
             self.spill_pools[ring].take(spill);
         }
-        slot.spill_mark
+        self.shared
+            .slot(sref)
+            .spill_mark
             .store(self.spill_pools[ring].top(), Ordering::Relaxed);
         self.wire(sref, ring)?;
         if let Some(log) = &mut self.fanin_log {
@@ -450,10 +459,9 @@ impl Orchestrator {
 
     /// Wires the task into its producers' fanout lists and publishes it when ready.
     fn wire(&mut self, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
-        let shared = self.shared.clone();
-        let slot = shared.slot(sref);
         let n = self.scratch.fanin.len() as u32;
         if n == 0 {
+            let slot = self.shared.slot(sref);
             slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
@@ -461,29 +469,34 @@ impl Orchestrator {
             return Ok(());
         }
         self.reserve_pool(Exhausted::DepPool, ring, u64::from(n))?;
-        slot.fanin_refcount.store(0, Ordering::Relaxed);
-        slot.fanin_count.store(n + 1, Ordering::Release);
-        let mut completed = 0u32;
-        let mut linked = 0u64;
-        for &(p, _, _) in &self.scratch.fanin {
-            let mut fan = shared.slot(p).fan.lock();
-            if fan.state == TaskState::Pending {
-                fan.consumers.push(sref);
-                linked += 1;
-            } else {
-                completed += 1;
+        let ready = {
+            let shared = &*self.shared;
+            let slot = shared.slot(sref);
+            slot.fanin_refcount.store(0, Ordering::Relaxed);
+            slot.fanin_count.store(n + 1, Ordering::Release);
+            let mut completed = 0u32;
+            let mut linked = 0u64;
+            for &(p, _, _) in &self.scratch.fanin {
+                let mut fan = shared.slot(p).fan.lock();
+                if fan.state == TaskState::Pending {
+                    fan.consumers.push(sref);
+                    linked += 1;
+                } else {
+                    completed += 1;
+                }
             }
-        }
-        if self.kind == RuntimeKind::Tmr {
-            self.dep_pools[ring].take(linked);
-        }
-        slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
-        for &(p, _, flags) in &self.scratch.fanin {
-            if !flags.contains(DepFlags::RETAIN) {
-                shared.release_pin(p);
+            if self.kind == RuntimeKind::Tmr {
+                self.dep_pools[ring].take(linked);
             }
-        }
-        if slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1 {
+            slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
+            for &(p, _, flags) in &self.scratch.fanin {
+                if !flags.contains(DepFlags::RETAIN) {
+                    shared.release_pin(p);
+                }
+            }
+            slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
+        };
+        if ready {
             self.ready_soon(sref);
         }
         Ok(())
