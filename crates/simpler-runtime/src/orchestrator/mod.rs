@@ -9,13 +9,12 @@ mod scope;
 mod submit;
 
 use std::cell::RefCell;
-
-use simpler_artifacts::swimlane::OrchRow;
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
+use simpler_artifacts::swimlane::OrchRow;
 use simpler_core::{
     DepFlags, TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS,
     MAX_TENSOR_ARGS,
