@@ -7,7 +7,9 @@ use std::str::FromStr;
 
 use anyhow::{bail, Result};
 use simpler_core::{DType, TaskArgs};
-use simpler_runtime::{CallConfig, CoreType, RunReport, RuntimeEnv, RuntimeKind, Worker};
+use simpler_runtime::{
+    CallConfig, CoreType, OrchResult, Orchestrator, RunReport, RuntimeEnv, RuntimeKind, Worker,
+};
 
 /// Tasks per scope in the flat workloads (well below the default window).
 pub const TASKS_PER_SCOPE: u32 = 1000;
@@ -122,21 +124,14 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
             let a = w.alloc_tensor(&[width], DType::Float32)?;
             let b = w.alloc_tensor(&[width], DType::Float32)?;
             w.run(cfg, move |o| {
-                let mut i = 0u32;
-                while i < n {
-                    o.scope(|o| {
-                        for _ in 0..TASKS_PER_SCOPE.min(n - i) {
-                            let s = i % width;
-                            let mut args = TaskArgs::new();
-                            args.input(a.view(&[1], &[s])?)
-                                .output_existing(b.view(&[1], &[s])?);
-                            o.submit_aiv(NOOP_AIV, &args)?;
-                            i += 1;
-                        }
-                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-                    })?;
-                }
-                Ok(())
+                in_scopes(o, n, |o, i| {
+                    let s = i % width;
+                    let mut args = TaskArgs::new();
+                    args.input(a.view(&[1], &[s])?)
+                        .output_existing(b.view(&[1], &[s])?);
+                    o.submit_aiv(NOOP_AIV, &args)?;
+                    Ok(())
+                })
             })?
         }
         Workload::Independent4 => {
@@ -146,23 +141,16 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
                 .collect::<Result<_, _>>()?;
             let (a, b, c, d) = (t[0], t[1], t[2], t[3]);
             w.run(cfg, move |o| {
-                let mut i = 0u32;
-                while i < n {
-                    o.scope(|o| {
-                        for _ in 0..TASKS_PER_SCOPE.min(n - i) {
-                            let s = i % SLOTS;
-                            let mut args = TaskArgs::new();
-                            args.input(a.view(&[1], &[s])?)
-                                .input(b.view(&[1], &[s])?)
-                                .output_existing(c.view(&[1], &[s])?)
-                                .output_existing(d.view(&[1], &[s])?);
-                            o.submit_aiv(NOOP_AIV, &args)?;
-                            i += 1;
-                        }
-                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-                    })?;
-                }
-                Ok(())
+                in_scopes(o, n, |o, i| {
+                    let s = i % SLOTS;
+                    let mut args = TaskArgs::new();
+                    args.input(a.view(&[1], &[s])?)
+                        .input(b.view(&[1], &[s])?)
+                        .output_existing(c.view(&[1], &[s])?)
+                        .output_existing(d.view(&[1], &[s])?);
+                    o.submit_aiv(NOOP_AIV, &args)?;
+                    Ok(())
+                })
             })?
         }
         Workload::Scopes => w.run(cfg, move |o| {
@@ -174,19 +162,12 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
         Workload::Chain => {
             let x = w.alloc_tensor(&[16], DType::Float32)?;
             w.run(cfg, move |o| {
-                let mut i = 0u32;
-                while i < n {
-                    o.scope(|o| {
-                        for _ in 0..TASKS_PER_SCOPE.min(n - i) {
-                            let mut args = TaskArgs::new();
-                            args.inout(x);
-                            o.submit_aiv(NOOP_AIV, &args)?;
-                            i += 1;
-                        }
-                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-                    })?;
-                }
-                Ok(())
+                in_scopes(o, n, |o, _| {
+                    let mut args = TaskArgs::new();
+                    args.inout(x);
+                    o.submit_aiv(NOOP_AIV, &args)?;
+                    Ok(())
+                })
             })?
         }
         Workload::FanOutFanIn => {
@@ -251,6 +232,26 @@ pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64
         }
     };
     Ok(report)
+}
+
+/// Runs `submit(o, i)` for `i` in `0..n`, [`TASKS_PER_SCOPE`] tasks per nested scope.
+fn in_scopes(
+    o: &mut Orchestrator,
+    n: u32,
+    mut submit: impl FnMut(&mut Orchestrator, u32) -> OrchResult,
+) -> OrchResult {
+    let mut i = 0u32;
+    while i < n {
+        let end = (i + TASKS_PER_SCOPE).min(n);
+        o.scope(|o| {
+            while i < end {
+                submit(o, i)?;
+                i += 1;
+            }
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        })?;
+    }
+    Ok(())
 }
 
 /// The figures `simpler bench` prints for one run.
