@@ -12,12 +12,21 @@
 //!
 //! A map built with [`TensorMapConfig::unbounded`] never retires anything and grows on
 //! demand: that is the dep_gen replay's and the `hbg` runtime's map.
+//!
+//! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup,
+//! e.g. the C of a tiled GEMM) moves into its own index ordered by start offset (`hot.rs`), so a
+//! lookup visits only the entries whose element range can reach the consumer's; the visiting
+//! order (newest first) and every result are unchanged (property-tested against the plain map).
 
+mod hot;
 mod overlap;
 
 pub use overlap::{check_overlap, Overlap};
 
+use rustc_hash::FxHashMap;
+
 use crate::{TaskId, Tensor, MAX_RINGS};
+use hot::HotIndex;
 
 /// Default entry capacity of the runtime's tensor map.
 pub const DEFAULT_TENSORMAP_CAPACITY: usize = 65536;
@@ -25,6 +34,9 @@ pub const DEFAULT_TENSORMAP_CAPACITY: usize = 65536;
 pub const DEFAULT_TENSORMAP_BUCKETS: usize = 4096;
 /// Retired tasks between two batched cleanups of a ring.
 pub const CLEANUP_INTERVAL: u32 = 64;
+/// Entries of one base address a lookup may walk in the bucket chain before that address gets
+/// its own ordered index (see `hot.rs`).
+pub const DEFAULT_HOT_THRESHOLD: usize = 64;
 
 const NIL: u32 = u32::MAX;
 
@@ -37,6 +49,8 @@ pub struct TensorMapConfig {
     pub buckets: usize,
     /// Task window per ring, for the per-task chains; `None` when nothing ever retires.
     pub task_windows: Option<[u32; MAX_RINGS]>,
+    /// Same-address entries a lookup may walk before the address gets an ordered index.
+    pub hot_threshold: usize,
 }
 
 impl TensorMapConfig {
@@ -46,6 +60,7 @@ impl TensorMapConfig {
             capacity: Some(capacity),
             buckets: DEFAULT_TENSORMAP_BUCKETS,
             task_windows: Some(task_windows),
+            hot_threshold: DEFAULT_HOT_THRESHOLD,
         }
     }
     /// A map that never retires and grows on demand.
@@ -54,6 +69,7 @@ impl TensorMapConfig {
             capacity: None,
             buckets: DEFAULT_TENSORMAP_BUCKETS,
             task_windows: None,
+            hot_threshold: DEFAULT_HOT_THRESHOLD,
         }
     }
 }
@@ -69,6 +85,10 @@ pub struct TensorMapFull {
 struct Entry {
     tensor: Tensor,
     producer: TaskId,
+    /// Insert order (newest first is the visiting order).
+    seq: u64,
+    /// Kept in its address's hot index instead of the bucket chain.
+    hot: bool,
     bucket: u32,
     b_prev: u32,
     b_next: u32,
@@ -93,6 +113,10 @@ pub struct TensorMap {
     watermark: [u32; MAX_RINGS],
     cleaned: [u32; MAX_RINGS],
     task_chains: [Vec<TaskChain>; MAX_RINGS],
+    hot: FxHashMap<u64, HotIndex>,
+    hot_threshold: usize,
+    next_seq: u64,
+    candidates: Vec<(u64, u32)>,
 }
 
 impl TensorMap {
@@ -121,6 +145,10 @@ impl TensorMap {
             watermark: [0; MAX_RINGS],
             cleaned: [0; MAX_RINGS],
             task_chains,
+            hot: FxHashMap::default(),
+            hot_threshold: cfg.hot_threshold.max(1),
+            next_seq: 0,
+            candidates: Vec::new(),
         }
     }
 
@@ -224,8 +252,21 @@ impl TensorMap {
             bucket,
             b_prev,
             b_next,
+            hot,
+            seq,
+            tensor,
             ..
         } = self.entries[e as usize];
+        if hot {
+            let addr = tensor.addr();
+            if let Some(h) = self.hot.get_mut(&addr) {
+                h.remove(tensor.start_offset(), seq);
+                if h.is_empty() {
+                    self.hot.remove(&addr);
+                }
+            }
+            return;
+        }
         if b_prev == NIL {
             self.buckets[bucket as usize] = b_next;
         } else {
@@ -269,8 +310,10 @@ impl TensorMap {
 
     /// Records that `producer` wrote `tensor`.
     pub fn insert(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
-        let bucket = self.bucket_of(tensor.addr()) as u32;
-        let b_next = self.buckets[bucket as usize];
+        let addr = tensor.addr();
+        let bucket = self.bucket_of(addr) as u32;
+        let hot = !self.hot.is_empty() && self.hot.contains_key(&addr);
+        let b_next = if hot { NIL } else { self.buckets[bucket as usize] };
         let (t_head_slot, t_next) = match self
             .task_chains
             .get_mut(producer.ring() as usize)
@@ -289,9 +332,12 @@ impl TensorMap {
             }
             None => (None, NIL),
         };
+        let seq = self.next_seq;
         let entry = Entry {
             tensor: *tensor,
             producer,
+            seq,
+            hot,
             bucket,
             b_prev: NIL,
             b_next,
@@ -309,11 +355,23 @@ impl TensorMap {
                 capacity: self.capacity.unwrap_or(0),
             });
         };
+        self.next_seq += 1;
         self.in_use += 1;
-        if b_next != NIL {
-            self.entries[b_next as usize].b_prev = e;
+        if hot {
+            let h = self.hot.get_mut(&addr).expect("checked above");
+            h.insert(
+                tensor.start_offset(),
+                seq,
+                tensor.extent_elems(),
+                tensor.version(),
+                e,
+            );
+        } else {
+            if b_next != NIL {
+                self.entries[b_next as usize].b_prev = e;
+            }
+            self.buckets[bucket as usize] = e;
         }
-        self.buckets[bucket as usize] = e;
         if let Some(slot) = t_head_slot {
             if t_next != NIL {
                 self.entries[t_next as usize].t_prev = e;
@@ -332,22 +390,87 @@ impl TensorMap {
         remove_covered: bool,
         mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut e = self.buckets[self.bucket_of(consumer.addr())];
+        let addr = consumer.addr();
+        if !self.hot.is_empty() && self.hot.contains_key(&addr) {
+            return self.lookup_hot(consumer, remove_covered, hit);
+        }
+        let mut e = self.buckets[self.bucket_of(addr)];
+        let mut same_address = 0usize;
         while e != NIL {
             let entry = self.entries[e as usize];
             let next = entry.b_next;
-            if entry.tensor.addr() == consumer.addr() && self.is_live(entry.producer) {
-                let ov = check_overlap(&entry.tensor, consumer);
-                if ov != Overlap::None {
-                    hit(entry.producer, &entry.tensor, ov)?;
-                    if remove_covered && ov == Overlap::Covered {
-                        self.remove(e);
+            if entry.tensor.addr() == addr {
+                same_address += 1;
+                if self.is_live(entry.producer) {
+                    let ov = check_overlap(&entry.tensor, consumer);
+                    if ov != Overlap::None {
+                        hit(entry.producer, &entry.tensor, ov)?;
+                        if remove_covered && ov == Overlap::Covered {
+                            self.remove(e);
+                        }
                     }
                 }
             }
             e = next;
         }
+        if same_address > self.hot_threshold {
+            self.promote(addr);
+        }
         Ok(())
+    }
+
+    /// [`TensorMap::lookup`] for a hot address: only entries whose range can reach the
+    /// consumer's are visited, newest first.
+    fn lookup_hot<E>(
+        &mut self,
+        consumer: &Tensor,
+        remove_covered: bool,
+        mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut cands = std::mem::take(&mut self.candidates);
+        cands.clear();
+        let start = consumer.start_offset();
+        let end = start + consumer.extent_elems();
+        self.hot[&consumer.addr()].candidates(start, end, consumer.version(), &mut cands);
+        cands.sort_unstable_by_key(|&(seq, _)| std::cmp::Reverse(seq));
+        let mut result = Ok(());
+        for &(_, e) in &cands {
+            let entry = self.entries[e as usize];
+            if !self.is_live(entry.producer) {
+                continue;
+            }
+            let ov = check_overlap(&entry.tensor, consumer);
+            if ov != Overlap::None {
+                if let Err(err) = hit(entry.producer, &entry.tensor, ov) {
+                    result = Err(err);
+                    break;
+                }
+                if remove_covered && ov == Overlap::Covered {
+                    self.remove(e);
+                }
+            }
+        }
+        self.candidates = cands;
+        result
+    }
+
+    /// Moves every entry of `addr` from its bucket chain into an ordered index.
+    #[cold]
+    fn promote(&mut self, addr: u64) {
+        let mut index = HotIndex::new();
+        let mut e = self.buckets[self.bucket_of(addr)];
+        while e != NIL {
+            let next = self.entries[e as usize].b_next;
+            if self.entries[e as usize].tensor.addr() == addr {
+                self.unlink_bucket(e);
+                let entry = &mut self.entries[e as usize];
+                entry.hot = true;
+                let t = entry.tensor;
+                index.insert(t.start_offset(), entry.seq, t.extent_elems(), t.version(), e);
+            }
+            e = next;
+        }
+        self.hot.insert(addr, index);
     }
 }
 

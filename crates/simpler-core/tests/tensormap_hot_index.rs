@@ -1,0 +1,93 @@
+//! Property: a tensor map that moves busy buffers into ordered "hot" indexes gives exactly the
+//! same lookups (producers, overlaps, order, removals) as one that only walks bucket chains.
+
+use proptest::prelude::*;
+use simpler_core::{DType, Overlap, TaskId, Tensor, TensorMap, TensorMapConfig};
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// Insert a view written by the next task.
+    Insert {
+        view: (u32, u32, u32, u32, i32),
+        other_buffer: bool,
+    },
+    /// Look a view up (INOUT removes covered entries).
+    Lookup {
+        view: (u32, u32, u32, u32, i32),
+        inout: bool,
+        other_buffer: bool,
+    },
+    /// Retire every task below `fraction`% of those inserted so far, then clean up.
+    Retire { fraction: u32 },
+}
+
+fn view_s() -> impl Strategy<Value = (u32, u32, u32, u32, i32)> {
+    (0u32..16, 1u32..17, 0u32..16, 1u32..17, 0i32..3)
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (view_s(), prop::bool::weighted(0.1)).prop_map(|(view, other_buffer)| Op::Insert { view, other_buffer }),
+        4 => (view_s(), any::<bool>(), prop::bool::weighted(0.1))
+            .prop_map(|(view, inout, other_buffer)| Op::Lookup { view, inout, other_buffer }),
+        1 => (0u32..100).prop_map(|fraction| Op::Retire { fraction }),
+    ]
+}
+
+fn make(base: &Tensor, (r0, rows, c0, cols, version): (u32, u32, u32, u32, i32)) -> Tensor {
+    let rows = rows.min(16 - r0);
+    let cols = cols.min(16 - c0);
+    base.view(&[rows, cols], &[r0, c0]).unwrap().with_version(version)
+}
+
+fn map(hot_threshold: usize, bounded: bool) -> TensorMap {
+    let mut cfg = if bounded {
+        TensorMapConfig::bounded(1 << 16, [1 << 12; 4])
+    } else {
+        TensorMapConfig::unbounded()
+    };
+    cfg.hot_threshold = hot_threshold;
+    cfg.buckets = 4; // force different buffers to share buckets
+    TensorMap::new(cfg)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn hot_indexes_change_nothing(ops in prop::collection::vec(op(), 1..400), bounded in any::<bool>()) {
+        let a = Tensor::contiguous(0x10_0000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
+        let b = Tensor::contiguous(0x20_0000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
+        let (mut hot, mut plain) = (map(2, bounded), map(usize::MAX, bounded));
+        let mut next = 0u32;
+        for op in ops {
+            match op {
+                Op::Insert { view, other_buffer } => {
+                    let t = make(if other_buffer { &b } else { &a }, view);
+                    let id = TaskId::new(0, next);
+                    next += 1;
+                    hot.sync(id);
+                    plain.sync(id);
+                    prop_assert_eq!(hot.insert(&t, id), plain.insert(&t, id));
+                }
+                Op::Lookup { view, inout, other_buffer } => {
+                    let t = make(if other_buffer { &b } else { &a }, view);
+                    let mut got: Vec<(TaskId, Overlap)> = Vec::new();
+                    let mut want: Vec<(TaskId, Overlap)> = Vec::new();
+                    hot.lookup::<()>(&t, inout, |p, _, o| { got.push((p, o)); Ok(()) }).unwrap();
+                    plain.lookup::<()>(&t, inout, |p, _, o| { want.push((p, o)); Ok(()) }).unwrap();
+                    prop_assert_eq!(got, want);
+                }
+                Op::Retire { fraction } => {
+                    if bounded {
+                        let w = next * fraction / 100;
+                        hot.set_watermark(0, w);
+                        plain.set_watermark(0, w);
+                        prop_assert_eq!(hot.reclaim_retired(), plain.reclaim_retired());
+                    }
+                }
+            }
+            prop_assert_eq!(hot.in_use(), plain.in_use());
+        }
+    }
+}
