@@ -4,26 +4,12 @@ use std::panic::Location;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use simpler_artifacts::swimlane::Header as LaneHeader;
+use std::time::Duration;
 
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
-use crate::collectors::channel::{BufferChannel, ChannelFaults};
-use crate::collectors::dep_gen;
-use crate::collectors::dep_gen::capture::DepGenCapture;
-use crate::collectors::dep_gen::graph::GraphWriter;
-use crate::collectors::dep_gen::record::{SlotBuffer, BUFFERS as DEP_GEN_BUFFERS, SLOTS_PER_BUFFER};
-use crate::collectors::dep_gen::replay::{DepGenCollector, Replay};
 use crate::collectors::scope_stats::background::BackgroundWriter;
-use crate::collectors::scope_stats::collector::Collector;
-use crate::collectors::scope_stats::export::{close_metadata_only, close_run, Capacities};
-use crate::collectors::scope_stats::probe::{RecordBuffer, ScopeStatsProducer, BACKPRESSURE_WAIT};
-use crate::collectors::scope_stats::{ARTIFACT, BUFFERS};
-use crate::collectors::swimlane::{
-    self, RowBuffer as LaneBuffer, RunClock, SwimlaneCollector, SwimlaneShared,
-};
+use crate::collectors::session::Session;
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
     load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
@@ -31,7 +17,7 @@ use crate::memory::{
 use crate::orchestrator::{OrchResult, Orchestrator};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
 use crate::platform::{CoreType, Platform};
-use crate::run::{execute, DiagInputs, RunError, RunReport};
+use crate::run::{execute, RunError, RunReport};
 use crate::shared::RunShared;
 
 /// Owns the registered kernels and the external device buffers; runs orchestrations.
@@ -240,80 +226,7 @@ impl Worker {
         if cfg.any_diagnostic() {
             self.write_name_map(cfg.output_prefix.as_deref().unwrap_or(Path::new(".")));
         }
-        let caps = Capacities {
-            task_window: sizes.task_window.map(u64::from),
-            heap: sizes.heap,
-            dep_pool: sizes.dep_pool.map(u64::from),
-            tensormap: cfg.tensormap_capacity as u64,
-        };
-        let prefix = cfg.output_prefix.clone().unwrap_or_default();
         let background = self.background.as_ref().filter(|_| self.collect_across_runs_on);
-        let collecting = cfg.enable_scope_stats && cfg.runtime == RuntimeKind::Tmr;
-        if collecting {
-            if let Some(bg) = background {
-                bg.admit().map_err(RunError::Refused)?;
-            }
-        }
-        let (producer, collector) = if collecting {
-            let f = &cfg.faults;
-            let buffers = (0..BUFFERS).map(|_| Box::new(RecordBuffer::new())).collect();
-            let faults = ChannelFaults {
-                refuse_ready: f.refuse_ready,
-                starve_free: f.starve_free,
-            };
-            let channel = Arc::new(BufferChannel::new(buffers, faults));
-            let wait = f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT);
-            let producer = ScopeStatsProducer::new(
-                channel.clone(),
-                run_epoch,
-                self.buf_seq.clone(),
-                f.saturate_counters,
-                wait,
-            );
-            let dir = prefix
-                .join(ARTIFACT)
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
-            (
-                Some(producer),
-                Some(Collector::spawn(channel, dir, run_epoch, f.host_storage_limit)),
-            )
-        } else {
-            (None, None)
-        };
-        let mut diag = DiagInputs {
-            scope_stats: producer,
-            ..Default::default()
-        };
-        let dep_collector = if cfg.enable_dep_gen {
-            let f = &cfg.faults;
-            match cfg.runtime {
-                RuntimeKind::Tmr => {
-                    let per = f.dep_gen_slots_per_buffer.unwrap_or(SLOTS_PER_BUFFER).max(1);
-                    let buffers = (0..DEP_GEN_BUFFERS)
-                        .map(|_| Box::new(SlotBuffer::new(per)))
-                        .collect();
-                    let faults = ChannelFaults {
-                        refuse_ready: f.refuse_ready,
-                        starve_free: f.starve_free,
-                    };
-                    let channel = Arc::new(BufferChannel::new(buffers, faults));
-                    let wait = f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT);
-                    diag.dep_gen = Some(DepGenCapture::new(channel.clone(), wait));
-                    let mut replay =
-                        Replay::new(&prefix, &run_epoch.to_string(), f.corrupt_dep_gen_annotation);
-                    replay.skip = f.skip_dep_gen_replay;
-                    Some(DepGenCollector::spawn(channel, replay))
-                }
-                RuntimeKind::Hbg => {
-                    diag.dep_graph = GraphWriter::create(&prefix, &run_epoch.to_string(), false).ok();
-                    None
-                }
-            }
-        } else {
-            None
-        };
         let memory = RunMemory {
             heaps: HeapMemory::new(heap_sizes),
             external: self.external.clone(),
@@ -322,66 +235,16 @@ impl Worker {
             clusters: cfg.clusters as u32,
         };
         let mut run_shared = RunShared::new(cfg.runtime, sizes, memory, self.kernels.clone(), platform);
-        let lane_collector = if cfg.enable_l2_swimlane {
-            let threads = cfg.effective_scheduler_threads().min(cfg.clusters).max(1);
-            let buffers = (0..2 * (threads + 1) + 2)
-                .map(|_| Box::new(LaneBuffer::new()))
-                .collect();
-            let f = &cfg.faults;
-            let faults = ChannelFaults {
-                refuse_ready: f.refuse_ready,
-                starve_free: f.starve_free,
-            };
-            let channel = Arc::new(BufferChannel::new(buffers, faults));
-            let dropped = Arc::new(AtomicU64::new(0));
-            run_shared.swimlane = Some(SwimlaneShared {
-                channel: channel.clone(),
-                dropped: dropped.clone(),
-                clock: RunClock(Instant::now()),
-                wait: f.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT),
-            });
-            Some((
-                SwimlaneCollector::spawn(channel, prefix.clone(), run_epoch),
-                dropped,
-            ))
-        } else {
-            None
-        };
-        let shared = Arc::new(run_shared);
-        let mut executed = execute(shared, cfg, root, Box::new(orchestration), diag);
-        if let Some((c, dropped)) = lane_collector {
-            let spilled = c.stop();
-            let header =
-                LaneHeader::for_clusters(cfg.clusters as u32, executed.report.scheduler_threads as u32);
-            let proven = executed.report.stop_proven;
-            executed.report.swimlane = Some(swimlane::close(
-                &prefix,
-                spilled,
-                dropped.load(Ordering::Relaxed),
-                &header,
-                proven,
-            ));
-        }
-        if let Some(c) = dep_collector {
-            let replay = c.stop();
-            executed.report.dep_gen = Some(dep_gen::close_tmr(
-                &prefix,
-                replay,
-                executed.diag.dep_gen_final.take(),
-            ));
-        } else if cfg.enable_dep_gen {
-            executed.report.dep_gen = Some(dep_gen::close_hbg(&prefix, executed.diag.dep_graph.take()));
-        }
-        if let Some(collector) = collector {
-            let collected = collector.stop();
-            let fatal = executed.fatal.is_some();
-            let fin = executed.diag.scope_final.take();
-            executed.report.scope_stats = Some(close_run(
-                &prefix, &caps, collected, fin, fatal, background, run_epoch,
-            ));
-        } else if cfg.enable_scope_stats {
-            executed.report.scope_stats = Some(close_metadata_only(&prefix, &caps, executed.fatal.is_some()));
-        }
+        let (session, diag) = Session::start(
+            cfg,
+            &sizes,
+            run_epoch,
+            &self.buf_seq,
+            background,
+            &mut run_shared.swimlane,
+        )?;
+        let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), diag);
+        session.close(cfg, &mut executed);
         executed.into_result()
     }
 }

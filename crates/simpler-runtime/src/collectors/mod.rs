@@ -8,6 +8,7 @@
 pub(crate) mod channel;
 pub mod dep_gen;
 pub mod scope_stats;
+pub(crate) mod session;
 pub mod swimlane;
 
 use std::time::Duration;
