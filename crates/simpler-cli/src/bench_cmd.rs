@@ -10,7 +10,7 @@ pub struct BenchArgs {
     /// Tasks per workload.
     #[arg(long, default_value_t = 100_000)]
     pub tasks: u64,
-    /// Workloads to run (default: all).
+    /// Workloads to run (default: all; also independent4 and scopes, the comparison's defaults).
     #[arg(long = "workload", value_name = "NAME")]
     pub workloads: Vec<Workload>,
     /// Runtimes to run (default: both).

@@ -23,9 +23,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a built-in example end to end and check its golden.
+    /// Run a built-in example or a workload file (FILE.json) end to end and check its golden;
+    /// --from-deps re-runs a captured deps.json.
     Run(run_cmd::RunArgs),
-    /// Synthetic workloads on both runtimes: ns per submit, ns per task, tasks/s.
+    /// Synthetic workloads on both runtimes (ns per submit, ns per task, tasks/s), or the cost
+    /// of each diagnostic (--compare-diagnostics).
     Bench(bench_cmd::BenchArgs),
     /// Render scope_stats.jsonl into a self-contained HTML report.
     ScopeStatsPlot(simpler_scope_stats_plot::Args),
