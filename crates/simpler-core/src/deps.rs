@@ -127,6 +127,11 @@ pub enum FaninError<E> {
         /// The id given.
         id: TaskId,
     },
+    /// Tensor argument `arg` is owned by the task being submitted (it would wait for itself).
+    SelfDependency {
+        /// The argument index.
+        arg: usize,
+    },
     /// The sink refused an edge.
     Sink(E),
 }
@@ -140,6 +145,9 @@ impl<E: fmt::Display> fmt::Display for FaninError<E> {
                     "explicit dependency #{index} is not a task id ({:#x})",
                     id.raw()
                 )
+            }
+            FaninError::SelfDependency { arg } => {
+                write!(f, "tensor argument #{arg} is owned by the task being submitted, which cannot wait for itself")
             }
             FaninError::Sink(e) => e.fmt(f),
         }
@@ -180,6 +188,9 @@ pub fn compute_fanin<S: FaninSink>(
     for (i, arg) in args.iter().enumerate() {
         let Some(t) = arg.tensor() else { continue };
         if t.owner().is_valid() {
+            if t.owner() == task {
+                return Err(FaninError::SelfDependency { arg: i });
+            }
             let e = Edge {
                 producer: t.owner(),
                 flags: DepFlags::WAIT_RETAIN,

@@ -486,8 +486,10 @@ impl TensorCreateInfo {
     }
     /// Bytes the runtime reserves: `numel · elem` rounded up to [`OUTPUT_ALIGN`].
     pub fn buffer_size_bytes(&self) -> u64 {
-        let raw = self.shape().iter().map(|&s| u64::from(s)).product::<u64>() * self.dtype.size();
-        raw.div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN
+        // Saturating: an absurd shape yields a size no heap can hold (a clear exhaustion error),
+        // never a wrapped-around small one.
+        let raw = (self.shape().iter()).fold(self.dtype.size(), |acc, &s| acc.saturating_mul(u64::from(s)));
+        raw.div_ceil(OUTPUT_ALIGN).saturating_mul(OUTPUT_ALIGN)
     }
     /// The tensor this create-info materializes to at `addr`, owned by `owner`.
     pub fn materialize(&self, addr: u64, owner: TaskId) -> Tensor {

@@ -146,9 +146,14 @@ impl FatalLatch {
     pub fn is_set(&self) -> bool {
         self.code.load(Ordering::Relaxed) != 0
     }
-    /// The latched fatal with its message.
+    /// The latched fatal with its message (a bare code when the latching thread never got to
+    /// store its message, e.g. it was abandoned in between).
     pub fn get(&self) -> Option<Fatal> {
-        self.detail.lock().clone()
+        let code = self.code()?;
+        Some(self.detail.lock().clone().unwrap_or(Fatal {
+            code,
+            message: "(no detail was recorded)".into(),
+        }))
     }
 }
 

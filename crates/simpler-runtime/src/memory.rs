@@ -89,6 +89,13 @@ pub enum MemoryError {
     },
     /// A bad tensor description.
     Tensor(TensorError),
+    /// The requested buffer cannot exist in this process's address space.
+    TooLarge {
+        /// The requested shape.
+        shape: Vec<u32>,
+        /// The requested dtype.
+        dtype: DType,
+    },
 }
 
 impl fmt::Display for MemoryError {
@@ -105,6 +112,12 @@ impl fmt::Display for MemoryError {
                 write!(f, "tensor has {expected} elements but {got} were given")
             }
             MemoryError::Tensor(e) => e.fmt(f),
+            MemoryError::TooLarge { shape, dtype } => {
+                write!(
+                    f,
+                    "a {dtype} buffer of shape {shape:?} exceeds the addressable size"
+                )
+            }
         }
     }
 }
@@ -121,8 +134,15 @@ pub struct ExternalMemory {
 impl ExternalMemory {
     /// Allocates a zeroed buffer and returns a contiguous tensor over all of it.
     pub fn alloc(&self, shape: &[u32], dtype: DType) -> Result<Tensor, MemoryError> {
-        let numel: u64 = shape.iter().map(|&s| u64::from(s)).product();
-        let size = numel * dtype.size();
+        let too_large = || MemoryError::TooLarge {
+            shape: shape.to_vec(),
+            dtype,
+        };
+        let size = shape
+            .iter()
+            .try_fold(dtype.size(), |acc, &s| acc.checked_mul(u64::from(s)))
+            .filter(|&b| b <= isize::MAX as u64 / 2)
+            .ok_or_else(too_large)?;
         let reserve = size.max(1).div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN;
         let addr = EXTERNAL_BASE + self.next.fetch_add(reserve, Ordering::Relaxed);
         let t = Tensor::contiguous(addr, size, shape, dtype, TaskId::INVALID).map_err(MemoryError::Tensor)?;
@@ -332,6 +352,23 @@ pub fn view_offsets(t: &Tensor) -> impl Iterator<Item = u64> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_sizes_are_refused_not_aborted() {
+        let m = ExternalMemory::default();
+        let e = m
+            .alloc(&[u32::MAX, u32::MAX, u32::MAX], DType::Float32)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a FLOAT32 buffer of shape [4294967295, 4294967295, 4294967295] exceeds the addressable size"
+        );
+        assert!(matches!(
+            m.alloc(&[1 << 31, 1 << 31], DType::Float32),
+            Err(MemoryError::TooLarge { .. })
+        ));
+        assert_eq!(m.alloc(&[4], DType::Float32).unwrap().size_bytes(), 16);
+    }
 
     #[test]
     fn zeroed_bytes_are_shared_safely() {

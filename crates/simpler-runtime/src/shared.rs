@@ -163,9 +163,7 @@ impl RunShared {
         for &s in tasks {
             self.enqueue(s);
         }
-        if !tasks.is_empty() {
-            self.sched_sleep.notify_one();
-        }
+        self.sched_sleep.notify_many(tasks.len());
     }
 
     #[inline]

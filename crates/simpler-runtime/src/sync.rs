@@ -34,6 +34,9 @@ impl Sleep {
     pub fn sleep_unless(&self, timeout: Duration, ready: impl Fn() -> bool) -> bool {
         let mut guard = self.lock.lock();
         self.sleepers.fetch_add(1, Ordering::SeqCst);
+        // Orders the registration before the re-check's loads (which need not be SeqCst), the
+        // counterpart of the notifier's fence.
+        fence(Ordering::SeqCst);
         let was_ready = ready();
         if !was_ready {
             self.cv.wait_for(&mut guard, timeout);
@@ -55,6 +58,19 @@ impl Sleep {
     fn notify_one_cold(&self) {
         let _g = self.lock.lock();
         self.cv.notify_one();
+    }
+
+    /// Wakes up to `n` sleepers (after publishing `n` units of work).
+    #[inline]
+    pub fn notify_many(&self, n: usize) {
+        fence(Ordering::SeqCst);
+        let sleeping = self.sleepers.load(Ordering::SeqCst);
+        if sleeping > 0 && n > 0 {
+            let _g = self.lock.lock();
+            for _ in 0..n.min(sleeping) {
+                self.cv.notify_one();
+            }
+        }
     }
 
     /// Wakes every sleeper (shutdown, fatal).

@@ -28,8 +28,20 @@ fn worker() -> Worker {
     })
     .unwrap();
     w.register_kernel(3, "cube", CoreType::Aic, |_| Ok(())).unwrap();
+    w.register_kernel(4, "gated", CoreType::Aiv, |_| {
+        // Holds its core (and keeps the queued ones pending) until the test opens the gate.
+        let start = std::time::Instant::now();
+        while !GATE.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    })
+    .unwrap();
     w
 }
+
+/// Opened by the only test that submits the "gated" kernel.
+static GATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn cfg(env: &[&str]) -> CallConfig {
     let mut e = RuntimeEnv::default();
@@ -181,13 +193,18 @@ fn flow_control_deadlock_when_nested_scopes_share_ring_3() {
 fn dep_pool_overflow_with_128_explicit_deps() {
     let w = worker();
     let (code, msg) = fatal(&w, &cfg(&["ring_dep_pool=4"]), |o| {
-        o.scope(|o| {
-            let ids = dummies(o, 128)?;
+        let r = o.scope(|o| {
+            // 128 producers that stay pending: only pending producers take dep-pool entries.
+            let ids = (0..128)
+                .map(|_| o.submit_aiv(4, &TaskArgs::new()).map(|t| t.id()))
+                .collect::<Result<Vec<_>, _>>()?;
             let mut a = TaskArgs::new();
             a.set_dependencies(&ids);
             o.submit_dummy(&a)?;
             Ok(())
-        })
+        });
+        GATE.store(true, std::sync::atomic::Ordering::SeqCst);
+        r
     });
     assert_eq!(code, FatalCode::DepPoolOverflow);
     assert!(
@@ -196,6 +213,28 @@ fn dep_pool_overflow_with_128_explicit_deps() {
     );
     assert!(msg.ends_with("raise runtime_env ring_dep_pool"), "{msg}");
     still_usable(&w);
+}
+
+#[test]
+fn completed_producers_take_no_dep_pool_entries() {
+    let w = worker();
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    w.run(&cfg(&["ring_dep_pool=4"]), move |o| {
+        o.scope(|o| {
+            // 32 producers: within the inline fan-in (64), so the spill pool is not involved.
+            let ids = dummies(o, 32)?;
+            // Give the scheduler time to complete the 32 dummies (generous on a loaded machine);
+            // their consumer then needs no dep-pool entries although it names 32 > 4 producers.
+            std::thread::sleep(Duration::from_millis(500));
+            let mut a = TaskArgs::new();
+            a.set_dependencies(&ids);
+            a.inout(x);
+            o.submit_aiv(0, &a)?;
+            Ok(())
+        })
+    })
+    .unwrap();
+    assert_eq!(w.read::<f32>(&x).unwrap(), vec![1.0; 8]);
 }
 
 #[test]

@@ -148,6 +148,14 @@ impl Orchestrator {
         self.check_live()?;
         self.flush_ready();
         self.shared.orch_waiting.store(true, Ordering::Relaxed);
+        // Retire what is already consumed (a busy scheduler may hold it in its advance batch).
+        if self.kind == RuntimeKind::Tmr {
+            if what == Exhausted::TensorMap {
+                (0..self.shared.rings.len()).for_each(|r| self.shared.advance(r));
+            } else {
+                self.shared.advance(ring);
+            }
+        }
         if self.kind == RuntimeKind::Hbg {
             let detail = format!("{detail}; hbg reclaims nothing while it builds the graph");
             return Err(self.exhausted(what, ring, capacity, &detail));
@@ -215,9 +223,11 @@ impl Orchestrator {
     /// Makes room for `n` tensor-map inserts.
     pub(crate) fn ensure_tensormap(&mut self, n: usize) -> Result<(), Stopped> {
         let mut state = None;
+        // `state` is reset when entries are reclaimed, so it cannot tell whether we ever waited.
+        let mut waited = false;
         loop {
             if self.tmap.free_slots() >= n {
-                self.done_waiting(state.is_some());
+                self.done_waiting(waited);
                 return Ok(());
             }
             self.refresh_watermarks();
@@ -228,6 +238,7 @@ impl Orchestrator {
             }
             let cap = self.tmap.capacity().unwrap_or(0) as u64;
             let detail = format!("{n} inserts needed, {} entries in use", self.tmap.in_use());
+            waited = true;
             self.wait_for_room(Exhausted::TensorMap, 0, cap, &detail, &mut state)?;
         }
     }

@@ -41,6 +41,17 @@ impl Scratch {
             epoch: 0,
         }
     }
+
+    /// Starts a new submit's de-duplication epoch; on wrap-around (after 2^32 submits) the
+    /// marks are cleared so that a mark from 2^32 submits ago cannot alias the new epoch.
+    #[inline]
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.seen.iter_mut().for_each(|v| v.fill((0, 0)));
+            self.epoch = 1;
+        }
+    }
 }
 
 /// Why the live sink refused an edge.
@@ -260,7 +271,7 @@ impl Orchestrator {
                 TensorArg::Output(ci) => ci.buffer_size_bytes(),
                 _ => 0,
             })
-            .sum();
+            .fold(0u64, u64::saturating_add);
 
         // Scope admission, then slot and heap.
         let frame = *self.scopes.last().expect("the root scope is always open");
@@ -310,7 +321,7 @@ impl Orchestrator {
         self.scope_tasks.push(ScopedTask { slot: sref, local });
 
         // Dependencies (not for the hidden alloc task: it has no inputs).
-        self.scratch.epoch = self.scratch.epoch.wrapping_add(1).max(1);
+        self.scratch.next_epoch();
         self.scratch.fanin.clear();
         let manual = self.manual_depth.is_some();
         if !is_alloc {
@@ -365,6 +376,10 @@ impl Orchestrator {
                         "explicit dependency #{index} is not a task id ({:#x})",
                         bad.raw()
                     )));
+                }
+                Err(FaninError::SelfDependency { arg }) => {
+                    let e = FaninError::<std::convert::Infallible>::SelfDependency { arg };
+                    return Err(self.invalid(e.to_string()));
                 }
                 Err(FaninError::Sink(SinkError::NotSubmitted(bad))) => {
                     return Err(
@@ -468,7 +483,20 @@ impl Orchestrator {
             self.ready_soon(sref);
             return Ok(());
         }
-        self.reserve_pool(Exhausted::DepPool, ring, u64::from(n))?;
+        let mut need = u64::from(n);
+        if self.kind == RuntimeKind::Tmr {
+            let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
+            if !self.dep_pools[ring].has_room(need, tail) {
+                // Only producers still pending take an entry. Counting them costs a lock per
+                // producer, so it is done only when the cheap bound does not fit; the count can
+                // only shrink before linking (claimed producers never return to pending).
+                let shared = &*self.shared;
+                need = (self.scratch.fanin.iter())
+                    .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
+                    .count() as u64;
+            }
+        }
+        self.reserve_pool(Exhausted::DepPool, ring, need)?;
         let ready = {
             let shared = &*self.shared;
             let slot = shared.slot(sref);

@@ -314,6 +314,17 @@ pub(crate) fn close(
         problem: spilled.error.clone(),
     };
     let Some(parts) = spilled.parts else { return out };
+    if spilled.error.is_some() {
+        // A failed spill write may have left a partial row behind: reading the spill back could
+        // misalign every later row, so no timeline is written rather than a wrong one.
+        for p in parts {
+            let _ = std::fs::remove_file(&p.path);
+        }
+        let lost = spilled.received;
+        out.problem =
+            (out.problem).map(|p| format!("{p}; no timeline was written ({lost} received rows lost)"));
+        return out;
+    }
     let write = || -> io::Result<[u64; 3]> {
         let tmp = dest.with_extension("json.tmp");
         let mut w = SwimlaneWriter::begin(BufWriter::with_capacity(1 << 20, File::create(&tmp)?), header)?;
