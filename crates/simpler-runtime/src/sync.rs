@@ -45,6 +45,12 @@ impl Sleep {
         was_ready
     }
 
+    /// Whether any thread is parked here right now (a hint: it may change at once).
+    #[inline]
+    pub fn has_sleepers(&self) -> bool {
+        self.sleepers.load(Ordering::Relaxed) > 0
+    }
+
     /// Wakes one sleeper, if any (call after publishing the work).
     #[inline]
     pub fn notify_one(&self) {

@@ -264,3 +264,39 @@ fn fast_slot_reuse_with_mixed_pins_stays_correct() {
         assert_eq!(w.read::<f32>(&acc).unwrap(), vec![20_000.0, 0.0, 0.0, 0.0]);
     }
 }
+
+#[test]
+fn a_ready_task_runs_while_the_orchestration_does_host_work() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let ran = Arc::new(AtomicBool::new(false));
+    let seen_during_host_work = Arc::new(AtomicBool::new(false));
+    let mut w = worker();
+    let r = ran.clone();
+    w.register_kernel(9, "flag", CoreType::Aiv, move |_| {
+        r.store(true, Ordering::SeqCst);
+        Ok(())
+    })
+    .unwrap();
+    let (r, seen) = (ran.clone(), seen_during_host_work.clone());
+    w.run(&CallConfig::default(), move |o| {
+        // Let the schedulers run out of work and park, as between bursts of a real run.
+        std::thread::sleep(Duration::from_millis(300));
+        o.submit_aiv(9, &TaskArgs::new())?;
+        // Host work without another submit or a scope end: the task must not be held back in
+        // the orchestrator's publication batch until then.
+        let start = Instant::now();
+        while !r.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        seen.store(r.load(Ordering::SeqCst), Ordering::SeqCst);
+        Ok(())
+    })
+    .unwrap();
+    assert!(ran.load(Ordering::SeqCst));
+    assert!(
+        seen_during_host_work.load(Ordering::SeqCst),
+        "the task ran only after the orchestration ended"
+    );
+}

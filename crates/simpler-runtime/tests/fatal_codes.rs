@@ -1,6 +1,8 @@
 //! Every fatal path of reference §9: its code, a message naming resource, ring, capacity and
 //! scope site, no hang, and a worker that still runs the next orchestration correctly.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use simpler_core::{DType, TaskArgs, TaskId, TensorCreateInfo};
@@ -28,20 +30,43 @@ fn worker() -> Worker {
     })
     .unwrap();
     w.register_kernel(3, "cube", CoreType::Aic, |_| Ok(())).unwrap();
-    w.register_kernel(4, "gated", CoreType::Aiv, |_| {
-        // Holds its core (and keeps the queued ones pending) until the test opens the gate.
+    w
+}
+
+/// Registers kernel 4, which holds its core (and keeps the queued ones pending) until `gate`
+/// opens.
+fn add_gated_kernel(w: &mut Worker, gate: Arc<AtomicBool>) {
+    w.register_kernel(4, "gated", CoreType::Aiv, move |_| {
         let start = std::time::Instant::now();
-        while !GATE.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(20) {
+        while !gate.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(20) {
             std::thread::sleep(Duration::from_millis(1));
         }
         Ok(())
     })
     .unwrap();
-    w
 }
 
-/// Opened by the only test that submits the "gated" kernel.
-static GATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// `n` producers of the gated kernel with one consumer of all of them, on a dep pool of 4.
+fn gated_fanin(n: usize) -> (FatalCode, String) {
+    let mut w = worker();
+    let gate = Arc::new(AtomicBool::new(false));
+    add_gated_kernel(&mut w, gate.clone());
+    let r = fatal(&w, &cfg(&["ring_dep_pool=4"]), move |o| {
+        let r = o.scope(|o| {
+            let ids = (0..n)
+                .map(|_| o.submit_aiv(4, &TaskArgs::new()).map(|t| t.id()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut a = TaskArgs::new();
+            a.set_dependencies(&ids);
+            o.submit_dummy(&a)?;
+            Ok(())
+        });
+        gate.store(true, Ordering::SeqCst);
+        r
+    });
+    still_usable(&w);
+    r
+}
 
 fn cfg(env: &[&str]) -> CallConfig {
     let mut e = RuntimeEnv::default();
@@ -191,41 +216,43 @@ fn flow_control_deadlock_when_nested_scopes_share_ring_3() {
 
 #[test]
 fn dep_pool_overflow_with_128_explicit_deps() {
-    let w = worker();
-    let (code, msg) = fatal(&w, &cfg(&["ring_dep_pool=4"]), |o| {
-        let r = o.scope(|o| {
-            // 128 producers that stay pending: only pending producers take dep-pool entries.
-            let ids = (0..128)
-                .map(|_| o.submit_aiv(4, &TaskArgs::new()).map(|t| t.id()))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut a = TaskArgs::new();
-            a.set_dependencies(&ids);
-            o.submit_dummy(&a)?;
-            Ok(())
-        });
-        GATE.store(true, std::sync::atomic::Ordering::SeqCst);
-        r
-    });
+    // Beyond the 64 inline fan-in entries the list spills into a pool sized by ring_dep_pool.
+    let (code, msg) = gated_fanin(128);
     assert_eq!(code, FatalCode::DepPoolOverflow);
     assert!(
-        msg.contains("of ring 1 exhausted (capacity 4 entries): one task needs"),
+        msg.starts_with(
+            "fanin spill pool (sized by ring_dep_pool) of ring 1 exhausted (capacity 4 entries): \
+             one task needs 64 entries"
+        ),
         "{msg}"
     );
     assert!(msg.ends_with("raise runtime_env ring_dep_pool"), "{msg}");
-    still_usable(&w);
 }
 
 #[test]
-fn completed_producers_take_no_dep_pool_entries() {
+fn dep_pool_overflow_when_producers_stay_pending() {
+    let (code, msg) = gated_fanin(32);
+    assert_eq!(code, FatalCode::DepPoolOverflow);
+    assert!(
+        msg.starts_with(
+            "dependency pool of ring 1 exhausted (capacity 4 entries): one task needs 32 entries \
+             for its pending producers; none of them completed for 500 ms"
+        ),
+        "{msg}"
+    );
+    assert!(msg.ends_with("raise runtime_env ring_dep_pool"), "{msg}");
+}
+
+#[test]
+fn a_fanin_wider_than_the_dep_pool_waits_for_its_producers() {
     let w = worker();
     let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
     w.run(&cfg(&["ring_dep_pool=4"]), move |o| {
         o.scope(|o| {
             // 32 producers: within the inline fan-in (64), so the spill pool is not involved.
             let ids = dummies(o, 32)?;
-            // Give the scheduler time to complete the 32 dummies (generous on a loaded machine);
-            // their consumer then needs no dep-pool entries although it names 32 > 4 producers.
-            std::thread::sleep(Duration::from_millis(500));
+            // Their consumer names 32 > 4 producers: it waits until at most 4 are pending
+            // (only pending producers take entries) instead of failing.
             let mut a = TaskArgs::new();
             a.set_dependencies(&ids);
             a.inout(x);

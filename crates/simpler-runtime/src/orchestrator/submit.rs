@@ -229,6 +229,42 @@ impl Orchestrator {
         }
     }
 
+    /// How many of this submit's producers are still pending (only they take dep-pool entries),
+    /// after waiting, while they complete, until that many can fit in `ring`'s pool at all.
+    ///
+    /// Counting costs a lock per producer, so `wire` asks only when the cheap bound (every
+    /// producer) does not fit. The count can only shrink before linking: claimed producers never
+    /// return to pending. `Err` when none of them completes for [`DEADLOCK_TIMEOUT`].
+    ///
+    /// [`DEADLOCK_TIMEOUT`]: super::backpressure::DEADLOCK_TIMEOUT
+    fn pending_producers_within(&mut self, ring: usize) -> Result<u64, Stopped> {
+        let cap = self.dep_pools[ring].capacity();
+        let mut last = u64::MAX;
+        let mut since = std::time::Instant::now();
+        loop {
+            // Producers held in this thread's publication batch must reach the schedulers.
+            self.flush_ready();
+            let shared = &*self.shared;
+            let pending = (self.scratch.fanin.iter())
+                .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
+                .count() as u64;
+            if pending <= cap {
+                return Ok(pending);
+            }
+            if pending < last {
+                (last, since) = (pending, std::time::Instant::now());
+            } else if since.elapsed() >= super::backpressure::DEADLOCK_TIMEOUT {
+                let detail = format!(
+                    "one task needs {pending} entries for its pending producers; none of them completed for {} ms",
+                    super::backpressure::DEADLOCK_TIMEOUT.as_millis()
+                );
+                return Err(self.exhausted(Exhausted::DepPool, ring, cap, &detail));
+            }
+            self.check_live()?;
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+
     /// The whole submit path; `is_alloc` makes the hidden allocation task of `alloc_tensors`.
     pub(super) fn submit_task(
         &mut self,
@@ -467,7 +503,9 @@ impl Orchestrator {
             self.flush_ready();
             self.ready_batch.push(s);
         }
-        if self.ready_batch.is_full() {
+        // A parked scheduler has nothing to do: publish now rather than hold the task back
+        // while the orchestration does other work. Busy schedulers get whole batches.
+        if self.ready_batch.is_full() || self.shared.sched_sleep.has_sleepers() {
             self.flush_ready();
         }
     }
@@ -487,13 +525,7 @@ impl Orchestrator {
         if self.kind == RuntimeKind::Tmr {
             let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
             if !self.dep_pools[ring].has_room(need, tail) {
-                // Only producers still pending take an entry. Counting them costs a lock per
-                // producer, so it is done only when the cheap bound does not fit; the count can
-                // only shrink before linking (claimed producers never return to pending).
-                let shared = &*self.shared;
-                need = (self.scratch.fanin.iter())
-                    .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
-                    .count() as u64;
+                need = self.pending_producers_within(ring)?;
             }
         }
         self.reserve_pool(Exhausted::DepPool, ring, need)?;
