@@ -34,7 +34,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::marker::PhantomData;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -431,7 +431,7 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// stays at what the sink keeps. The three sections must all be present (in any order);
 /// unknown top-level keys are skipped.
 pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<(), DepsReadError> {
-    let file = File::open(path).map_err(|e| DepsReadError::io(path, e))?;
+    let file = File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e))?;
     read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
 }
 
@@ -440,7 +440,7 @@ pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<(), DepsReadE
 pub fn read_deps_from<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<(), DepsReadError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
     let result = TopLevelSeed { sink }.deserialize(&mut de).and_then(|()| de.end());
-    result.map_err(|e| DepsReadError::json(Path::new("<input>"), e))
+    result.map_err(|e| DepsReadError::json(Path::new("<input>"), "deps.json", e, None))
 }
 
 /// Reads a whole deps.json into memory. Fine for small files and tests; use [`read_deps`] for
@@ -544,101 +544,7 @@ impl<'de, S, T: DeserializeOwned> de::Visitor<'de> for SectionSeed<'_, S, T> {
 
 /// Why a deps.json could not be read. Its message names the file and, for malformed JSON,
 /// the 1-based line and column: `<path>:<line>:<column>: invalid deps.json: <what>`.
-#[derive(Debug)]
-pub struct DepsReadError {
-    path: PathBuf,
-    kind: ReadErrorKind,
-}
-
-#[derive(Debug)]
-enum ReadErrorKind {
-    Io(io::Error),
-    Json {
-        line: usize,
-        column: usize,
-        message: String,
-    },
-}
-
-impl DepsReadError {
-    fn io(path: &Path, error: io::Error) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            kind: ReadErrorKind::Io(error),
-        }
-    }
-
-    fn json(path: &Path, error: serde_json::Error) -> Self {
-        if error.is_io() {
-            return Self::io(path, io::Error::from(error));
-        }
-        let (line, column) = (error.line(), error.column());
-        // serde_json appends " at line L column C" to its message; the location is reported
-        // separately here, so drop that suffix rather than print it twice.
-        let full = error.to_string();
-        let suffix = format!(" at line {line} column {column}");
-        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
-        Self {
-            path: path.to_path_buf(),
-            kind: ReadErrorKind::Json {
-                line,
-                column,
-                message,
-            },
-        }
-    }
-
-    fn with_path(mut self, path: &Path) -> Self {
-        self.path = path.to_path_buf();
-        self
-    }
-
-    /// The file that could not be read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The 1-based line of the JSON error, if the file was opened and its JSON is malformed.
-    pub fn line(&self) -> Option<usize> {
-        match &self.kind {
-            ReadErrorKind::Json { line, .. } => Some(*line),
-            ReadErrorKind::Io(_) => None,
-        }
-    }
-
-    /// The 1-based column of the JSON error, if the file was opened and its JSON is malformed.
-    pub fn column(&self) -> Option<usize> {
-        match &self.kind {
-            ReadErrorKind::Json { column, .. } => Some(*column),
-            ReadErrorKind::Io(_) => None,
-        }
-    }
-
-    /// The I/O error, if the file could not be opened or read.
-    pub fn io_error(&self) -> Option<&io::Error> {
-        match &self.kind {
-            ReadErrorKind::Io(e) => Some(e),
-            ReadErrorKind::Json { .. } => None,
-        }
-    }
-}
-
-impl fmt::Display for DepsReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path.display();
-        match &self.kind {
-            ReadErrorKind::Io(e) => write!(f, "{path}: cannot read deps.json: {e}"),
-            ReadErrorKind::Json {
-                line,
-                column,
-                message,
-            } => write!(f, "{path}:{line}:{column}: invalid deps.json: {message}"),
-        }
-    }
-}
-
-/// The cause is part of the message (see `Display`), so `source()` is `None`.
-impl std::error::Error for DepsReadError {}
+pub type DepsReadError = crate::read_error::JsonReadError;
 
 // === streaming writer ===
 

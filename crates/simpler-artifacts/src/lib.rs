@@ -6,5 +6,6 @@
 pub mod deps;
 pub mod find;
 pub mod name_map;
+pub mod read_error;
 pub mod scope_stats;
 pub mod swimlane;

@@ -34,7 +34,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -379,11 +379,8 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// and all three sections must be present; `version` must be [`SCHEMA_VERSION`] and `clock`
 /// [`CLOCK_MONOTONIC_NS`].
 pub fn read_swimlane<S: SwimlaneSink>(path: &Path, sink: &mut S) -> Result<Header, SwimlaneReadError> {
-    let file = File::open(path).map_err(|e| SwimlaneReadError::io(path, e))?;
-    read_swimlane_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|mut e| {
-        e.path = path.to_path_buf();
-        e
-    })
+    let file = File::open(path).map_err(|e| SwimlaneReadError::io(path, FILE_NAME, e))?;
+    read_swimlane_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
 }
 
 /// Streams a records file from any reader into `sink`; see [`read_swimlane`]. Errors name the
@@ -402,7 +399,14 @@ pub fn read_swimlane_from<R: Read, S: SwimlaneSink>(
         de.end()?;
         Ok(header)
     });
-    result.map_err(|e| SwimlaneReadError::json(Path::new("<input>"), e, failed_row))
+    result.map_err(|e| {
+        SwimlaneReadError::json(
+            Path::new("<input>"),
+            FILE_NAME,
+            e,
+            failed_row.map(|(section, index)| format!("{}[{index}]", section.key())),
+        )
+    })
 }
 
 /// Reads a whole records file into memory. Fine for small files and tests; stream large ones
@@ -568,118 +572,12 @@ impl<'de, S, T: DeserializeOwned> de::Visitor<'de> for Rows<'_, S, T> {
     }
 }
 
-/// Drops serde_json's trailing `" at line L column C"`; the location is reported separately.
-fn strip_location(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(at) if message[at..].contains(" column ") => &message[..at],
-        _ => message,
-    }
-}
-
 // === errors ===
 
 /// Why a records file could not be read. The message names the file and, for malformed or
 /// incomplete content, the 1-based line and column, the row and the problem:
 /// `<path>:<line>:<column>: invalid l2_swimlane_records.json: tasks[1]: missing field `end_ns``.
-#[derive(Debug)]
-pub struct SwimlaneReadError {
-    path: PathBuf,
-    kind: ReadErrorKind,
-}
-
-#[derive(Debug)]
-enum ReadErrorKind {
-    Io(io::Error),
-    Json {
-        line: usize,
-        column: usize,
-        message: String,
-    },
-}
-
-impl SwimlaneReadError {
-    fn io(path: &Path, error: io::Error) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            kind: ReadErrorKind::Io(error),
-        }
-    }
-
-    fn json(path: &Path, error: serde_json::Error, failed_row: Option<(Section, usize)>) -> Self {
-        if error.is_io() {
-            return Self::io(path, io::Error::from(error));
-        }
-        let (line, column) = (error.line(), error.column());
-        let what = strip_location(&error.to_string()).to_string();
-        let message = match failed_row {
-            Some((section, index)) => format!("{}[{index}]: {what}", section.key()),
-            None => what,
-        };
-        Self {
-            path: path.to_path_buf(),
-            kind: ReadErrorKind::Json {
-                line,
-                column,
-                message,
-            },
-        }
-    }
-
-    /// The file that could not be read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The 1-based line of the problem, if the file was opened and its content is invalid.
-    pub fn line(&self) -> Option<usize> {
-        match &self.kind {
-            ReadErrorKind::Json { line, .. } => Some(*line),
-            ReadErrorKind::Io(_) => None,
-        }
-    }
-
-    /// The 1-based column of the problem, if the file was opened and its content is invalid.
-    pub fn column(&self) -> Option<usize> {
-        match &self.kind {
-            ReadErrorKind::Json { column, .. } => Some(*column),
-            ReadErrorKind::Io(_) => None,
-        }
-    }
-
-    /// The name of the missing field, if a row or the header lacks one.
-    pub fn missing_field(&self) -> Option<&str> {
-        let ReadErrorKind::Json { message, .. } = &self.kind else {
-            return None;
-        };
-        let rest = &message[message.find("missing field `")? + "missing field `".len()..];
-        rest.find('`').map(|end| &rest[..end])
-    }
-
-    /// The I/O error, if the file could not be opened or read.
-    pub fn io_error(&self) -> Option<&io::Error> {
-        match &self.kind {
-            ReadErrorKind::Io(e) => Some(e),
-            ReadErrorKind::Json { .. } => None,
-        }
-    }
-}
-
-impl fmt::Display for SwimlaneReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path.display();
-        match &self.kind {
-            ReadErrorKind::Io(e) => write!(f, "{path}: cannot read {FILE_NAME}: {e}"),
-            ReadErrorKind::Json {
-                line,
-                column,
-                message,
-            } => write!(f, "{path}:{line}:{column}: invalid {FILE_NAME}: {message}"),
-        }
-    }
-}
-
-/// The cause is part of the message (see `Display`), so `source()` is `None`.
-impl std::error::Error for SwimlaneReadError {}
+pub type SwimlaneReadError = crate::read_error::JsonReadError;
 
 #[cfg(test)]
 mod tests {
