@@ -284,6 +284,28 @@ pub struct Edge {
     pub producer_strides: Option<Vec<u32>>,
 }
 
+impl Edge {
+    /// A bare explicit edge `pred → succ`: no argument, flags or tensor annotation.
+    pub fn explicit(pred: u64, succ: u64) -> Edge {
+        Edge {
+            pred,
+            succ,
+            arg: -1,
+            source: EdgeSource::Explicit,
+            flags: None,
+            overlap: None,
+            tensor_id: None,
+            consumer_dtype: None,
+            consumer_shape: None,
+            consumer_start_offset: None,
+            consumer_strides: None,
+            producer_shape: None,
+            producer_start_offset: None,
+            producer_strides: None,
+        }
+    }
+}
+
 /// A whole deps.json held in memory; see [`read_deps_file`]. Large files should be streamed
 /// with [`read_deps`] instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -702,20 +724,8 @@ mod tests {
             }],
             edges: vec![
                 Edge {
-                    pred: 0,
-                    succ: 4_294_967_296,
-                    arg: -1,
-                    source: EdgeSource::Explicit,
                     flags: Some(vec![DepFlag::Wait, DepFlag::Retain]),
-                    overlap: None,
-                    tensor_id: None,
-                    consumer_dtype: None,
-                    consumer_shape: None,
-                    consumer_start_offset: None,
-                    consumer_strides: None,
-                    producer_shape: None,
-                    producer_start_offset: None,
-                    producer_strides: None,
+                    ..Edge::explicit(0, 4_294_967_296)
                 },
                 Edge {
                     pred: 4_294_967_296,

@@ -130,6 +130,7 @@ pub fn resolve(explicit: Option<&Path>, dir: &Path) -> Result<(NameMap, Option<P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::{self, File};
 
     #[test]
     fn flat_and_nested_maps_load() {
@@ -161,5 +162,131 @@ mod tests {
             format!("{}:1:7: invalid name map: expected value", bad.display())
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn flat_and_nested_maps_fall_back_to_func_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let flat = dir.path().join("flat.json");
+        fs::write(
+            &flat,
+            r#"{"0": "kernel_add", " 1 ": "kernel_mul", "x": "y", "2": 3}"#,
+        )
+        .unwrap();
+        let map = NameMap::load(&flat).unwrap();
+        assert_eq!(
+            (map.name(0), map.name(1), map.name(2), map.len()),
+            ("kernel_add".into(), "kernel_mul".into(), "func_2".into(), 2)
+        );
+        let nested = dir.path().join("nested.json");
+        fs::write(
+            &nested,
+            r#"{"callable_id_to_name": {"2": "kernel_sub"}, "0": "x"}"#,
+        )
+        .unwrap();
+        let map = NameMap::load(&nested).unwrap();
+        assert_eq!((map.name(2), map.name(0)), ("kernel_sub".into(), "func_0".into()));
+    }
+
+    #[test]
+    fn bad_maps_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.json");
+        fs::write(&bad, "{\n  \"0\": kernel}").unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("{}:2:8: invalid name map: expected value", bad.display())
+        );
+        fs::write(&bad, "[1]").unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("{}: invalid name map: expected a JSON object", bad.display())
+        );
+    }
+
+    #[test]
+    fn explicit_beats_discovery_and_a_broken_sibling_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(resolve(None, dir.path()).unwrap(), (NameMap::default(), None));
+        let sibling = dir.path().join("name_map_vec.json");
+        fs::write(&sibling, r#"{"0": "a"}"#).unwrap();
+        let (names, from) = resolve(None, dir.path()).unwrap();
+        assert_eq!((names.name(0), from), ("a".into(), Some(sibling.clone())));
+        let explicit = dir.path().join("mine.json");
+        fs::write(&explicit, r#"{"0": "b"}"#).unwrap();
+        let (names, _) = resolve(Some(&explicit), dir.path()).unwrap();
+        assert_eq!(names.name(0), "b");
+        fs::write(&sibling, "{").unwrap();
+        assert_eq!(resolve(None, dir.path()).unwrap(), (NameMap::default(), None));
+    }
+
+    #[test]
+    fn flat_and_nested_maps_count_only_string_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let flat = dir.path().join("flat.json");
+        fs::write(&flat, r#"{"0": "kernel_add", "1": "kernel_mul", "x": 3}"#).unwrap();
+        let map = NameMap::load(&flat).unwrap();
+        assert_eq!(
+            (map.get(0), map.get(1), map.get(2)),
+            (Some("kernel_add"), Some("kernel_mul"), None)
+        );
+        assert_eq!(map.len(), 2);
+
+        let nested = dir.path().join("nested.json");
+        fs::write(
+            &nested,
+            r#"{"callable_id_to_name": {"2": "kernel_sub"}, "other": "x"}"#,
+        )
+        .unwrap();
+        let map = NameMap::load(&nested).unwrap();
+        assert_eq!((map.get(2), map.len()), (Some("kernel_sub"), 1));
+    }
+
+    #[test]
+    fn malformed_map_names_file_and_location() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.json");
+        fs::write(&bad, "{\n  \"0\": kernel}").unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{}:2:8: invalid name map: expected value",
+                bad.display()
+            )),
+            "{err}"
+        );
+        fs::write(&bad, "[1]").unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("{}: invalid name map: expected a JSON object", bad.display())
+        );
+    }
+
+    #[test]
+    fn discovery_picks_the_newest_sibling() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(discover(dir.path()), None);
+        let old = dir.path().join("name_map_a.json");
+        let new = dir.path().join("name_map_b.json");
+        fs::write(&old, "{}").unwrap();
+        fs::write(&new, "{}").unwrap();
+        fs::write(dir.path().join("other.json"), "{}").unwrap();
+        let t = std::time::SystemTime::now();
+        File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(t + std::time::Duration::from_secs(60))
+            .unwrap();
+        File::options()
+            .write(true)
+            .open(&new)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+        assert_eq!(discover(dir.path()), Some(old));
     }
 }

@@ -17,16 +17,7 @@ fn run(kind: RuntimeKind) -> simpler_examples::Outcome {
 
 /// (consumer, producer) pairs of the wired fanin, with flags.
 fn edges(o: &simpler_examples::Outcome) -> Vec<(TaskId, TaskId, DepFlags)> {
-    let mut v: Vec<_> = o
-        .report
-        .fanin_log
-        .as_ref()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r.producers.iter().map(move |&(p, f)| (p, r.task, f)))
-        .collect();
-    v.sort();
-    v
+    o.report.wired_edges().unwrap()
 }
 
 fn expected(ids: [TaskId; 5]) -> Vec<(TaskId, TaskId, DepFlags)> {

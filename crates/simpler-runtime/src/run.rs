@@ -62,6 +62,20 @@ pub struct RunReport {
     pub swimlane: Option<SwimlaneOutcome>,
 }
 
+impl RunReport {
+    /// The wired edges as sorted (producer, consumer, flags) triples; `None` without
+    /// `CallConfig::record_fanin`.
+    pub fn wired_edges(
+        &self,
+    ) -> Option<Vec<(simpler_core::TaskId, simpler_core::TaskId, simpler_core::DepFlags)>> {
+        let mut v: Vec<_> = (self.fanin_log.as_ref()?.iter())
+            .flat_map(|r| r.producers.iter().map(move |&(p, f)| (p, r.task, f)))
+            .collect();
+        v.sort();
+        Some(v)
+    }
+}
+
 /// Why a run failed.
 #[derive(Debug)]
 pub enum RunError {

@@ -109,16 +109,7 @@ fn features_give_their_goldens_and_exact_edges() {
         .map(|(p, s, f)| (ids[p], ids[s], f))
         .to_vec();
         want.sort();
-        let mut got: Vec<_> = out
-            .report
-            .fanin_log
-            .as_ref()
-            .unwrap()
-            .iter()
-            .flat_map(|r| r.producers.iter().map(move |&(p, f)| (p, r.task, f)))
-            .collect();
-        got.sort();
-        assert_eq!(got, want, "{kind:?}");
+        assert_eq!(out.report.wired_edges().unwrap(), want, "{kind:?}");
         assert_eq!(out.report.tasks, 14);
         assert_eq!(out.report.completed, 14);
     }

@@ -37,15 +37,7 @@ fn run(name: &str, o: &Overrides) -> Outcome {
 
 /// (pred, succ, flags) of the wired fanin, sorted.
 fn wired(report: &simpler_runtime::RunReport) -> Vec<(TaskId, TaskId, DepFlags)> {
-    let mut v: Vec<_> = report
-        .fanin_log
-        .as_ref()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r.producers.iter().map(move |&(p, f)| (p, r.task, f)))
-        .collect();
-    v.sort();
-    v
+    report.wired_edges().unwrap()
 }
 
 #[test]

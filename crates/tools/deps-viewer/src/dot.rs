@@ -486,20 +486,11 @@ digraph deps {
             ),
         );
         let row = |source, overlap| Edge {
-            pred: 1,
-            succ: 2,
             arg: 0,
             source,
-            flags: None,
             overlap,
             tensor_id: Some(77),
-            consumer_dtype: None,
-            consumer_shape: None,
-            consumer_start_offset: None,
-            consumer_strides: None,
-            producer_shape: None,
-            producer_start_offset: None,
-            producer_strides: None,
+            ..Edge::explicit(1, 2)
         };
         d.rows = vec![
             row(EdgeSource::Creator, None),

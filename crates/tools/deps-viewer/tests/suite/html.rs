@@ -193,7 +193,7 @@ fn focus_draws_only_the_neighbourhood() {
 
 /// Writes a chain of `n` AIV tasks (each reading the previous one's output) to `path`.
 fn write_chain(path: &Path, n: u64) {
-    use simpler_artifacts::deps::{DepsWriter, Edge, EdgeSource, Scope, Task};
+    use simpler_artifacts::deps::{DepsWriter, Edge, Scope, Task};
     let mut w = DepsWriter::new(std::io::BufWriter::new(fs::File::create(path).unwrap())).unwrap();
     for i in 0..n {
         w.task(&Task {
@@ -207,23 +207,7 @@ fn write_chain(path: &Path, n: u64) {
         .unwrap();
     }
     for i in 1..n {
-        w.edge(&Edge {
-            pred: i - 1,
-            succ: i,
-            arg: -1,
-            source: EdgeSource::Explicit,
-            flags: None,
-            overlap: None,
-            tensor_id: None,
-            consumer_dtype: None,
-            consumer_shape: None,
-            consumer_start_offset: None,
-            consumer_strides: None,
-            producer_shape: None,
-            producer_start_offset: None,
-            producer_strides: None,
-        })
-        .unwrap();
+        w.edge(&Edge::explicit(i - 1, i)).unwrap();
     }
     w.finish().unwrap();
 }

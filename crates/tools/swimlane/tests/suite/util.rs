@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use simpler_artifacts::deps::{DepsWriter, Edge, EdgeSource};
+use simpler_artifacts::deps::{DepsWriter, Edge};
 use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
 use simpler_swimlane::ConvertSummary;
 
@@ -104,23 +104,7 @@ pub fn write_deps(dir: &Path, pairs: &[(u64, u64)]) -> PathBuf {
     let path = dir.join("deps.json");
     let mut w = DepsWriter::new(BufWriter::new(File::create(&path).unwrap())).unwrap();
     for &(pred, succ) in pairs {
-        w.edge(&Edge {
-            pred,
-            succ,
-            arg: -1,
-            source: EdgeSource::Explicit,
-            flags: None,
-            overlap: None,
-            tensor_id: None,
-            consumer_dtype: None,
-            consumer_shape: None,
-            consumer_start_offset: None,
-            consumer_strides: None,
-            producer_shape: None,
-            producer_start_offset: None,
-            producer_strides: None,
-        })
-        .unwrap();
+        w.edge(&Edge::explicit(pred, succ)).unwrap();
     }
     w.finish().unwrap();
     path
