@@ -2,10 +2,19 @@
 //!
 //! Each module owns one artifact: its serde types, a streaming reader and (where the runtime
 //! writes it) a streaming writer. Tools depend on this crate, never on the runtime.
+//!
+//! Every file any command writes goes through [`publish`] (temporary, fsync, rename); an output
+//! folder is claimed by one run at a time ([`output_folder`]); [`manifest`] is the run's
+//! `run.json`, which tools consult before trusting an artifact.
 
 pub mod deps;
 pub mod find;
+pub mod interrupt;
+pub mod manifest;
 pub mod name_map;
+pub mod output_folder;
+pub mod publish;
 pub mod read_error;
 pub mod scope_stats;
 pub mod swimlane;
+pub mod time;

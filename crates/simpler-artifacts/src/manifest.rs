@@ -1,0 +1,337 @@
+//! `run.json`, the run manifest: which run an output folder holds, how that run ended, and
+//! every file it wrote (name and size). A run writes it when it starts (status `running`) and
+//! again, last, when everything else is written; tools read it to warn when an artifact comes
+//! from a run that did not complete, or is not the file the run wrote (stale or changed).
+//!
+//! The spec's own formats (deps.json, scope_stats.jsonl, ...) stay untouched: the manifest is
+//! an extra file beside them.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::publish::{publish_bytes, Published, PublishError};
+use crate::read_error::JsonReadError;
+
+/// File name of the manifest in an output folder.
+pub const FILE_NAME: &str = "run.json";
+/// The manifest schema this crate writes.
+pub const SCHEMA: u32 = 1;
+
+/// The manifest of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunManifest {
+    /// Schema version ([`SCHEMA`]).
+    pub schema: u32,
+    /// Unique across processes: start time, process id and a per-process counter.
+    pub run_id: String,
+    /// `tmr` or `hbg`.
+    pub runtime: String,
+    /// What ran: an example and its case, a workload file, or a re-run of a deps.json.
+    pub subject: String,
+    /// Start time (RFC 3339, UTC).
+    pub started: String,
+    /// End time, once the run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// How the run ended (`running` while it goes on, or if its process died).
+    pub status: RunStatus,
+    /// The fatal that stopped the run, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fatal: Option<FatalInfo>,
+    /// Each requested diagnostic's outcome and files, in the order they were closed.
+    #[serde(default)]
+    pub diagnostics: Vec<DiagnosticEntry>,
+    /// Reports derived from the artifacts after the run (HTML report, text view, trace).
+    #[serde(default)]
+    pub views: Vec<FileEntry>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going, or its process died before it could say otherwise.
+    Running,
+    /// Every task completed.
+    Completed,
+    /// Stopped on a fatal error.
+    Fatal,
+    /// Stopped because it did not finish in time (SCHEDULER_TIMEOUT).
+    Timeout,
+    /// Stopped by SIGINT or SIGTERM.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The name written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Fatal => "fatal",
+            RunStatus::Timeout => "timeout",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// The fatal that stopped a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FatalInfo {
+    /// Numeric code (as in the original runtime).
+    pub code: u32,
+    /// Upper-case name, e.g. `HEAP_RING_DEADLOCK`.
+    pub name: String,
+    /// The full message.
+    pub message: String,
+}
+
+/// One requested diagnostic's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticEntry {
+    /// `scope_stats`, `dep_gen`, `l2_swimlane` or `name_map`.
+    pub name: String,
+    /// What became of it.
+    pub outcome: Outcome,
+    /// Why it was withheld, failed or is partial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The files it wrote, relative to the output folder.
+    #[serde(default)]
+    pub files: Vec<FileEntry>,
+}
+
+/// What became of a requested diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Written, complete.
+    Written,
+    /// Written, but records were lost or the run was cut short (`reason` says which).
+    Partial,
+    /// Deliberately not written (`reason` says why: an unclean trace, an unproven stop, ...).
+    Withheld,
+    /// Writing failed (`reason` holds the error).
+    Failed,
+}
+
+impl Outcome {
+    /// The name written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Written => "written",
+            Outcome::Partial => "partial",
+            Outcome::Withheld => "withheld",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// A file a run wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// Path relative to the output folder, with `/` separators.
+    pub name: String,
+    /// Size in bytes when it was written.
+    pub bytes: u64,
+}
+
+impl FileEntry {
+    /// The entry of a file just published under `folder`.
+    pub fn of<T>(folder: &Path, published: &Published<T>) -> FileEntry {
+        FileEntry {
+            name: relative_name(folder, &published.path),
+            bytes: published.bytes,
+        }
+    }
+}
+
+/// `path` relative to `folder`, with `/` separators (the file name alone when it is elsewhere).
+pub fn relative_name(folder: &Path, path: &Path) -> String {
+    match path.strip_prefix(folder) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
+impl RunManifest {
+    /// Every file the manifest lists (diagnostics, then views).
+    pub fn files(&self) -> impl Iterator<Item = &FileEntry> {
+        self.diagnostics
+            .iter()
+            .flat_map(|d| d.files.iter())
+            .chain(&self.views)
+    }
+
+    /// The entry of `name` (relative, `/`-separated) and the diagnostic that wrote it, if any.
+    pub fn find(&self, name: &str) -> Option<(&FileEntry, Option<&DiagnosticEntry>)> {
+        for d in &self.diagnostics {
+            if let Some(f) = d.files.iter().find(|f| f.name == name) {
+                return Some((f, Some(d)));
+            }
+        }
+        self.views.iter().find(|f| f.name == name).map(|f| (f, None))
+    }
+
+    /// Writes `<folder>/run.json` through the publish path.
+    pub fn write(&self, folder: &Path) -> Result<Published<()>, PublishError> {
+        let mut text = serde_json::to_string_pretty(self).expect("the manifest serializes");
+        text.push('\n');
+        publish_bytes(&folder.join(FILE_NAME), text.as_bytes())
+    }
+
+    /// Reads a manifest file.
+    pub fn read(path: &Path) -> Result<RunManifest, JsonReadError> {
+        let text = std::fs::read(path).map_err(|e| JsonReadError::io(path, "run.json", e))?;
+        serde_json::from_slice(&text).map_err(|e| JsonReadError::json(path, "run.json", e, None))
+    }
+
+    /// One line on how the run ended, e.g. `fatal 2 HEAP_RING_DEADLOCK: ...`.
+    pub fn status_line(&self) -> String {
+        match (&self.status, &self.fatal) {
+            (RunStatus::Completed, _) => "completed".into(),
+            (s, Some(f)) => format!("{} ({} {}: {})", s.as_str(), f.code, f.name, f.message),
+            (RunStatus::Running, None) => {
+                "running: still going, or its process died before it finished".into()
+            }
+            (s, None) => s.as_str().into(),
+        }
+    }
+}
+
+/// The manifest that governs `artifact`: `run.json` in its folder or the folder above (for
+/// `scope_stats/scope_stats.jsonl`), with the folder it was found in.
+pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dir = match artifact.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut candidates = vec![dir.clone()];
+    if let Some(up) = dir.parent() {
+        candidates.push(if up.as_os_str().is_empty() { PathBuf::from(".") } else { up.to_path_buf() });
+    }
+    candidates.into_iter().find_map(|d| {
+        let m = d.join(FILE_NAME);
+        m.is_file().then_some((m, d))
+    })
+}
+
+/// Why `artifact` should not be trusted as the complete output of a finished run, judged by the
+/// manifest beside it; `None` when the manifest vouches for it, or when there is no manifest
+/// (a file from the original runtime, or written by hand).
+pub fn check(artifact: &Path) -> Option<String> {
+    let (manifest_path, folder) = find_for(artifact)?;
+    let name = relative_name(&folder, artifact);
+    let shown = artifact.display();
+    let m = match RunManifest::read(&manifest_path) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("{shown}: the run manifest cannot be read ({e}); whether this file is current is unknown")),
+    };
+    let Some((entry, diag)) = m.find(&name) else {
+        return Some(format!(
+            "{shown} is not a file of run {} (per {}): it is left over from an earlier run or was put there by hand",
+            m.run_id,
+            manifest_path.display()
+        ));
+    };
+    if m.status != RunStatus::Completed {
+        return Some(format!(
+            "{shown} comes from run {} that did not complete: {}",
+            m.run_id,
+            m.status_line()
+        ));
+    }
+    let actual = std::fs::metadata(artifact).map(|md| md.len()).ok();
+    if actual != Some(entry.bytes) {
+        return Some(format!(
+            "{shown} has {} bytes but run {} wrote {}: it changed after the run",
+            actual.map_or_else(|| "unknown".into(), |b| b.to_string()),
+            m.run_id,
+            entry.bytes
+        ));
+    }
+    if let Some(d) = diag.filter(|d| d.outcome == Outcome::Partial) {
+        return Some(format!(
+            "{shown} is incomplete: {}",
+            d.reason.as_deref().unwrap_or("records were lost")
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(status: RunStatus) -> RunManifest {
+        RunManifest {
+            schema: SCHEMA,
+            run_id: "r1".into(),
+            runtime: "tmr".into(),
+            subject: "vector_example".into(),
+            started: "2026-11-30T00:00:00.000Z".into(),
+            ended: None,
+            status,
+            fatal: None,
+            diagnostics: vec![DiagnosticEntry {
+                name: "dep_gen".into(),
+                outcome: Outcome::Written,
+                reason: None,
+                files: vec![FileEntry {
+                    name: "deps.json".into(),
+                    bytes: 3,
+                }],
+            }],
+            views: vec![],
+        }
+    }
+
+    #[test]
+    fn check_vouches_only_for_the_listed_file_of_a_completed_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let deps = dir.path().join("deps.json");
+        std::fs::write(&deps, "abc").unwrap();
+        assert_eq!(check(&deps), None, "no manifest: nothing to say");
+        manifest(RunStatus::Completed).write(dir.path()).unwrap();
+        assert_eq!(check(&deps), None);
+        std::fs::write(&deps, "abcd").unwrap();
+        let w = check(&deps).unwrap();
+        assert!(w.contains("has 4 bytes but run r1 wrote 3"), "{w}");
+        let other = dir.path().join("scope_stats/scope_stats.jsonl");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "{}").unwrap();
+        let w = check(&other).unwrap();
+        assert!(w.contains("is not a file of run r1"), "{w}");
+        let mut m = manifest(RunStatus::Fatal);
+        m.fatal = Some(FatalInfo {
+            code: 2,
+            name: "HEAP_RING_DEADLOCK".into(),
+            message: "no room".into(),
+        });
+        m.write(dir.path()).unwrap();
+        std::fs::write(&deps, "abc").unwrap();
+        let w = check(&deps).unwrap();
+        assert!(
+            w.contains("did not complete: fatal (2 HEAP_RING_DEADLOCK: no room)"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest(RunStatus::Interrupted);
+        m.write(dir.path()).unwrap();
+        assert_eq!(RunManifest::read(&dir.path().join(FILE_NAME)).unwrap(), m);
+        let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+        assert!(text.contains("\"status\": \"interrupted\""), "{text}");
+    }
+}

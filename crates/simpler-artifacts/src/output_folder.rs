@@ -1,0 +1,244 @@
+//! An output folder belongs to one run at a time.
+//!
+//! [`OutputFolder::claim`] takes an exclusive advisory lock on `<folder>/.simpler.lock` (the OS
+//! releases it when the process dies, however it dies), so a second run into the same folder
+//! fails at once and names the holder. Then it removes what an earlier run left there: the files
+//! its manifest lists, every file name a run or a view writes by default, and hidden work files
+//! (publish temporaries, spill files) of a killed process. Unrelated files stay.
+//! [`unique_folder`] picks default folder names that never collide, across processes too.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use crate::manifest::{self, RunManifest};
+use crate::publish::is_temporary;
+
+/// The lock file inside a claimed folder.
+pub const LOCK_FILE: &str = ".simpler.lock";
+
+/// What a run or its derived views write by default (relative to the output folder). The
+/// folder's earlier run is recognized by these names and by its manifest.
+pub const RUN_FILES: &[&str] = &[
+    manifest::FILE_NAME,
+    "name_map.json",
+    "deps.json",
+    "l2_swimlane_records.json",
+    "chip_swimlane_records.json",
+    "merged_swimlane.json",
+    "scope_stats/scope_stats.jsonl",
+    "scope_stats/scope_stats.html",
+];
+
+/// A claimed output folder; the claim lasts as long as this value.
+#[derive(Debug)]
+pub struct OutputFolder {
+    path: PathBuf,
+    _lock: File,
+    removed: Vec<String>,
+}
+
+/// Why a folder could not be claimed.
+#[derive(Debug)]
+pub enum ClaimError {
+    /// Another run holds the folder.
+    Busy {
+        /// The folder.
+        folder: PathBuf,
+        /// Who holds it, as the holder wrote it into the lock file.
+        holder: String,
+    },
+    /// The folder or its lock file could not be created, or an earlier file not removed.
+    Io {
+        /// The folder.
+        folder: PathBuf,
+        /// What failed.
+        what: String,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl std::fmt::Display for ClaimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClaimError::Busy { folder, holder } => write!(
+                f,
+                "output folder {} is in use by another run ({holder}); wait for it or choose another --output-prefix",
+                folder.display()
+            ),
+            ClaimError::Io { folder, what, source } => {
+                write!(f, "output folder {}: {what}: {source}", folder.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClaimError {}
+
+impl OutputFolder {
+    /// Claims `folder` (creating it) for the run described by `holder` (pid, run id, ...), then
+    /// removes the earlier run's artifacts, except the relative paths in `keep`.
+    pub fn claim(folder: &Path, holder: &str, keep: &[&str]) -> Result<OutputFolder, ClaimError> {
+        let io_err = |what: String| {
+            let folder = folder.to_path_buf();
+            move |source| ClaimError::Io { folder, what, source }
+        };
+        std::fs::create_dir_all(folder).map_err(io_err("cannot create it".into()))?;
+        let lock_path = folder.join(LOCK_FILE);
+        let mut lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(io_err(format!("cannot open {LOCK_FILE}")))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = lock.read_to_string(&mut holder);
+                let holder = holder.trim();
+                return Err(ClaimError::Busy {
+                    folder: folder.to_path_buf(),
+                    holder: if holder.is_empty() { "holder unknown".into() } else { holder.into() },
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(io_err(format!("cannot lock {LOCK_FILE}"))(e));
+            }
+        }
+        // Who holds the folder, for the error of a run that finds it busy.
+        let _ = lock.set_len(0);
+        let _ = lock.rewind();
+        let _ = writeln!(lock, "{holder}");
+        let removed = remove_earlier(folder, keep).map_err(|(what, e)| io_err(what)(e))?;
+        Ok(OutputFolder {
+            path: folder.to_path_buf(),
+            _lock: lock,
+            removed,
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the claim removed of an earlier run (relative names).
+    pub fn removed(&self) -> &[String] {
+        &self.removed
+    }
+}
+
+/// Removes an earlier run's files from `folder` (see the module docs); returns their names.
+fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, io::Error)> {
+    let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
+    if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
+        names.extend(m.files().map(|f| f.name.clone()));
+    }
+    for sub in [folder.to_path_buf(), folder.join("scope_stats")] {
+        let Ok(entries) = std::fs::read_dir(&sub) else { continue };
+        for e in entries.filter_map(Result::ok) {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let is_view = n.starts_with("deps_viewer") && (n.ends_with(".txt") || n.ends_with(".html"));
+            if is_temporary(&n) || is_view {
+                names.push(manifest::relative_name(folder, &sub.join(&n)));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    let mut removed = Vec::new();
+    for name in names {
+        // A manifest can name anything; only plain relative paths inside the folder are ours.
+        let inside = !name.is_empty()
+            && Path::new(&name)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside || keep.contains(&name.as_str()) {
+            continue;
+        }
+        match std::fs::remove_file(folder.join(&name)) {
+            Ok(()) => removed.push(name),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err((format!("cannot remove {name} of an earlier run"), e)),
+        }
+    }
+    Ok(removed)
+}
+
+/// Creates and returns a new folder `<parent>/<base>`, or `<base>_2`, `<base>_3`, ... when the
+/// name is taken (creation is atomic, so two processes never get the same folder).
+pub fn unique_folder(parent: &Path, base: &str) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(parent)?;
+    for n in 1u32.. {
+        let name = if n == 1 { base.to_string() } else { format!("{base}_{n}") };
+        let path = parent.join(name);
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    unreachable!("u32 names run out only after 4 billion folders")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_claim_is_refused_and_names_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = OutputFolder::claim(dir.path(), "pid 1, run a", &[]).unwrap();
+        let err = OutputFolder::claim(dir.path(), "pid 2, run b", &[]).unwrap_err();
+        assert!(err.to_string().contains("in use by another run (pid 1, run a)"), "{err}");
+        drop(first);
+        OutputFolder::claim(dir.path(), "pid 2, run b", &[]).unwrap();
+    }
+
+    #[test]
+    fn the_claim_removes_an_earlier_runs_files_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join("scope_stats")).unwrap();
+        for f in [
+            "deps.json",
+            "deps_viewer.txt",
+            "deps_viewer_reduced.html",
+            "scope_stats/scope_stats.jsonl",
+            ".deps.json.12.0.tmp",
+            ".swimlane.1.tasks.part",
+            "scope_stats/.scope_stats.1.body",
+            "notes.txt",
+            "deps.json.bak",
+        ] {
+            std::fs::write(p.join(f), "x").unwrap();
+        }
+        let claim = OutputFolder::claim(p, "me", &["scope_stats/scope_stats.jsonl"]).unwrap();
+        let mut removed = claim.removed().to_vec();
+        removed.sort();
+        assert_eq!(
+            removed,
+            [
+                ".deps.json.12.0.tmp",
+                ".swimlane.1.tasks.part",
+                "deps.json",
+                "deps_viewer.txt",
+                "deps_viewer_reduced.html",
+                "scope_stats/.scope_stats.1.body",
+            ]
+        );
+        assert!(p.join("notes.txt").exists() && p.join("deps.json.bak").exists());
+        assert!(p.join("scope_stats/scope_stats.jsonl").exists(), "kept");
+    }
+
+    #[test]
+    fn unique_folders_never_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = unique_folder(dir.path(), "x").unwrap();
+        let b = unique_folder(dir.path(), "x").unwrap();
+        assert_eq!((a.file_name().unwrap(), b.file_name().unwrap()), ("x".as_ref(), "x_2".as_ref()));
+    }
+}

@@ -1,0 +1,321 @@
+//! The one way any file of a run or a tool is written: into a unique temporary name in the
+//! destination folder, flushed and fsynced, then renamed into place. On any error (a full disk,
+//! a read-only folder, an interrupt) the temporary is removed and the error returned, so no file
+//! ever appears under its final name before it is complete.
+//!
+//! Temporaries are named `.<final name>.<pid>.<n>.tmp` ([`is_temporary`] recognizes them and
+//! the other hidden work files of a run); tools never read them, and a run that claims an
+//! output folder removes those an earlier, killed process left behind.
+//!
+//! Test-only fault injection, for the end-to-end tests of this contract: the environment
+//! variable `SIMPLER_FAULT_WRITE=<file name>:fail=<bytes>` makes the publication of every file
+//! with that final name fail with "No space left on device" after that many bytes;
+//! `<file name>:stall=<bytes>` makes it print `simpler: stalled writing <name>` on stderr after
+//! that many bytes and wait until the process is interrupted. Several rules are separated by
+//! commas.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::interrupt;
+
+/// The buffered writer a publication hands to its `write` closure.
+pub type Sink = BufWriter<GuardedFile>;
+
+/// Whether a publication may replace a file already at the destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Rename over whatever is there (the ordinary case).
+    Replace,
+    /// Hard-link into place: fails, leaving the existing file untouched, when the name is taken.
+    NoClobber,
+}
+
+/// A file that was published.
+#[derive(Debug)]
+pub struct Published<T> {
+    /// Its final path.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// What the `write` closure returned.
+    pub value: T,
+}
+
+/// A publication that failed: nothing appeared under the final name.
+#[derive(Debug)]
+pub struct PublishError {
+    /// The final path that was not written.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: io::Error,
+}
+
+impl PublishError {
+    /// True when the write stopped because the process was interrupted.
+    pub fn interrupted(&self) -> bool {
+        interrupt::is_interrupt(&self.source)
+    }
+    /// True when the destination already existed in [`Mode::NoClobber`].
+    pub fn already_exists(&self) -> bool {
+        self.source.kind() == io::ErrorKind::AlreadyExists
+    }
+}
+
+impl std::fmt::Display for PublishError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.already_exists() {
+            write!(
+                f,
+                "{} already exists; it was left untouched and nothing was written",
+                self.path.display()
+            )
+        } else {
+            write!(f, "cannot write {}: {}", self.path.display(), self.source)
+        }
+    }
+}
+
+impl std::error::Error for PublishError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Publishes `dest` with [`Mode::Replace`]; see [`publish_with`].
+pub fn publish<T>(
+    dest: &Path,
+    write: impl FnOnce(&mut Sink) -> io::Result<T>,
+) -> Result<Published<T>, PublishError> {
+    publish_with(dest, Mode::Replace, write)
+}
+
+/// Writes `dest` through a temporary: creates the folder if needed, runs `write` on a buffered
+/// writer, flushes and fsyncs, then moves the file into place as `mode` says.
+pub fn publish_with<T>(
+    dest: &Path,
+    mode: Mode,
+    write: impl FnOnce(&mut Sink) -> io::Result<T>,
+) -> Result<Published<T>, PublishError> {
+    let fail = |source| PublishError {
+        path: dest.to_path_buf(),
+        source,
+    };
+    let name = dest
+        .file_name()
+        .ok_or_else(|| fail(io::Error::other("the destination has no file name")))?
+        .to_string_lossy()
+        .into_owned();
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(fail)?;
+    let tmp = dir.join(temporary_name(&name));
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(fail)?;
+    let result = (|| {
+        let mut sink = BufWriter::with_capacity(256 << 10, GuardedFile::new(file, &name));
+        let value = write(&mut sink)?;
+        let guarded = sink.into_inner().map_err(|e| e.into_error())?;
+        let bytes = guarded.written;
+        guarded.file.sync_all()?;
+        drop(guarded);
+        match mode {
+            Mode::Replace => std::fs::rename(&tmp, dest)?,
+            Mode::NoClobber => {
+                std::fs::hard_link(&tmp, dest)?;
+                std::fs::remove_file(&tmp)?;
+            }
+        }
+        // The rename is durable once the folder is synced; a failure here cannot un-publish.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok((value, bytes))
+    })();
+    match result {
+        Ok((value, bytes)) => Ok(Published {
+            path: dest.to_path_buf(),
+            bytes,
+            value,
+        }),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(fail(e))
+        }
+    }
+}
+
+/// Publishes a file already rendered in memory (an HTML report, a manifest, a name map).
+pub fn publish_bytes(dest: &Path, bytes: &[u8]) -> Result<Published<()>, PublishError> {
+    publish(dest, |w| w.write_all(bytes))
+}
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+fn temporary_name(final_name: &str) -> String {
+    format!(
+        ".{final_name}.{}.{}.tmp",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// True for the hidden work files a run or a publication leaves while it works: publish
+/// temporaries (`.<name>.<pid>.<n>.tmp`) and collector spill files (`.<name>.part`,
+/// `.<name>.body`). Tools never read them.
+pub fn is_temporary(file_name: &str) -> bool {
+    file_name.starts_with('.')
+        && (file_name.ends_with(".tmp") || file_name.ends_with(".part") || file_name.ends_with(".body"))
+}
+
+/// The file a publication writes: counts bytes, stops on an interrupt, and applies the
+/// test-only fault rules of the module docs.
+pub struct GuardedFile {
+    file: File,
+    written: u64,
+    fault: Option<&'static FaultRule>,
+}
+
+impl GuardedFile {
+    fn new(file: File, final_name: &str) -> GuardedFile {
+        GuardedFile {
+            file,
+            written: 0,
+            fault: fault_rules().iter().find(|r| r.file == final_name),
+        }
+    }
+}
+
+impl Write for GuardedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if interrupt::requested() {
+            return Err(interrupt::error());
+        }
+        let mut buf = buf;
+        if let Some(rule) = self.fault {
+            let room = rule.after.saturating_sub(self.written);
+            if room == 0 {
+                return match rule.action {
+                    FaultAction::Fail => Err(io::Error::new(
+                        io::ErrorKind::StorageFull,
+                        format!(
+                            "No space left on device (injected by SIMPLER_FAULT_WRITE after {} bytes)",
+                            rule.after
+                        ),
+                    )),
+                    FaultAction::Stall => {
+                        eprintln!("simpler: stalled writing {}", rule.file);
+                        while !interrupt::requested() {
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(interrupt::error())
+                    }
+                };
+            }
+            if (buf.len() as u64) > room {
+                buf = &buf[..room as usize];
+            }
+        }
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+#[derive(Debug)]
+struct FaultRule {
+    file: String,
+    after: u64,
+    action: FaultAction,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum FaultAction {
+    Fail,
+    Stall,
+}
+
+fn fault_rules() -> &'static [FaultRule] {
+    static RULES: OnceLock<Vec<FaultRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let Ok(spec) = std::env::var("SIMPLER_FAULT_WRITE") else {
+            return Vec::new();
+        };
+        spec.split(',')
+            .filter_map(|rule| {
+                let (file, action) = rule.trim().rsplit_once(':')?;
+                let (kind, n) = action.split_once('=')?;
+                let action = match kind {
+                    "fail" => FaultAction::Fail,
+                    "stall" => FaultAction::Stall,
+                    _ => return None,
+                };
+                Some(FaultRule {
+                    file: file.to_string(),
+                    after: n.parse().ok()?,
+                    action,
+                })
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_neither_the_final_name_nor_a_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.json");
+        std::fs::write(&dest, "old").unwrap();
+        let err = publish(&dest, |w| {
+            w.write_all(b"partial")?;
+            Err::<(), _>(io::Error::other("boom"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("out.json: boom"), "{err}");
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+    }
+
+    #[test]
+    fn replace_and_no_clobber() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("a.txt");
+        let p = publish(&dest, |w| w.write_all(b"one")).unwrap();
+        assert_eq!((p.bytes, std::fs::read_to_string(&dest).unwrap().as_str()), (3, "one"));
+        publish(&dest, |w| w.write_all(b"two!")).unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
+        let err = publish_with(&dest, Mode::NoClobber, |w| w.write_all(b"three")).unwrap_err();
+        assert!(err.already_exists(), "{err}");
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn temporaries_are_recognized() {
+        assert!(is_temporary(&temporary_name("deps.json")));
+        assert!(is_temporary(".deps.3.tasks.part"));
+        assert!(is_temporary(".scope_stats.1.body"));
+        assert!(!is_temporary("deps.json"));
+        assert!(!is_temporary(".gitignore"));
+    }
+}
