@@ -198,7 +198,7 @@ impl RunManifest {
     pub fn status_line(&self) -> String {
         match (&self.status, &self.fatal) {
             (RunStatus::Completed, _) => "completed".into(),
-            (s, Some(f)) => format!("{} ({} {}: {})", s.as_str(), f.code, f.name, f.message),
+            (s, Some(f)) => format!("{} ({} {}; run.json has the message)", s.as_str(), f.code, f.name),
             (RunStatus::Running, None) => {
                 "running: still going, or its process died before it finished".into()
             }
@@ -320,7 +320,7 @@ mod tests {
         std::fs::write(&deps, "abc").unwrap();
         let w = check(&deps).unwrap();
         assert!(
-            w.contains("did not complete: fatal (2 HEAP_RING_DEADLOCK: no room)"),
+            w.contains("did not complete: fatal (2 HEAP_RING_DEADLOCK; run.json has the message)"),
             "{w}"
         );
     }

@@ -26,6 +26,36 @@ use crate::interrupt;
 /// The buffered writer a publication hands to its `write` closure.
 pub type Sink = BufWriter<GuardedFile>;
 
+/// How a publication behaves; [`publish`] uses the default (replace, interruptible).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Whether an existing file may be replaced.
+    pub mode: Mode,
+    /// Whether the write stops (and the file is not published) once the process is interrupted
+    /// ([`crate::interrupt`]). Tools' outputs are; a run's closing artifacts are not, because
+    /// writing what the host holds is exactly what an interrupted run must still do.
+    pub interruptible: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::Replace,
+            interruptible: true,
+        }
+    }
+}
+
+impl Options {
+    /// A run's closing artifacts: written even after an interrupt, replacing when `overwrite`.
+    pub fn closing(overwrite: bool) -> Options {
+        Options {
+            mode: if overwrite { Mode::Replace } else { Mode::NoClobber },
+            interruptible: false,
+        }
+    }
+}
+
 /// Whether a publication may replace a file already at the destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -86,19 +116,19 @@ impl std::error::Error for PublishError {
     }
 }
 
-/// Publishes `dest` with [`Mode::Replace`]; see [`publish_with`].
+/// Publishes `dest` with the default [`Options`]; see [`publish_with`].
 pub fn publish<T>(
     dest: &Path,
     write: impl FnOnce(&mut Sink) -> io::Result<T>,
 ) -> Result<Published<T>, PublishError> {
-    publish_with(dest, Mode::Replace, write)
+    publish_with(dest, Options::default(), write)
 }
 
 /// Writes `dest` through a temporary: creates the folder if needed, runs `write` on a buffered
-/// writer, flushes and fsyncs, then moves the file into place as `mode` says.
+/// writer, flushes and fsyncs, then moves the file into place as `options` say.
 pub fn publish_with<T>(
     dest: &Path,
-    mode: Mode,
+    options: Options,
     write: impl FnOnce(&mut Sink) -> io::Result<T>,
 ) -> Result<Published<T>, PublishError> {
     let fail = |source| PublishError {
@@ -122,13 +152,14 @@ pub fn publish_with<T>(
         .open(&tmp)
         .map_err(fail)?;
     let result = (|| {
-        let mut sink = BufWriter::with_capacity(256 << 10, GuardedFile::new(file, &name));
+        let guarded = GuardedFile::new(file, &name, options.interruptible);
+        let mut sink = BufWriter::with_capacity(256 << 10, guarded);
         let value = write(&mut sink)?;
         let guarded = sink.into_inner().map_err(|e| e.into_error())?;
         let bytes = guarded.written;
         guarded.file.sync_all()?;
         drop(guarded);
-        match mode {
+        match options.mode {
             Mode::Replace => std::fs::rename(&tmp, dest)?,
             Mode::NoClobber => {
                 std::fs::hard_link(&tmp, dest)?;
@@ -154,9 +185,14 @@ pub fn publish_with<T>(
     }
 }
 
-/// Publishes a file already rendered in memory (an HTML report, a manifest, a name map).
+/// Publishes a file already rendered in memory (an HTML report, a manifest, a name map). Not
+/// interruptible: the content exists, and the write is short.
 pub fn publish_bytes(dest: &Path, bytes: &[u8]) -> Result<Published<()>, PublishError> {
-    publish(dest, |w| w.write_all(bytes))
+    let options = Options {
+        interruptible: false,
+        ..Options::default()
+    };
+    publish_with(dest, options, |w| w.write_all(bytes))
 }
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -182,14 +218,16 @@ pub fn is_temporary(file_name: &str) -> bool {
 pub struct GuardedFile {
     file: File,
     written: u64,
+    interruptible: bool,
     fault: Option<&'static FaultRule>,
 }
 
 impl GuardedFile {
-    fn new(file: File, final_name: &str) -> GuardedFile {
+    fn new(file: File, final_name: &str, interruptible: bool) -> GuardedFile {
         GuardedFile {
             file,
             written: 0,
+            interruptible,
             fault: fault_rules().iter().find(|r| r.file == final_name),
         }
     }
@@ -197,7 +235,7 @@ impl GuardedFile {
 
 impl Write for GuardedFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if interrupt::requested() {
+        if self.interruptible && interrupt::requested() {
             return Err(interrupt::error());
         }
         let mut buf = buf;
@@ -304,7 +342,8 @@ mod tests {
         assert_eq!((p.bytes, std::fs::read_to_string(&dest).unwrap().as_str()), (3, "one"));
         publish(&dest, |w| w.write_all(b"two!")).unwrap();
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
-        let err = publish_with(&dest, Mode::NoClobber, |w| w.write_all(b"three")).unwrap_err();
+        let options = Options::closing(false);
+        let err = publish_with(&dest, options, |w| w.write_all(b"three")).unwrap_err();
         assert!(err.already_exists(), "{err}");
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

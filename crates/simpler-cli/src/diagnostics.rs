@@ -1,10 +1,11 @@
-//! What `simpler run` does after a run with diagnostics on: say where each artifact went and
-//! render the reports of the artifacts that exist.
+//! What `simpler run` does after a run with diagnostics on: say what the folder's claim
+//! removed, list every artifact that exists and every withheld or failed one with its reason,
+//! render the reports of the artifacts that exist, and record them in the run manifest.
 
 use std::path::Path;
 
-use anyhow::Result;
-use simpler_runtime::{CallConfig, RunReport};
+use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_runtime::{RunOutput, RunReport};
 
 /// Prints the first lines of a run summary: title, tasks per ring, wall and orchestration time.
 pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
@@ -25,74 +26,122 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
     );
 }
 
-/// Reports the artifacts of a finished run and renders their reports.
-pub fn post_run(cfg: &CallConfig, prefix: &Path, report: &RunReport) -> Result<()> {
-    println!("  artifacts  {}", prefix.display());
-    if cfg.enable_scope_stats {
-        match &report.scope_stats {
-            Some(s) => match &s.path {
-                Some(path) => {
-                    println!(
-                        "  scope stats {} ({}, {} samples)",
-                        path.display(),
-                        s.verdict,
-                        s.retained
-                    );
-                    let html = simpler_scope_stats_plot::render_report(path, None)?;
-                    println!("  report      {}", html.display());
-                }
-                None => println!(
-                    "  scope stats not written: {}",
-                    s.note.as_deref().unwrap_or(&s.verdict)
-                ),
-            },
-            None => println!("  scope stats not collected"),
+/// Reports the artifacts of a finished run, renders their views and rewrites the manifest
+/// with them. Returns what was lost (a diagnostic withheld, partial or failed, a view or the
+/// manifest that could not be written), one line each; empty when everything was written.
+pub fn post_run(report: &mut RunReport) -> Vec<String> {
+    let Some(mut output) = report.output.take() else {
+        return Vec::new();
+    };
+    let interrupted = simpler_artifacts::interrupt::requested();
+    println!("  artifacts  {} (run {})", output.path().display(), output.manifest().run_id);
+    let removed = output.removed_earlier();
+    if !removed.is_empty() {
+        println!(
+            "  removed    {} file(s) an earlier run left in this folder: {}",
+            removed.len(),
+            removed.join(", ")
+        );
+    }
+    let mut lost = Vec::new();
+    for entry in report.diagnostics.clone() {
+        describe(output.path(), report, &entry);
+        match entry.outcome {
+            Outcome::Written => {}
+            o => lost.push(format!(
+                "{} {}: {}",
+                entry.name,
+                o.as_str(),
+                entry.reason.as_deref().unwrap_or("no reason recorded")
+            )),
+        }
+        if entry.files.is_empty() || interrupted {
+            continue;
+        }
+        let file = output.path().join(&entry.files[0].name);
+        if let Err(e) = render_view(&entry.name, &file, &mut output) {
+            println!("  view       FAILED: {e:#}");
+            lost.push(format!("view of {}: {e:#}", entry.name));
         }
     }
-    if cfg.enable_dep_gen {
-        match &report.dep_gen {
-            Some(d) => match (&d.path, &d.counts) {
-                (Some(path), Some(c)) => {
-                    println!(
-                        "  dep_gen     {} ({} tasks, {} tensors, {} edges)",
-                        path.display(),
-                        c.tasks,
-                        c.tensors,
-                        c.edges
-                    );
-                    let txt = simpler_deps_viewer::write_text_view(path)?;
-                    println!("  deps view   {}", txt.display());
-                }
-                _ => println!("  dep_gen     {}", d.problem.as_deref().unwrap_or("not written")),
-            },
-            None => println!("  dep_gen     not collected"),
-        }
+    if let Some(e) = output.write_manifest() {
+        println!("  manifest   FAILED: {e}");
+        lost.push(format!("run manifest: {e}"));
+    } else {
+        println!(
+            "  manifest   {} ({})",
+            output.path().join(simpler_artifacts::manifest::FILE_NAME).display(),
+            output.manifest().status.as_str()
+        );
     }
-    if cfg.enable_l2_swimlane {
-        match &report.swimlane {
-            Some(l) => {
-                if let Some(path) = &l.path {
-                    println!(
-                        "  swimlane    {} ({} task rows, {} dummy rows, {} submit spans)",
-                        path.display(),
-                        l.rows[0],
-                        l.rows[1],
-                        l.rows[2]
-                    );
-                    let summary = simpler_swimlane::convert(path, None, None, None)?;
-                    println!(
-                        "  trace       {} ({} dependency flows, {} hb_violation)",
-                        summary.output.display(),
-                        summary.flows.dependency,
-                        summary.flows.hb_violation
-                    );
-                }
-                if let Some(p) = &l.problem {
-                    println!("  swimlane    warning: {p}");
-                }
-            }
-            None => println!("  swimlane    not collected"),
-        }
+    report.output = Some(output);
+    lost
+}
+
+/// One summary line for a diagnostic's outcome.
+fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
+    let label = match entry.name.as_str() {
+        "scope_stats" => "scope stats",
+        "l2_swimlane" => "swimlane",
+        "name_map" => "name map",
+        other => other,
+    };
+    let file = entry.files.first().map(|f| folder.join(&f.name).display().to_string()).unwrap_or_default();
+    let detail = match (entry.name.as_str(), entry.outcome) {
+        (_, Outcome::Withheld) => format!("WITHHELD: {}", entry.reason.as_deref().unwrap_or("")),
+        (_, Outcome::Failed) => format!("FAILED: {}", entry.reason.as_deref().unwrap_or("")),
+        ("scope_stats", _) => match &report.scope_stats {
+            Some(s) => format!("{file} ({}, {} samples)", s.verdict, s.retained),
+            None => file,
+        },
+        ("dep_gen", _) => match report.dep_gen.as_ref().and_then(|d| d.counts) {
+            Some(c) => format!("{file} ({} tasks, {} tensors, {} edges)", c.tasks, c.tensors, c.edges),
+            None => file,
+        },
+        ("l2_swimlane", _) => match &report.swimlane {
+            Some(l) => format!(
+                "{file} ({} task rows, {} dummy rows, {} submit spans)",
+                l.rows[0], l.rows[1], l.rows[2]
+            ),
+            None => file,
+        },
+        _ => file,
+    };
+    println!("  {label:<10} {detail}");
+    if entry.outcome == Outcome::Partial {
+        println!(
+            "             PARTIAL: {}",
+            entry.reason.as_deref().unwrap_or("records were lost")
+        );
     }
+}
+
+/// Renders the view of one diagnostic's artifact and records it in the manifest.
+fn render_view(name: &str, file: &Path, output: &mut RunOutput) -> anyhow::Result<()> {
+    let view = match name {
+        "scope_stats" => {
+            let html = simpler_scope_stats_plot::render_report(file, None)?;
+            println!("  report     {}", html.display());
+            html
+        }
+        "dep_gen" => {
+            let txt = simpler_deps_viewer::write_text_view(file)?;
+            println!("  deps view  {}", txt.display());
+            txt
+        }
+        "l2_swimlane" => {
+            let summary = simpler_swimlane::convert(file, None, None, None)?;
+            println!(
+                "  trace      {} ({} dependency flows, {} hb_violation)",
+                summary.output.display(),
+                summary.flows.dependency,
+                summary.flows.hb_violation
+            );
+            summary.output
+        }
+        _ => return Ok(()),
+    };
+    let bytes = std::fs::metadata(&view)?.len();
+    output.add_view(&view, bytes);
     Ok(())
 }

@@ -2,8 +2,8 @@
 
 mod bench_cmd;
 mod diagnostics;
+mod exit;
 mod run_cmd;
-mod timestamp;
 mod workload_cmd;
 
 use std::process::ExitCode;
@@ -39,6 +39,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    install_interrupt_handler();
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
@@ -49,10 +50,28 @@ fn main() -> ExitCode {
     report(result)
 }
 
-/// Maps a command's result to the process exit code: clap usage errors keep clap's code (2),
-/// everything else prints its cause chain and exits 1.
+/// SIGINT/SIGTERM: the first stops the run through its unproven close (and stops any file a
+/// tool is writing, removing its temporary); a second exits at once. Either way no partial file
+/// ever sits under a final name (every file is published by rename).
+fn install_interrupt_handler() {
+    let installed = ctrlc::set_handler(|| {
+        if simpler_artifacts::interrupt::request() == 1 {
+            eprintln!("simpler: interrupted; stopping and closing what was collected (interrupt again to exit at once)");
+        } else {
+            eprintln!("simpler: interrupted again; exiting now");
+            std::process::exit(i32::from(exit::INTERRUPTED));
+        }
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: no SIGINT/SIGTERM handler ({e}); an interrupt kills the process at once");
+    }
+}
+
+/// Maps a command's result to the process exit status (`exit.rs`): clap usage errors keep
+/// clap's code (2); an interrupted command exits 130; other errors print their cause chain.
 fn report(result: anyhow::Result<()>) -> ExitCode {
     match result {
+        Ok(()) if simpler_artifacts::interrupt::requested() => ExitCode::from(exit::INTERRUPTED),
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             if let Some(clap_err) = err.downcast_ref::<clap::Error>() {
@@ -60,7 +79,7 @@ fn report(result: anyhow::Result<()>) -> ExitCode {
                 return ExitCode::from(clap_err.exit_code() as u8);
             }
             eprintln!("error: {err:#}");
-            ExitCode::FAILURE
+            ExitCode::from(exit::status_of(&err))
         }
     }
 }

@@ -4,9 +4,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use simpler_runtime::{CallConfig, RunError, RuntimeEnv, RuntimeKind};
+use simpler_artifacts::output_folder::unique_folder;
+use simpler_artifacts::time::utc_stamp;
+use simpler_runtime::{CallConfig, RunError, RunReport, RuntimeEnv, RuntimeKind};
 
-use crate::timestamp::utc_stamp;
+use crate::exit::{Exit, DIAGNOSTIC_LOST};
 
 /// Arguments of `simpler run`.
 #[derive(Debug, clap::Args)]
@@ -51,7 +53,49 @@ pub struct RunArgs {
     /// Stop the run with SCHEDULER_TIMEOUT after this many seconds.
     #[arg(long, default_value_t = 300)]
     pub timeout_secs: u64,
+    /// With --from-deps: re-run a deps.json even when its run manifest says the run did not
+    /// complete or the file is not the one the run wrote.
+    #[arg(long, requires = "from_deps")]
+    pub allow_incomplete: bool,
 }
+
+/// The default output folder `outputs/<base>_<timestamp>[_N]`, created now (never shared).
+pub fn default_folder(base: &str) -> Result<PathBuf> {
+    let name = format!("{base}_{}", utc_stamp());
+    unique_folder(std::path::Path::new("outputs"), &name).with_context(|| format!("creating outputs/{name}"))
+}
+
+/// The end of a run with diagnostics: the summary of its artifacts and views; an error with
+/// the "diagnostic lost" status when something requested was not fully written.
+pub fn finish_diagnostics(report: &mut RunReport) -> Result<()> {
+    let lost = crate::diagnostics::post_run(report);
+    if lost.is_empty() {
+        return Ok(());
+    }
+    Err(Exit {
+        code: DIAGNOSTIC_LOST,
+        message: format!("requested diagnostics were not fully written: {}", lost.join("; ")),
+    }
+    .into())
+}
+
+/// Prints why a run stopped and closes its diagnostics (their views are rendered too: a
+/// fatal run's scope stats are what tells which scope drove the resource out).
+pub fn report_stopped(name: &str, e: &mut anyhow::Error) {
+    if let Some(RunError::Fatal { report, .. }) = e.downcast_mut::<RunError>() {
+        eprintln!(
+            "{name} on {}: stopped after {} of {} tasks completed ({:.3} s)",
+            report.runtime.name(),
+            report.completed,
+            report.tasks,
+            report.wall.as_secs_f64()
+        );
+        let _ = crate::diagnostics::post_run(report);
+    }
+}
+
+/// The longest run timeout accepted (about 31 years); larger values are clamped.
+pub const MAX_TIMEOUT_SECS: u64 = 1 << 30;
 
 fn list() {
     println!("built-in examples:");
@@ -99,48 +143,29 @@ pub fn run(args: RunArgs) -> Result<()> {
         enable_dep_gen: args.enable_dep_gen,
         enable_l2_swimlane: args.enable_l2_swimlane,
         output_prefix: args.output_prefix.clone(),
-        timeout: Duration::from_secs(args.timeout_secs),
+        timeout: Duration::from_secs(args.timeout_secs.min(MAX_TIMEOUT_SECS)),
+        subject: Some(format!("{} ({})", ex.name(), params.case_name(ex.params()))),
+        stop_on_interrupt: true,
         ..Default::default()
     };
-    if cfg.any_diagnostic() {
-        let prefix = cfg.output_prefix.clone().unwrap_or_else(|| {
-            PathBuf::from("outputs").join(format!(
-                "{}_{}_{}",
-                ex.name(),
-                params.case_name(ex.params()),
-                utc_stamp()
-            ))
-        });
-        std::fs::create_dir_all(&prefix)
-            .with_context(|| format!("creating output prefix {}", prefix.display()))?;
-        cfg.output_prefix = Some(prefix);
+    if cfg.any_diagnostic() && cfg.output_prefix.is_none() {
+        let base = format!("{}_{}", ex.name(), params.case_name(ex.params()));
+        cfg.output_prefix = Some(default_folder(&base)?);
     }
     cfg.validate()?;
-    let outcome = match ex.run(&cfg, &params) {
+    let mut outcome = match ex.run(&cfg, &params) {
         Ok(o) => o,
-        Err(e) => {
-            if let Some(RunError::Fatal { report, .. }) = e.downcast_ref::<RunError>() {
-                eprintln!(
-                    "{} on {}: stopped after {} of {} tasks completed ({:.3} s)",
-                    ex.name(),
-                    runtime.name(),
-                    report.completed,
-                    report.tasks,
-                    report.wall.as_secs_f64()
-                );
-            }
+        Err(mut e) => {
+            report_stopped(ex.name(), &mut e);
             return Err(e);
         }
     };
-    let r = &outcome.report;
     let title = format!("{} ({})", ex.name(), params.case_name(ex.params()));
-    crate::diagnostics::print_run_header(&title, r, cfg.clusters);
+    crate::diagnostics::print_run_header(&title, &outcome.report, cfg.clusters);
     println!("  result     {}", outcome.golden.describe());
-    if let Some(prefix) = &cfg.output_prefix {
-        crate::diagnostics::post_run(&cfg, prefix, r)?;
-    }
+    let diagnostics = finish_diagnostics(&mut outcome.report);
     if !outcome.golden.passed() {
         bail!("{}: {}", ex.name(), outcome.golden.describe());
     }
-    Ok(())
+    diagnostics
 }

@@ -5,12 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use simpler_runtime::{RunError, RuntimeKind};
+use anyhow::{bail, Result};
+use simpler_runtime::RuntimeKind;
 use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
-use crate::run_cmd::RunArgs;
-use crate::timestamp::utc_stamp;
+use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs, MAX_TIMEOUT_SECS};
 
 /// Turns the command line into overrides; `clusters` applies only when it differs from the
 /// default (clap cannot tell "not given" from "given the default").
@@ -24,41 +23,30 @@ fn overrides(args: &RunArgs) -> Overrides {
         output_prefix: args.output_prefix.clone(),
         clusters: (args.clusters != simpler_runtime::config::DEFAULT_CLUSTERS).then_some(args.clusters),
         scheduler_threads: Some(args.scheduler_threads),
-        timeout: Some(Duration::from_secs(args.timeout_secs)),
+        timeout: Some(Duration::from_secs(args.timeout_secs.min(MAX_TIMEOUT_SECS))),
         record_fanin: false,
         params: args.params.clone(),
+        subject: None,
+        stop_on_interrupt: true,
+        allow_incomplete: args.allow_incomplete,
     }
 }
 
-/// Creates the artifact folder when a diagnostic is on (default `outputs/<name>_<stamp>/`).
+/// Picks the artifact folder when a diagnostic is on: the command line's, the file's, or a new
+/// `outputs/<name>_<stamp>/` (the run claims and creates it).
 fn prepare_prefix(o: &mut Overrides, file_prefix: Option<&str>, diagnostics: bool, name: &str) -> Result<()> {
     if !diagnostics {
         return Ok(());
     }
-    let prefix = o
-        .output_prefix
-        .clone()
-        .or_else(|| file_prefix.map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("outputs").join(format!("{name}_{}", utc_stamp())));
-    std::fs::create_dir_all(&prefix)
-        .with_context(|| format!("creating output prefix {}", prefix.display()))?;
+    let prefix = match o.output_prefix.clone().or_else(|| file_prefix.map(PathBuf::from)) {
+        Some(p) => p,
+        None => default_folder(name)?,
+    };
     o.output_prefix = Some(prefix);
     Ok(())
 }
 
-fn stopped(name: &str, e: &anyhow::Error) {
-    if let Some(RunError::Fatal { report, .. }) = e.downcast_ref::<RunError>() {
-        eprintln!(
-            "{name} on {}: stopped after {} of {} tasks completed ({:.3} s)",
-            report.runtime.name(),
-            report.completed,
-            report.tasks,
-            report.wall.as_secs_f64()
-        );
-    }
-}
-
-fn summary(title: &str, outcome: &Outcome) -> Result<()> {
+fn summary(title: &str, outcome: &mut Outcome) -> Result<()> {
     let r = &outcome.report;
     let cfg = &outcome.config;
     crate::diagnostics::print_run_header(title, r, cfg.clusters);
@@ -100,12 +88,7 @@ fn summary(title: &str, outcome: &Outcome) -> Result<()> {
             println!("  approximated    {n}");
         }
     }
-    if let Some(prefix) = &cfg.output_prefix {
-        if cfg.any_diagnostic() {
-            crate::diagnostics::post_run(cfg, prefix, r)?;
-        }
-    }
-    Ok(())
+    finish_diagnostics(&mut outcome.report)
 }
 
 fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
@@ -119,21 +102,27 @@ fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
         || d.enable_dep_gen
         || d.enable_l2_swimlane;
     prepare_prefix(&mut o, d.output_prefix.as_deref(), diagnostics, w.name())?;
-    let outcome = run_workload(&w, &o).inspect_err(|e| stopped(w.name(), e))?;
-    summary(&format!("{} ({})", w.name(), path.display()), &outcome)?;
+    let mut outcome = run_workload(&w, &o).map_err(|mut e| {
+        report_stopped(w.name(), &mut e);
+        e
+    })?;
+    let diagnostics = summary(&format!("{} ({})", w.name(), path.display()), &mut outcome);
     let failed: Vec<_> = outcome.checks.iter().filter(|c| !c.passed()).collect();
     if !failed.is_empty() {
         bail!("{}: {}", w.name(), failed[0].describe());
     }
-    Ok(())
+    diagnostics
 }
 
 fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
     let mut o = overrides(args);
     let diagnostics = o.enable_scope_stats || o.enable_dep_gen || o.enable_l2_swimlane;
     prepare_prefix(&mut o, None, diagnostics, "from_deps")?;
-    let outcome = run_from_deps(path, &o).inspect_err(|e| stopped("from-deps", e))?;
-    summary(&format!("re-run of {}", path.display()), &outcome)
+    let mut outcome = run_from_deps(path, &o).map_err(|mut e| {
+        report_stopped("from-deps", &mut e);
+        e
+    })?;
+    summary(&format!("re-run of {}", path.display()), &mut outcome)
 }
 
 /// Runs a workload file or re-runs a captured graph.

@@ -273,6 +273,12 @@ pub struct CallConfig {
     /// Keep every task's wired fanin (producers and flags) and return it in the report.
     /// Memory grows with the task count: for tests and small graphs.
     pub record_fanin: bool,
+    /// What runs, for the run manifest (`run.json`): an example and its case, a workload
+    /// file, ... Default: the root scope's site.
+    pub subject: Option<String>,
+    /// Stop the run (unproven close, status `interrupted`) once the process-wide interrupt
+    /// flag is set (`simpler_artifacts::interrupt`, set by the CLI's SIGINT/SIGTERM handler).
+    pub stop_on_interrupt: bool,
     #[doc(hidden)]
     pub faults: crate::collectors::Faults,
 }
@@ -291,6 +297,8 @@ impl Default for CallConfig {
             output_prefix: None,
             timeout: DEFAULT_TIMEOUT,
             record_fanin: false,
+            subject: None,
+            stop_on_interrupt: false,
             faults: Default::default(),
         }
     }

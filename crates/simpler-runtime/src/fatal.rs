@@ -29,6 +29,9 @@ pub enum FatalCode {
     SchedulerTimeout = 100,
     /// A kernel returned an error or panicked.
     KernelFailed = 104,
+    /// The process was interrupted (SIGINT/SIGTERM) and the run stopped without producer-stop
+    /// proof. Not one of the original's codes: its value is the shell's exit status for SIGINT.
+    Interrupted = 130,
 }
 
 impl FatalCode {
@@ -49,6 +52,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow => "TENSORMAP_OVERFLOW",
             FatalCode::SchedulerTimeout => "SCHEDULER_TIMEOUT",
             FatalCode::KernelFailed => "KERNEL_FAILED",
+            FatalCode::Interrupted => "INTERRUPTED",
         }
     }
     fn from_u32(v: u32) -> Option<FatalCode> {
@@ -63,6 +67,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow,
             FatalCode::SchedulerTimeout,
             FatalCode::KernelFailed,
+            FatalCode::Interrupted,
         ]
         .into_iter()
         .find(|c| c.code() == v)

@@ -44,6 +44,7 @@ pub mod sync;
 mod worker;
 
 pub use collectors::dep_gen::DepGenOutcome;
+pub use collectors::output::RunOutput;
 pub use collectors::scope_stats::ScopeStatsOutcome;
 pub use collectors::swimlane::SwimlaneOutcome;
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};

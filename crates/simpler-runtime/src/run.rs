@@ -14,12 +14,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
-use crate::collectors::dep_gen::graph::GraphWriter;
+use simpler_artifacts::manifest::DiagnosticEntry;
+use simpler_artifacts::output_folder::ClaimError;
+
 use crate::collectors::dep_gen::DepGenOutcome;
-use crate::collectors::scope_stats::probe::{ProducerFinal, ScopeStatsProducer};
+use crate::collectors::output::RunOutput;
 use crate::collectors::scope_stats::ScopeStatsOutcome;
 use crate::collectors::swimlane::SwimlaneOutcome;
+use crate::collectors::{Finals, Probes};
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
 use crate::orchestrator::{site_string, FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
@@ -60,6 +62,11 @@ pub struct RunReport {
     pub dep_gen: Option<DepGenOutcome>,
     /// What became of this run's swimlane records (with `enable_l2_swimlane`).
     pub swimlane: Option<SwimlaneOutcome>,
+    /// Every requested diagnostic's outcome and files, as the run manifest lists them.
+    pub diagnostics: Vec<DiagnosticEntry>,
+    /// The claimed output folder and its manifest (with any diagnostic on). The folder stays
+    /// claimed while this value (or a clone) lives: a caller rendering views keeps it.
+    pub output: Option<RunOutput>,
 }
 
 impl RunReport {
@@ -83,6 +90,8 @@ pub enum RunError {
     Config(ConfigError),
     /// A diagnostic refused to start the run (e.g. too many unpublished background exports).
     Refused(String),
+    /// The output folder could not be claimed (another run holds it, or it is not writable).
+    OutputFolder(ClaimError),
     /// The run stopped on a fatal.
     Fatal {
         /// The latched fatal.
@@ -97,14 +106,21 @@ impl RunError {
     pub fn code(&self) -> Option<FatalCode> {
         match self {
             RunError::Fatal { fatal, .. } => Some(fatal.code),
-            RunError::Config(_) | RunError::Refused(_) => None,
+            RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
         }
     }
     /// The run's report, when it started.
     pub fn report(&self) -> Option<&RunReport> {
         match self {
             RunError::Fatal { report, .. } => Some(report),
-            RunError::Config(_) | RunError::Refused(_) => None,
+            RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
+        }
+    }
+    /// The run's report, when it started (mutable: to record views in its manifest).
+    pub fn report_mut(&mut self) -> Option<&mut RunReport> {
+        match self {
+            RunError::Fatal { report, .. } => Some(report),
+            RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
         }
     }
 }
@@ -114,6 +130,7 @@ impl fmt::Display for RunError {
         match self {
             RunError::Config(e) => write!(f, "invalid configuration: {e}"),
             RunError::Refused(why) => write!(f, "run refused before it started: {why}"),
+            RunError::OutputFolder(e) => write!(f, "run refused before it started: {e}"),
             RunError::Fatal { fatal, .. } => fatal.fmt(f),
         }
     }
@@ -136,16 +153,16 @@ fn orchestrate(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-    diag: DiagInputs,
-) -> (OrchStats, DiagOutputs) {
+    probes: Probes,
+) -> (OrchStats, Finals) {
     let mut orch = Orchestrator::new(
         shared.clone(),
         cfg.tensormap_capacity,
         cfg.record_fanin,
-        diag.scope_stats,
+        probes.scope_stats,
     );
-    orch.dep_gen = diag.dep_gen;
-    orch.dep_graph = diag.dep_graph;
+    orch.dep_gen = probes.dep_gen;
+    orch.dep_graph = probes.dep_graph;
     orch.skip_dep_gen_flush = cfg.faults.skip_dep_gen_flush;
     orch.lane = shared.swimlane.as_ref().map(|s| s.producer());
     orch.begin_scope(ScopeMode::Auto, root);
@@ -181,9 +198,9 @@ fn orchestrate(
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
     drop(orch.lane.take()); // hands its last rows over
-    let outputs = DiagOutputs {
-        scope_final: orch.take_scope_stats(),
-        dep_gen_final: orch.take_dep_gen(),
+    let outputs = Finals {
+        scope_stats: orch.take_scope_stats(),
+        dep_gen: orch.take_dep_gen(),
         dep_graph: orch.dep_graph.take(),
     };
     shared.total_tasks.store(stats.tasks, Ordering::Release);
@@ -192,28 +209,12 @@ fn orchestrate(
     (stats, outputs)
 }
 
-/// Diagnostics producers handed to the orchestrator of a run.
-#[derive(Default)]
-pub(crate) struct DiagInputs {
-    pub scope_stats: Option<ScopeStatsProducer>,
-    pub dep_gen: Option<DepGenCapture>,
-    pub dep_graph: Option<GraphWriter>,
-}
-
-/// What the producers leave behind; only present with producer-stop proof.
-#[derive(Default)]
-pub(crate) struct DiagOutputs {
-    pub scope_final: Option<ProducerFinal>,
-    pub dep_gen_final: Option<CaptureFinal>,
-    pub dep_graph: Option<GraphWriter>,
-}
-
 /// A finished (or abandoned) run, before diagnostics are closed.
 pub(crate) struct Executed {
     pub report: RunReport,
     pub fatal: Option<Fatal>,
     /// The producers' final states; only present with producer-stop proof.
-    pub diag: DiagOutputs,
+    pub finals: Finals,
 }
 
 impl Executed {
@@ -247,7 +248,7 @@ pub(crate) fn execute(
     cfg: &CallConfig,
     root: &'static Location<'static>,
     f: OrchFn,
-    diag: DiagInputs,
+    probes: Probes,
 ) -> Executed {
     let start = Instant::now();
     let threads = cfg
@@ -261,7 +262,7 @@ pub(crate) fn execute(
             let h = std::thread::Builder::new()
                 .name("simpler-orch".into())
                 .spawn(move || {
-                    let out = orchestrate(&s, &c, root, f, diag);
+                    let out = orchestrate(&s, &c, root, f, probes);
                     s.threads_exited.fetch_add(1, Ordering::AcqRel);
                     s.done_sleep.notify_all();
                     out
@@ -270,7 +271,7 @@ pub(crate) fn execute(
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = orchestrate(&shared, cfg, root, f, diag);
+            let out = orchestrate(&shared, cfg, root, f, probes);
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
             (spawn_schedulers(&shared, threads), None, Some(out))
         }
@@ -278,8 +279,27 @@ pub(crate) fn execute(
     let all = threads as u32 + 1;
     let deadline = start + cfg.timeout;
     let exited = || shared.threads_exited.load(Ordering::Acquire) >= all;
+    let mut interrupted = false;
     while !exited() {
         let now = Instant::now();
+        if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
+            // Stopped from outside: whatever the threads do now, the close is unproven.
+            interrupted = true;
+            shared.fatal.raise(
+                FatalCode::Interrupted,
+                format!(
+                    "the run was interrupted (SIGINT/SIGTERM) after {} tasks completed; diagnostics \
+                     were closed without producer-stop proof",
+                    shared.completed.load(Ordering::Acquire)
+                ),
+            );
+            shared.wake_all();
+            let grace = Instant::now() + cfg.faults.abandon_grace.unwrap_or(ABANDON_GRACE);
+            while !exited() && Instant::now() < grace {
+                shared.done_sleep.sleep_unless(PARK_TICK, exited);
+            }
+            break;
+        }
         if now >= deadline {
             shared.fatal.raise(
                 FatalCode::SchedulerTimeout,
@@ -306,18 +326,20 @@ pub(crate) fn execute(
             .done_sleep
             .sleep_unless((deadline - now).min(PARK_TICK * 5), exited);
     }
-    let stop_proven = exited();
-    let (stats, diag) = if stop_proven {
+    let stop_proven = exited() && !interrupted;
+    let (stats, finals) = if exited() {
         for h in handles.drain(..) {
             let _ = h.join();
         }
-        match orch_handle {
+        let (stats, finals) = match orch_handle {
             Some(h) => h.join().unwrap_or_default(),
             None => hbg_stats.unwrap_or_default(),
-        }
+        };
+        // An interrupted run closes without proof: nothing the producers held is read.
+        (stats, if interrupted { Finals::default() } else { finals })
     } else {
         // Without proof nothing the producer still holds may be read.
-        (hbg_stats.map(|s| s.0).unwrap_or_default(), DiagOutputs::default())
+        (hbg_stats.map(|s| s.0).unwrap_or_default(), Finals::default())
     };
     let report = RunReport {
         runtime: shared.kind,
@@ -334,10 +356,12 @@ pub(crate) fn execute(
         scope_stats: None,
         dep_gen: None,
         swimlane: None,
+        diagnostics: Vec::new(),
+        output: None,
     };
     Executed {
         report,
         fatal: shared.fatal.get(),
-        diag,
+        finals,
     }
 }

@@ -1,7 +1,6 @@
 //! The `Worker`: kernels, external device memory, and runs.
 
 use std::panic::Location;
-use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,12 +8,15 @@ use std::time::Duration;
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
 use crate::collectors::scope_stats::background::BackgroundWriter;
+use crate::collectors::output::RunOutput;
+use crate::collectors::scope_stats::probe::BACKPRESSURE_WAIT;
 use crate::collectors::session::Session;
+use crate::collectors::{RunFacts, StartCtx};
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
     load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
 };
-use crate::orchestrator::{OrchResult, Orchestrator};
+use crate::orchestrator::{site_string, OrchResult, Orchestrator};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
 use crate::platform::{CoreType, Platform};
 use crate::run::{execute, RunError, RunReport};
@@ -90,20 +92,6 @@ impl Worker {
     pub fn hold_background_writer(&self, hold: bool) {
         if let Some(bg) = &self.background {
             bg.set_hold(hold);
-        }
-    }
-
-    /// Writes `<prefix>/name_map.json` (`{"<func_id>": "<name>"}`) so the viewers can label
-    /// kernels; best effort (a failure only costs the labels).
-    fn write_name_map(&self, prefix: &Path) {
-        let map: std::collections::BTreeMap<String, &str> = self
-            .kernels
-            .iter()
-            .map(|k| (k.func_id.to_string(), k.name.as_str()))
-            .collect();
-        if let Ok(text) = serde_json::to_string(&map) {
-            let _ = std::fs::create_dir_all(prefix);
-            let _ = std::fs::write(prefix.join("name_map.json"), text + "\n");
         }
     }
 
@@ -223,10 +211,16 @@ impl Worker {
             }
         };
         let run_epoch = self.run_epoch.fetch_add(1, Ordering::Relaxed) + 1;
-        if cfg.any_diagnostic() {
-            self.write_name_map(cfg.output_prefix.as_deref().unwrap_or(Path::new(".")));
-        }
         let background = self.background.as_ref().filter(|_| self.collect_across_runs_on);
+        let prefix = cfg.output_prefix.clone().unwrap_or_default();
+        let mut output = match cfg.any_diagnostic() {
+            true => {
+                let subject = cfg.subject.clone().unwrap_or_else(|| site_string(root));
+                let claimed = RunOutput::claim(&prefix, cfg, subject, background.is_some());
+                Some(claimed.map_err(RunError::OutputFolder)?)
+            }
+            false => None,
+        };
         let memory = RunMemory {
             heaps: HeapMemory::new(heap_sizes),
             external: self.external.clone(),
@@ -235,16 +229,43 @@ impl Worker {
             clusters: cfg.clusters as u32,
         };
         let mut run_shared = RunShared::new(cfg.runtime, sizes, memory, self.kernels.clone(), platform);
-        let (session, diag) = Session::start(
+        let ctx = StartCtx {
             cfg,
-            &sizes,
+            sizes: &sizes,
+            prefix: &prefix,
             run_epoch,
-            &self.buf_seq,
+            buf_seq: &self.buf_seq,
             background,
-            &mut run_shared.swimlane,
-        )?;
-        let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), diag);
-        session.close(cfg, &mut executed);
+            kernels: &self.kernels,
+            wait: cfg.faults.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT),
+        };
+        let (session, mut probes) = match Session::start(&ctx) {
+            Ok(started) => started,
+            Err(why) => {
+                if let Some(o) = output.as_mut() {
+                    o.finish(None, Vec::new());
+                }
+                return Err(RunError::Refused(why));
+            }
+        };
+        run_shared.swimlane = probes.swimlane.take();
+        let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), probes);
+        let facts = RunFacts {
+            proven: executed.report.stop_proven,
+            fatal: executed.fatal.is_some(),
+            clusters: cfg.clusters,
+            scheduler_threads: executed.report.scheduler_threads,
+        };
+        let outcomes = session.close(&facts, &mut executed.finals);
+        let report = &mut executed.report;
+        report.scope_stats = outcomes.scope_stats;
+        report.dep_gen = outcomes.dep_gen;
+        report.swimlane = outcomes.swimlane;
+        if let Some(o) = output.as_mut() {
+            o.finish(executed.fatal.as_ref(), outcomes.entries.clone());
+        }
+        report.diagnostics = outcomes.entries;
+        report.output = output;
         executed.into_result()
     }
 }

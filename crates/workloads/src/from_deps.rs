@@ -27,7 +27,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use simpler_artifacts::deps::{read_deps, split_task_id, ArgType, DepFlag, DepsFile, EdgeSource, Scope};
 use simpler_core::{
     compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
@@ -598,6 +598,12 @@ fn infer_manual_dep(
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
 pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
+    if let Some(why) = simpler_artifacts::manifest::check(path) {
+        if !overrides.allow_incomplete {
+            bail!("{why}\nrefusing to re-run a graph that may be incomplete; --allow-incomplete re-runs it anyway");
+        }
+        eprintln!("warning: {why}");
+    }
     let mut file = DepsFile::default();
     read_deps(path, &mut file)?;
     let mut report = FromDepsReport::default();
@@ -605,6 +611,9 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
     let mut o = overrides.clone();
     o.record_fanin = true;
     let mut config = build_config(None, &prog, &o)?;
+    if config.subject.is_none() {
+        config.subject = Some(format!("re-run of {}", path.display()));
+    }
     let user_window = o
         .runtime_env
         .iter()

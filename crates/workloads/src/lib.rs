@@ -99,6 +99,13 @@ pub struct Overrides {
     pub record_fanin: bool,
     /// Constant overrides `NAME=VALUE` (`--param`); the workload is re-expanded with them.
     pub params: Vec<String>,
+    /// What runs, for the run manifest (default: the workload's name, or the re-run deps.json).
+    pub subject: Option<String>,
+    /// Stop the run when the process is interrupted (the CLI's SIGINT/SIGTERM handler).
+    pub stop_on_interrupt: bool,
+    /// `--from-deps`: re-run a deps.json whose run manifest says it is incomplete (a run that
+    /// did not complete, or a file that is not the one the run wrote).
+    pub allow_incomplete: bool,
 }
 
 /// A finished workload run.
@@ -266,6 +273,8 @@ pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Over
         cfg.timeout = t;
     }
     cfg.record_fanin = o.record_fanin;
+    cfg.subject = o.subject.clone();
+    cfg.stop_on_interrupt = o.stop_on_interrupt;
     if cfg.runtime == RuntimeKind::Hbg {
         // hbg keeps the whole graph on ring 0 and reclaims nothing: size it for every task
         // unless the user chose the sizes.
@@ -296,7 +305,10 @@ pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome> {
         let constants = parse_params(&overrides.params, &w.spec.constants)?;
         Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.name.clone()))?)
     };
-    let config = build_config(Some(&w.spec), &program, overrides)?;
+    let mut config = build_config(Some(&w.spec), &program, overrides)?;
+    if config.subject.is_none() {
+        config.subject = Some(format!("workload {}", w.name));
+    }
     config.validate()?;
     let run = runner::run_program(program, &config)?;
     Ok(Outcome {

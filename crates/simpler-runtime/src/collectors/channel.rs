@@ -128,6 +128,45 @@ impl<B> BufferChannel<B> {
     }
 }
 
+/// A host collector thread: drains a channel's ready buffers into a state `S` while the run goes
+/// on, recycling each buffer; [`CollectorThread::stop`] closes the channel, lets the thread drain
+/// what was already handed over, and returns the state. Every diagnostic's host side is one of
+/// these.
+pub(crate) struct CollectorThread<B, S> {
+    channel: std::sync::Arc<BufferChannel<B>>,
+    thread: std::thread::JoinHandle<S>,
+}
+
+impl<B: Send + Sync + 'static, S: Send + 'static> CollectorThread<B, S> {
+    /// Starts thread `name`: `init` builds the state on the thread, `consume` takes each buffer.
+    pub fn spawn(
+        name: &str,
+        channel: std::sync::Arc<BufferChannel<B>>,
+        init: impl FnOnce() -> S + Send + 'static,
+        mut consume: impl FnMut(&mut S, &B) + Send + 'static,
+    ) -> Self {
+        let ch = channel.clone();
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let mut state = init();
+                while let Some(buf) = ch.take() {
+                    consume(&mut state, &buf);
+                    ch.recycle(buf);
+                }
+                state
+            })
+            .expect("spawning a collector thread");
+        CollectorThread { channel, thread }
+    }
+
+    /// Stops chasing publications, drains what the host already owns and joins the thread.
+    pub fn stop(self) -> S {
+        self.channel.close();
+        self.thread.join().expect("a collector thread does not panic")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,121 @@
 //! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
 //! - [`dep_gen`]: every submit captured and replayed → `deps.json`.
 //! - [`swimlane`]: per-task timing → `l2_swimlane_records.json`.
+//! - [`name_map`]: kernel names → `name_map.json`.
+//!
+//! Every collector implements [`Collector`]: its `start` function (listed in [`REGISTRY`])
+//! returns `None` when the configuration does not enable it, or starts its host side and puts
+//! its producers into the run's [`Probes`]; after the run, `close` turns what the host holds
+//! (and, with producer-stop proof, the producers' [`Finals`]) into files and a manifest entry.
+//! [`session`] runs the registry; [`output`] owns the output folder and the run manifest.
 
 pub(crate) mod channel;
 pub mod dep_gen;
+pub(crate) mod name_map;
+pub(crate) mod output;
 pub mod scope_stats;
 pub(crate) mod session;
 pub mod swimlane;
 
+use std::path::Path;
+use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
 use std::time::Duration;
+
+use simpler_artifacts::manifest::{DiagnosticEntry, FileEntry};
+
+use crate::config::{CallConfig, RingSizes};
+use crate::platform::kernel::KernelRegistry;
+use dep_gen::capture::{CaptureFinal, DepGenCapture};
+use dep_gen::graph::GraphWriter;
+use scope_stats::background::BackgroundWriter;
+use scope_stats::probe::{ProducerFinal, ScopeStatsProducer};
+use swimlane::SwimlaneShared;
+
+/// The device-side producers of a run's enabled collectors, handed to the run threads.
+#[derive(Default)]
+pub(crate) struct Probes {
+    /// The orchestrator's scope-stats producer.
+    pub scope_stats: Option<ScopeStatsProducer>,
+    /// The orchestrator's dep_gen capture (`tmr`).
+    pub dep_gen: Option<DepGenCapture>,
+    /// The orchestrator's direct graph writer (`hbg`).
+    pub dep_graph: Option<GraphWriter>,
+    /// What every run thread needs to record timing.
+    pub swimlane: Option<SwimlaneShared>,
+}
+
+/// What the producers leave behind; only present with producer-stop proof.
+#[derive(Default)]
+pub(crate) struct Finals {
+    pub scope_stats: Option<ProducerFinal>,
+    pub dep_gen: Option<CaptureFinal>,
+    pub dep_graph: Option<GraphWriter>,
+}
+
+/// What a collector's `start` may look at.
+pub(crate) struct StartCtx<'a> {
+    pub cfg: &'a CallConfig,
+    pub sizes: &'a RingSizes,
+    /// The output folder.
+    pub prefix: &'a Path,
+    pub run_epoch: u64,
+    /// The scope-stats producer's persistent buffer rotation counter.
+    pub buf_seq: &'a Arc<AtomicU32>,
+    /// The worker's background writer, in background mode.
+    pub background: Option<&'a BackgroundWriter>,
+    pub kernels: &'a KernelRegistry,
+    /// A producer's back-pressure wait for a buffer.
+    pub wait: Duration,
+}
+
+/// What a collector's `close` may look at about the finished run.
+pub(crate) struct RunFacts {
+    /// Every run thread was joined (producer-stop proof).
+    pub proven: bool,
+    /// The run stopped on a fatal.
+    pub fatal: bool,
+    pub clusters: usize,
+    pub scheduler_threads: usize,
+}
+
+/// The typed outcomes of a run's collectors (for the `RunReport`) and their manifest entries.
+#[derive(Default)]
+pub(crate) struct Outcomes {
+    pub scope_stats: Option<scope_stats::ScopeStatsOutcome>,
+    pub dep_gen: Option<dep_gen::DepGenOutcome>,
+    pub swimlane: Option<swimlane::SwimlaneOutcome>,
+    /// One per enabled collector, in registry order.
+    pub entries: Vec<DiagnosticEntry>,
+}
+
+/// The host side of one diagnostic between start and close.
+pub(crate) trait Collector: Send {
+    /// Closes after the run: writes (or withholds) the files, records the outcome.
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes);
+}
+
+/// Starts one collector if `ctx` enables it; an `Err` refuses the run before it starts.
+pub(crate) type StartFn =
+    for<'a> fn(&StartCtx<'a>, &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String>;
+
+/// Every collector, in the order they start and close. Adding a collector: its own folder
+/// with a `start` function and a [`Collector`] implementation, one line here, its flag. A
+/// collector whose start can refuse the run comes before any that starts a thread.
+pub(crate) const REGISTRY: &[StartFn] = &[
+    scope_stats::start,
+    dep_gen::start,
+    swimlane::start,
+    name_map::start,
+];
+
+/// The manifest entry of a file a collector wrote under `folder`.
+pub(crate) fn file_entry(folder: &Path, path: &Path, bytes: u64) -> FileEntry {
+    FileEntry {
+        name: simpler_artifacts::manifest::relative_name(folder, path),
+        bytes,
+    }
+}
 
 /// Test-only fault injection for the diagnostics paths. Not a user-facing option: it exists so
 /// that every close path and verdict can be driven by a test.

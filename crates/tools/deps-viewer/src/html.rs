@@ -13,10 +13,9 @@
 //! so the view is refused with a message offering `--focus TASK --depth K` (or the text view).
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use serde::Serialize;
 
 use crate::cli::{Direction, EdgeMode, Engine};
@@ -106,8 +105,18 @@ pub fn write_html_view(
         },
     );
     let svg = graphviz::render_svg(options.engine.program(), &dot_text)?;
-    let page = page(input, view, shown_pairs, names, options, &svg, nodes, edges)?;
-    fs::write(output, page).with_context(|| format!("{}: cannot write", output.display()))?;
+    let mut page = page(input, view, shown_pairs, names, options, &svg, nodes, edges)?;
+    if let Some(w) = simpler_artifacts::manifest::check(input) {
+        // The same warning the command printed on stderr, as a banner at the top of the page.
+        let banner = format!(
+            "<body><div class=\"run-warning\" role=\"alert\" style=\"background:#fef2f2;\
+             border:2px solid #dc2626;color:#7f1d1d;padding:10px 14px;margin:8px\"><strong>Warning: \
+             this file may not be what its run wrote.</strong> {}</div>",
+            escape_html(&w)
+        );
+        page = page.replacen("<body>", &banner, 1);
+    }
+    simpler_artifacts::publish::publish_bytes(output, page.as_bytes())?;
     Ok(HtmlStats { nodes, edges })
 }
 

@@ -13,11 +13,7 @@
 //! [`sidecar`] (perf sidecar), [`text`], [`detail`] (argument details for HTML), [`dot`]
 //! (DOT emission), [`graphviz`] (layout), [`html`] (the page).
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-
-use anyhow::Context;
 
 pub mod cli;
 pub mod detail;
@@ -48,6 +44,7 @@ use view::View;
 pub fn run(args: Args) -> anyhow::Result<()> {
     cli::check_format_flags(&args)?;
     let input = input::resolve_input(args.deps_json.as_deref())?;
+    warn_if_untrusted(&input);
     let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
     let output = args
         .output
@@ -113,6 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `name_map*.json` if there is one) and returns the path written. This is what
 /// `simpler run --enable-dep-gen` calls after writing deps.json.
 pub fn write_text_view(deps_json: &Path) -> anyhow::Result<PathBuf> {
+    warn_if_untrusted(deps_json);
     let output = input::default_output(deps_json, Format::Text, EdgeMode::Full, None);
     let graph = Graph::load(deps_json)?;
     let names = names::resolve(None, deps_json)?;
@@ -131,9 +129,17 @@ fn write_text_file(
         perf_sidecar: sidecar::perf_sidecar_loaded(input),
         func_name_map: names.is_some_and(|m| any_name_resolved(view, m)),
     };
-    let file = File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
-    text::write_text(BufWriter::with_capacity(1 << 20, file), view, &summary)
-        .with_context(|| format!("{}: cannot write", output.display()))
+    let published = simpler_artifacts::publish::publish(output, |w| {
+        text::write_text(w, view, &summary)
+    })?;
+    Ok(published.value)
+}
+
+/// Prints the run manifest's warning about `input` (a failed run, a stale or changed file).
+fn warn_if_untrusted(input: &Path) {
+    if let Some(w) = simpler_artifacts::manifest::check(input) {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// Returns true if and only if some shown submitted task has a kernel the map names.

@@ -63,12 +63,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// directory if needed, and returns the path written. `simpler run` calls this after a run
 /// with `--enable-scope-stats`.
 pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let run_warning = simpler_artifacts::manifest::check(jsonl);
+    if let Some(w) = &run_warning {
+        eprintln!("warning: {w}");
+    }
     let loaded = load::load(jsonl)?;
     let file_name = jsonl.file_name().map_or_else(
         || jsonl.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let html = page::render(&loaded, &file_name);
+    let html = page::render(&loaded, &file_name, run_warning.as_deref());
     let dir = match out_dir {
         Some(d) => d.to_path_buf(),
         None => match jsonl.parent() {
@@ -79,6 +83,6 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> anyhow::Result<Pat
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
     let out = dir.join(REPORT_FILE_NAME);
-    std::fs::write(&out, html).with_context(|| format!("cannot write {}", out.display()))?;
+    simpler_artifacts::publish::publish_bytes(&out, html.as_bytes())?;
     Ok(out)
 }

@@ -17,9 +17,17 @@ const STYLE: &str = include_str!("../assets/style.css");
 const SCRIPT: &str = include_str!("../assets/script.js");
 
 /// Renders the whole report for `loaded`, titled with the input's file name.
-pub(crate) fn render(loaded: &Loaded, file_name: &str) -> String {
+pub(crate) fn render(loaded: &Loaded, file_name: &str, run_warning: Option<&str>) -> String {
     let mut sites = SiteTable::default();
     let mut body = String::with_capacity(1 << 20);
+    if let Some(w) = run_warning {
+        let _ = write!(
+            body,
+            "<div class=\"run-warning\" role=\"alert\"><strong>Warning: this file may not be what \
+             its run wrote.</strong> {}</div>",
+            html(w)
+        );
+    }
     header(&mut body, loaded, file_name);
     formula_guide(&mut body);
     collection(&mut body, loaded);

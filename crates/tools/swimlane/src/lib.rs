@@ -25,11 +25,9 @@
 //! (track of every row), [`anchors`] (where arrows attach), [`trace`] (the streaming JSON
 //! writer), [`slices`], [`flows`], [`stats`] (the statistics table).
 
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use simpler_artifacts::swimlane::read_swimlane_file;
 
 pub mod anchors;
@@ -55,8 +53,6 @@ use layout::Layout;
 use slices::SliceCounts;
 use trace::{TaskLabel, TraceWriter};
 
-/// Output buffer: large writes keep the trace streaming at disk speed.
-const WRITE_BUFFER_BYTES: usize = 1 << 20;
 
 /// What [`convert`] read, wrote and found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,8 +136,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// stderr and no arrows). `func_names`: the kernel name map (default: the newest sibling
 /// `name_map*.json`; else `func_<id>`). An explicit `deps` or `func_names` that cannot be read
 /// is an error; so is a sibling deps.json that does not parse. Errors name the file and, for
-/// bad content, the line, column, row and missing field. The trace is written to
-/// `<out>.partial` and renamed into place, so a failed conversion leaves no half trace.
+/// bad content, the line, column, row and missing field. The trace is published through a
+/// temporary (`simpler_artifacts::publish`), so a failed conversion leaves no half trace.
 ///
 /// This is what `simpler run` calls after a run with `--enable-l2-swimlane`.
 pub fn convert(
@@ -154,6 +150,7 @@ pub fn convert(
     let file = read_swimlane_file(records)?;
 
     let deps_path = input::resolve_deps(deps, records);
+    warn_if_untrusted(records, deps_path.as_deref());
     let pairs = match &deps_path {
         Some(path) => DepPairs::load(path)?,
         None => {
@@ -170,27 +167,10 @@ pub fn convert(
     let mut anchors = Anchors::new(&file, &layout);
     anchors.count_degrees(&pairs.pairs);
 
-    let partial = partial_path(&output);
-    let written = write_trace(
-        &partial,
-        &file,
-        &layout,
-        &anchors,
-        &names,
-        &pairs,
-        deps_path.is_some(),
-    );
-    let (slices, flows) = match written {
-        Ok(counts) => counts,
-        Err(e) => {
-            let _ = fs::remove_file(&partial);
-            return Err(e).with_context(|| format!("{}: cannot write", output.display()));
-        }
-    };
-    if let Err(e) = fs::rename(&partial, &output) {
-        let _ = fs::remove_file(&partial);
-        return Err(e).with_context(|| format!("{}: cannot write", output.display()));
-    }
+    let written = simpler_artifacts::publish::publish(&output, |sink| {
+        write_trace(sink, &file, &layout, &anchors, &names, &pairs, deps_path.is_some())
+    })?;
+    let (slices, flows) = written.value;
 
     if let Some((pred, succ)) = flows.first_without_row {
         eprintln!(
@@ -213,14 +193,32 @@ pub fn convert(
     })
 }
 
-fn partial_path(output: &Path) -> PathBuf {
-    let mut name = output.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    output.with_file_name(name)
+/// Prints the run manifests' warnings about the inputs (a failed run, a stale or changed file),
+/// and warns when the timing and the dependencies come from two different runs.
+fn warn_if_untrusted(records: &Path, deps: Option<&Path>) {
+    use simpler_artifacts::manifest::{check, find_for, RunManifest};
+    for path in std::iter::once(records).chain(deps) {
+        if let Some(w) = check(path) {
+            eprintln!("warning: {w}");
+        }
+    }
+    let run_of = |p: &Path| find_for(p).and_then(|(m, _)| RunManifest::read(&m).ok()).map(|m| m.run_id);
+    if let Some(deps) = deps {
+        if let (Some(a), Some(b)) = (run_of(records), run_of(deps)) {
+            if a != b {
+                eprintln!(
+                    "warning: the timing ({}, run {a}) and the dependencies ({}, run {b}) come from different runs; \
+                     arrows may join unrelated tasks",
+                    records.display(),
+                    deps.display()
+                );
+            }
+        }
+    }
 }
 
 fn write_trace(
-    path: &Path,
+    sink: &mut simpler_artifacts::publish::Sink,
     file: &simpler_artifacts::swimlane::SwimlaneFile,
     layout: &Layout,
     anchors: &Anchors,
@@ -228,7 +226,6 @@ fn write_trace(
     pairs: &DepPairs,
     with_degrees: bool,
 ) -> io::Result<(SliceCounts, FlowCounts)> {
-    let sink = BufWriter::with_capacity(WRITE_BUFFER_BYTES, File::create(path)?);
     let mut out = TraceWriter::new(sink)?;
     layout.tracks.write_metadata(&mut out)?;
     let slices = slices::write_slices(&mut out, file, layout, anchors, names, with_degrees)?;

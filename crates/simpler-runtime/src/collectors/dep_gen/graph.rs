@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashSet;
 use simpler_artifacts::deps::{self as json, tensor_id};
+use simpler_artifacts::publish::{publish_with, Options, PublishError};
 use simpler_core::{check_overlap, ArgTag, DepFlags, Overlap, TaskId, Tensor};
 
 fn arg_type(tag: ArgTag) -> json::ArgType {
@@ -127,7 +128,7 @@ impl GraphWriter {
     /// Part files go into `dir` (named after `tag`); `with_flags` adds the `flags` field.
     pub fn create(dir: &Path, tag: &str, with_flags: bool) -> io::Result<GraphWriter> {
         std::fs::create_dir_all(dir)?;
-        let part = |s: &str| Part::create(dir.join(format!(".deps.{tag}.{s}.part")));
+        let part = |s: &str| Part::create(Self::part_path(dir, tag, s));
         Ok(GraphWriter {
             parts: [part("tasks")?, part("tensors")?, part("edges")?],
             tensors_seen: FxHashSet::default(),
@@ -315,6 +316,17 @@ impl GraphWriter {
         );
     }
 
+    fn part_path(dir: &Path, tag: &str, section: &str) -> PathBuf {
+        dir.join(format!(".deps.{tag}.{section}.part"))
+    }
+
+    /// Removes the part files of the writer `tag` in `dir` when the writer itself is gone.
+    pub fn remove_parts(dir: &Path, tag: &str) {
+        for s in ["tasks", "tensors", "edges"] {
+            let _ = std::fs::remove_file(Self::part_path(dir, tag, s));
+        }
+    }
+
     /// Removes the part files (nothing will be published).
     pub fn abort(self) {
         for p in self.parts {
@@ -323,11 +335,14 @@ impl GraphWriter {
         }
     }
 
-    /// Writes `dest` (via a temporary file) from the parts, then removes them.
-    pub fn finish(mut self, dest: &Path) -> io::Result<GraphCounts> {
+    /// Publishes `dest` from the parts (through the publish path), then removes them.
+    pub fn finish(mut self, dest: &Path) -> Result<(GraphCounts, u64), PublishError> {
         if let Some(e) = self.error.take() {
             self.abort();
-            return Err(e);
+            return Err(PublishError {
+                path: dest.to_path_buf(),
+                source: e,
+            });
         }
         let counts = GraphCounts {
             tasks: self.parts[0].count,
@@ -335,28 +350,33 @@ impl GraphWriter {
             edges: self.parts[2].count,
         };
         let mut paths = Vec::new();
+        let mut flushed = Ok(());
         for p in self.parts {
             let Part { path, out, .. } = p;
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            if flushed.is_ok() {
+                flushed = out.into_inner().map_err(|e| e.into_error()).map(drop);
+            }
             paths.push(path);
         }
-        let tmp = dest.with_extension("json.tmp");
-        let write = || -> io::Result<()> {
-            let mut out = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-            for (i, (name, path)) in ["tasks", "tensors", "edges"].iter().zip(&paths).enumerate() {
-                write!(out, "{}\"{name}\":[", if i == 0 { "{" } else { "," })?;
-                io::copy(&mut File::open(path)?, &mut out)?;
-                out.write_all(b"]")?;
-            }
-            out.write_all(b"}\n")?;
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()
-        };
-        let result = write().and_then(|()| std::fs::rename(&tmp, dest));
-        let _ = std::fs::remove_file(&tmp);
+        let result = flushed
+            .map_err(|source| PublishError {
+                path: dest.to_path_buf(),
+                source,
+            })
+            .and_then(|()| {
+                publish_with(dest, Options::closing(true), |out| {
+                    for (i, (name, path)) in ["tasks", "tensors", "edges"].iter().zip(&paths).enumerate() {
+                        write!(out, "{}\"{name}\":[", if i == 0 { "{" } else { "," })?;
+                        io::copy(&mut File::open(path)?, out)?;
+                        out.write_all(b"]")?;
+                    }
+                    out.write_all(b"}\n")
+                })
+            });
         for p in &paths {
             let _ = std::fs::remove_file(p);
         }
-        result.map(|()| counts)
+        result.map(|p| (counts, p.bytes))
     }
 }
 

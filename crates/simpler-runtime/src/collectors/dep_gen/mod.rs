@@ -15,10 +15,16 @@ pub(crate) mod record;
 pub(crate) mod replay;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
 
 pub use graph::GraphCounts;
 pub use record::{slots_for, INLINE_DEPS, OVERFLOW_DEPS, SLOTS_PER_BUFFER};
 
+use super::channel::{BufferChannel, CollectorThread};
+use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
+use crate::config::RuntimeKind;
 use capture::CaptureFinal;
 use graph::GraphWriter;
 use replay::Replay;
@@ -51,6 +57,28 @@ pub struct DepGenOutcome {
     pub write_ns: u64,
     /// Size of deps.json in bytes.
     pub bytes: u64,
+    /// True when writing deps.json failed (as opposed to it being withheld for an unclean trace).
+    pub write_failed: bool,
+}
+
+/// The diagnostic's name in the run manifest.
+pub const NAME: &str = "dep_gen";
+
+impl DepGenOutcome {
+    /// This outcome as a manifest entry.
+    pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
+        let (outcome, files) = match &self.path {
+            Some(p) => (Outcome::Written, vec![super::file_entry(folder, p, self.bytes)]),
+            None if self.write_failed => (Outcome::Failed, vec![]),
+            None => (Outcome::Withheld, vec![]),
+        };
+        DiagnosticEntry {
+            name: NAME.into(),
+            outcome,
+            reason: self.problem.clone(),
+            files,
+        }
+    }
 }
 
 fn remove_stale(dest: &Path) -> String {
@@ -108,13 +136,16 @@ pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>
         if let Some(g) = graph {
             let t0 = std::time::Instant::now();
             match g.finish(&dest) {
-                Ok(c) => {
+                Ok((c, bytes)) => {
                     out.write_ns = t0.elapsed().as_nanos() as u64;
-                    out.bytes = std::fs::metadata(&dest).map_or(0, |m| m.len());
+                    out.bytes = bytes;
                     out.path = Some(dest);
                     out.counts = Some(c);
                 }
-                Err(e) => out.problem = Some(format!("writing {}: {e}", dest.display())),
+                Err(e) => {
+                    out.write_failed = true;
+                    out.problem = Some(format!("no deps.json: {e}"));
+                }
             }
             return out;
         }
@@ -134,20 +165,19 @@ pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutc
     let mut out = DepGenOutcome::default();
     match graph {
         Some(g) => match g.finish(&dest) {
-            Ok(c) => {
+            Ok((c, bytes)) => {
                 out.total = c.tasks;
+                out.bytes = bytes;
                 out.path = Some(dest);
                 out.counts = Some(c);
             }
             Err(e) => {
-                out.problem = Some(format!(
-                    "no deps.json: writing {}: {e}{}",
-                    dest.display(),
-                    remove_stale(&dest)
-                ))
+                out.write_failed = true;
+                out.problem = Some(format!("no deps.json: {e}{}", remove_stale(&dest)))
             }
         },
         None => {
+            out.write_failed = true;
             out.problem = Some(format!(
                 "no deps.json: the graph files could not be created{}",
                 remove_stale(&dest)
@@ -155,6 +185,85 @@ pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutc
         }
     }
     out
+}
+
+/// Starts dep_gen when enabled: `tmr` gets a capture and a replay thread; `hbg` a graph writer
+/// the orchestrator feeds directly.
+pub(crate) fn start<'a>(
+    ctx: &StartCtx<'a>,
+    probes: &mut Probes,
+) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+    let cfg = ctx.cfg;
+    if !cfg.enable_dep_gen {
+        return Ok(None);
+    }
+    let tag = ctx.run_epoch.to_string();
+    let f = &cfg.faults;
+    Ok(Some(match cfg.runtime {
+        RuntimeKind::Tmr => {
+            let per = f.dep_gen_slots_per_buffer.unwrap_or(SLOTS_PER_BUFFER).max(1);
+            let buffers = (0..record::BUFFERS)
+                .map(|_| Box::new(record::SlotBuffer::new(per)))
+                .collect();
+            let channel = Arc::new(BufferChannel::new(buffers, f.into()));
+            probes.dep_gen = Some(capture::DepGenCapture::new(channel.clone(), ctx.wait));
+            let mut replay = Replay::new(ctx.prefix, &tag, f.corrupt_dep_gen_annotation);
+            replay.skip = f.skip_dep_gen_replay;
+            Box::new(TmrDepGen {
+                thread: replay::spawn(channel, replay),
+            })
+        }
+        RuntimeKind::Hbg => {
+            probes.dep_graph = GraphWriter::create(ctx.prefix, &tag, false).ok();
+            Box::new(HbgDepGen {
+                created: probes.dep_graph.is_some(),
+                tag,
+            })
+        }
+    }))
+}
+
+/// `tmr` dep_gen between start and close.
+struct TmrDepGen {
+    thread: CollectorThread<record::SlotBuffer, Replay>,
+}
+
+impl Collector for TmrDepGen {
+    fn close(self: Box<Self>, prefix: &Path, _: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
+        let o = close_tmr(prefix, self.thread.stop(), finals.dep_gen.take());
+        out.entries.push(o.manifest_entry(prefix));
+        out.dep_gen = Some(o);
+    }
+}
+
+/// `hbg` dep_gen: the graph writer lives in the orchestrator until the run ends.
+struct HbgDepGen {
+    created: bool,
+    tag: String,
+}
+
+impl Collector for HbgDepGen {
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
+        let graph = finals.dep_graph.take();
+        if graph.is_none() && self.created {
+            // The writer was never handed back (an unproven stop): its parts are not read.
+            graph::GraphWriter::remove_parts(prefix, &self.tag);
+        }
+        let o = if self.created && !run.proven && graph.is_none() {
+            let dest = prefix.join(ARTIFACT);
+            DepGenOutcome {
+                problem: Some(format!(
+                    "no deps.json: the run ended without producer-stop proof{}",
+                    remove_stale(&dest)
+                )),
+                ..Default::default()
+            }
+        } else {
+            close_hbg(prefix, graph)
+        };
+        out.entries.push(o.manifest_entry(prefix));
+        out.dep_gen = Some(o);
+    }
 }
 
 /// Measures the replay alone (no run, no other thread): `records` synthetic submits of
@@ -214,7 +323,7 @@ pub fn bench_replay(
     }
     let t0 = std::time::Instant::now();
     match replay.graph {
-        Some(g) => g.finish(&dir.join(ARTIFACT))?,
+        Some(g) => g.finish(&dir.join(ARTIFACT)).map_err(|e| e.source)?,
         None => return Err(std::io::Error::other("graph files could not be created")),
     };
     Ok((busy, t0.elapsed()))

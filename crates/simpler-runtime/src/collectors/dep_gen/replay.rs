@@ -9,7 +9,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use simpler_core::{
     compute_fanin, register_outputs, ArgTag, DType, DepFlags, DepKind, FaninSet, TaskId, TensorArg,
@@ -22,7 +21,7 @@ use super::record::{
     DepGenSlot, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
     FLAG_OVERFLOW,
 };
-use crate::collectors::channel::BufferChannel;
+use crate::collectors::channel::{BufferChannel, CollectorThread};
 
 /// Replay state; see the module docs.
 pub(crate) struct Replay {
@@ -204,32 +203,18 @@ impl Replay {
 }
 
 /// The host collector thread of `tmr` dep_gen: receives buffers and replays them at once.
-pub(crate) struct DepGenCollector {
+pub(crate) fn spawn(
     channel: Arc<BufferChannel<SlotBuffer>>,
-    thread: JoinHandle<Replay>,
-}
-
-impl DepGenCollector {
-    pub fn spawn(channel: Arc<BufferChannel<SlotBuffer>>, mut replay: Replay) -> DepGenCollector {
-        let ch = channel.clone();
-        let thread = std::thread::Builder::new()
-            .name("simpler-dep-gen".into())
-            .spawn(move || {
-                while let Some(buf) = ch.take() {
-                    let t0 = std::time::Instant::now();
-                    replay.consume(&buf);
-                    replay.busy += t0.elapsed();
-                    ch.recycle(buf);
-                }
-                replay
-            })
-            .expect("spawning the dep_gen collector");
-        DepGenCollector { channel, thread }
-    }
-
-    /// Stops receiving and joins the replay.
-    pub fn stop(self) -> Replay {
-        self.channel.close();
-        self.thread.join().expect("the replay thread does not panic")
-    }
+    replay: Replay,
+) -> CollectorThread<SlotBuffer, Replay> {
+    CollectorThread::spawn(
+        "simpler-dep-gen",
+        channel,
+        move || replay,
+        |replay, buf| {
+            let t0 = std::time::Instant::now();
+            replay.consume(buf);
+            replay.busy += t0.elapsed();
+        },
+    )
 }

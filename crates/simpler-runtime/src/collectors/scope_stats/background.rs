@@ -184,7 +184,7 @@ fn writer_loop(inner: &Inner) {
         st.busy = false;
         st.unpublished = st.unpublished.saturating_sub(1);
         match result {
-            Ok(path) => match &job.verdict {
+            Ok((path, _)) => match &job.verdict {
                 CollectionVerdict::Published => st.published += 1,
                 v => {
                     if *v == CollectionVerdict::PartialSafe {

@@ -6,10 +6,9 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use super::probe::{Phase, RecordBuffer, ScopeRecord};
-use crate::collectors::channel::BufferChannel;
+use crate::collectors::channel::{BufferChannel, CollectorThread};
 use crate::orchestrator::site_string;
 
 /// Sample lines written so far, in a body file next to the artifact.
@@ -143,38 +142,17 @@ impl Collected {
     }
 }
 
-/// The collector thread of one run.
-pub(crate) struct Collector {
-    pub channel: Arc<BufferChannel<RecordBuffer>>,
-    thread: JoinHandle<Collected>,
-}
-
-impl Collector {
-    /// Starts draining `channel` into `dir`.
-    pub fn spawn(
-        channel: Arc<BufferChannel<RecordBuffer>>,
-        dir: PathBuf,
-        run_epoch: u64,
-        limit: Option<u64>,
-    ) -> Collector {
-        let ch = channel.clone();
-        let thread = std::thread::Builder::new()
-            .name("simpler-scope-stats".into())
-            .spawn(move || {
-                let mut c = Collected::new(dir, run_epoch, limit);
-                while let Some(buf) = ch.take() {
-                    c.append(&buf);
-                    ch.recycle(buf);
-                }
-                c
-            })
-            .expect("spawning the scope stats collector");
-        Collector { channel, thread }
-    }
-
-    /// Stops chasing publications, drains what the host already owns and joins the thread.
-    pub fn stop(self) -> Collected {
-        self.channel.close();
-        self.thread.join().expect("the collector thread does not panic")
-    }
+/// The collector thread of one run: drains `channel` into a body file in `dir`.
+pub(crate) fn spawn(
+    channel: Arc<BufferChannel<RecordBuffer>>,
+    dir: PathBuf,
+    run_epoch: u64,
+    limit: Option<u64>,
+) -> CollectorThread<RecordBuffer, Collected> {
+    CollectorThread::spawn(
+        "simpler-scope-stats",
+        channel,
+        move || Collected::new(dir, run_epoch, limit),
+        Collected::append,
+    )
 }

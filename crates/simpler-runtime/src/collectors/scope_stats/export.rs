@@ -14,9 +14,11 @@
 //! otherwise `published`. An unproven stop is always `partial_cut_unknown`.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::scope_stats::{CollectionVerdict, Metadata};
 
 use super::background::BackgroundWriter;
@@ -51,8 +53,63 @@ pub struct ScopeStatsOutcome {
     pub dropped: Option<u64>,
     /// True when the file is queued for the background writer (see `Worker::flush_diagnostics`).
     pub background: bool,
+    /// True when writing the file failed.
+    pub write_failed: bool,
     /// Why nothing (or less) was written, if so.
     pub note: Option<String>,
+    /// Size of the written file.
+    pub bytes: u64,
+}
+
+/// The diagnostic's name in the run manifest.
+pub const NAME: &str = "scope_stats";
+
+impl ScopeStatsOutcome {
+    /// This outcome as a manifest entry.
+    pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
+        let files = match &self.path {
+            Some(p) if !self.background => vec![crate::collectors::file_entry(folder, p, self.bytes)],
+            _ => vec![],
+        };
+        let (outcome, reason) = match self.verdict.as_str() {
+            _ if self.background => (
+                Outcome::Withheld,
+                Some("queued for the background writer; Worker::flush_diagnostics() publishes it".to_string()),
+            ),
+            "published" | "metadata_only" => (Outcome::Written, self.note.clone()),
+            "partial_safe" | "partial_cut_unknown" => (
+                Outcome::Partial,
+                Some(match &self.note {
+                    Some(n) => format!("{}: {n}", self.verdict),
+                    None => self.partial_reason(),
+                }),
+            ),
+            "not_written" if self.write_failed => (Outcome::Failed, self.note.clone()),
+            _ => (Outcome::Withheld, self.note.clone().or_else(|| Some(self.verdict.clone()))),
+        };
+        DiagnosticEntry {
+            name: NAME.into(),
+            outcome,
+            reason,
+            files,
+        }
+    }
+
+    fn partial_reason(&self) -> String {
+        let mut why = Vec::new();
+        match (self.dropped, self.total) {
+            (Some(d), Some(t)) if d > 0 => why.push(format!("{d} of {t} samples dropped")),
+            (None, _) | (_, None) => why.push("sample counts unknown".to_string()),
+            _ => {}
+        }
+        if self.retained < self.received {
+            why.push(format!("host storage kept {} of {} samples", self.retained, self.received));
+        }
+        if why.is_empty() {
+            why.push("the run stopped on a fatal".into());
+        }
+        format!("{}: {}", self.verdict, why.join("; "))
+    }
 }
 
 /// A rendered-to-be artifact.
@@ -65,46 +122,22 @@ pub(crate) struct ExportJob {
 }
 
 impl ExportJob {
-    /// Writes `metadata + body` to a temporary file, then moves it into place: replacing an
-    /// existing file when `overwrite`, else failing (and leaving that file untouched).
-    pub fn publish(&self, overwrite: bool) -> Result<PathBuf, String> {
-        let result = self.publish_inner(overwrite);
+    /// Writes `metadata + body` through the publish path: replacing an existing file when
+    /// `overwrite`, else failing (and leaving that file untouched). Returns the path and size.
+    pub fn publish(&self, overwrite: bool) -> Result<(PathBuf, u64), String> {
+        let dest = self.prefix.join(ARTIFACT);
+        let result = publish_with(&dest, Options::closing(overwrite), |out| {
+            serde_json::to_writer(&mut *out, &self.metadata)?;
+            out.write_all(b"\n")?;
+            if let Some(body) = &self.body {
+                io::copy(&mut File::open(body)?, out)?;
+            }
+            Ok(())
+        });
         if let Some(b) = &self.body {
             let _ = std::fs::remove_file(b);
         }
-        result
-    }
-
-    fn publish_inner(&self, overwrite: bool) -> Result<PathBuf, String> {
-        let dest = self.prefix.join(ARTIFACT);
-        let dir = dest.parent().expect("ARTIFACT has a parent");
-        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-        let tmp = dir.join(format!(".scope_stats.{}.tmp", self.run_epoch));
-        let render = || -> io::Result<()> {
-            let mut out = BufWriter::new(File::create(&tmp)?);
-            serde_json::to_writer(&mut out, &self.metadata)?;
-            out.write_all(b"\n")?;
-            if let Some(body) = &self.body {
-                io::copy(&mut File::open(body)?, &mut out)?;
-            }
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()
-        };
-        let moved = render().and_then(|()| {
-            if overwrite {
-                std::fs::rename(&tmp, &dest)
-            } else {
-                std::fs::hard_link(&tmp, &dest)
-            }
-        });
-        let _ = std::fs::remove_file(&tmp);
-        match moved {
-            Ok(()) => Ok(dest),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(format!(
-                "{} already exists; it was left untouched and this run was not published",
-                dest.display()
-            )),
-            Err(e) => Err(format!("writing {}: {e}", dest.display())),
-        }
+        result.map(|p| (p.path, p.bytes)).map_err(|e| e.to_string())
     }
 }
 
@@ -125,6 +158,8 @@ fn outcome(path: Option<PathBuf>, verdict: &str, c: &Collected) -> ScopeStatsOut
         dropped: None,
         background: false,
         note: c.error.clone(),
+        bytes: 0,
+        write_failed: false,
     }
 }
 
@@ -198,10 +233,14 @@ pub(crate) fn close_run(
             bg.submit(job);
         }
         None => {
-            if let Err(e) = job.publish(true) {
-                out.path = None;
-                out.verdict = "not_written".into();
-                out.note = Some(e);
+            match job.publish(true) {
+                Ok((_, bytes)) => out.bytes = bytes,
+                Err(e) => {
+                    out.path = None;
+                    out.verdict = "not_written".into();
+                    out.write_failed = true;
+                    out.note = Some(e);
+                }
             }
         }
     }
@@ -262,10 +301,14 @@ fn close_unproven(
         verdict: CollectionVerdict::PartialCutUnknown,
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
-    if let Err(e) = job.publish(true) {
-        out.path = None;
-        out.verdict = "not_written".into();
-        out.note = Some(e);
+    match job.publish(true) {
+        Ok((_, bytes)) => out.bytes = bytes,
+        Err(e) => {
+            out.path = None;
+            out.verdict = "not_written".into();
+            out.write_failed = true;
+            out.note = Some(e);
+        }
     }
     out
 }
@@ -286,9 +329,9 @@ pub(crate) fn close_metadata_only(prefix: &Path, caps: &Capacities, run_fatal: b
         run_epoch: 0,
         verdict: CollectionVerdict::Published,
     };
-    let (path, verdict, note) = match job.publish(true) {
-        Ok(p) => (Some(p), "metadata_only", None),
-        Err(e) => (None, "not_written", Some(e)),
+    let (path, bytes, verdict, note) = match job.publish(true) {
+        Ok((p, bytes)) => (Some(p), bytes, "metadata_only", None),
+        Err(e) => (None, 0, "not_written", Some(e)),
     };
     ScopeStatsOutcome {
         path,
@@ -299,5 +342,7 @@ pub(crate) fn close_metadata_only(prefix: &Path, caps: &Capacities, run_fatal: b
         dropped: Some(0),
         background: false,
         note,
+        bytes,
+        write_failed: verdict == "not_written",
     }
 }

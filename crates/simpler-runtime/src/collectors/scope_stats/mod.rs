@@ -23,3 +23,83 @@ pub const RECORDS_PER_BUFFER: usize = 512;
 pub const BUFFERS: usize = 8;
 /// Relative path of the artifact under the output prefix.
 pub const ARTIFACT: &str = "scope_stats/scope_stats.jsonl";
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::channel::{BufferChannel, CollectorThread};
+use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
+use crate::config::RuntimeKind;
+use background::BackgroundWriter;
+use collector::Collected;
+use export::{close_metadata_only, close_run, Capacities};
+use probe::{RecordBuffer, ScopeStatsProducer};
+
+/// Starts scope stats when enabled: `tmr` gets a producer and a collector thread; `hbg` (no
+/// producer) a metadata-only artifact. A background-mode run that cannot be admitted is refused.
+pub(crate) fn start<'a>(ctx: &StartCtx<'a>, probes: &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+    let cfg = ctx.cfg;
+    if !cfg.enable_scope_stats {
+        return Ok(None);
+    }
+    let caps = Capacities {
+        task_window: ctx.sizes.task_window.map(u64::from),
+        heap: ctx.sizes.heap,
+        dep_pool: ctx.sizes.dep_pool.map(u64::from),
+        tensormap: cfg.tensormap_capacity as u64,
+    };
+    if cfg.runtime != RuntimeKind::Tmr {
+        return Ok(Some(Box::new(MetadataOnly { caps })));
+    }
+    if let Some(bg) = ctx.background {
+        bg.admit()?;
+    }
+    let f = &cfg.faults;
+    let buffers = (0..BUFFERS).map(|_| Box::new(RecordBuffer::new())).collect();
+    let channel = Arc::new(BufferChannel::new(buffers, f.into()));
+    probes.scope_stats = Some(ScopeStatsProducer::new(
+        channel.clone(),
+        ctx.run_epoch,
+        ctx.buf_seq.clone(),
+        f.saturate_counters,
+        ctx.wait,
+    ));
+    let dir = ctx.prefix.join(ARTIFACT).parent().map(Path::to_path_buf).unwrap_or_default();
+    Ok(Some(Box::new(ScopeStats {
+        thread: collector::spawn(channel, dir, ctx.run_epoch, f.host_storage_limit),
+        caps,
+        background: ctx.background,
+        run_epoch: ctx.run_epoch,
+    })))
+}
+
+/// `tmr` scope stats between start and close.
+struct ScopeStats<'a> {
+    thread: CollectorThread<RecordBuffer, Collected>,
+    caps: Capacities,
+    background: Option<&'a BackgroundWriter>,
+    run_epoch: u64,
+}
+
+impl Collector for ScopeStats<'_> {
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
+        let collected = self.thread.stop();
+        let fin = finals.scope_stats.take();
+        let o = close_run(prefix, &self.caps, collected, fin, run.fatal, self.background, self.run_epoch);
+        out.entries.push(o.manifest_entry(prefix));
+        out.scope_stats = Some(o);
+    }
+}
+
+/// `hbg` scope stats: the metadata line alone.
+struct MetadataOnly {
+    caps: Capacities,
+}
+
+impl Collector for MetadataOnly {
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
+        let o = close_metadata_only(prefix, &self.caps, run.fatal);
+        out.entries.push(o.manifest_entry(prefix));
+        out.scope_stats = Some(o);
+    }
+}

@@ -12,12 +12,15 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
 
-use crate::collectors::channel::BufferChannel;
+use super::{file_entry, Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
+
+use crate::collectors::channel::{BufferChannel, CollectorThread};
 
 /// Rows per buffer.
 pub const ROWS_PER_BUFFER: usize = 4096;
@@ -225,63 +228,88 @@ pub(crate) struct Spilled {
     pub received: u64,
 }
 
-/// The swimlane collector thread of one run.
-pub(crate) struct SwimlaneCollector {
+/// The swimlane collector thread of one run: spills rows to per-section files in `dir`.
+pub(crate) fn spawn(
     channel: Arc<BufferChannel<RowBuffer>>,
-    thread: JoinHandle<Spilled>,
+    dir: PathBuf,
+    run_epoch: u64,
+) -> CollectorThread<RowBuffer, Spilled> {
+    let init = move || {
+        let parts = std::fs::create_dir_all(&dir).and_then(|()| {
+            let p = |s: &str| Spill::create(dir.join(format!(".swimlane.{run_epoch}.{s}.part")));
+            Ok([p("tasks")?, p("dummies")?, p("orch")?])
+        });
+        match parts {
+            Ok(p) => Spilled {
+                parts: Some(p),
+                error: None,
+                received: 0,
+            },
+            Err(e) => Spilled {
+                parts: None,
+                error: Some(format!("creating spill files: {e}")),
+                received: 0,
+            },
+        }
+    };
+    CollectorThread::spawn("simpler-swimlane", channel, init, |st, buf: &RowBuffer| {
+        st.received += buf.rows.len() as u64;
+        let Some(parts) = st.parts.as_mut() else { return };
+        for row in &buf.rows {
+            let r = match row {
+                Row::Task(t) => parts[0].put(&encode_task(t)),
+                Row::Dummy(d) => parts[1].put(&[d.task_id, u64::from(d.sched_thread), d.finish_ns]),
+                Row::Orch(o) => parts[2].put(&[o.task_id, o.submit_start_ns, o.submit_end_ns]),
+            };
+            if let Err(e) = r {
+                st.error.get_or_insert(format!("spilling rows: {e}"));
+            }
+        }
+    })
 }
 
-impl SwimlaneCollector {
-    pub fn spawn(channel: Arc<BufferChannel<RowBuffer>>, dir: PathBuf, run_epoch: u64) -> SwimlaneCollector {
-        let ch = channel.clone();
-        let thread = std::thread::Builder::new()
-            .name("simpler-swimlane".into())
-            .spawn(move || {
-                let parts = std::fs::create_dir_all(&dir).and_then(|()| {
-                    let p = |s: &str| Spill::create(dir.join(format!(".swimlane.{run_epoch}.{s}.part")));
-                    Ok([p("tasks")?, p("dummies")?, p("orch")?])
-                });
-                let mut st = match parts {
-                    Ok(p) => Spilled {
-                        parts: Some(p),
-                        error: None,
-                        received: 0,
-                    },
-                    Err(e) => Spilled {
-                        parts: None,
-                        error: Some(format!("creating spill files: {e}")),
-                        received: 0,
-                    },
-                };
-                while let Some(buf) = ch.take() {
-                    st.received += buf.rows.len() as u64;
-                    if let Some(parts) = st.parts.as_mut() {
-                        for row in &buf.rows {
-                            let r = match row {
-                                Row::Task(t) => parts[0].put(&encode_task(t)),
-                                Row::Dummy(d) => {
-                                    parts[1].put(&[d.task_id, u64::from(d.sched_thread), d.finish_ns])
-                                }
-                                Row::Orch(o) => {
-                                    parts[2].put(&[o.task_id, o.submit_start_ns, o.submit_end_ns])
-                                }
-                            };
-                            if let Err(e) = r {
-                                st.error.get_or_insert(format!("spilling rows: {e}"));
-                            }
-                        }
-                    }
-                    ch.recycle(buf);
-                }
-                st
-            })
-            .expect("spawning the swimlane collector");
-        SwimlaneCollector { channel, thread }
+/// Starts swimlane timing when enabled: a buffer pool sized for every run thread, the shared
+/// hand-off every run thread records through, and the spilling collector thread.
+pub(crate) fn start<'a>(
+    ctx: &StartCtx<'a>,
+    probes: &mut Probes,
+) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+    let cfg = ctx.cfg;
+    if !cfg.enable_l2_swimlane {
+        return Ok(None);
     }
+    let threads = cfg.effective_scheduler_threads().min(cfg.clusters).max(1);
+    let buffers = (0..2 * (threads + 1) + 2)
+        .map(|_| Box::new(RowBuffer::new()))
+        .collect();
+    let channel = Arc::new(BufferChannel::new(buffers, (&cfg.faults).into()));
+    let dropped = Arc::new(AtomicU64::new(0));
+    probes.swimlane = Some(SwimlaneShared {
+        channel: channel.clone(),
+        dropped: dropped.clone(),
+        clock: RunClock(Instant::now()),
+        wait: ctx.wait,
+    });
+    Ok(Some(Box::new(Swimlane {
+        thread: spawn(channel, ctx.prefix.to_path_buf(), ctx.run_epoch),
+        dropped,
+    })))
+}
 
-    pub fn stop(self) -> Spilled {
-        self.channel.close();
-        self.thread.join().expect("the swimlane collector does not panic")
+/// Swimlane timing between start and close.
+struct Swimlane {
+    thread: CollectorThread<RowBuffer, Spilled>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Collector for Swimlane {
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
+        let spilled = self.thread.stop();
+        let header = Header::for_clusters(run.clusters as u32, run.scheduler_threads as u32);
+        let dropped = self.dropped.load(Ordering::Relaxed);
+        let o = close(prefix, spilled, dropped, &header, run.proven);
+        out.entries.push(o.manifest_entry(prefix));
+        out.swimlane = Some(o);
     }
 }
 
@@ -296,7 +324,32 @@ pub struct SwimlaneOutcome {
     pub dropped: u64,
     /// Why the file is missing or incomplete.
     pub problem: Option<String>,
+    /// Size of the written file.
+    pub bytes: u64,
+    /// True when writing (or spilling) failed, as opposed to rows being lost.
+    pub write_failed: bool,
 }
+
+impl SwimlaneOutcome {
+    /// This outcome as a manifest entry.
+    pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
+        let (outcome, files) = match &self.path {
+            Some(p) if self.problem.is_none() => (Outcome::Written, vec![file_entry(folder, p, self.bytes)]),
+            Some(p) => (Outcome::Partial, vec![file_entry(folder, p, self.bytes)]),
+            None if self.write_failed => (Outcome::Failed, vec![]),
+            None => (Outcome::Withheld, vec![]),
+        };
+        DiagnosticEntry {
+            name: NAME.into(),
+            outcome,
+            reason: self.problem.clone(),
+            files,
+        }
+    }
+}
+
+/// The diagnostic's name in the run manifest.
+pub const NAME: &str = "l2_swimlane";
 
 /// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows.
 pub(crate) fn close(
@@ -312,6 +365,8 @@ pub(crate) fn close(
         rows: [0; 3],
         dropped,
         problem: spilled.error.clone(),
+        bytes: 0,
+        write_failed: spilled.error.is_some(),
     };
     let Some(parts) = spilled.parts else { return out };
     if spilled.error.is_some() {
@@ -325,17 +380,19 @@ pub(crate) fn close(
             (out.problem).map(|p| format!("{p}; no timeline was written ({lost} received rows lost)"));
         return out;
     }
-    let write = || -> io::Result<[u64; 3]> {
-        let tmp = dest.with_extension("json.tmp");
-        let mut w = SwimlaneWriter::begin(BufWriter::with_capacity(1 << 20, File::create(&tmp)?), header)?;
-        let [tasks, dummies, orch] = parts;
+    let [tasks, dummies, orch] = parts;
+    let mut spills = Vec::new();
+    let written = publish_with(&dest, Options::closing(true), |sink| {
+        let mut w = SwimlaneWriter::begin(sink, header)?;
         let mut counts = [0u64; 3];
         let (p0, mut r, n) = tasks.reopen()?;
+        spills.push(p0);
         for _ in 0..n {
             w.task(&decode_task(read_words::<14>(&mut r)?))?;
         }
         counts[0] = n;
         let (p1, mut r, n) = dummies.reopen()?;
+        spills.push(p1);
         for _ in 0..n {
             let x = read_words::<3>(&mut r)?;
             w.dummy(&DummyRow {
@@ -346,6 +403,7 @@ pub(crate) fn close(
         }
         counts[1] = n;
         let (p2, mut r, n) = orch.reopen()?;
+        spills.push(p2);
         for _ in 0..n {
             let x = read_words::<3>(&mut r)?;
             w.orch(&OrchRow {
@@ -355,19 +413,22 @@ pub(crate) fn close(
             })?;
         }
         counts[2] = n;
-        w.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        for p in [p0, p1, p2] {
-            let _ = std::fs::remove_file(p);
-        }
-        std::fs::rename(&tmp, &dest)?;
+        w.finish()?;
         Ok(counts)
-    };
-    match write() {
-        Ok(c) => {
-            out.rows = c;
+    });
+    for p in spills {
+        let _ = std::fs::remove_file(p);
+    }
+    match written {
+        Ok(p) => {
+            out.rows = p.value;
+            out.bytes = p.bytes;
             out.path = Some(dest);
         }
-        Err(e) => out.problem = Some(format!("writing {}: {e}", dest.display())),
+        Err(e) => {
+            out.write_failed = true;
+            out.problem = Some(e.to_string());
+        }
     }
     let mut notes = Vec::new();
     if dropped > 0 {

@@ -1,0 +1,57 @@
+//! The name map: `name_map.json` (`{"<func_id>": "<name>"}`) beside the artifacts, so the
+//! viewers can label kernels. Written when the run starts, whenever any diagnostic is on.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_artifacts::publish::{publish_with, Options};
+
+use super::{file_entry, Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
+
+/// File name of the artifact under the output prefix.
+pub const ARTIFACT: &str = "name_map.json";
+/// The diagnostic's name in the run manifest.
+pub const NAME: &str = "name_map";
+
+/// Writes the name map when any diagnostic is on; its outcome is reported at close.
+pub(crate) fn start<'a>(ctx: &StartCtx<'a>, _: &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+    if !ctx.cfg.any_diagnostic() {
+        return Ok(None);
+    }
+    let map: BTreeMap<String, &str> = ctx
+        .kernels
+        .iter()
+        .map(|k| (k.func_id.to_string(), k.name.as_str()))
+        .collect();
+    let text = serde_json::to_string(&map).expect("a map of strings serializes") + "\n";
+    let dest = ctx.prefix.join(ARTIFACT);
+    let entry = match publish_with(&dest, Options::closing(true), |w| {
+        std::io::Write::write_all(w, text.as_bytes())
+    }) {
+        Ok(p) => DiagnosticEntry {
+            name: NAME.into(),
+            outcome: Outcome::Written,
+            reason: None,
+            files: vec![file_entry(ctx.prefix, &p.path, p.bytes)],
+        },
+        Err(e) => DiagnosticEntry {
+            name: NAME.into(),
+            outcome: Outcome::Failed,
+            reason: Some(e.to_string()),
+            files: vec![],
+        },
+    };
+    Ok(Some(Box::new(NameMap { entry })))
+}
+
+/// The name map's outcome, decided at start.
+struct NameMap {
+    entry: DiagnosticEntry,
+}
+
+impl Collector for NameMap {
+    fn close(self: Box<Self>, _: &Path, _: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
+        out.entries.push(self.entry);
+    }
+}
