@@ -92,7 +92,7 @@ impl PublishError {
     }
     /// True when the destination already existed in [`Mode::NoClobber`].
     pub fn already_exists(&self) -> bool {
-        self.source.kind() == io::ErrorKind::AlreadyExists
+        self.source.get_ref().is_some_and(|e| e.is::<DestinationExists>())
     }
 }
 
@@ -110,11 +110,20 @@ impl std::fmt::Display for PublishError {
     }
 }
 
-impl std::error::Error for PublishError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
+// The message already includes the cause; no `source()`, so error chains do not repeat it.
+impl std::error::Error for PublishError {}
+
+/// The payload of a [`Mode::NoClobber`] publication's error when the name is taken.
+#[derive(Debug)]
+struct DestinationExists;
+
+impl std::fmt::Display for DestinationExists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the destination exists")
     }
 }
+
+impl std::error::Error for DestinationExists {}
 
 /// Publishes `dest` with the default [`Options`]; see [`publish_with`].
 pub fn publish<T>(
@@ -162,7 +171,10 @@ pub fn publish_with<T>(
         match options.mode {
             Mode::Replace => std::fs::rename(&tmp, dest)?,
             Mode::NoClobber => {
-                std::fs::hard_link(&tmp, dest)?;
+                std::fs::hard_link(&tmp, dest).map_err(|e| match e.kind() {
+                    io::ErrorKind::AlreadyExists => io::Error::new(e.kind(), DestinationExists),
+                    _ => e,
+                })?;
                 std::fs::remove_file(&tmp)?;
             }
         }

@@ -132,18 +132,23 @@ fn html_only_viewer_flags_are_rejected_in_text_mode() {
 
 #[test]
 fn user_errors_are_clear_and_exit_non_zero() {
-    let cases: &[(&[&str], &str)] = &[
+    // Exit statuses (README): 1 bad input, 2 usage (an invalid --runtime-env), 64 + code for an
+    // orchestrator fatal.
+    let cases: &[(&[&str], &str, i32)] = &[
         (
             &["run", "vector_exmple"],
             "unknown example `vector_exmple`; built-in examples: vector_example, chain_barrier, edge_sources",
+            1,
         ),
         (
             &["run", "vector_example", "--runtime-env", "ring_heap=12"],
             "ring_heap must be at least 1024 bytes",
+            2,
         ),
         (
             &["run", "vector_example", "--param", "sizes=3"],
             "vector_example has no parameter `sizes`; valid parameters: size",
+            1,
         ),
         (
             &[
@@ -155,11 +160,12 @@ fn user_errors_are_clear_and_exit_non_zero() {
                 "ring_task_window=4",
             ],
             "fatal 1 (SCOPE_DEADLOCK): scope at chain_barrier.rs:",
+            65,
         ),
     ];
-    for (args, want) in cases {
+    for (args, want, code) in cases {
         let out = simpler(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(*code), "{args:?}");
         assert!(
             text(&out.stderr).contains(want),
             "{args:?}: {}",

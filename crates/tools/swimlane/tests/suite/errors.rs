@@ -148,13 +148,15 @@ fn bad_deps_and_name_maps_name_their_files() {
 #[test]
 fn unwritable_output_names_the_output() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("missing_dir/merged_swimlane.json");
+    // The output's folder cannot exist: a file has its name.
+    fs::write(dir.path().join("not_a_dir"), "").unwrap();
+    let out = dir.path().join("not_a_dir/merged_swimlane.json");
     let records = testdata("vector_example/l2_swimlane_records.json");
     let err = convert(&records, Some(&out), None, None).unwrap_err();
     assert_eq!(
         format!("{err:#}"),
         format!(
-            "{}: cannot write: No such file or directory (os error 2)",
+            "cannot write {}: File exists (os error 17)",
             out.display()
         )
     );
