@@ -1,0 +1,436 @@
+//! Artifacts you can trust, end to end through the `simpler` binary: an output folder belongs
+//! to one run (lock, earlier run removed), no file appears under its final name before it is
+//! complete (full disk, interrupts, kill -9), the run manifest says how the run ended, exit
+//! statuses tell the truth, and every tool warns about an artifact of a failed or stale run.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn simpler_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simpler"));
+    c.args(args);
+    c
+}
+
+fn simpler(args: &[&str]) -> Output {
+    simpler_cmd(args).output().expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
+fn slow_workload(dir: &Path, n: u32) -> PathBuf {
+    let path = dir.join("slow.json");
+    let w = serde_json::json!({
+        "name": "slow",
+        "constants": { "N": n, "US": 20000 },
+        "tensors": [ { "name": "X", "shape": [16] } ],
+        "body": [ { "scope": { "body": [
+            { "repeat": { "var": "i", "count": "N", "body": [
+                { "submit": { "kernel": "busy", "args": [ { "input": "X" } ], "scalars": [ { "u64": "US" } ] } }
+            ] } }
+        ] } } ]
+    });
+    std::fs::write(&path, w.to_string()).unwrap();
+    path
+}
+
+/// Starts a slow run with every diagnostic into `prefix` and waits until it has claimed the
+/// folder (its manifest says `running`).
+fn start_slow_run(dir: &Path, prefix: &Path) -> Child {
+    let workload = slow_workload(dir, 200);
+    let child = simpler_cmd(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let m = prefix.join("run.json");
+        if m.exists() && read_json(&m)["status"] == "running" {
+            return child;
+        }
+        assert!(Instant::now() < deadline, "the slow run never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -{sig} {}", child.id())])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Every file under `dir` (relative, `/`-separated), hidden ones included.
+fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Hidden work files (temporaries, spill parts) under `dir`, the lock file aside.
+fn temporaries(dir: &Path) -> Vec<String> {
+    files(dir)
+        .into_iter()
+        .filter(|f| {
+            let name = f.rsplit('/').next().unwrap();
+            name.starts_with('.') && name != ".simpler.lock"
+        })
+        .collect()
+}
+
+/// Every file the folder holds besides the lock and the manifest is one the manifest lists,
+/// with the size it lists.
+fn assert_only_manifest_files(prefix: &Path) -> Value {
+    let m = read_json(&prefix.join("run.json"));
+    let mut listed: Vec<(String, u64)> = Vec::new();
+    for d in m["diagnostics"].as_array().unwrap() {
+        for f in d["files"].as_array().unwrap() {
+            listed.push((f["name"].as_str().unwrap().into(), f["bytes"].as_u64().unwrap()));
+        }
+    }
+    for f in m["views"].as_array().unwrap() {
+        listed.push((f["name"].as_str().unwrap().into(), f["bytes"].as_u64().unwrap()));
+    }
+    for f in files(prefix) {
+        if f == "run.json" || f == ".simpler.lock" {
+            continue;
+        }
+        let Some((_, bytes)) = listed.iter().find(|(n, _)| *n == f) else {
+            panic!("{f} is not a file of the run in {}: {m:#}", prefix.display());
+        };
+        assert_eq!(std::fs::metadata(prefix.join(&f)).unwrap().len(), *bytes, "{f}");
+    }
+    m
+}
+
+#[test]
+fn success_then_fatal_into_one_folder_leaves_nothing_of_the_first_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let p = prefix.to_str().unwrap();
+    let all = ["--enable-scope-stats", "--enable-dep-gen", "--enable-l2-swimlane"];
+    let mut args = vec!["run", "vector_example", "--output-prefix", p];
+    args.extend(all);
+    let ok = simpler(&args);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert_eq!(read_json(&prefix.join("run.json"))["status"], "completed");
+
+    args.extend(["--runtime-env", "ring_heap=65536"]);
+    let fatal = simpler(&args);
+    let stdout = text(&fatal.stdout);
+    assert_eq!(fatal.status.code(), Some(64 + 2), "HEAP_RING_DEADLOCK: {stdout}");
+    assert!(stdout.contains("removed    8 file(s) an earlier run left in this folder"), "{stdout}");
+
+    let m = assert_only_manifest_files(&prefix);
+    assert_eq!(m["status"], "fatal");
+    assert_eq!(m["fatal"]["code"], 2);
+    assert_eq!(m["fatal"]["name"], "HEAP_RING_DEADLOCK");
+    // The views are this run's: the text view counts deps.json's tasks, the report shows the
+    // fatal (and the warning banner of a run that did not complete).
+    let deps = read_json(&prefix.join("deps.json"));
+    let tasks = deps["tasks"].as_array().unwrap().len();
+    assert_eq!(tasks, 2);
+    let view = std::fs::read_to_string(prefix.join("deps_viewer.txt")).unwrap();
+    assert!(view.contains(&format!("tasks: {tasks}\n")), "{view}");
+    let html = std::fs::read_to_string(prefix.join("scope_stats/scope_stats.html")).unwrap();
+    assert!(html.contains("class=\"run-warning\"") && !html.contains("Healthy"));
+}
+
+#[test]
+fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("shared");
+    let mut first = start_slow_run(dir.path(), &prefix);
+    let t0 = Instant::now();
+    let second = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    let waited = t0.elapsed();
+    let stderr = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(&format!("is in use by another run (pid {}, run ", first.id())),
+        "{stderr}"
+    );
+    assert!(first.try_wait().unwrap().is_none(), "the first run was still going");
+    assert!(waited < Duration::from_secs(5), "refused at once, not after {waited:?}");
+
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let m = assert_only_manifest_files(&prefix);
+    assert_eq!(m["status"], "completed");
+    let deps = read_json(&prefix.join("deps.json"));
+    assert_eq!(deps["tasks"].as_array().unwrap().len(), 200);
+    simpler_artifacts::swimlane::read_swimlane_file(&prefix.join("l2_swimlane_records.json")).unwrap();
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+}
+
+#[test]
+fn default_folders_never_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = || {
+        simpler_cmd(&["run", "vector_example", "--enable-dep-gen"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let (a, b) = (run(), run());
+    assert!(a.status.success() && b.status.success());
+    let folders: Vec<_> = std::fs::read_dir(dir.path().join("outputs")).unwrap().collect();
+    assert_eq!(folders.len(), 2, "two runs in the same second get two folders");
+}
+
+#[test]
+fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--enable-scope-stats",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "deps.json:fail=100")
+    .output()
+    .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("requested diagnostics were not fully written: dep_gen failed: no deps.json: cannot write")
+            && stderr.contains("deps.json: No space left on device"),
+        "{stderr}"
+    );
+    assert!(!prefix.join("deps.json").exists());
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    let m = assert_only_manifest_files(&prefix);
+    assert_eq!(m["status"], "completed");
+    let dep_gen = &m["diagnostics"].as_array().unwrap()[1];
+    assert_eq!((dep_gen["name"].as_str(), dep_gen["outcome"].as_str()), (Some("dep_gen"), Some("failed")));
+
+    // A tool's output: the text view fails after 50 bytes; no deps_viewer.txt appears.
+    let ok = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    assert!(ok.status.success());
+    std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
+    let out = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
+        .env("SIMPLER_FAULT_WRITE", "deps_viewer.txt:fail=50")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("deps_viewer.txt: No space left on device"), "{}", text(&out.stderr));
+    assert!(!prefix.join("deps_viewer.txt").exists());
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+}
+
+/// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with
+/// CAP_SYS_ADMIN); elsewhere the test says it skipped.
+#[test]
+fn a_full_tmpfs_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("tiny");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt.to_str().unwrap()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        return;
+    }
+    let prefix = mnt.join("run");
+    let out = simpler(&[
+        "run",
+        "chain_barrier",
+        "--param",
+        "n=4000",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    let files_left = files(&prefix);
+    let _ = Command::new("umount").arg(&mnt).status();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(!files_left.contains(&"deps.json".to_string()), "{files_left:?}");
+    assert!(
+        files_left.iter().all(|f| !f.starts_with('.') || f == ".simpler.lock"),
+        "{files_left:?}"
+    );
+}
+
+#[test]
+fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let child = start_slow_run(dir.path(), &prefix);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let m = assert_only_manifest_files(&prefix);
+    assert_eq!(m["status"], "interrupted");
+    assert_eq!(m["fatal"]["name"], "INTERRUPTED");
+    let outcome = |name: &str| {
+        let d = m["diagnostics"].as_array().unwrap().iter().find(|d| d["name"] == name).unwrap();
+        d["outcome"].as_str().unwrap().to_string()
+    };
+    // Without producer-stop proof the trace cannot be checked: no deps.json.
+    assert_eq!(outcome("dep_gen"), "withheld");
+    assert!(!prefix.join("deps.json").exists());
+    // What the host already held is written, and marked partial.
+    assert_eq!(outcome("l2_swimlane"), "partial");
+    simpler_artifacts::swimlane::read_swimlane_file(&prefix.join("l2_swimlane_records.json")).unwrap();
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+}
+
+#[test]
+fn sigint_during_the_text_view_write_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let ok = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    assert!(ok.status.success());
+    std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
+    let mut child = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
+        .env("SIMPLER_FAULT_WRITE", "deps_viewer.txt:stall=100")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("simpler: stalled writing deps_viewer.txt") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the writer never stalled");
+    }
+    // Mid-write: the temporary holds the first 100 bytes, the final name does not exist.
+    assert_eq!(temporaries(&prefix).len(), 1, "{:?}", temporaries(&prefix));
+    signal(&child, "INT");
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(!prefix.join("deps_viewer.txt").exists());
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+}
+
+#[test]
+fn after_kill_9_the_next_run_removes_the_temporaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let mut child = start_slow_run(dir.path(), &prefix);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while temporaries(&prefix).is_empty() {
+        assert!(Instant::now() < deadline, "no spill files appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(&child, "KILL");
+    let _ = child.wait();
+    let left = temporaries(&prefix);
+    assert!(!left.is_empty());
+    // The dead run's manifest still says running: every tool warns about its files.
+    assert_eq!(read_json(&prefix.join("run.json"))["status"], "running");
+
+    let out = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for t in &left {
+        assert!(stdout.contains(t.as_str()), "{t} reported as removed: {stdout}");
+    }
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_only_manifest_files(&prefix);
+}
+
+#[test]
+fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("fatal");
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--runtime-env",
+        "ring_heap=65536",
+        "--output-prefix",
+        p,
+    ]);
+    assert_eq!(out.status.code(), Some(66));
+    let deps = prefix.join("deps.json");
+    let jsonl = prefix.join("scope_stats/scope_stats.jsonl");
+    let records = prefix.join("l2_swimlane_records.json");
+    let failed = "that did not complete: fatal (2 HEAP_RING_DEADLOCK";
+    for args in [
+        vec!["deps-viewer", deps.to_str().unwrap()],
+        vec!["scope-stats-plot", jsonl.to_str().unwrap()],
+        vec!["swimlane", records.to_str().unwrap()],
+    ] {
+        let out = simpler(&args);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains("warning: ") && stderr.contains(failed), "{args:?}: {stderr}");
+    }
+    let html_out = dir.path().join("view.html");
+    let out = simpler(&["deps-viewer", deps.to_str().unwrap(), "--format", "html", "-o", html_out.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&html_out).unwrap();
+    assert!(html.contains("class=\"run-warning\"") && html.contains("did not complete"));
+
+    // --from-deps refuses the graph of a failed run unless told otherwise.
+    let out = simpler(&["run", "--from-deps", deps.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--allow-incomplete re-runs it anyway"), "{}", text(&out.stderr));
+    let out = simpler(&["run", "--from-deps", deps.to_str().unwrap(), "--allow-incomplete"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(failed));
+
+    // A stale file: a deps.json put into a completed run's folder by hand.
+    let good = dir.path().join("good");
+    let out = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", good.to_str().unwrap()]);
+    assert!(out.status.success());
+    std::fs::copy(&deps, good.join("deps.json")).unwrap();
+    let out = simpler(&["deps-viewer", good.join("deps.json").to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("it changed after the run"), "{stderr}");
+    // Timing of one run joined with the dependencies of another.
+    let out = simpler(&["swimlane", records.to_str().unwrap(), "--deps-json", good.join("deps.json").to_str().unwrap()]);
+    assert!(text(&out.stderr).contains("come from different runs"), "{}", text(&out.stderr));
+}
