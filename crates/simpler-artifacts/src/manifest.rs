@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::publish::{publish_bytes, Published, PublishError};
+use crate::publish::{publish_bytes, PublishError, Published};
 use crate::read_error::JsonReadError;
 
 /// File name of the manifest in an output folder.
@@ -216,7 +216,11 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     };
     let mut candidates = vec![dir.clone()];
     if let Some(up) = dir.parent() {
-        candidates.push(if up.as_os_str().is_empty() { PathBuf::from(".") } else { up.to_path_buf() });
+        candidates.push(if up.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            up.to_path_buf()
+        });
     }
     candidates.into_iter().find_map(|d| {
         let m = d.join(FILE_NAME);
@@ -233,7 +237,11 @@ pub fn check(artifact: &Path) -> Option<String> {
     let shown = artifact.display();
     let m = match RunManifest::read(&manifest_path) {
         Ok(m) => m,
-        Err(e) => return Some(format!("{shown}: the run manifest cannot be read ({e}); whether this file is current is unknown")),
+        Err(e) => {
+            return Some(format!(
+                "{shown}: the run manifest cannot be read ({e}); whether this file is current is unknown"
+            ))
+        }
     };
     let Some((entry, diag)) = m.find(&name) else {
         return Some(format!(

@@ -101,7 +101,11 @@ impl OutputFolder {
                 let holder = holder.trim();
                 return Err(ClaimError::Busy {
                     folder: folder.to_path_buf(),
-                    holder: if holder.is_empty() { "holder unknown".into() } else { holder.into() },
+                    holder: if holder.is_empty() {
+                        "holder unknown".into()
+                    } else {
+                        holder.into()
+                    },
                 });
             }
             Err(std::fs::TryLockError::Error(e)) => {
@@ -138,7 +142,9 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
         names.extend(m.files().map(|f| f.name.clone()));
     }
     for sub in [folder.to_path_buf(), folder.join("scope_stats")] {
-        let Ok(entries) = std::fs::read_dir(&sub) else { continue };
+        let Ok(entries) = std::fs::read_dir(&sub) else {
+            continue;
+        };
         for e in entries.filter_map(Result::ok) {
             let n = e.file_name().to_string_lossy().into_owned();
             let is_view = n.starts_with("deps_viewer") && (n.ends_with(".txt") || n.ends_with(".html"));
@@ -173,7 +179,11 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
 pub fn unique_folder(parent: &Path, base: &str) -> io::Result<PathBuf> {
     std::fs::create_dir_all(parent)?;
     for n in 1u32.. {
-        let name = if n == 1 { base.to_string() } else { format!("{base}_{n}") };
+        let name = if n == 1 {
+            base.to_string()
+        } else {
+            format!("{base}_{n}")
+        };
         let path = parent.join(name);
         match std::fs::create_dir(&path) {
             Ok(()) => return Ok(path),
@@ -193,7 +203,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = OutputFolder::claim(dir.path(), "pid 1, run a", &[]).unwrap();
         let err = OutputFolder::claim(dir.path(), "pid 2, run b", &[]).unwrap_err();
-        assert!(err.to_string().contains("in use by another run (pid 1, run a)"), "{err}");
+        assert!(
+            err.to_string().contains("in use by another run (pid 1, run a)"),
+            "{err}"
+        );
         drop(first);
         OutputFolder::claim(dir.path(), "pid 2, run b", &[]).unwrap();
     }
@@ -239,6 +252,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = unique_folder(dir.path(), "x").unwrap();
         let b = unique_folder(dir.path(), "x").unwrap();
-        assert_eq!((a.file_name().unwrap(), b.file_name().unwrap()), ("x".as_ref(), "x_2".as_ref()));
+        assert_eq!(
+            (a.file_name().unwrap(), b.file_name().unwrap()),
+            ("x".as_ref(), "x_2".as_ref())
+        );
     }
 }

@@ -351,7 +351,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("a.txt");
         let p = publish(&dest, |w| w.write_all(b"one")).unwrap();
-        assert_eq!((p.bytes, std::fs::read_to_string(&dest).unwrap().as_str()), (3, "one"));
+        assert_eq!(
+            (p.bytes, std::fs::read_to_string(&dest).unwrap().as_str()),
+            (3, "one")
+        );
         publish(&dest, |w| w.write_all(b"two!")).unwrap();
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
         let options = Options::closing(false);

@@ -34,7 +34,11 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
         return Vec::new();
     };
     let interrupted = simpler_artifacts::interrupt::requested();
-    println!("  artifacts  {} (run {})", output.path().display(), output.manifest().run_id);
+    println!(
+        "  artifacts  {} (run {})",
+        output.path().display(),
+        output.manifest().run_id
+    );
     let removed = output.removed_earlier();
     if !removed.is_empty() {
         println!(
@@ -70,7 +74,10 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
     } else {
         println!(
             "  manifest   {} ({})",
-            output.path().join(simpler_artifacts::manifest::FILE_NAME).display(),
+            output
+                .path()
+                .join(simpler_artifacts::manifest::FILE_NAME)
+                .display(),
             output.manifest().status.as_str()
         );
     }
@@ -86,7 +93,11 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
         "name_map" => "name map",
         other => other,
     };
-    let file = entry.files.first().map(|f| folder.join(&f.name).display().to_string()).unwrap_or_default();
+    let file = entry
+        .files
+        .first()
+        .map(|f| folder.join(&f.name).display().to_string())
+        .unwrap_or_default();
     let detail = match (entry.name.as_str(), entry.outcome) {
         (_, Outcome::Withheld) => format!("WITHHELD: {}", entry.reason.as_deref().unwrap_or("")),
         (_, Outcome::Failed) => format!("FAILED: {}", entry.reason.as_deref().unwrap_or("")),
@@ -95,7 +106,10 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
             None => file,
         },
         ("dep_gen", _) => match report.dep_gen.as_ref().and_then(|d| d.counts) {
-            Some(c) => format!("{file} ({} tasks, {} tensors, {} edges)", c.tasks, c.tensors, c.edges),
+            Some(c) => format!(
+                "{file} ({} tasks, {} tensors, {} edges)",
+                c.tasks, c.tensors, c.edges
+            ),
             None => file,
         },
         ("l2_swimlane", _) => match &report.swimlane {

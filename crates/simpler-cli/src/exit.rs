@@ -55,13 +55,18 @@ pub fn status_of(err: &anyhow::Error) -> u8 {
     if let Some(e) = err.downcast_ref::<Exit>() {
         return e.code;
     }
-    if err.downcast_ref::<simpler_runtime::config::ConfigError>().is_some() {
+    if err
+        .downcast_ref::<simpler_runtime::config::ConfigError>()
+        .is_some()
+    {
         return 2;
     }
     match err.downcast_ref::<RunError>() {
         Some(RunError::Fatal { fatal, .. }) => fatal_status(fatal.code),
         Some(RunError::Config(_)) => 2,
-        Some(RunError::OutputFolder(simpler_artifacts::output_folder::ClaimError::Busy { .. })) => FOLDER_BUSY,
+        Some(RunError::OutputFolder(simpler_artifacts::output_folder::ClaimError::Busy { .. })) => {
+            FOLDER_BUSY
+        }
         Some(RunError::OutputFolder(_)) => DIAGNOSTIC_LOST,
         _ => 1,
     }

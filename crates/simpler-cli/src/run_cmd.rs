@@ -74,7 +74,10 @@ pub fn finish_diagnostics(report: &mut RunReport) -> Result<()> {
     }
     Err(Exit {
         code: DIAGNOSTIC_LOST,
-        message: format!("requested diagnostics were not fully written: {}", lost.join("; ")),
+        message: format!(
+            "requested diagnostics were not fully written: {}",
+            lost.join("; ")
+        ),
     }
     .into())
 }

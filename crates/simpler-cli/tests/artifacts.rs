@@ -46,10 +46,11 @@ fn slow_workload(dir: &Path, n: u32) -> PathBuf {
 }
 
 /// Starts a slow run with every diagnostic into `prefix` and waits until it has claimed the
-/// folder (its manifest says `running`).
+/// folder (its manifest says `running`). The caller waits for the child it gets back.
+#[allow(clippy::zombie_processes)]
 fn start_slow_run(dir: &Path, prefix: &Path) -> Child {
     let workload = slow_workload(dir, 200);
-    let child = simpler_cmd(&[
+    let mut child = simpler_cmd(&[
         "run",
         workload.to_str().unwrap(),
         "--enable-scope-stats",
@@ -68,7 +69,11 @@ fn start_slow_run(dir: &Path, prefix: &Path) -> Child {
         if m.exists() && read_json(&m)["status"] == "running" {
             return child;
         }
-        assert!(Instant::now() < deadline, "the slow run never started");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the slow run never started");
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -152,7 +157,10 @@ fn success_then_fatal_into_one_folder_leaves_nothing_of_the_first_run() {
     let fatal = simpler(&args);
     let stdout = text(&fatal.stdout);
     assert_eq!(fatal.status.code(), Some(64 + 2), "HEAP_RING_DEADLOCK: {stdout}");
-    assert!(stdout.contains("removed    8 file(s) an earlier run left in this folder"), "{stdout}");
+    assert!(
+        stdout.contains("removed    8 file(s) an earlier run left in this folder"),
+        "{stdout}"
+    );
 
     let m = assert_only_manifest_files(&prefix);
     assert_eq!(m["status"], "fatal");
@@ -189,8 +197,14 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
         stderr.contains(&format!("is in use by another run (pid {}, run ", first.id())),
         "{stderr}"
     );
-    assert!(first.try_wait().unwrap().is_none(), "the first run was still going");
-    assert!(waited < Duration::from_secs(5), "refused at once, not after {waited:?}");
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run was still going"
+    );
+    assert!(
+        waited < Duration::from_secs(5),
+        "refused at once, not after {waited:?}"
+    );
 
     let out = first.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -205,16 +219,41 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
 #[test]
 fn default_folders_never_collide() {
     let dir = tempfile::tempdir().unwrap();
-    let run = || {
-        simpler_cmd(&["run", "vector_example", "--enable-dep-gen"])
+    let outputs = dir.path().join("outputs");
+    // Another run's folders under every default name of the next seconds: a run must not
+    // write into any of them.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let taken: Vec<PathBuf> = (now.saturating_sub(1)..now + 30)
+        .map(|s| {
+            let stamp = simpler_artifacts::time::stamp_of(s);
+            let d = outputs.join(format!("vector_example_default_{stamp}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("other.txt"), "not yours").unwrap();
+            d
+        })
+        .collect();
+    for _ in 0..2 {
+        let out = simpler_cmd(&["run", "vector_example", "--enable-dep-gen"])
             .current_dir(dir.path())
             .output()
-            .unwrap()
-    };
-    let (a, b) = (run(), run());
-    assert!(a.status.success() && b.status.success());
-    let folders: Vec<_> = std::fs::read_dir(dir.path().join("outputs")).unwrap().collect();
-    assert_eq!(folders.len(), 2, "two runs in the same second get two folders");
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    for d in &taken {
+        assert_eq!(files(d), ["other.txt"], "{} was left alone", d.display());
+    }
+    let fresh: Vec<_> = std::fs::read_dir(&outputs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !taken.contains(p))
+        .collect();
+    assert_eq!(fresh.len(), 2, "two runs, two new folders: {fresh:?}");
+    for f in &fresh {
+        assert!(f.join("run.json").exists() && f.join("deps.json").exists());
+    }
 }
 
 #[test]
@@ -235,8 +274,9 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("requested diagnostics were not fully written: dep_gen failed: no deps.json: cannot write")
-            && stderr.contains("deps.json: No space left on device"),
+        stderr.contains(
+            "requested diagnostics were not fully written: dep_gen failed: no deps.json: cannot write"
+        ) && stderr.contains("deps.json: No space left on device"),
         "{stderr}"
     );
     assert!(!prefix.join("deps.json").exists());
@@ -244,10 +284,19 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
     let m = assert_only_manifest_files(&prefix);
     assert_eq!(m["status"], "completed");
     let dep_gen = &m["diagnostics"].as_array().unwrap()[1];
-    assert_eq!((dep_gen["name"].as_str(), dep_gen["outcome"].as_str()), (Some("dep_gen"), Some("failed")));
+    assert_eq!(
+        (dep_gen["name"].as_str(), dep_gen["outcome"].as_str()),
+        (Some("dep_gen"), Some("failed"))
+    );
 
     // A tool's output: the text view fails after 50 bytes; no deps_viewer.txt appears.
-    let ok = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    let ok = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
     assert!(ok.status.success());
     std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
     let out = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
@@ -255,7 +304,11 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("deps_viewer.txt: No space left on device"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("deps_viewer.txt: No space left on device"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!prefix.join("deps_viewer.txt").exists());
     assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
 }
@@ -293,7 +346,9 @@ fn a_full_tmpfs_leaves_no_partial_file() {
     assert!(stderr.contains("No space left on device"), "{stderr}");
     assert!(!files_left.contains(&"deps.json".to_string()), "{files_left:?}");
     assert!(
-        files_left.iter().all(|f| !f.starts_with('.') || f == ".simpler.lock"),
+        files_left
+            .iter()
+            .all(|f| !f.starts_with('.') || f == ".simpler.lock"),
         "{files_left:?}"
     );
 }
@@ -311,7 +366,12 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
     assert_eq!(m["status"], "interrupted");
     assert_eq!(m["fatal"]["name"], "INTERRUPTED");
     let outcome = |name: &str| {
-        let d = m["diagnostics"].as_array().unwrap().iter().find(|d| d["name"] == name).unwrap();
+        let d = m["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == name)
+            .unwrap();
         d["outcome"].as_str().unwrap().to_string()
     };
     // Without producer-stop proof the trace cannot be checked: no deps.json.
@@ -327,7 +387,13 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
 fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let ok = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    let ok = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
     assert!(ok.status.success());
     std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
     let mut child = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
@@ -340,7 +406,10 @@ fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let mut line = String::new();
     while !line.contains("simpler: stalled writing deps_viewer.txt") {
         line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "the writer never stalled");
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the writer never stalled"
+        );
     }
     // Mid-write: the temporary holds the first 100 bytes, the final name does not exist.
     assert_eq!(temporaries(&prefix).len(), 1, "{:?}", temporaries(&prefix));
@@ -367,7 +436,13 @@ fn after_kill_9_the_next_run_removes_the_temporaries() {
     // The dead run's manifest still says running: every tool warns about its files.
     assert_eq!(read_json(&prefix.join("run.json"))["status"], "running");
 
-    let out = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", prefix.to_str().unwrap()]);
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     for t in &left {
@@ -406,10 +481,20 @@ fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
         let out = simpler(&args);
         let stderr = text(&out.stderr);
         assert!(out.status.success(), "{args:?}: {stderr}");
-        assert!(stderr.contains("warning: ") && stderr.contains(failed), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("warning: ") && stderr.contains(failed),
+            "{args:?}: {stderr}"
+        );
     }
     let html_out = dir.path().join("view.html");
-    let out = simpler(&["deps-viewer", deps.to_str().unwrap(), "--format", "html", "-o", html_out.to_str().unwrap()]);
+    let out = simpler(&[
+        "deps-viewer",
+        deps.to_str().unwrap(),
+        "--format",
+        "html",
+        "-o",
+        html_out.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let html = std::fs::read_to_string(&html_out).unwrap();
     assert!(html.contains("class=\"run-warning\"") && html.contains("did not complete"));
@@ -417,20 +502,39 @@ fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
     // --from-deps refuses the graph of a failed run unless told otherwise.
     let out = simpler(&["run", "--from-deps", deps.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("--allow-incomplete re-runs it anyway"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--allow-incomplete re-runs it anyway"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = simpler(&["run", "--from-deps", deps.to_str().unwrap(), "--allow-incomplete"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains(failed));
 
     // A stale file: a deps.json put into a completed run's folder by hand.
     let good = dir.path().join("good");
-    let out = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", good.to_str().unwrap()]);
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        good.to_str().unwrap(),
+    ]);
     assert!(out.status.success());
     std::fs::copy(&deps, good.join("deps.json")).unwrap();
     let out = simpler(&["deps-viewer", good.join("deps.json").to_str().unwrap()]);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("it changed after the run"), "{stderr}");
     // Timing of one run joined with the dependencies of another.
-    let out = simpler(&["swimlane", records.to_str().unwrap(), "--deps-json", good.join("deps.json").to_str().unwrap()]);
-    assert!(text(&out.stderr).contains("come from different runs"), "{}", text(&out.stderr));
+    let out = simpler(&[
+        "swimlane",
+        records.to_str().unwrap(),
+        "--deps-json",
+        good.join("deps.json").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stderr).contains("come from different runs"),
+        "{}",
+        text(&out.stderr)
+    );
 }

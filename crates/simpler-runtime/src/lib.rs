@@ -39,6 +39,7 @@ pub mod ring;
 mod run;
 mod scheduler;
 mod shared;
+mod site;
 mod slot;
 pub mod sync;
 mod worker;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
-use crate::collectors::scope_stats::background::BackgroundWriter;
 use crate::collectors::output::RunOutput;
+use crate::collectors::scope_stats::background::BackgroundWriter;
 use crate::collectors::scope_stats::probe::BACKPRESSURE_WAIT;
 use crate::collectors::session::Session;
 use crate::collectors::{RunFacts, StartCtx};

@@ -128,6 +128,82 @@ impl<B> BufferChannel<B> {
     }
 }
 
+/// A buffer of records a [`Producer`] fills.
+pub(crate) trait Records {
+    /// Records in the buffer.
+    fn count(&self) -> usize;
+    /// Empties the buffer for reuse.
+    fn clear(&mut self);
+}
+
+/// The device side of a channel, one per producing thread: the buffer being filled, taken from
+/// the free queue when needed and handed to the collector when full. Every collector's producer
+/// is built on it; what a record is and when a buffer is full stay with the collector.
+pub(crate) struct Producer<B> {
+    channel: std::sync::Arc<BufferChannel<B>>,
+    current: Option<Box<B>>,
+    wait: Duration,
+}
+
+impl<B: Records> Producer<B> {
+    /// A producer on `channel` that waits at most `wait` for a buffer or for room to hand one over.
+    pub fn new(channel: std::sync::Arc<BufferChannel<B>>, wait: Duration) -> Self {
+        Producer {
+            channel,
+            current: None,
+            wait,
+        }
+    }
+
+    /// The buffer being filled, if any (without taking one).
+    #[inline]
+    pub fn current(&self) -> Option<&B> {
+        self.current.as_deref()
+    }
+
+    /// The buffer to append to: the current one, or a fresh one from the free queue (cleared,
+    /// then prepared by `fresh`). `None` when no buffer can be had in time: the caller drops the
+    /// record and counts it.
+    #[inline]
+    pub fn buffer(&mut self, fresh: impl FnOnce(&mut B)) -> Option<&mut B> {
+        if self.current.is_none() {
+            self.current = self.channel.acquire(self.wait).map(|mut b| {
+                b.clear();
+                fresh(&mut b);
+                b
+            });
+        }
+        self.current.as_deref_mut()
+    }
+
+    /// Hands the current buffer to the collector. When the ready queue stays full its records
+    /// are dropped and the emptied buffer is kept; returns how many records were dropped.
+    pub fn hand_over(&mut self) -> usize {
+        let Some(b) = self.current.take() else { return 0 };
+        match self.channel.publish(b, self.wait) {
+            Ok(()) => 0,
+            Err(mut b) => {
+                let lost = b.count();
+                b.clear();
+                self.current = Some(b);
+                lost
+            }
+        }
+    }
+
+    /// The buffer still held with records in it, for a proven close to recover.
+    pub fn into_held(mut self) -> Option<Box<B>> {
+        self.current.take().filter(|b| b.count() > 0)
+    }
+
+    /// Returns an empty held buffer to the free queue (a producer that is done).
+    pub fn release_empty(&mut self) {
+        if let Some(b) = self.current.take_if(|b| b.count() == 0) {
+            self.channel.recycle(b);
+        }
+    }
+}
+
 /// A host collector thread: drains a channel's ready buffers into a state `S` while the run goes
 /// on, recycling each buffer; [`CollectorThread::stop`] closes the channel, lets the thread drain
 /// what was already handed over, and returns the state. Every diagnostic's host side is one of

@@ -15,7 +15,10 @@ pub const ARTIFACT: &str = "name_map.json";
 pub const NAME: &str = "name_map";
 
 /// Writes the name map when any diagnostic is on; its outcome is reported at close.
-pub(crate) fn start<'a>(ctx: &StartCtx<'a>, _: &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+pub(crate) fn start<'a>(
+    ctx: &StartCtx<'a>,
+    _: &mut Probes,
+) -> Result<Option<Box<dyn Collector + 'a>>, String> {
     if !ctx.cfg.any_diagnostic() {
         return Ok(None);
     }

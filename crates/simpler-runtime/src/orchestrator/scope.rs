@@ -35,12 +35,7 @@ pub(crate) struct ScopeFrame {
     pub first_task: usize,
 }
 
-/// `"file.rs:LINE"` for a call site (the file's base name, as scope stats reports it).
-pub fn site_string(loc: &Location<'_>) -> String {
-    let file = loc.file();
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    format!("{base}:{}", loc.line())
-}
+pub use crate::site::site_string;
 
 /// The ring a scope at `depth` uses: `min(depth, 3)` under `tmr`, always 0 under `hbg`.
 pub(crate) fn ring_for_depth(kind: RuntimeKind, depth: usize) -> u8 {

@@ -129,9 +129,7 @@ fn write_text_file(
         perf_sidecar: sidecar::perf_sidecar_loaded(input),
         func_name_map: names.is_some_and(|m| any_name_resolved(view, m)),
     };
-    let published = simpler_artifacts::publish::publish(output, |w| {
-        text::write_text(w, view, &summary)
-    })?;
+    let published = simpler_artifacts::publish::publish(output, |w| text::write_text(w, view, &summary))?;
     Ok(published.value)
 }
 

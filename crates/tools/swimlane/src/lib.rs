@@ -53,7 +53,6 @@ use layout::Layout;
 use slices::SliceCounts;
 use trace::{TaskLabel, TraceWriter};
 
-
 /// What [`convert`] read, wrote and found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvertSummary {
@@ -168,7 +167,15 @@ pub fn convert(
     anchors.count_degrees(&pairs.pairs);
 
     let written = simpler_artifacts::publish::publish(&output, |sink| {
-        write_trace(sink, &file, &layout, &anchors, &names, &pairs, deps_path.is_some())
+        write_trace(
+            sink,
+            &file,
+            &layout,
+            &anchors,
+            &names,
+            &pairs,
+            deps_path.is_some(),
+        )
     })?;
     let (slices, flows) = written.value;
 
@@ -202,7 +209,11 @@ fn warn_if_untrusted(records: &Path, deps: Option<&Path>) {
             eprintln!("warning: {w}");
         }
     }
-    let run_of = |p: &Path| find_for(p).and_then(|(m, _)| RunManifest::read(&m).ok()).map(|m| m.run_id);
+    let run_of = |p: &Path| {
+        find_for(p)
+            .and_then(|(m, _)| RunManifest::read(&m).ok())
+            .map(|m| m.run_id)
+    };
     if let Some(deps) = deps {
         if let (Some(a), Some(b)) = (run_of(records), run_of(deps)) {
             if a != b {

@@ -10,7 +10,7 @@ use super::record::{
     slots_for, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
     FLAG_OVERFLOW, INLINE_DEPS, OVERFLOW_DEPS,
 };
-use crate::collectors::channel::BufferChannel;
+use crate::collectors::channel::{BufferChannel, Producer};
 use crate::platform::MixedKernels;
 
 /// Counters and leftovers the host reads once the producer's stop is proven.
@@ -31,30 +31,20 @@ pub(crate) struct CaptureFinal {
 
 /// See the module docs.
 pub(crate) struct DepGenCapture {
-    channel: Arc<BufferChannel<SlotBuffer>>,
-    current: Option<Box<SlotBuffer>>,
+    producer: Producer<SlotBuffer>,
     fin: CaptureFinal,
-    wait: Duration,
 }
 
 impl DepGenCapture {
     pub fn new(channel: Arc<BufferChannel<SlotBuffer>>, wait: Duration) -> Self {
         DepGenCapture {
-            channel,
-            current: None,
+            producer: Producer::new(channel, wait),
             fin: CaptureFinal::default(),
-            wait,
         }
     }
 
     fn switch(&mut self) {
-        if let Some(b) = self.current.take() {
-            if let Err(mut b) = self.channel.publish(b, self.wait) {
-                self.fin.dropped += b.count as u64;
-                b.count = 0;
-                self.current = Some(b);
-            }
-        }
+        self.fin.dropped += self.producer.hand_over() as u64;
     }
 
     /// Records one submit (`tensors` before materialization: OUTPUT args carry no view).
@@ -63,19 +53,13 @@ impl DepGenCapture {
         let mut deps = args.explicit_dep_count();
         let needed = slots_for(deps);
         if self
-            .current
-            .as_ref()
+            .producer
+            .current()
             .is_some_and(|b| b.count > 0 && b.count + needed > b.slots.len())
         {
             self.switch();
         }
-        if self.current.is_none() {
-            self.current = self.channel.acquire(self.wait).map(|mut b| {
-                b.count = 0;
-                b
-            });
-        }
-        let Some(buf) = self.current.as_mut() else {
+        let Some(buf) = self.producer.buffer(|_| {}) else {
             self.fin.dropped += 1;
             return;
         };
@@ -127,14 +111,14 @@ impl DepGenCapture {
 
     /// Hands the partial buffer over at the end of orchestration.
     pub fn flush(&mut self) {
-        if self.current.as_ref().is_some_and(|b| b.count > 0) {
+        if self.producer.current().is_some_and(|b| b.count > 0) {
             self.switch();
         }
     }
 
     /// The final state (only read with producer-stop proof).
     pub fn finish(mut self) -> CaptureFinal {
-        self.fin.leftover = self.current.as_ref().map_or(0, |b| b.count as u64);
+        self.fin.leftover = self.producer.current().map_or(0, |b| b.count as u64);
         self.fin
     }
 }

@@ -170,6 +170,15 @@ pub(crate) struct SlotBuffer {
     pub count: usize,
 }
 
+impl crate::collectors::channel::Records for SlotBuffer {
+    fn count(&self) -> usize {
+        self.count
+    }
+    fn clear(&mut self) {
+        self.count = 0;
+    }
+}
+
 impl SlotBuffer {
     pub fn new(capacity: usize) -> Self {
         SlotBuffer {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::probe::{Phase, RecordBuffer, ScopeRecord};
 use crate::collectors::channel::{BufferChannel, CollectorThread};
-use crate::orchestrator::site_string;
+use crate::site::site_string;
 
 /// Sample lines written so far, in a body file next to the artifact.
 pub(crate) struct Body {

@@ -74,7 +74,9 @@ impl ScopeStatsOutcome {
         let (outcome, reason) = match self.verdict.as_str() {
             _ if self.background => (
                 Outcome::Withheld,
-                Some("queued for the background writer; Worker::flush_diagnostics() publishes it".to_string()),
+                Some(
+                    "queued for the background writer; Worker::flush_diagnostics() publishes it".to_string(),
+                ),
             ),
             "published" | "metadata_only" => (Outcome::Written, self.note.clone()),
             "partial_safe" | "partial_cut_unknown" => (
@@ -85,7 +87,10 @@ impl ScopeStatsOutcome {
                 }),
             ),
             "not_written" if self.write_failed => (Outcome::Failed, self.note.clone()),
-            _ => (Outcome::Withheld, self.note.clone().or_else(|| Some(self.verdict.clone()))),
+            _ => (
+                Outcome::Withheld,
+                self.note.clone().or_else(|| Some(self.verdict.clone())),
+            ),
         };
         DiagnosticEntry {
             name: NAME.into(),
@@ -103,7 +108,10 @@ impl ScopeStatsOutcome {
             _ => {}
         }
         if self.retained < self.received {
-            why.push(format!("host storage kept {} of {} samples", self.retained, self.received));
+            why.push(format!(
+                "host storage kept {} of {} samples",
+                self.retained, self.received
+            ));
         }
         if why.is_empty() {
             why.push("the run stopped on a fatal".into());
@@ -232,17 +240,15 @@ pub(crate) fn close_run(
             out.background = true;
             bg.submit(job);
         }
-        None => {
-            match job.publish(true) {
-                Ok((_, bytes)) => out.bytes = bytes,
-                Err(e) => {
-                    out.path = None;
-                    out.verdict = "not_written".into();
-                    out.write_failed = true;
-                    out.note = Some(e);
-                }
+        None => match job.publish(true) {
+            Ok((_, bytes)) => out.bytes = bytes,
+            Err(e) => {
+                out.path = None;
+                out.verdict = "not_written".into();
+                out.write_failed = true;
+                out.note = Some(e);
             }
-        }
+        },
     }
     out
 }

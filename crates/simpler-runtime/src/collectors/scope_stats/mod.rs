@@ -37,7 +37,10 @@ use probe::{RecordBuffer, ScopeStatsProducer};
 
 /// Starts scope stats when enabled: `tmr` gets a producer and a collector thread; `hbg` (no
 /// producer) a metadata-only artifact. A background-mode run that cannot be admitted is refused.
-pub(crate) fn start<'a>(ctx: &StartCtx<'a>, probes: &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String> {
+pub(crate) fn start<'a>(
+    ctx: &StartCtx<'a>,
+    probes: &mut Probes,
+) -> Result<Option<Box<dyn Collector + 'a>>, String> {
     let cfg = ctx.cfg;
     if !cfg.enable_scope_stats {
         return Ok(None);
@@ -64,7 +67,12 @@ pub(crate) fn start<'a>(ctx: &StartCtx<'a>, probes: &mut Probes) -> Result<Optio
         f.saturate_counters,
         ctx.wait,
     ));
-    let dir = ctx.prefix.join(ARTIFACT).parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = ctx
+        .prefix
+        .join(ARTIFACT)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     Ok(Some(Box::new(ScopeStats {
         thread: collector::spawn(channel, dir, ctx.run_epoch, f.host_storage_limit),
         caps,
@@ -85,7 +93,15 @@ impl Collector for ScopeStats<'_> {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
         let collected = self.thread.stop();
         let fin = finals.scope_stats.take();
-        let o = close_run(prefix, &self.caps, collected, fin, run.fatal, self.background, self.run_epoch);
+        let o = close_run(
+            prefix,
+            &self.caps,
+            collected,
+            fin,
+            run.fatal,
+            self.background,
+            self.run_epoch,
+        );
         out.entries.push(o.manifest_entry(prefix));
         out.scope_stats = Some(o);
     }

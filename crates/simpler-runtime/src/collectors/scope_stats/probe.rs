@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::RECORDS_PER_BUFFER;
-use crate::collectors::channel::BufferChannel;
+use crate::collectors::channel::{BufferChannel, Producer, Records};
 
 /// How long the producer waits for a free buffer or ready-queue room before it drops.
 pub(crate) const BACKPRESSURE_WAIT: Duration = Duration::from_secs(2);
@@ -42,6 +42,15 @@ pub(crate) struct RecordBuffer {
     pub seq: u32,
 }
 
+impl Records for RecordBuffer {
+    fn count(&self) -> usize {
+        self.records.len()
+    }
+    fn clear(&mut self) {
+        self.records.clear();
+    }
+}
+
 impl RecordBuffer {
     pub fn new() -> Self {
         RecordBuffer {
@@ -63,14 +72,12 @@ pub(crate) struct ProducerFinal {
 
 /// See the module docs.
 pub(crate) struct ScopeStatsProducer {
-    channel: Arc<BufferChannel<RecordBuffer>>,
-    current: Option<Box<RecordBuffer>>,
+    producer: Producer<RecordBuffer>,
     total: u32,
     dropped: u32,
     fatal: bool,
     run_epoch: u64,
     seq: Arc<AtomicU32>,
-    wait: Duration,
 }
 
 impl ScopeStatsProducer {
@@ -83,14 +90,12 @@ impl ScopeStatsProducer {
     ) -> Self {
         let start = if saturate { u32::MAX - 2 } else { 0 };
         ScopeStatsProducer {
-            channel,
-            current: None,
+            producer: Producer::new(channel, wait),
             total: start,
             dropped: 0,
             fatal: false,
             run_epoch,
             seq,
-            wait,
         }
     }
 
@@ -98,21 +103,18 @@ impl ScopeStatsProducer {
     pub fn record(&mut self, rec: ScopeRecord) {
         self.total = self.total.saturating_add(1);
         if self
-            .current
-            .as_ref()
+            .producer
+            .current()
             .is_some_and(|b| b.records.len() >= RECORDS_PER_BUFFER)
         {
             self.switch();
         }
-        if self.current.is_none() {
-            self.current = self.channel.acquire(self.wait).map(|mut b| {
-                b.records.clear();
-                b.run_epoch = self.run_epoch;
-                b.seq = self.seq.fetch_add(1, Ordering::Relaxed);
-                b
-            });
-        }
-        match &mut self.current {
+        let (run_epoch, seq) = (self.run_epoch, &self.seq);
+        let fresh = |b: &mut RecordBuffer| {
+            b.run_epoch = run_epoch;
+            b.seq = seq.fetch_add(1, Ordering::Relaxed);
+        };
+        match self.producer.buffer(fresh) {
             Some(b) => b.records.push(rec),
             None => self.dropped = self.dropped.saturating_add(1),
         }
@@ -120,19 +122,14 @@ impl ScopeStatsProducer {
 
     /// Hands the current buffer over; on refusal its records are dropped and the buffer kept.
     fn switch(&mut self) {
-        if let Some(b) = self.current.take() {
-            if let Err(mut b) = self.channel.publish(b, self.wait) {
-                self.dropped = self.dropped.saturating_add(b.records.len() as u32);
-                b.records.clear();
-                self.current = Some(b);
-            }
-        }
+        let lost = self.producer.hand_over();
+        self.dropped = self.dropped.saturating_add(lost as u32);
     }
 
     /// A fatal: latch it and flush what was recorded.
     pub fn on_fatal(&mut self) {
         self.fatal = true;
-        if self.current.as_ref().is_some_and(|b| !b.records.is_empty()) {
+        if self.producer.current().is_some_and(|b| !b.records.is_empty()) {
             self.switch();
         }
     }
@@ -143,7 +140,7 @@ impl ScopeStatsProducer {
             total: self.total,
             dropped: self.dropped,
             fatal: self.fatal,
-            held: self.current.filter(|b| !b.records.is_empty()),
+            held: self.producer.into_held(),
         }
     }
 }

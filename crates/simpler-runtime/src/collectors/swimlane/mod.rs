@@ -20,7 +20,7 @@ use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneW
 
 use super::{file_entry, Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 
-use crate::collectors::channel::{BufferChannel, CollectorThread};
+use crate::collectors::channel::{BufferChannel, CollectorThread, Producer, Records};
 
 /// Rows per buffer.
 pub const ROWS_PER_BUFFER: usize = 4096;
@@ -36,6 +36,15 @@ pub(crate) enum Row {
 /// A buffer of rows.
 pub(crate) struct RowBuffer {
     pub rows: Vec<Row>,
+}
+
+impl Records for RowBuffer {
+    fn count(&self) -> usize {
+        self.rows.len()
+    }
+    fn clear(&mut self) {
+        self.rows.clear();
+    }
 }
 
 impl RowBuffer {
@@ -74,10 +83,8 @@ impl SwimlaneShared {
 
 /// One thread's producer.
 pub(crate) struct SwimlaneProducer {
-    channel: Arc<BufferChannel<RowBuffer>>,
-    current: Option<Box<RowBuffer>>,
+    producer: Producer<RowBuffer>,
     dropped: Arc<AtomicU64>,
-    wait: Duration,
     pub clock: RunClock,
 }
 
@@ -89,10 +96,8 @@ impl SwimlaneProducer {
         wait: Duration,
     ) -> Self {
         SwimlaneProducer {
-            channel,
-            current: None,
+            producer: Producer::new(channel, wait),
             dropped,
-            wait,
             clock,
         }
     }
@@ -100,19 +105,13 @@ impl SwimlaneProducer {
     /// Appends a row (dropped and counted when no buffer can be had in time).
     pub fn push(&mut self, row: Row) {
         if self
-            .current
-            .as_ref()
+            .producer
+            .current()
             .is_some_and(|b| b.rows.len() >= ROWS_PER_BUFFER)
         {
             self.flush();
         }
-        if self.current.is_none() {
-            self.current = self.channel.acquire(self.wait).map(|mut b| {
-                b.rows.clear();
-                b
-            });
-        }
-        match &mut self.current {
+        match self.producer.buffer(|_| {}) {
             Some(b) => b.rows.push(row),
             None => {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -120,16 +119,14 @@ impl SwimlaneProducer {
         }
     }
 
-    /// Hands the current buffer over.
+    /// Hands the current buffer over (an empty one goes back to the free queue).
     pub fn flush(&mut self) {
-        if let Some(b) = self.current.take() {
-            if b.rows.is_empty() {
-                self.channel.recycle(b);
-            } else if let Err(b) = self.channel.publish(b, self.wait) {
-                self.dropped.fetch_add(b.rows.len() as u64, Ordering::Relaxed);
-                self.channel.recycle(b);
-            }
+        self.producer.release_empty();
+        let lost = self.producer.hand_over();
+        if lost > 0 {
+            self.dropped.fetch_add(lost as u64, Ordering::Relaxed);
         }
+        self.producer.release_empty();
     }
 }
 

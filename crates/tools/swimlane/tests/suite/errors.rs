@@ -155,9 +155,6 @@ fn unwritable_output_names_the_output() {
     let err = convert(&records, Some(&out), None, None).unwrap_err();
     assert_eq!(
         format!("{err:#}"),
-        format!(
-            "cannot write {}: File exists (os error 17)",
-            out.display()
-        )
+        format!("cannot write {}: File exists (os error 17)", out.display())
     );
 }
