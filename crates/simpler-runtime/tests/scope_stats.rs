@@ -282,7 +282,7 @@ fn free_queue_dry_drops_everything_and_says_so() {
 }
 
 #[test]
-fn ready_queue_refusal_drops_published_buffers_and_recovers_the_held_one() {
+fn ready_queue_refusal_drops_every_buffer_the_last_one_included() {
     let dir = tempfile::tempdir().unwrap();
     let w = worker();
     let mut c = cfg(dir.path());
@@ -295,12 +295,13 @@ fn ready_queue_refusal_drops_published_buffers_and_recovers_the_held_one() {
         Ok(())
     })
     .unwrap();
-    // 1200 records: buffers of 512 are refused twice (1024 dropped); 176 held and recovered.
+    // 1200 records: buffers of 512 are refused twice (1024 dropped), and the partial last
+    // buffer's hand-over at orchestration exit is refused too (176 more): counted like a full one.
     assert_eq!(
         first_line(dir.path()),
-        format!("{{\"fatal\":false,\"dropped\":1024,\"total\":1200,{DEFAULT_CAPS}}}")
+        format!("{{\"fatal\":false,\"dropped\":1200,\"total\":1200,{DEFAULT_CAPS}}}")
     );
-    assert_eq!(samples(dir.path()).len(), 176);
+    assert_eq!(samples(dir.path()).len(), 0);
 }
 
 #[test]
@@ -321,9 +322,14 @@ fn saturated_counters_make_the_counts_unknown() {
 }
 
 fn hang_after(o: &mut Orchestrator, scopes: usize) -> OrchResult {
+    last_task_after(o, scopes, 1)
+}
+
+/// `scopes` empty scopes, then one scope with one task of kernel `func_id` (1 = slow).
+fn last_task_after(o: &mut Orchestrator, scopes: usize, func_id: u32) -> OrchResult {
     empty_scopes(o, scopes);
     o.scope(|o| {
-        o.submit_aiv(1, &TaskArgs::new())?;
+        o.submit_aiv(func_id, &TaskArgs::new())?;
         Ok(())
     })
 }
@@ -345,7 +351,10 @@ fn unproven_close_without_host_samples_removes_only_the_stale_artifact() {
     std::fs::write(artifact(dir.path()), "stale\n").unwrap();
     std::fs::write(dir.path().join("scope_stats/keep.txt"), "mine").unwrap();
     let w = worker();
-    let err = w.run(&hanging(dir.path()), |o| hang_after(o, 0)).unwrap_err();
+    // The ready queue refuses the hand-over at orchestration exit: no sample reaches the host.
+    let mut c = hanging(dir.path());
+    c.faults.refuse_ready = true;
+    let err = w.run(&c, |o| hang_after(o, 0)).unwrap_err();
     let report = err.report().unwrap();
     assert!(!report.stop_proven);
     assert_eq!(report.scope_stats.as_ref().unwrap().verdict, "not_written");
@@ -356,19 +365,62 @@ fn unproven_close_without_host_samples_removes_only_the_stale_artifact() {
     );
 }
 
+/// (phase, depth) of every sample of `hang_after(o, n - 1)`: the root, `n - 1` empty scopes,
+/// then the scope of the last task, in the order they were recorded.
+fn expected_order(n: usize) -> Vec<(String, u32)> {
+    let mut v = vec![("begin".to_string(), 0)];
+    for _ in 0..n {
+        v.push(("begin".into(), 1));
+        v.push(("end".into(), 1));
+    }
+    v.push(("end".into(), 0));
+    v
+}
+
+fn order(dir: &Path) -> Vec<(String, u32)> {
+    samples(dir)
+        .into_iter()
+        .map(|s| {
+            let phase = if s.phase == Phase::Begin { "begin" } else { "end" };
+            (phase.to_string(), s.depth)
+        })
+        .collect()
+}
+
 #[test]
-fn unproven_close_exports_only_host_owned_samples_with_null_metadata() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = worker();
-    let err = w.run(&hanging(dir.path()), |o| hang_after(o, 300)).unwrap_err();
-    assert!(!err.report().unwrap().stop_proven);
-    assert_eq!(
-        first_line(dir.path()),
-        "{\"fatal\":null,\"dropped\":null,\"total\":null,\"task_window_max\":null,\"heap_max\":null,\
-         \"dep_pool_max\":null,\"tensormap_max\":null,\"collection_verdict\":\"partial_cut_unknown\",\
-         \"counts_unknown\":true,\"host_received_records\":512,\"host_retained_records\":512}"
-    );
-    assert_eq!(samples(dir.path()).len(), 512);
+fn the_orchestrations_last_buffer_reaches_the_host_even_when_the_run_hangs() {
+    // N scopes well below one buffer (512 records), and above one.
+    for n in [10usize, 600] {
+        let want = expected_order(n);
+        assert_eq!(want.len(), 2 * n + 2);
+        let dir = tempfile::tempdir().unwrap();
+        let w = worker();
+        let err = w.run(&hanging(dir.path()), move |o| hang_after(o, n - 1)).unwrap_err();
+        assert!(!err.report().unwrap().stop_proven);
+        let records = want.len();
+        assert_eq!(
+            first_line(dir.path()),
+            format!(
+                "{{\"fatal\":null,\"dropped\":null,\"total\":null,\"task_window_max\":null,\"heap_max\":null,\
+                 \"dep_pool_max\":null,\"tensormap_max\":null,\"collection_verdict\":\"partial_cut_unknown\",\
+                 \"counts_unknown\":true,\"host_received_records\":{records},\"host_retained_records\":{records}}}"
+            ),
+            "n={n}"
+        );
+        assert_eq!(order(dir.path()), want, "n={n}: every sample, in order");
+
+        // The same run without the hang: the proven path exports the same samples.
+        let proven = tempfile::tempdir().unwrap();
+        let r = w
+            .run(&cfg(proven.path()), move |o| last_task_after(o, n - 1, 0))
+            .unwrap();
+        assert_eq!(r.scope_stats.unwrap().verdict, "published");
+        assert_eq!(order(proven.path()), want, "n={n}");
+        // Same scope sites (the root's is where each run was started).
+        let sites = |d: &Path| samples(d).into_iter().map(|s| s.site).collect::<Vec<_>>();
+        let (a, b) = (sites(proven.path()), sites(dir.path()));
+        assert_eq!(a[1..a.len() - 1], b[1..b.len() - 1]);
+    }
 }
 
 #[test]

@@ -262,9 +262,14 @@ impl Orchestrator {
         Some(c.finish())
     }
 
-    /// Hands the scope-stats producer's final state over (at the end of orchestration).
+    /// Hands the scope-stats producer's partial buffer to the host and its final state over
+    /// (at the end of orchestration, after the root scope closed).
     pub(crate) fn take_scope_stats(&mut self) -> Option<ProducerFinal> {
-        self.scope_stats.take().map(|p| p.into_inner().finish())
+        self.scope_stats.take().map(|p| {
+            let mut p = p.into_inner();
+            p.on_exit();
+            p.finish()
+        })
     }
 
     /// Closes the innermost scope, releasing the scope pin of every task submitted in it.

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | proven, ordinary | seven keys (`dropped`/`total` null when the counts cannot be trusted) | written at the run boundary, replacing an older file |
 //! | proven, background | eleven keys with values | rendered by the background writer; never replaces an existing file |
-//! | unproven, ordinary, host has samples | eleven keys, all counts and capacities null, `partial_cut_unknown` | written |
+//! | unproven, ordinary, host has samples | eleven keys, all counts and capacities null, `partial_cut_unknown` | written (every sample, when the orchestration returned: it hands its last buffer over at exit) |
 //! | unproven, ordinary, no samples | — | none; only a stale `scope_stats/scope_stats.jsonl` is removed |
 //! | unproven, background | — | none; the run is quarantined |
 //! | hbg (no producer) | seven keys, zero counts | metadata only |

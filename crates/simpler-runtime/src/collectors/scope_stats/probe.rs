@@ -129,6 +129,17 @@ impl ScopeStatsProducer {
     /// A fatal: latch it and flush what was recorded.
     pub fn on_fatal(&mut self) {
         self.fatal = true;
+        self.flush();
+    }
+
+    /// The orchestration returned (spec §4.5 "orch exit: flush remaining buffers"): hand the
+    /// partial buffer over, so the host owns every sample even if execution never finishes.
+    /// A refused hand-over is dropped and counted, as for a full buffer.
+    pub fn on_exit(&mut self) {
+        self.flush();
+    }
+
+    fn flush(&mut self) {
         if self.producer.current().is_some_and(|b| !b.records.is_empty()) {
             self.switch();
         }
