@@ -345,7 +345,42 @@ impl CallConfig {
                 self.tensormap_capacity
             )));
         }
-        self.runtime_env.resolve()
+        let sizes = self.runtime_env.resolve()?;
+        self.check_host_memory(&sizes, host_memory_bytes())?;
+        Ok(sizes)
+    }
+
+    /// Refuses ring sizes whose buffers cannot fit in this machine's memory (`limit` bytes),
+    /// before anything is allocated: the error names the key, the value and what it would take.
+    fn check_host_memory(&self, sizes: &RingSizes, limit: Option<u64>) -> Result<(), ConfigError> {
+        let Some(limit) = limit else { return Ok(()) };
+        let rings = match self.runtime {
+            RuntimeKind::Tmr => MAX_RINGS,
+            RuntimeKind::Hbg => 1,
+        };
+        let heap: u128 = sizes.heap[..rings].iter().map(|&h| u128::from(h)).sum();
+        let window: u128 = sizes.task_window[..rings]
+            .iter()
+            .map(|&w| u128::from(w) * crate::slot::SLOT_BYTES as u128)
+            .sum();
+        if heap + window <= u128::from(limit) {
+            return Ok(());
+        }
+        let (key, values, need) = if heap >= window {
+            ("ring_heap", sizes.heap[..rings].to_vec(), heap)
+        } else {
+            let w = sizes.task_window[..rings].iter().map(|&w| u64::from(w)).collect();
+            ("ring_task_window", w, window)
+        };
+        let values: Vec<String> = values.iter().map(u64::to_string).collect();
+        Err(ConfigError(format!(
+            "runtime_env {key}={} needs {} of host memory for {rings} ring(s) ({} in all with the other \
+             ring buffers), more than this machine's {}; lower {key}",
+            values.join(","),
+            human_bytes(need),
+            human_bytes(heap + window),
+            human_bytes(u128::from(limit)),
+        )))
     }
 
     /// The number of scheduler threads this run uses.
@@ -358,9 +393,74 @@ impl CallConfig {
     }
 }
 
+/// This machine's physical memory (`MemTotal` of `/proc/meminfo`), when it can be read.
+fn host_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Bytes with a binary prefix, e.g. `4.0 TiB`.
+fn human_bytes(b: u128) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ring_sizes_that_cannot_fit_in_host_memory_are_refused_before_allocation() {
+        let mut cfg = CallConfig::default();
+        cfg.runtime_env
+            .set_pair("ring_heap=18446744073709551615")
+            .unwrap();
+        let sizes = cfg.runtime_env.resolve_with_env(|_| None).unwrap();
+        let e = cfg.check_host_memory(&sizes, Some(16 << 30)).unwrap_err();
+        assert_eq!(
+            e.0,
+            "runtime_env ring_heap=18446744073709551615,18446744073709551615,18446744073709551615,\
+             18446744073709551615 needs 64.0 EiB of host memory for 4 ring(s) (64.0 EiB in all with the \
+             other ring buffers), more than this machine's 16.0 GiB; lower ring_heap"
+        );
+        let mut cfg = CallConfig::default();
+        cfg.runtime_env.set_pair("ring_task_window=1073741824").unwrap();
+        let sizes = cfg.runtime_env.resolve_with_env(|_| None).unwrap();
+        let e = cfg.check_host_memory(&sizes, Some(16 << 30)).unwrap_err();
+        assert!(
+            e.0.starts_with(
+                "runtime_env ring_task_window=1073741824,1073741824,1073741824,1073741824 needs "
+            ),
+            "{e}"
+        );
+        // The defaults fit a small machine; hbg uses one ring only.
+        let sizes = CallConfig::default()
+            .runtime_env
+            .resolve_with_env(|_| None)
+            .unwrap();
+        CallConfig::default()
+            .check_host_memory(&sizes, Some(2 << 30))
+            .unwrap();
+        let hbg = CallConfig {
+            runtime: RuntimeKind::Hbg,
+            ..Default::default()
+        };
+        let mut big = sizes;
+        big.heap = [1 << 30, 64 << 30, 64 << 30, 64 << 30];
+        hbg.check_host_memory(&big, Some(2 << 30)).unwrap();
+    }
 
     #[test]
     fn scalar_and_list_values_with_precedence() {

@@ -277,7 +277,10 @@ pub(crate) fn execute(
         }
     };
     let all = threads as u32 + 1;
-    let deadline = start + cfg.timeout;
+    // A timeout past what the clock can represent means no timeout (about 30 years is plenty).
+    let deadline = start
+        .checked_add(cfg.timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(1 << 30));
     let exited = || shared.threads_exited.load(Ordering::Acquire) >= all;
     let mut interrupted = false;
     while !exited() {
@@ -304,15 +307,21 @@ pub(crate) fn execute(
             shared.fatal.raise(
                 FatalCode::SchedulerTimeout,
                 format!(
-                    "the run did not finish within {:?}: {} of {} tasks completed{}",
+                    "the run did not finish within {:?}: {}; a kernel may never return, or raise \
+                     the timeout (--timeout-secs; CallConfig::timeout in Rust)",
                     cfg.timeout,
-                    shared.completed.load(Ordering::Acquire),
                     if shared.orch_done.load(Ordering::Acquire) {
-                        shared.total_tasks.load(Ordering::Acquire).to_string()
+                        format!(
+                            "{} of {} tasks completed",
+                            shared.completed.load(Ordering::Acquire),
+                            shared.total_tasks.load(Ordering::Acquire)
+                        )
                     } else {
-                        "(orchestration still running)".to_string()
+                        format!(
+                            "{} tasks completed, the orchestration still running",
+                            shared.completed.load(Ordering::Acquire)
+                        )
                     },
-                    "; a kernel may never return, or raise CallConfig::timeout"
                 ),
             );
             shared.wake_all();

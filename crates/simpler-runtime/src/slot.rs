@@ -59,6 +59,9 @@ pub(crate) struct Payload {
     pub fanin: Vec<(SlotRef, DepFlags)>,
 }
 
+/// Host bytes one task-window slot takes before any task uses it (what a window size costs).
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
 /// One task slot.
 pub(crate) struct Slot {
     pub fan: Mutex<Fan>,

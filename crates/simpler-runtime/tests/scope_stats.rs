@@ -395,7 +395,9 @@ fn the_orchestrations_last_buffer_reaches_the_host_even_when_the_run_hangs() {
         assert_eq!(want.len(), 2 * n + 2);
         let dir = tempfile::tempdir().unwrap();
         let w = worker();
-        let err = w.run(&hanging(dir.path()), move |o| hang_after(o, n - 1)).unwrap_err();
+        let err = w
+            .run(&hanging(dir.path()), move |o| hang_after(o, n - 1))
+            .unwrap_err();
         assert!(!err.report().unwrap().stop_proven);
         let records = want.len();
         assert_eq!(

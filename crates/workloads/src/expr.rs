@@ -61,17 +61,29 @@ impl fmt::Display for ExprError {
     }
 }
 
+/// How deeply parentheses and unary minus signs may nest in one expression (the parser is
+/// recursive; past this it stops with an error instead of exhausting the stack).
+pub const MAX_EXPR_DEPTH: u32 = 256;
+
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
     env: &'a Env,
+    depth: u32,
 }
 
 impl Parser<'_> {
+    /// The expression as error messages quote it (cut after 80 characters).
+    fn shown(&self) -> String {
+        match self.src.char_indices().nth(80) {
+            Some((i, _)) => format!("{}…", &self.src[..i]),
+            None => self.src.to_string(),
+        }
+    }
     fn err(&self, what: &str) -> ExprError {
         ExprError(format!(
             "bad expression `{}`: {what} at column {}",
-            self.src,
+            self.shown(),
             self.pos + 1
         ))
     }
@@ -85,7 +97,7 @@ impl Parser<'_> {
         self.src[self.pos..].chars().next()
     }
     fn arith(&self, r: Option<i64>, what: &str) -> Result<i64, ExprError> {
-        r.ok_or_else(|| ExprError(format!("bad expression `{}`: {what}", self.src)))
+        r.ok_or_else(|| ExprError(format!("bad expression `{}`: {what}", self.shown())))
     }
     fn expr(&mut self) -> Result<i64, ExprError> {
         let mut v = self.term()?;
@@ -114,12 +126,21 @@ impl Parser<'_> {
         Ok(v)
     }
     fn unary(&mut self) -> Result<i64, ExprError> {
-        if self.peek() == Some('-') {
+        self.depth += 1;
+        if self.depth > MAX_EXPR_DEPTH {
+            return Err(self.err(&format!(
+                "parentheses and signs nested deeper than {MAX_EXPR_DEPTH}"
+            )));
+        }
+        let v = if self.peek() == Some('-') {
             self.pos += 1;
             let v = self.unary()?;
-            return self.arith(v.checked_neg(), "integer overflow");
-        }
-        self.atom()
+            self.arith(v.checked_neg(), "integer overflow")
+        } else {
+            self.atom()
+        };
+        self.depth -= 1;
+        v
     }
     fn atom(&mut self) -> Result<i64, ExprError> {
         match self.peek() {
@@ -139,7 +160,7 @@ impl Parser<'_> {
                 }
                 self.src[start..self.pos]
                     .parse()
-                    .map_err(|_| ExprError(format!("bad expression `{}`: number too large", self.src)))
+                    .map_err(|_| ExprError(format!("bad expression `{}`: number too large", self.shown())))
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let start = self.pos;
@@ -153,7 +174,7 @@ impl Parser<'_> {
                 self.env.get(name).ok_or_else(|| {
                     ExprError(format!(
                         "bad expression `{}`: unknown name `{name}`; names in scope: {}",
-                        self.src,
+                        self.shown(),
                         self.env.names()
                     ))
                 })
@@ -189,7 +210,12 @@ impl Parser<'_> {
 
 /// Evaluates `src` in `env`.
 pub fn eval(src: &str, env: &Env) -> Result<i64, ExprError> {
-    let mut p = Parser { src, pos: 0, env };
+    let mut p = Parser {
+        src,
+        pos: 0,
+        env,
+        depth: 0,
+    };
     let v = p.expr()?;
     if p.peek().is_some() {
         return Err(p.err("unexpected character"));

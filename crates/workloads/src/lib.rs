@@ -133,16 +133,29 @@ impl Outcome {
 /// Reads and validates the workload file at `path`.
 pub fn load(path: &Path) -> Result<Workload> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let stem = path
+    // The stem names the default output folder: keep it to the safe characters of a name.
+    let stem: String = path
         .file_stem()
-        .map_or_else(|| "workload".to_string(), |s| s.to_string_lossy().into_owned());
+        .map_or_else(|| "workload".to_string(), |s| s.to_string_lossy().into_owned())
+        .chars()
+        .take(MAX_NAME_LEN)
+        .map(|c| if is_name_char(c) { c } else { '_' })
+        .collect();
+    let stem = if stem.is_empty() || stem.starts_with('.') {
+        format!("workload{stem}")
+    } else {
+        stem
+    };
     Ok(load_str(&text, &stem).map_err(|e| e.in_file(path.display().to_string()))?)
 }
 
 /// Parses and validates a workload from JSON text; `default_name` names it when the file has
 /// no `name`.
 pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadError> {
+    check_json_depth(text)?;
     let de = &mut serde_json::Deserializer::from_str(text);
+    // The depth was checked above; serde_json's own limit (128) would refuse 64 nested scopes.
+    de.disable_recursion_limit();
     let spec: WorkloadSpec = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -174,7 +187,87 @@ fn file_env(spec: &WorkloadSpec) -> Result<RuntimeEnv, WorkloadError> {
     Ok(env)
 }
 
+/// How deeply a workload file's JSON may nest: room for [`MAX_SCOPE_DEPTH`] nested scopes
+/// (three JSON levels each) and their contents, far below what the parser's stack can take.
+///
+/// [`MAX_SCOPE_DEPTH`]: simpler_runtime::orchestrator::MAX_SCOPE_DEPTH
+pub const MAX_JSON_DEPTH: usize = 256;
+
+/// Refuses JSON nested deeper than [`MAX_JSON_DEPTH`] before it is parsed, naming the line
+/// and column where the limit is crossed.
+fn check_json_depth(text: &str) -> Result<(), WorkloadError> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut line, mut column) = (1usize, 0usize);
+    for c in text.chars() {
+        column += 1;
+        if c == '\n' {
+            line += 1;
+            column = 0;
+        }
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(WorkloadError::new(
+                        "",
+                        format!(
+                            "line {line} column {column}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+                        ),
+                    ));
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The longest workload name (it names the default output folder).
+pub const MAX_NAME_LEN: usize = 100;
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// A workload name names a folder under `outputs/`: ASCII letters, digits, `_`, `-` and `.`,
+/// not starting with `.`, at most [`MAX_NAME_LEN`] characters. Never a path.
+fn validate_name(name: &str) -> Result<(), WorkloadError> {
+    let bad = name.chars().find(|&c| !is_name_char(c));
+    let why = if name.is_empty() {
+        "is empty".to_string()
+    } else if let Some(c) = bad {
+        format!("contains {c:?}")
+    } else if name.starts_with('.') {
+        "starts with `.`".to_string()
+    } else if name.len() > MAX_NAME_LEN {
+        format!("is {} characters long", name.len())
+    } else {
+        return Ok(());
+    };
+    Err(WorkloadError::new(
+        "name",
+        format!(
+            "the name {why}; a name names the output folder, so it may hold only ASCII letters, digits, \
+             `_`, `-` and `.` (not first), at most {MAX_NAME_LEN} characters"
+        ),
+    ))
+}
+
 fn validate_settings(spec: &WorkloadSpec) -> Result<(), WorkloadError> {
+    if let Some(n) = &spec.name {
+        validate_name(n)?;
+    }
     if let Some(r) = &spec.runtime {
         if RuntimeKind::from_name(r).is_none() {
             return Err(WorkloadError::new(

@@ -65,7 +65,7 @@ impl Exhausted {
             Exhausted::DepPool | Exhausted::FaninSpill => {
                 format!("raise runtime_env {}", RingResource::DepPool.key())
             }
-            Exhausted::TensorMap => "raise CallConfig::tensormap_capacity".to_string(),
+            Exhausted::TensorMap => "raise the tensor map's capacity (a workload's `tensormap_capacity`; CallConfig::tensormap_capacity in Rust)".to_string(),
         }
     }
 }

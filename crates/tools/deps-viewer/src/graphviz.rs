@@ -6,12 +6,65 @@ use std::thread;
 
 use anyhow::{bail, Context};
 
+/// The address-space limit a Graphviz program runs under: half of this machine's memory
+/// (`MemTotal`), so a layout too big for the host fails with a message instead of exhausting it.
+pub fn memory_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = text
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kib / 2 * 1024)
+}
+
+/// True when `program` is an executable file on `PATH` (or a path to one).
+fn on_path(program: &str) -> bool {
+    if program.contains('/') {
+        return std::path::Path::new(program).is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
 /// Lays out `dot` with `program -Tsvg` and returns the SVG document (from its `<svg` tag on).
 ///
-/// A program that cannot be found is an error that says how to install Graphviz.
+/// A program that cannot be found is an error that says how to install Graphviz. The program
+/// runs under [`memory_limit`] (through `sh -c 'ulimit -v ..'`); running out of it is an error
+/// that suggests a smaller view.
 pub fn render_svg(program: &str, dot: &str) -> anyhow::Result<String> {
-    let mut child = match Command::new(program)
-        .arg("-Tsvg")
+    render_svg_limited(program, dot, memory_limit())
+}
+
+/// [`render_svg`] with an explicit address-space limit in bytes (`None`: unlimited).
+pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> anyhow::Result<String> {
+    if !on_path(program) {
+        bail!(
+            "Graphviz `{program}` was not found on PATH; the HTML view needs it. Install \
+             Graphviz (Debian/Ubuntu: `apt-get install graphviz`), or use the text view \
+             (--format text), which needs no Graphviz"
+        );
+    }
+    let mut command = match limit {
+        Some(bytes) => {
+            let mut c = Command::new("sh");
+            c.args([
+                "-c",
+                "ulimit -v \"$1\" && exec \"$0\" -Tsvg",
+                program,
+                &(bytes / 1024).to_string(),
+            ]);
+            c
+        }
+        None => {
+            let mut c = Command::new(program);
+            c.arg("-Tsvg");
+            c
+        }
+    };
+    let mut child = match command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -48,6 +101,16 @@ pub fn render_svg(program: &str, dot: &str) -> anyhow::Result<String> {
     let errors = err_reader.join().unwrap_or_default();
     let fed = writer.join();
     if !status.success() {
+        let out_of_memory = errors.contains("out of memory") || errors.contains("alloc");
+        if let (true, Some(bytes)) = (out_of_memory || status.code().is_none(), limit) {
+            bail!(
+                "Graphviz `{program}` ran out of its memory limit ({} MiB, half of this machine's \
+                 memory) laying out the graph ({status}: {}). Use --engine sfdp, or show one \
+                 task's neighbourhood with --focus TASK --depth K",
+                bytes >> 20,
+                errors.trim()
+            );
+        }
         bail!("Graphviz `{program}` failed ({status}): {}", errors.trim());
     }
     if let Ok(Err(e)) = fed {
@@ -62,6 +125,34 @@ pub fn render_svg(program: &str, dot: &str) -> anyhow::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_layout_past_the_memory_limit_fails_with_a_suggestion() {
+        if !on_path("dot") {
+            eprintln!("skipped: Graphviz is not installed");
+            return;
+        }
+        // A complete graph of 300 nodes needs far more than 64 MiB.
+        let mut text = String::from("digraph {");
+        for a in 0..300 {
+            for b in (a + 1)..300 {
+                text.push_str(&format!("n{a}->n{b};"));
+            }
+        }
+        text.push('}');
+        let err = render_svg_limited("dot", &text, Some(64 << 20))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("Graphviz `dot` ran out of its memory limit (64 MiB"),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("Use --engine sfdp, or show one task's neighbourhood with --focus TASK --depth K")
+        );
+        let small = render_svg_limited("dot", "digraph { a -> b }", Some(256 << 20)).unwrap();
+        assert!(small.starts_with("<svg"));
+    }
 
     #[test]
     fn missing_program_says_how_to_install_graphviz() {

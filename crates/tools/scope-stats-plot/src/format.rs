@@ -1,25 +1,9 @@
 //! Text formatting shared by the page and the charts: HTML escaping and value formatting.
 
-use std::fmt::Write as _;
-
 use crate::metrics::Unit;
 
-/// Escapes `&`, `<`, `>`, `"` and `'` so untrusted text (sites, file names) is inert in HTML
-/// text and attribute values.
-pub(crate) fn html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes untrusted text (sites, file names) for HTML text and attribute values.
+pub(crate) use simpler_artifacts::html::escape as html;
 
 /// An integer with `,` thousands separators.
 pub(crate) fn int(v: i64) -> String {
@@ -89,31 +73,8 @@ pub(crate) fn short(v: i64, unit: Unit) -> String {
 
 /// Serializes a list of strings as a JSON array safe to embed in a `<script>` element.
 pub(crate) fn json_strings<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    let mut out = String::from("[");
-    for (i, s) in items.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push('"');
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '<' => out.push_str("\\u003c"),
-                '>' => out.push_str("\\u003e"),
-                '&' => out.push_str("\\u0026"),
-                '\u{2028}' => out.push_str("\\u2028"),
-                '\u{2029}' => out.push_str("\\u2029"),
-                c if (c as u32) < 0x20 => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-    }
-    out.push(']');
-    out
+    let items: Vec<&str> = items.collect();
+    simpler_artifacts::html::script_json(&items).expect("a list of strings serializes")
 }
 
 #[cfg(test)]

@@ -53,14 +53,19 @@ pub fn kernel_stats(rows: &[TaskRow], names: &Names) -> Vec<KernelStats> {
     by_id.into_values().collect()
 }
 
+/// The widest the kernel-name column gets.
+const NAME_COLUMN: usize = 48;
+
 /// Writes the statistics table (durations in µs).
 pub fn write_table<W: Write>(mut w: W, stats: &[KernelStats]) -> io::Result<()> {
+    // Column width: the longest name, but at most NAME_COLUMN characters (a longer name is
+    // printed whole and pushes its row's numbers right; a width is a u16 in `format!`).
     let width = stats
         .iter()
-        .map(|s| s.name.len())
+        .map(|s| s.name.chars().count())
         .max()
         .unwrap_or(0)
-        .max("kernel".len());
+        .clamp("kernel".len(), NAME_COLUMN);
     writeln!(w, "Kernel statistics (µs; one sample per block and subslot):")?;
     writeln!(
         w,
