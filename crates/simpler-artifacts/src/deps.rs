@@ -493,30 +493,24 @@ impl<'de, S: DepsSink> de::Visitor<'de> for TopLevelSeed<'_, S> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let (mut tasks, mut tensors, mut edges) = (false, false, false);
+        const SECTIONS: [&str; 3] = ["tasks", "tensors", "edges"];
+        let mut seen = [false; 3];
         while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "tasks" => {
-                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::task))?;
-                    tasks = true;
-                }
-                "tensors" => {
-                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::tensor))?;
-                    tensors = true;
-                }
-                "edges" => {
-                    map.next_value_seed(SectionSeed::new(&mut *self.sink, S::edge))?;
-                    edges = true;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+            let Some(section) = SECTIONS.iter().position(|s| *s == key) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            if std::mem::replace(&mut seen[section], true) {
+                return Err(de::Error::duplicate_field(SECTIONS[section]));
+            }
+            match section {
+                0 => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::task))?,
+                1 => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::tensor))?,
+                _ => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::edge))?,
             }
         }
-        for (present, name) in [(tasks, "tasks"), (tensors, "tensors"), (edges, "edges")] {
-            if !present {
-                return Err(de::Error::missing_field(name));
-            }
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(de::Error::missing_field(SECTIONS[missing]));
         }
         Ok(())
     }

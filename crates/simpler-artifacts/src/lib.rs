@@ -19,3 +19,4 @@ pub mod read_error;
 pub mod scope_stats;
 pub mod swimlane;
 pub mod time;
+pub mod unique_keys;

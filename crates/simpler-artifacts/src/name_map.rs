@@ -42,16 +42,17 @@ impl NameMap {
     pub fn load(path: &Path) -> Result<NameMap, NameMapError> {
         let file = File::open(path)
             .map_err(|e: io::Error| NameMapError(format!("{}: cannot read name map: {e}", path.display())))?;
-        let value: serde_json::Value = serde_json::from_reader(BufReader::new(file)).map_err(|e| {
-            let text = e.to_string();
-            let what = text.split(" at line ").next().unwrap_or(&text).to_string();
-            NameMapError(format!(
-                "{}:{}:{}: invalid name map: {what}",
-                path.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let crate::unique_keys::UniqueKeys(value) =
+            serde_json::from_reader(BufReader::new(file)).map_err(|e| {
+                let text = e.to_string();
+                let what = text.split(" at line ").next().unwrap_or(&text).to_string();
+                NameMapError(format!(
+                    "{}:{}:{}: invalid name map: {what}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ))
+            })?;
         let serde_json::Value::Object(mut top) = value else {
             return Err(NameMapError(format!(
                 "{}: invalid name map: expected a JSON object",

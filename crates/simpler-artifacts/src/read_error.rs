@@ -22,6 +22,9 @@ enum ReadErrorKind {
         column: usize,
         message: String,
     },
+    /// Well-formed JSON whose content breaks a rule that spans entries (e.g. a duplicate id);
+    /// the message names the entries.
+    Invalid(String),
 }
 
 impl JsonReadError {
@@ -61,6 +64,16 @@ impl JsonReadError {
         }
     }
 
+    /// The content of `path` is well-formed but breaks a rule across entries; `message` names
+    /// them (e.g. `tasks[7]: task_id 4294967297 is listed twice (first at tasks[2])`).
+    pub fn invalid(path: &Path, artifact: &'static str, message: String) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            artifact,
+            kind: ReadErrorKind::Invalid(message),
+        }
+    }
+
     /// The same error, naming `path` instead (readers parse without knowing the file).
     pub(crate) fn with_path(mut self, path: &Path) -> Self {
         self.path = path.to_path_buf();
@@ -76,7 +89,7 @@ impl JsonReadError {
     pub fn line(&self) -> Option<usize> {
         match &self.kind {
             ReadErrorKind::Json { line, .. } => Some(*line),
-            ReadErrorKind::Io(_) => None,
+            ReadErrorKind::Io(_) | ReadErrorKind::Invalid(_) => None,
         }
     }
 
@@ -84,7 +97,7 @@ impl JsonReadError {
     pub fn column(&self) -> Option<usize> {
         match &self.kind {
             ReadErrorKind::Json { column, .. } => Some(*column),
-            ReadErrorKind::Io(_) => None,
+            ReadErrorKind::Io(_) | ReadErrorKind::Invalid(_) => None,
         }
     }
 
@@ -101,7 +114,7 @@ impl JsonReadError {
     pub fn io_error(&self) -> Option<&io::Error> {
         match &self.kind {
             ReadErrorKind::Io(e) => Some(e),
-            ReadErrorKind::Json { .. } => None,
+            ReadErrorKind::Json { .. } | ReadErrorKind::Invalid(_) => None,
         }
     }
 }
@@ -116,6 +129,7 @@ impl fmt::Display for JsonReadError {
                 column,
                 message,
             } => write!(f, "{path}:{line}:{column}: invalid {artifact}: {message}"),
+            ReadErrorKind::Invalid(message) => write!(f, "{path}: invalid {artifact}: {message}"),
         }
     }
 }

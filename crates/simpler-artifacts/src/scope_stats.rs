@@ -177,6 +177,33 @@ pub struct Sample {
     pub buf_seq: Option<u64>,
 }
 
+impl Sample {
+    /// The first resource whose tail is past its head (`*_start > *_end`), or a negative
+    /// count: counters that cannot come from a run, so the sample is invalid input.
+    pub fn backwards_counter(&self) -> Option<String> {
+        let pairs = [
+            (
+                "task_window",
+                self.task_window_start as i128,
+                self.task_window_end as i128,
+            ),
+            ("heap", self.heap_start as i128, self.heap_end as i128),
+            ("dep_pool", self.dep_pool_start as i128, self.dep_pool_end as i128),
+        ];
+        for (name, start, end) in pairs {
+            if start > end {
+                return Some(format!(
+                    "{name}_start {start} is past {name}_end {end} (a tail cannot pass its head)"
+                ));
+            }
+            if start < 0 {
+                return Some(format!("{name}_start is negative ({start})"));
+            }
+        }
+        (self.tensormap < 0).then(|| format!("tensormap is negative ({})", self.tensormap))
+    }
+}
+
 // === impl ReadError ===
 
 /// What went wrong while reading a `scope_stats.jsonl`.
@@ -325,7 +352,17 @@ impl<R: BufRead> Reader<R> {
                 continue;
             }
             return Some(match serde_json::from_str::<Sample>(text) {
-                Ok(s) => Ok(s),
+                Ok(s) => match s.backwards_counter() {
+                    None => Ok(s),
+                    Some(what) => {
+                        self.done = true;
+                        Err(ReadError::new(
+                            ReadErrorKind::Malformed,
+                            Some(self.line_no),
+                            format!("invalid sample: {what}"),
+                        ))
+                    }
+                },
                 Err(e) => {
                     self.done = true;
                     if self.buf.ends_with('\n') {
@@ -372,7 +409,7 @@ fn describe(e: &serde_json::Error) -> String {
 
 fn parse_metadata(line: &str, line_no: u64) -> Result<Metadata, ReadError> {
     let not_meta = |msg: String| ReadError::new(ReadErrorKind::NotMetadata, Some(line_no), msg);
-    let value: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| {
+    let crate::unique_keys::UniqueKeys(value) = serde_json::from_str(line.trim()).map_err(|e| {
         let cut = if line.ends_with('\n') {
             ""
         } else {

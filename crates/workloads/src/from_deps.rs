@@ -329,6 +329,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
         .collect();
     let mut sim = TensorMap::new(TensorMapConfig::unbounded());
     let mut inferred_manual_dep = 0usize;
+    let mut changed_block_num: Vec<(u64, u32, u16)> = Vec::new();
 
     // Tasks, with the scope structure their rings imply.
     let mut stack: Vec<ScopeMode> = Vec::new();
@@ -492,7 +493,13 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
                 args,
                 scalars: Vec::new(),
                 deps,
-                block_num: u16::try_from(task.block_num.max(1)).unwrap_or(u16::MAX),
+                block_num: {
+                    let b = u16::try_from(task.block_num.max(1)).unwrap_or(u16::MAX);
+                    if u64::from(b) != u64::from(task.block_num) {
+                        changed_block_num.push((task.task_id, task.block_num, b));
+                    }
+                    b
+                },
                 require_sync_start: false,
                 allow_early_resolve: task.early_dispatch == Some(true),
             },
@@ -501,6 +508,15 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
     }
     for _ in stack {
         prog.ops.push(Op::End);
+    }
+    if let Some(&(id, from, to)) = changed_block_num.first() {
+        report.approximations.push(format!(
+            "{} task(s) have a block_num the runtime cannot launch (it takes 1..={}): re-run with the \
+             nearest one (first: task {} block_num {from} -> {to})",
+            changed_block_num.len(),
+            u16::MAX,
+            describe_id(id)
+        ));
     }
     if inferred_manual_dep > 0 {
         report.approximations.push(format!(

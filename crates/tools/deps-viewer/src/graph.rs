@@ -132,6 +132,18 @@ impl Graph {
     pub fn load(path: &Path) -> Result<Graph, DepsReadError> {
         let mut sink = LoadSink::default();
         deps::read_deps(path, &mut sink)?;
+        if let Some((id, first, again)) = sink.duplicate_task() {
+            return Err(DepsReadError::invalid(
+                path,
+                "deps.json",
+                format!(
+                    "tasks[{again}]: task_id {} ({}) is listed twice (first at tasks[{first}]); \
+                     each task appears once",
+                    id,
+                    display_id(id, true)
+                ),
+            ));
+        }
         Ok(sink.build())
     }
 
@@ -275,16 +287,30 @@ impl DepsSink for LoadSink {
 }
 
 impl LoadSink {
+    /// The first task id listed twice: (id, first index, second index).
+    fn duplicate_task(&self) -> Option<(u64, usize, usize)> {
+        let mut order: Vec<(u64, usize)> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, i))
+            .collect();
+        order.sort_unstable();
+        order
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0)
+            .map(|w| (w[0].0, w[0].1, w[1].1))
+            .min_by_key(|&(_, _, again)| again)
+    }
+
     fn build(self) -> Graph {
         let LoadSink {
             mut tasks,
             mut edges,
             tensors,
         } = self;
-        // A task id listed twice keeps its last entry.
-        tasks.reverse();
+        // Ids are unique (`Graph::load` checked).
         tasks.sort_by_key(|(id, _)| *id);
-        tasks.dedup_by_key(|(id, _)| *id);
 
         let mut ids: Vec<u64> = Vec::with_capacity(tasks.len() + edges.len() / 2);
         ids.extend(tasks.iter().filter(|(_, t)| t.has_kernel()).map(|(id, _)| *id));

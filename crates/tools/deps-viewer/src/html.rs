@@ -257,11 +257,17 @@ mod tests {
         assert_eq!(
             ok(DOT_WARN_NODES + 1, Engine::Dot).as_deref(),
             Some(
-                "warning: 1001 tasks with --engine dot can take minutes to lay out; --engine \
-                 sfdp is much faster for graphs past 1000 tasks"
+                "warning: 1001 tasks with --engine dot can take minutes and gigabytes to lay out; \
+                 --engine sfdp is much faster for graphs past 1000 tasks"
             )
         );
         assert_eq!(ok(DOT_WARN_NODES + 1, Engine::Sfdp), None);
+        assert!(check_size(DOT_MAX_NODES, 0, &options(Engine::Dot)).is_ok());
+        let err = check_size(DOT_MAX_NODES + 1, 0, &options(Engine::Dot))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("refused past 3000. Use --engine sfdp"), "{err}");
+        assert_eq!(ok(DOT_MAX_NODES + 1, Engine::Sfdp), None);
         let err = check_size(10, BROWSER_MAX_EDGES + 1, &options(Engine::Sfdp))
             .unwrap_err()
             .to_string();
