@@ -86,6 +86,9 @@ impl OutputFolder {
         };
         std::fs::create_dir_all(folder).map_err(io_err("cannot create it".into()))?;
         let lock_path = folder.join(LOCK_FILE);
+        // The run's own names are never followed out of the folder: a symbolic link in their
+        // place is removed, not written through.
+        remove_symlink(&lock_path).map_err(io_err(format!("cannot remove the link {LOCK_FILE}")))?;
         let mut lock = OpenOptions::new()
             .read(true)
             .write(true)
@@ -137,6 +140,12 @@ impl OutputFolder {
 
 /// Removes an earlier run's files from `folder` (see the module docs); returns their names.
 fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, io::Error)> {
+    let mut removed = Vec::new();
+    if remove_symlink(&folder.join("scope_stats"))
+        .map_err(|e| ("cannot remove the link scope_stats".to_string(), e))?
+    {
+        removed.push("scope_stats (a symbolic link)".to_string());
+    }
     let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
     if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
         names.extend(m.files().map(|f| f.name.clone()));
@@ -155,7 +164,6 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
     }
     names.sort();
     names.dedup();
-    let mut removed = Vec::new();
     for name in names {
         // A manifest can name anything; only plain relative paths inside the folder are ours.
         let inside = !name.is_empty()
@@ -172,6 +180,14 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
         }
     }
     Ok(removed)
+}
+
+/// Removes `path` if it is a symbolic link; returns whether it was one.
+fn remove_symlink(path: &Path) -> io::Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(path).map(|()| true),
+        _ => Ok(false),
+    }
 }
 
 /// Creates and returns a new folder `<parent>/<base>`, or `<base>_2`, `<base>_3`, ... when the

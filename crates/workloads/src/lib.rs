@@ -159,7 +159,7 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
     let spec: WorkloadSpec = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        WorkloadError::new(path, e.into_inner().to_string())
+        WorkloadError::new(path, shorten(&e.into_inner().to_string()))
     })?;
     validate_settings(&spec)?;
     let program = expand::expand(&spec, &spec.constants)?;
@@ -231,6 +231,19 @@ fn check_json_depth(text: &str) -> Result<(), WorkloadError> {
         }
     }
     Ok(())
+}
+
+/// A parser message cut to at most 400 characters (serde quotes the offending value whole,
+/// which may be megabytes).
+fn shorten(message: &str) -> String {
+    const KEEP: usize = 200;
+    let chars: Vec<char> = message.chars().collect();
+    if chars.len() <= 2 * KEEP {
+        return message.to_string();
+    }
+    let head: String = chars[..KEEP].iter().collect();
+    let tail: String = chars[chars.len() - KEEP..].iter().collect();
+    format!("{head} … ({} characters cut) … {tail}", chars.len() - 2 * KEEP)
 }
 
 /// The longest workload name (it names the default output folder).

@@ -213,13 +213,41 @@ pub struct ScopeSpec {
 }
 
 /// A kernel by library name or func id.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug)]
 pub enum KernelRef {
     /// A func id.
     Id(u32),
     /// A library name.
     Name(String),
+}
+
+impl<'de> Deserialize<'de> for KernelRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = KernelRef;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a kernel name or a func id (an integer in [0, 4294967295])")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<KernelRef, E> {
+                u32::try_from(v)
+                    .map(KernelRef::Id)
+                    .map_err(|_| E::custom(format_args!("func id {v} is larger than 4294967295")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<KernelRef, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format_args!(
+                        "func id {v} is negative; a func id is an integer in [0, 4294967295]"
+                    ))),
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KernelRef, E> {
+                Ok(KernelRef::Name(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Kernels per subslot of a cluster, for mixed tasks.

@@ -156,10 +156,11 @@ const LISTED_REDUCTION_EDGES: usize = 100;
 
 fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
     if !r.is_dag {
-        eprintln!(
-            "warning: the graph has a cycle; --edge-mode {} shows every edge",
-            mode.name()
-        );
+        let shows = match mode {
+            EdgeMode::Omitted => "no edge is called redundant, so --edge-mode omitted shows none",
+            _ => "nothing is dropped, so --edge-mode reduced shows every edge",
+        };
+        eprintln!("warning: the graph has a cycle (a runtime never writes one); {shows}");
         return;
     }
     let total = graph.pairs().len();

@@ -1,0 +1,491 @@
+//! Hostile input through the `simpler` binary: every case that once panicked, aborted, ran the
+//! host out of memory, escaped the output folder or misled, now gives a clear error (never exit
+//! 101 or 134) or works, and documented limits hold at their edge.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn simpler_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpler"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn simpler(args: &[&str]) -> Output {
+    simpler_in(Path::new("."), args)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Exit status and stderr; asserts the process did not panic (101) or abort (134).
+fn run_checked(args: &[&str]) -> (i32, String, String) {
+    let out = simpler(args);
+    let code = out.status.code().expect("exited, not killed by a signal");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(code != 101 && code != 134, "{args:?} crashed ({code}): {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (code, stdout, stderr)
+}
+
+fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// A run of vector_example with every diagnostic into `dir/name`.
+fn vector_run(dir: &Path, name: &str) -> PathBuf {
+    let prefix = dir.join(name);
+    let (code, _, stderr) = run_checked(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    prefix
+}
+
+#[test]
+fn case_1_a_kernel_name_longer_than_a_format_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = vector_run(dir.path(), "run");
+    let long = "k".repeat(70_000);
+    write(&prefix, "name_map.json", &format!("{{\"0\": \"{long}\"}}"));
+    let records = prefix.join("l2_swimlane_records.json");
+    let (code, stdout, stderr) = run_checked(&["swimlane", records.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(&long), "the name is printed whole");
+}
+
+#[test]
+fn case_2_ring_sizes_past_host_memory_are_usage_errors() {
+    for env in [
+        "ring_heap=18446744073709551615",
+        "ring_heap=1099511627776",
+        "ring_task_window=1073741824",
+    ] {
+        let (code, _, stderr) = run_checked(&["run", "vector_example", "--runtime-env", env]);
+        let key = env.split('=').next().unwrap();
+        assert_eq!(code, 2, "{env}: {stderr}");
+        assert!(
+            stderr.contains(&format!("error: runtime_env {key}="))
+                && stderr.contains("of host memory")
+                && stderr.contains(&format!("lower {key}")),
+            "{env}: {stderr}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_simpler"))
+        .args(["run", "vector_example"])
+        .env("SIMPLER_RING_HEAP", "18446744073709551615")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // The same through a workload file's runtime_env.
+    let dir = tempfile::tempdir().unwrap();
+    let w = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../workloads/vector_example.json"
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&w).unwrap();
+    v["runtime_env"] = serde_json::json!({ "ring_heap": 1099511627776u64 });
+    let file = write(dir.path(), "big.json", &v.to_string());
+    let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("runtime_env ring_heap=1099511627776"), "{stderr}");
+}
+
+#[test]
+fn case_3_a_huge_timeout_means_no_timeout() {
+    let (code, stdout, stderr) =
+        run_checked(&["run", "vector_example", "--timeout-secs", "18446744073709551615"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("golden OK"));
+}
+
+fn workload_with_expr(dir: &Path, expr: &str) -> PathBuf {
+    let w = serde_json::json!({
+        "name": "deep",
+        "tensors": [ { "name": "X", "shape": [expr] } ],
+        "body": [ { "submit": { "kernel": "noop", "args": [ { "input": "X" } ] } } ]
+    });
+    write(dir, "deep.json", &w.to_string())
+}
+
+#[test]
+fn case_4_deep_expressions_are_an_error_not_a_stack_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    for expr in [
+        format!("{}1{}", "(".repeat(30_000), ")".repeat(30_000)),
+        format!("{}1", "-".repeat(1_000_000)),
+    ] {
+        let file = workload_with_expr(dir.path(), &expr);
+        let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr.contains("parentheses and signs nested deeper than 256"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.len() < 2000,
+            "the message quotes a bounded part: {} bytes",
+            stderr.len()
+        );
+    }
+    // At the limit it works.
+    let ok = workload_with_expr(dir.path(), &format!("{}16{}", "(".repeat(255), ")".repeat(255)));
+    let (code, _, stderr) = run_checked(&["run", ok.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn case_5_a_workload_name_is_never_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("a/b/work");
+    std::fs::create_dir_all(&work).unwrap();
+    for name in [
+        "../../escaped",
+        "/tmp/simpler-escaped-abs",
+        "a/b/c",
+        ".hidden",
+        "",
+    ] {
+        let w = serde_json::json!({
+            "name": name,
+            "tensors": [ { "name": "X", "shape": [16] } ],
+            "body": [ { "submit": { "kernel": "noop", "args": [ { "input": "X" } ] } } ],
+            "diagnostics": { "enable_dep_gen": true }
+        });
+        let file = write(&work, "w.json", &w.to_string());
+        let (code, _, stderr) = {
+            let out = simpler_in(&work, &["run", file.to_str().unwrap()]);
+            (out.status.code().unwrap(), text(&out.stdout), text(&out.stderr))
+        };
+        assert_eq!(code, 1, "{name:?}: {stderr}");
+        assert!(stderr.contains(": name: the name "), "{name:?}: {stderr}");
+    }
+    assert!(!Path::new("/tmp/simpler-escaped-abs").exists());
+    let mut all = Vec::new();
+    let mut stack = vec![dir.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p.clone());
+            }
+            all.push(p);
+        }
+    }
+    assert_eq!(
+        all.len(),
+        4,
+        "only a/, a/b/, a/b/work/ and the workload file: {all:?}"
+    );
+}
+
+#[test]
+fn case_6_a_hostile_kernel_name_cannot_break_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = vector_run(dir.path(), "run");
+    write(
+        &prefix,
+        "name_map.json",
+        r#"{"0": "<!--<script>", "1": "</script><b>x", "2": "a\u2028b"}"#,
+    );
+    let deps = prefix.join("deps.json");
+    let html = dir.path().join("page.html");
+    let (code, _, stderr) = run_checked(&[
+        "deps-viewer",
+        deps.to_str().unwrap(),
+        "--format",
+        "html",
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    for raw in ["<!--<script>", "</script><b>"] {
+        assert!(!page.contains(raw), "{raw:?} reached the page unescaped");
+    }
+    // Inside the inline scripts nothing can open a comment or a tag, or end a JS line.
+    let mut scripts = 0;
+    for chunk in page.split("<script").skip(1) {
+        let body = &chunk[chunk.find('>').unwrap() + 1..chunk.find("</script>").unwrap()];
+        for bad in ["<!--", "<script", "\u{2028}", "\u{2029}"] {
+            assert!(!body.contains(bad), "{bad:?} inside a script element");
+        }
+        scripts += 1;
+    }
+    assert!(scripts >= 2, "{scripts}");
+    assert!(
+        page.contains(r"\u003c!--\u003cscript\u003e"),
+        "the name is in the data, escaped"
+    );
+}
+
+#[test]
+fn case_7_a_dot_layout_too_big_for_the_host_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("big");
+    let (code, _, stderr) = run_checked(&[
+        "run",
+        "chain_barrier",
+        "--param",
+        "n=3500",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let deps = prefix.join("deps.json");
+    let (code, _, stderr) = run_checked(&["deps-viewer", deps.to_str().unwrap(), "--format", "html"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("so it is refused past 3000. Use --engine sfdp, or show one task's neighbourhood"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn case_8_documented_limits_hold_at_their_edge() {
+    let (code, stdout, stderr) = run_checked(&["run", "chain_barrier", "--param", "n=8000"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("tasks      8002"), "{stdout}");
+    let (code, _, stderr) = run_checked(&["run", "chain_barrier", "--param", "n=8001"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("--param n=8001: at most 8000 producers"),
+        "{stderr}"
+    );
+
+    // 64 scope levels, the root included: 63 nested scope statements work, 64 do not.
+    let dir = tempfile::tempdir().unwrap();
+    let nested = |levels: usize| {
+        let mut body =
+            serde_json::json!([ { "submit": { "kernel": "noop", "args": [ { "input": "X" } ] } } ]);
+        for _ in 0..levels {
+            body = serde_json::json!([ { "scope": { "body": body } } ]);
+        }
+        let w = serde_json::json!({ "name": "nested", "tensors": [ { "name": "X", "shape": [16] } ], "body": body });
+        write(dir.path(), &format!("n{levels}.json"), &w.to_string())
+    };
+    let (code, _, stderr) = run_checked(&["run", nested(63).to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run_checked(&["run", nested(64).to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("scopes nest deeper than 64"), "{stderr}");
+    // JSON nested past what any workload needs is refused before it is parsed.
+    let deep = write(
+        dir.path(),
+        "deep.json",
+        &format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+    );
+    let (code, _, stderr) = run_checked(&["run", deep.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("line 1 column 257: JSON nested deeper than 256 levels"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn case_9_from_deps_reports_every_block_num_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let deps = serde_json::json!({
+        "tasks": [
+            { "task_id": "4294967296", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 0, "args": [] },
+            { "task_id": "4294967297", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1000000, "args": [] }
+        ],
+        "tensors": [],
+        "edges": []
+    });
+    let file = write(dir.path(), "deps.json", &deps.to_string());
+    let (code, stdout, stderr) = run_checked(&["run", "--from-deps", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("approximated    2 task(s) have a block_num the runtime cannot launch (it takes 1..=65535): re-run with the nearest one (first: task 4294967296 (ring 1, local 0) block_num 0 -> 1)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn case_10_duplicates_backwards_counters_and_hints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Duplicate keys: deps.json sections, name maps, the scope-stats metadata line.
+    let deps = write(
+        d,
+        "dup.json",
+        r#"{"tasks":[],"tasks":[],"tensors":[],"edges":[]}"#,
+    );
+    let (code, _, stderr) = run_checked(&["deps-viewer", deps.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("dup.json:1:20: invalid deps.json: duplicate field `tasks`"),
+        "{stderr}"
+    );
+
+    let prefix = vector_run(d, "run");
+    write(&prefix, "name_map.json", "{\"0\": \"a\",\n \"0\": \"b\"}");
+    let deps = prefix.join("deps.json");
+    let names = prefix.join("name_map.json");
+    let (code, _, stderr) = run_checked(&[
+        "deps-viewer",
+        deps.to_str().unwrap(),
+        "--func-names",
+        names.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("name_map.json:2:5: invalid name map: duplicate key `0`"),
+        "{stderr}"
+    );
+    // Found beside the graph (not asked for), it is skipped with the same message.
+    let (code, _, stderr) = run_checked(&["deps-viewer", deps.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("warning: ignoring name map: ") && stderr.contains("duplicate key `0`"),
+        "{stderr}"
+    );
+
+    let jsonl = prefix.join("scope_stats/scope_stats.jsonl");
+    let original = std::fs::read_to_string(&jsonl).unwrap();
+    let dup = original.replacen("{\"fatal\":false,", "{\"fatal\":false,\"fatal\":true,", 1);
+    let copy = write(d, "dup.jsonl", &dup);
+    let (code, _, stderr) = run_checked(&["scope-stats-plot", copy.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("duplicate key `fatal`"), "{stderr}");
+
+    // A counter that goes backwards is invalid input, not a negative peak.
+    let mut lines: Vec<String> = original.lines().map(String::from).collect();
+    let mut sample: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
+    sample["task_window_start"] = 100_000.into();
+    lines[1] = sample.to_string();
+    let back = write(d, "back.jsonl", &(lines.join("\n") + "\n"));
+    let (code, _, stderr) = run_checked(&["scope-stats-plot", back.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("line 2") && stderr.contains("task_window_start 100000 is past task_window_end"),
+        "{stderr}"
+    );
+
+    // A task id listed twice.
+    let twice = write(
+        d,
+        "twice.json",
+        r#"{"tasks":[{"task_id":"4294967296","kernel_ids":[-1,0,-1],"block_num":1,"args":[]},
+                   {"task_id":"4294967296","kernel_ids":[-1,1,-1],"block_num":1,"args":[]}],
+           "tensors":[],"edges":[]}"#,
+    );
+    let (code, _, stderr) = run_checked(&["deps-viewer", twice.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("tasks[1]: task_id 4294967296 ((1, 0)) is listed twice (first at tasks[0])"),
+        "{stderr}"
+    );
+
+    // A cycle: the warning says what the view shows.
+    let cycle = write(
+        d,
+        "cycle.json",
+        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"2","source":"explicit"},{"pred":"2","succ":"1","source":"explicit"}]}"#,
+    );
+    let (code, _, stderr) = run_checked(&["deps-viewer", cycle.to_str().unwrap(), "--edge-mode", "omitted"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("so --edge-mode omitted shows none"), "{stderr}");
+
+    // Hints name the flag; a zero timeout says what it counted.
+    let (code, _, stderr) = run_checked(&["run", "vector_example", "--timeout-secs", "0"]);
+    assert_eq!(code, 100, "{stderr}");
+    assert!(stderr.contains("raise the timeout (--timeout-secs"), "{stderr}");
+    assert!(!stderr.contains("of (orchestration still running)"), "{stderr}");
+
+    // A negative func id says so.
+    let w = serde_json::json!({
+        "name": "neg", "tensors": [ { "name": "X", "shape": [16] } ],
+        "body": [ { "submit": { "kernel": -1, "args": [ { "input": "X" } ] } } ]
+    });
+    let file = write(d, "neg.json", &w.to_string());
+    let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("func id -1 is negative"), "{stderr}");
+
+    // --output-prefix with no diagnostic creates and prints nothing.
+    let unused = d.join("unused");
+    let (code, stdout, _) = run_checked(&[
+        "run",
+        "vector_example",
+        "--output-prefix",
+        unused.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(!stdout.contains("artifacts") && !unused.exists(), "{stdout}");
+}
+
+#[test]
+#[cfg(unix)]
+fn no_command_writes_outside_the_folder_it_was_given() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let prefix = dir.path().join("run");
+    std::fs::create_dir(&prefix).unwrap();
+    // Every name the run or a view writes, and the lock and the scope_stats folder, as links
+    // pointing outside.
+    let mut names: Vec<&str> = simpler_artifacts::output_folder::RUN_FILES
+        .iter()
+        .copied()
+        .filter(|n| !n.contains('/'))
+        .collect();
+    names.extend(["deps_viewer.txt", ".simpler.lock"]);
+    for n in &names {
+        write(&outside, n, "sentinel");
+        symlink(outside.join(n), prefix.join(n)).unwrap();
+    }
+    let outside_stats = outside.join("stats");
+    std::fs::create_dir(&outside_stats).unwrap();
+    symlink(&outside_stats, prefix.join("scope_stats")).unwrap();
+
+    vector_run(dir.path(), "run");
+    let deps = prefix.join("deps.json");
+    for args in [
+        vec!["deps-viewer", deps.to_str().unwrap()],
+        vec!["deps-viewer", deps.to_str().unwrap(), "--format", "html"],
+        vec![
+            "scope-stats-plot",
+            prefix.join("scope_stats/scope_stats.jsonl").to_str().unwrap(),
+        ],
+        vec![
+            "swimlane",
+            prefix.join("l2_swimlane_records.json").to_str().unwrap(),
+        ],
+    ] {
+        let (code, _, stderr) = run_checked(&args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+    }
+    for n in &names {
+        assert_eq!(
+            std::fs::read_to_string(outside.join(n)).unwrap(),
+            "sentinel",
+            "{n}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&outside_stats).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    assert!(!std::fs::symlink_metadata(prefix.join("scope_stats"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
