@@ -16,6 +16,11 @@ pub fn request() -> u32 {
     SIGNALS.fetch_add(1, Ordering::SeqCst) + 1
 }
 
+/// How many interrupts were requested so far.
+pub fn count() -> u32 {
+    SIGNALS.load(Ordering::SeqCst)
+}
+
 /// True once an interrupt was requested.
 #[inline]
 pub fn requested() -> bool {

@@ -62,11 +62,18 @@ pub enum ClaimError {
 impl std::fmt::Display for ClaimError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ClaimError::Busy { folder, holder } => write!(
-                f,
-                "output folder {} is in use by another run ({holder}); wait for it or choose another --output-prefix",
-                folder.display()
-            ),
+            ClaimError::Busy { folder, holder } => {
+                write!(
+                    f,
+                    "output folder {} is in use by another run ({holder}); wait for it or choose another --output-prefix",
+                    folder.display()
+                )?;
+                if holder.starts_with(&format!("pid {},", std::process::id())) {
+                    // A library user holding an earlier run's report in this process.
+                    f.write_str(" (the holder is this process: an earlier run's RunReport, which keeps its folder, is still alive; drop it or set its `output` to None)")?;
+                }
+                Ok(())
+            }
             ClaimError::Io { folder, what, source } => {
                 write!(f, "output folder {}: {what}: {source}", folder.display())
             }

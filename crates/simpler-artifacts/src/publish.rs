@@ -11,7 +11,7 @@
 //! variable `SIMPLER_FAULT_WRITE=<file name>:fail=<bytes>` makes the publication of every file
 //! with that final name fail with "No space left on device" after that many bytes;
 //! `<file name>:stall=<bytes>` makes it print `simpler: stalled writing <name>` on stderr after
-//! that many bytes and wait until the process is interrupted. Several rules are separated by
+//! that many bytes and wait for the process's next interrupt. Several rules are separated by
 //! commas.
 
 use std::fs::{File, OpenOptions};
@@ -263,8 +263,11 @@ impl Write for GuardedFile {
                         ),
                     )),
                     FaultAction::Stall => {
+                        // Waits for the next interrupt (a run's closing write stalls after the
+                        // first one, so a test can send the second).
+                        let seen = interrupt::count();
                         eprintln!("simpler: stalled writing {}", rule.file);
-                        while !interrupt::requested() {
+                        while interrupt::count() == seen {
                             std::thread::sleep(Duration::from_millis(5));
                         }
                         Err(interrupt::error())

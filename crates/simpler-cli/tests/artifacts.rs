@@ -384,6 +384,63 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
 }
 
 #[test]
+fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let workload = slow_workload(dir.path(), 200);
+    // The first interrupt stops the run; its close then stalls writing the swimlane records.
+    let mut child = simpler_cmd(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "l2_swimlane_records.json:stall=100")
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !prefix.join("run.json").exists() {
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(&child, "INT");
+    let mut line = String::new();
+    while !line.contains("simpler: stalled writing l2_swimlane_records.json") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the close never stalled"
+        );
+    }
+    let t0 = Instant::now();
+    signal(&child, "INT");
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(t0.elapsed() < Duration::from_secs(5), "exited at once");
+    // Only a temporary is left (never a partial file under the final name), and the manifest
+    // still says the run had not finished; the next run into the folder removes the temporary.
+    assert!(!prefix.join("l2_swimlane_records.json").exists());
+    let left = temporaries(&prefix);
+    assert!(
+        left.iter().any(|t| t.starts_with(".l2_swimlane_records.json.")),
+        "{left:?}"
+    );
+    assert_eq!(read_json(&prefix.join("run.json"))["status"], "running");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+}
+
+#[test]
 fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");

@@ -116,13 +116,6 @@ impl RunError {
             RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
         }
     }
-    /// The run's report, when it started (mutable: to record views in its manifest).
-    pub fn report_mut(&mut self) -> Option<&mut RunReport> {
-        match self {
-            RunError::Fatal { report, .. } => Some(report),
-            RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
-        }
-    }
 }
 
 impl fmt::Display for RunError {

@@ -242,8 +242,9 @@ impl Worker {
         let (session, mut probes) = match Session::start(&ctx) {
             Ok(started) => started,
             Err(why) => {
-                if let Some(o) = output.as_mut() {
-                    o.finish(None, Vec::new());
+                // Nothing ran: no manifest may claim otherwise.
+                if let Some(o) = output {
+                    o.abandon();
                 }
                 return Err(RunError::Refused(why));
             }

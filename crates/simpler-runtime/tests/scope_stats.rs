@@ -535,6 +535,10 @@ fn a_third_unpublished_run_is_refused_before_it_starts() {
         other => panic!("{other:?}"),
     }
     assert!(!started.load(Ordering::SeqCst), "refused before it started");
+    assert!(
+        !dirs[2].path().join("run.json").exists(),
+        "no manifest claims a run that never ran"
+    );
     w.hold_background_writer(false);
     w.flush_diagnostics().unwrap();
     assert!(artifact(dirs[0].path()).exists() && artifact(dirs[1].path()).exists());

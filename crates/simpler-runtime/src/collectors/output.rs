@@ -93,6 +93,12 @@ impl RunOutput {
         self.write_manifest();
     }
 
+    /// A run refused after the claim (before anything ran): its `running` manifest is removed
+    /// and the folder released.
+    pub(crate) fn abandon(self) {
+        let _ = std::fs::remove_file(self.path().join(simpler_artifacts::manifest::FILE_NAME));
+    }
+
     /// The folder.
     pub fn path(&self) -> &Path {
         self.folder.path()
