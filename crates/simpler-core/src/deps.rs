@@ -262,7 +262,7 @@ pub struct FaninSet {
 }
 
 /// Past this many producers a [`FaninSet`] indexes them in a hash map.
-const FANIN_LINEAR_LIMIT: usize = 32;
+pub const FANIN_LINEAR_LIMIT: usize = 32;
 
 impl FaninSet {
     /// An empty set.
@@ -302,6 +302,12 @@ impl FaninSet {
     /// The producers with their OR-ed flags, in first-seen order.
     pub fn edges(&self) -> &[(TaskId, DepFlags)] {
         &self.edges
+    }
+    /// How many producers the hash index holds: 0 while the set scans linearly (at most
+    /// [`FANIN_LINEAR_LIMIT`] producers), then every producer. For tests of the switch.
+    #[doc(hidden)]
+    pub fn indexed(&self) -> usize {
+        self.index.len()
     }
 }
 

@@ -15,7 +15,7 @@ pub use args::{
 };
 pub use deps::{
     compute_fanin, register_outputs, registrable_outputs, DepFlags, Edge, EdgeSource, FaninError, FaninSet,
-    FaninSink,
+    FaninSink, FANIN_LINEAR_LIMIT,
 };
 pub use dtype::DType;
 pub use task_id::{TaskId, MAX_RINGS};

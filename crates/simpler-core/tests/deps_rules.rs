@@ -4,7 +4,7 @@
 
 use simpler_core::{
     compute_fanin, register_outputs, registrable_outputs, DType, DepFlags, EdgeSource, FaninError, FaninSet,
-    TaskArgs, TaskId, Tensor, TensorMap, TensorMapConfig,
+    TaskArgs, TaskId, Tensor, TensorMap, TensorMapConfig, FANIN_LINEAR_LIMIT,
 };
 
 fn ext(addr: u64) -> Tensor {
@@ -25,8 +25,13 @@ fn a_manual_dep_writer_leaves_no_tensor_map_entry() {
     let mut map = TensorMap::new(TensorMapConfig::unbounded());
     let writer = TaskId::new(0, 0);
     let mut w = TaskArgs::new();
-    w.inout(x.with_manual_dep(true)).output_existing(y.with_manual_dep(true));
-    assert_eq!(registrable_outputs(false, w.tensors()), 0, "nothing to make room for");
+    w.inout(x.with_manual_dep(true))
+        .output_existing(y.with_manual_dep(true));
+    assert_eq!(
+        registrable_outputs(false, w.tensors()),
+        0,
+        "nothing to make room for"
+    );
     register_outputs(writer, false, w.tensors(), &mut map).unwrap();
     let mut r = TaskArgs::new();
     r.input(x).input(y);
@@ -36,28 +41,40 @@ fn a_manual_dep_writer_leaves_no_tensor_map_entry() {
     let mut w = TaskArgs::new();
     w.inout(x).output_existing(y);
     assert_eq!(registrable_outputs(false, w.tensors()), 2);
-    assert_eq!(registrable_outputs(true, w.tensors()), 0, "a manual scope registers nothing");
+    assert_eq!(
+        registrable_outputs(true, w.tensors()),
+        0,
+        "a manual scope registers nothing"
+    );
     register_outputs(TaskId::new(0, 2), false, w.tensors(), &mut map).unwrap();
-    assert_eq!(fanin(&mut map, TaskId::new(0, 3), &r), [(TaskId::new(0, 2), DepFlags::WAIT)]);
+    assert_eq!(
+        fanin(&mut map, TaskId::new(0, 3), &r),
+        [(TaskId::new(0, 2), DepFlags::WAIT)]
+    );
 }
 
 #[test]
 fn the_fanin_set_dedups_across_its_switch_to_a_hash_index_and_after_clear() {
     let id = |i: u32| TaskId::new(1, i);
     let mut set = FaninSet::new();
-    // Up to and past the linear limit (32): every new producer is new, every repeat is not.
+    // Up to and past the linear limit (32): every new producer is new, every repeat is not;
+    // the index exists only past the limit, and then holds every producer.
     for n in 0..40 {
         assert!(set.add(id(n), DepFlags::WAIT), "{n} is new");
         assert!(!set.add(id(n), DepFlags::WAIT), "{n} again");
         if n > 0 {
             assert!(!set.add(id(n - 1), DepFlags::WAIT), "{} again", n - 1);
         }
+        let len = set.edges().len();
+        let want = if len > FANIN_LINEAR_LIMIT { len } else { 0 };
+        assert_eq!(set.indexed(), want, "after {len} producers");
     }
     // A repeat ORs its flags into the first entry, in first-seen order.
     assert!(!set.add(id(0), DepFlags::RETAIN));
     assert!(!set.add(id(35), DepFlags::RETAIN));
     // A producer added after the switch is found again too.
     assert!(set.add(id(100), DepFlags::WAIT));
+    assert_eq!(set.indexed(), 41, "a new producer joins the index at once");
     assert!(!set.add(id(100), DepFlags::RETAIN));
     let edges = set.edges();
     assert_eq!(edges.len(), 41);
@@ -69,6 +86,7 @@ fn the_fanin_set_dedups_across_its_switch_to_a_hash_index_and_after_clear() {
     // clear forgets the producers and the index: the same ids are new again, in a new order.
     set.clear();
     assert!(set.edges().is_empty());
+    assert_eq!(set.indexed(), 0);
     for n in (0..40).rev() {
         assert!(set.add(id(n), DepFlags::RETAIN), "{n} is new after clear");
     }
@@ -85,7 +103,11 @@ fn flag_and_source_names_are_what_deps_json_prints() {
     assert_eq!(DepFlags::WAIT_RETAIN.names(), ["wait", "retain"]);
     assert_eq!(DepFlags::WAIT | DepFlags::RETAIN, DepFlags::WAIT_RETAIN);
     assert_eq!(
-        (DepFlags::NONE.bits(), DepFlags::WAIT.bits(), DepFlags::RETAIN.bits()),
+        (
+            DepFlags::NONE.bits(),
+            DepFlags::WAIT.bits(),
+            DepFlags::RETAIN.bits()
+        ),
         (0, 1, 2)
     );
     assert!(DepFlags::WAIT_RETAIN.contains(DepFlags::RETAIN));

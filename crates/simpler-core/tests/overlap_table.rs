@@ -51,14 +51,14 @@ fn every_rule_of_check_overlap_decides_its_row() {
         ),
         // 2. L1: element ranges. Layouts differ in these rows, so without L1 they would be Other.
         (
-            "an empty consumer view overlaps nothing",
+            "an empty consumer view overlaps nothing, even starting inside the entry's range",
             v(64, &[8], &[1], 0),
-            v(64, &[0, 4], &[8, 1], 0),
+            v(64, &[0, 4], &[8, 1], 4),
             Overlap::None,
         ),
         (
-            "an empty entry view overlaps nothing",
-            v(64, &[0, 4], &[8, 1], 0),
+            "an empty entry view overlaps nothing, even starting inside the consumer's range",
+            v(64, &[0, 4], &[8, 1], 4),
             v(64, &[8], &[1], 0),
             Overlap::None,
         ),

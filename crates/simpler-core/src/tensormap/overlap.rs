@@ -5,7 +5,9 @@
 //! 2. L1: disjoint element ranges `[start, start + extent)` → no overlap;
 //! 3. L2 needs equal dtype, rank and strides, unit innermost stride and nested strides, else
 //!    `Other` (a conservative edge);
-//! 4. the reference box `A` comes from the strides and the consumer's buffer size;
+//! 4. the buffer must be whole outer rows (a multiple of the outer stride), else `Other`; the
+//!    reference box `A`'s inner extents come from the strides (its outer extent bounds nothing
+//!    a view inside its buffer can reach, so it is not computed);
 //! 5. both start offsets decompose into per-dimension offsets inside `A`, else `Other`;
 //! 6. per-dimension box intersection: disjoint → none; consumer box ⊇ entry box → `Covered`;
 //!    otherwise `Other`.
@@ -38,26 +40,27 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     if in_ext == 0 || en_ext == 0 || in_start + in_ext <= en_start || en_start + en_ext <= in_start {
         return Overlap::None;
     }
-    // L2 prerequisites.
+    // L2 prerequisites. `strides()` has one entry per dimension, so comparing strides also
+    // compares ranks; a Tensor always has at least one dimension (`Tensor::from_parts`).
     let n = input.ndims();
-    if input.dtype() != entry.dtype() || n != entry.ndims() || n == 0 || input.strides() != entry.strides() {
+    if input.dtype() != entry.dtype() || input.strides() != entry.strides() {
         return Overlap::Other;
     }
     let strides = input.strides();
     if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
         return Overlap::Other;
     }
-    // Reference box.
+    // Reference box: the inner extents. Its outer extent (buffer elements / strides[0]) bounds
+    // nothing: a view lies inside its buffer (`Tensor::from_parts` checks it), so its outer
+    // offset plus its outer size never exceeds it. The buffer must still be whole outer rows.
     let mut a = [0u64; MAX_DIMS];
     for i in 1..n {
         a[i] = u64::from(strides[i - 1] / strides[i]);
     }
     let buf_elems = input.size_bytes() / input.dtype().size();
-    let s0 = u64::from(strides[0]);
-    if !buf_elems.is_multiple_of(s0) {
+    if !buf_elems.is_multiple_of(u64::from(strides[0])) {
         return Overlap::Other;
     }
-    a[0] = buf_elems / s0;
     let (Some(in_off), Some(en_off)) = (decompose(input, &a), decompose(entry, &a)) else {
         return Overlap::Other;
     };
@@ -78,7 +81,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
 }
 
 /// Per-dimension offsets of `t.start_offset` in the mixed radix given by its strides, or `None`
-/// when the box does not fit the reference box `a`.
+/// when the box does not fit the reference box's inner extents `a[1..]`.
 fn decompose(t: &Tensor, a: &[u64; MAX_DIMS]) -> Option<[u64; MAX_DIMS]> {
     let mut rem = t.start_offset();
     let mut off = [0u64; MAX_DIMS];
@@ -86,11 +89,12 @@ fn decompose(t: &Tensor, a: &[u64; MAX_DIMS]) -> Option<[u64; MAX_DIMS]> {
         let s = u64::from(s);
         off[d] = rem / s;
         rem %= s;
-        if off[d] + u64::from(t.shape()[d]) > a[d] {
+        if d > 0 && off[d] + u64::from(t.shape()[d]) > a[d] {
             return None;
         }
     }
-    (rem == 0).then_some(off)
+    // The innermost stride is 1 (checked by the caller), so nothing remains.
+    Some(off)
 }
 
 #[cfg(test)]
