@@ -175,6 +175,17 @@ impl TensorMap {
     pub fn free_slots(&self) -> usize {
         self.capacity.map_or(usize::MAX, |c| c - self.in_use)
     }
+    /// Addresses whose entries moved into an ordered index (see [`DEFAULT_HOT_THRESHOLD`]).
+    /// For tests of the promotion.
+    #[doc(hidden)]
+    pub fn hot_addresses(&self) -> usize {
+        self.hot.len()
+    }
+    /// Entries the last lookup on a hot address examined. For tests of the ordered index.
+    #[doc(hidden)]
+    pub fn last_hot_candidates(&self) -> usize {
+        self.candidates.len()
+    }
     /// The validity watermark of `ring` (its oldest unretired local id).
     #[inline]
     pub fn watermark(&self, ring: u8) -> u32 {
@@ -220,12 +231,14 @@ impl TensorMap {
         }
         let mask = self.task_chains[r].len() - 1;
         let (from, to) = (self.cleaned[r], self.watermark[r]);
-        // Only the last `window` locals can still own a chain.
+        // Visiting the slots of the last `window` locals visits every slot. A slot may still
+        // hold the chain of an older retired task (no later task of that slot inserted
+        // anything), so any retired owner's chain is freed, not only the visited local's.
         let from = from.max(to.saturating_sub(mask as u32 + 1));
         for local in from..to {
             let slot = local as usize & mask;
             let chain = self.task_chains[r][slot];
-            if chain.local == local {
+            if chain.head != NIL && chain.local < to {
                 let mut e = chain.head;
                 while e != NIL {
                     let next = self.entries[e as usize].t_next;

@@ -1,0 +1,162 @@
+//! The tensor map's bookkeeping, through its observables: batched cleanup of retired tasks'
+//! entries (`in_use`), the pool's capacity (`free_slots`, `TensorMapFull`), promotion of a busy
+//! address to an ordered index (`hot_addresses`) and which entries a hot lookup examines
+//! (`last_hot_candidates`).
+
+use simpler_core::tensormap::{TensorMapFull, CLEANUP_INTERVAL};
+use simpler_core::{DType, Overlap, TaskId, Tensor, TensorMap, TensorMapConfig};
+
+fn buf(addr: u64, n: u32) -> Tensor {
+    Tensor::contiguous(addr, u64::from(n) * 4, &[n], DType::Float32, TaskId::INVALID).unwrap()
+}
+
+fn hits(m: &mut TensorMap, t: &Tensor) -> Vec<(TaskId, Overlap)> {
+    let mut v = Vec::new();
+    m.lookup::<()>(t, false, |p, _, o| {
+        v.push((p, o));
+        Ok(())
+    })
+    .unwrap();
+    v
+}
+
+#[test]
+fn retired_entries_are_freed_in_batches_of_the_cleanup_interval() {
+    let mut m = TensorMap::new(TensorMapConfig::bounded(1024, [256; 4]));
+    for local in 0..100 {
+        m.insert(&buf(0x1000 + u64::from(local) * 0x100, 4), TaskId::new(0, local))
+            .unwrap();
+    }
+    assert_eq!(m.in_use(), 100);
+    // One short of a batch: nothing is freed yet.
+    m.set_watermark(0, CLEANUP_INTERVAL - 1);
+    m.sync(TaskId::new(0, 100));
+    assert_eq!(m.in_use(), 100);
+    // A whole batch retired: the next submit frees exactly the retired tasks' entries.
+    m.set_watermark(0, CLEANUP_INTERVAL);
+    m.sync(TaskId::new(0, 101));
+    assert_eq!(m.in_use(), 100 - CLEANUP_INTERVAL as usize);
+    // Another ring's submit does not clean ring 0; reclaim_retired cleans every ring now.
+    m.set_watermark(0, 90);
+    m.sync(TaskId::new(1, 0));
+    assert_eq!(m.in_use(), 100 - CLEANUP_INTERVAL as usize);
+    assert_eq!(m.reclaim_retired(), 90 - CLEANUP_INTERVAL as usize);
+    assert_eq!(m.in_use(), 10);
+    // The watermark never goes down.
+    m.set_watermark(0, 5);
+    assert_eq!(m.watermark(0), 90);
+}
+
+#[test]
+fn a_slot_reused_by_a_newer_task_frees_the_older_chain_at_once() {
+    // A window of 4: task 4 lands in task 0's chain slot.
+    let mut m = TensorMap::new(TensorMapConfig::bounded(64, [4; 4]));
+    m.insert(&buf(0x1000, 4), TaskId::new(2, 0)).unwrap();
+    m.insert(&buf(0x2000, 4), TaskId::new(2, 1)).unwrap();
+    m.set_watermark(2, 1);
+    m.sync(TaskId::new(2, 3));
+    assert_eq!(m.in_use(), 2, "no collision, less than a batch retired");
+    m.sync(TaskId::new(2, 4));
+    assert_eq!(
+        m.in_use(),
+        1,
+        "task 0's entry is freed before task 4 reuses its slot"
+    );
+    assert_eq!(
+        hits(&mut m, &buf(0x2000, 4)),
+        [(TaskId::new(2, 1), Overlap::Covered)]
+    );
+    // A watermark far past the window cleans only the locals that can still own a chain.
+    m.set_watermark(2, 1000);
+    assert_eq!(m.reclaim_retired(), 1);
+    assert_eq!(m.in_use(), 0);
+}
+
+#[test]
+fn the_pool_has_its_capacity_and_says_when_full() {
+    let mut m = TensorMap::new(TensorMapConfig::bounded(3, [16; 4]));
+    assert_eq!((m.capacity(), m.free_slots()), (Some(3), 3));
+    for local in 0..3 {
+        m.insert(&buf(0x1000, 4), TaskId::new(0, local)).unwrap();
+        assert_eq!(m.free_slots(), 2 - local as usize);
+    }
+    assert_eq!(
+        m.insert(&buf(0x1000, 4), TaskId::new(0, 3)),
+        Err(TensorMapFull { capacity: 3 })
+    );
+    m.set_watermark(0, 1);
+    m.reclaim_retired();
+    assert_eq!(m.free_slots(), 1, "a freed entry is reusable");
+    m.insert(&buf(0x1000, 4), TaskId::new(0, 3)).unwrap();
+    let u = TensorMap::new(TensorMapConfig::unbounded());
+    assert_eq!((u.capacity(), u.free_slots()), (None, usize::MAX));
+}
+
+/// A map whose addresses become hot past 4 same-address entries.
+fn hot_map() -> TensorMap {
+    TensorMap::new(TensorMapConfig {
+        hot_threshold: 4,
+        ..TensorMapConfig::unbounded()
+    })
+}
+
+#[test]
+fn an_address_is_promoted_past_the_threshold_and_lookups_agree() {
+    let x = buf(0x1000, 64);
+    let tile = |i: u32| x.view(&[8], &[8 * i]).unwrap();
+    let mut m = hot_map();
+    for i in 0..4 {
+        m.insert(&tile(i), TaskId::new(0, i)).unwrap();
+    }
+    assert_eq!(hits(&mut m, &tile(1)), [(TaskId::new(0, 1), Overlap::Covered)]);
+    assert_eq!(
+        m.hot_addresses(),
+        0,
+        "4 same-address entries are not past the threshold"
+    );
+    m.insert(&tile(4), TaskId::new(0, 4)).unwrap();
+    assert_eq!(hits(&mut m, &tile(2)), [(TaskId::new(0, 2), Overlap::Covered)]);
+    assert_eq!(m.hot_addresses(), 1, "5 are");
+    // After the promotion: the same answers, newest first, and new inserts join the index.
+    m.insert(&tile(2), TaskId::new(0, 5)).unwrap();
+    assert_eq!(
+        hits(&mut m, &x),
+        [
+            (TaskId::new(0, 5), Overlap::Covered),
+            (TaskId::new(0, 4), Overlap::Covered),
+            (TaskId::new(0, 3), Overlap::Covered),
+            (TaskId::new(0, 2), Overlap::Covered),
+            (TaskId::new(0, 1), Overlap::Covered),
+            (TaskId::new(0, 0), Overlap::Covered),
+        ]
+    );
+    assert_eq!(m.last_hot_candidates(), 6);
+    // Another address stays in the bucket chains.
+    m.insert(&buf(0x9000, 8), TaskId::new(0, 6)).unwrap();
+    assert_eq!(hits(&mut m, &buf(0x9000, 8)).len(), 1);
+    assert_eq!(m.hot_addresses(), 1);
+}
+
+#[test]
+fn a_hot_lookup_examines_only_entries_that_can_reach_the_consumer() {
+    let x = buf(0x1000, 128);
+    let tile = |i: u32| x.view(&[8], &[8 * i]).unwrap();
+    let mut m = hot_map();
+    for i in 0..16 {
+        m.insert(&tile(i), TaskId::new(0, i)).unwrap();
+    }
+    hits(&mut m, &tile(0));
+    assert_eq!(m.hot_addresses(), 1);
+    // Tile 5 spans [40, 48); tiles start every 8 and span 8: tiles 4 (starts at 32 = 40 - 8)
+    // and 5 can reach it; tile 6 starts at its end (48) and cannot.
+    assert_eq!(hits(&mut m, &tile(5)), [(TaskId::new(0, 5), Overlap::Covered)]);
+    assert_eq!(m.last_hot_candidates(), 2, "tiles 4 and 5 only");
+    // A consumer of the same version as every entry is not "newer": still only nearby tiles.
+    let same = tile(5).with_version(0);
+    hits(&mut m, &same);
+    assert_eq!(m.last_hot_candidates(), 2);
+    // A newer consumer overlaps every older entry wherever it lies: all are examined.
+    let newer = tile(5).with_version(1);
+    assert_eq!(hits(&mut m, &newer).len(), 16);
+    assert_eq!(m.last_hot_candidates(), 16);
+}
