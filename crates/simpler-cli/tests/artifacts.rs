@@ -5,28 +5,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn simpler_cmd(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_simpler"));
-    c.args(args);
-    c
-}
-
-fn simpler(args: &[&str]) -> Output {
-    simpler_cmd(args).output().expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
+mod common;
+use common::{read_json, simpler, simpler_cmd, text};
 
 /// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
 fn slow_workload(dir: &Path, n: u32) -> PathBuf {
@@ -114,6 +99,11 @@ fn temporaries(dir: &Path) -> Vec<String> {
             name.starts_with('.') && name != ".simpler.lock"
         })
         .collect()
+}
+
+fn assert_no_temporaries(dir: &Path) {
+    let left = temporaries(dir);
+    assert!(left.is_empty(), "temporaries left in {}: {left:?}", dir.display());
 }
 
 /// Every file the folder holds besides the lock and the manifest is one the manifest lists,
@@ -213,7 +203,7 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
     let deps = read_json(&prefix.join("deps.json"));
     assert_eq!(deps["tasks"].as_array().unwrap().len(), 200);
     simpler_artifacts::swimlane::read_swimlane_file(&prefix.join("l2_swimlane_records.json")).unwrap();
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
 }
 
 #[test]
@@ -280,7 +270,7 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
         "{stderr}"
     );
     assert!(!prefix.join("deps.json").exists());
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
     let m = assert_only_manifest_files(&prefix);
     assert_eq!(m["status"], "completed");
     let dep_gen = &m["diagnostics"].as_array().unwrap()[1];
@@ -310,7 +300,7 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
         text(&out.stderr)
     );
     assert!(!prefix.join("deps_viewer.txt").exists());
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
 }
 
 /// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with
@@ -380,7 +370,7 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
     // What the host already held is written, and marked partial.
     assert_eq!(outcome("l2_swimlane"), "partial");
     simpler_artifacts::swimlane::read_swimlane_file(&prefix.join("l2_swimlane_records.json")).unwrap();
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
 }
 
 #[test]
@@ -437,7 +427,7 @@ fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
         prefix.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
 }
 
 #[test]
@@ -473,7 +463,7 @@ fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     signal(&child, "INT");
     assert_eq!(child.wait().unwrap().code(), Some(130));
     assert!(!prefix.join("deps_viewer.txt").exists());
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
 }
 
 #[test]
@@ -505,7 +495,7 @@ fn after_kill_9_the_next_run_removes_the_temporaries() {
     for t in &left {
         assert!(stdout.contains(t.as_str()), "{t} reported as removed: {stdout}");
     }
-    assert!(temporaries(&prefix).is_empty(), "{:?}", temporaries(&prefix));
+    assert_no_temporaries(&prefix);
     assert_only_manifest_files(&prefix);
 }
 

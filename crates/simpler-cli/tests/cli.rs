@@ -2,25 +2,11 @@
 //! errors users see.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn simpler(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_simpler"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
+mod common;
+use common::{read_json, simpler, text};
 
 #[test]
 fn the_main_job_writes_every_artifact_and_report() {

@@ -3,23 +3,10 @@
 //! 101 or 134) or works, and documented limits hold at their edge.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn simpler_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_simpler"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
-
-fn simpler(args: &[&str]) -> Output {
-    simpler_in(Path::new("."), args)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{simpler, simpler_in, text};
 
 /// Exit status and stderr; asserts the process did not panic (101) or abort (134).
 fn run_checked(args: &[&str]) -> (i32, String, String) {

@@ -275,13 +275,22 @@ pub(crate) fn execute(
         .checked_add(cfg.timeout)
         .unwrap_or_else(|| start + Duration::from_secs(1 << 30));
     let exited = || shared.threads_exited.load(Ordering::Acquire) >= all;
+    // Latches `code`, wakes every thread, and gives them the grace period to exit.
+    let stop = |code: FatalCode, message: String| {
+        shared.fatal.raise(code, message);
+        shared.wake_all();
+        let grace = Instant::now() + cfg.faults.abandon_grace.unwrap_or(ABANDON_GRACE);
+        while !exited() && Instant::now() < grace {
+            shared.done_sleep.sleep_unless(PARK_TICK, exited);
+        }
+    };
     let mut interrupted = false;
     while !exited() {
         let now = Instant::now();
         if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
             // Stopped from outside: whatever the threads do now, the close is unproven.
             interrupted = true;
-            shared.fatal.raise(
+            stop(
                 FatalCode::Interrupted,
                 format!(
                     "the run was interrupted (SIGINT/SIGTERM) after {} tasks completed; diagnostics \
@@ -289,15 +298,10 @@ pub(crate) fn execute(
                     shared.completed.load(Ordering::Acquire)
                 ),
             );
-            shared.wake_all();
-            let grace = Instant::now() + cfg.faults.abandon_grace.unwrap_or(ABANDON_GRACE);
-            while !exited() && Instant::now() < grace {
-                shared.done_sleep.sleep_unless(PARK_TICK, exited);
-            }
             break;
         }
         if now >= deadline {
-            shared.fatal.raise(
+            stop(
                 FatalCode::SchedulerTimeout,
                 format!(
                     "the run did not finish within {:?}: {}; a kernel may never return, or raise \
@@ -317,11 +321,6 @@ pub(crate) fn execute(
                     },
                 ),
             );
-            shared.wake_all();
-            let grace = Instant::now() + cfg.faults.abandon_grace.unwrap_or(ABANDON_GRACE);
-            while !exited() && Instant::now() < grace {
-                shared.done_sleep.sleep_unless(PARK_TICK, exited);
-            }
             break;
         }
         shared

@@ -112,6 +112,35 @@ pub(crate) const REGISTRY: &[StartFn] = &[
     name_map::start,
 ];
 
+/// A collector's manifest entry: `written` is the file it left (path and size), `partial` says
+/// that file lacks records, `write_failed` that writing failed (else a missing file was
+/// withheld); `reason` explains anything but a complete file.
+pub(crate) fn manifest_entry(
+    name: &str,
+    folder: &Path,
+    written: Option<(&Path, u64)>,
+    partial: bool,
+    write_failed: bool,
+    reason: Option<String>,
+) -> DiagnosticEntry {
+    use simpler_artifacts::manifest::Outcome;
+    let outcome = match written {
+        Some(_) if partial => Outcome::Partial,
+        Some(_) => Outcome::Written,
+        None if write_failed => Outcome::Failed,
+        None => Outcome::Withheld,
+    };
+    DiagnosticEntry {
+        name: name.into(),
+        outcome,
+        reason,
+        files: written
+            .map(|(p, bytes)| file_entry(folder, p, bytes))
+            .into_iter()
+            .collect(),
+    }
+}
+
 /// The manifest entry of a file a collector wrote under `folder`.
 pub(crate) fn file_entry(folder: &Path, path: &Path, bytes: u64) -> FileEntry {
     FileEntry {

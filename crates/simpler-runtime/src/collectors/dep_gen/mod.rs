@@ -17,7 +17,7 @@ pub(crate) mod replay;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_artifacts::manifest::DiagnosticEntry;
 
 pub use graph::GraphCounts;
 pub use record::{slots_for, INLINE_DEPS, OVERFLOW_DEPS, SLOTS_PER_BUFFER};
@@ -67,17 +67,15 @@ pub const NAME: &str = "dep_gen";
 impl DepGenOutcome {
     /// This outcome as a manifest entry.
     pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
-        let (outcome, files) = match &self.path {
-            Some(p) => (Outcome::Written, vec![super::file_entry(folder, p, self.bytes)]),
-            None if self.write_failed => (Outcome::Failed, vec![]),
-            None => (Outcome::Withheld, vec![]),
-        };
-        DiagnosticEntry {
-            name: NAME.into(),
-            outcome,
-            reason: self.problem.clone(),
-            files,
-        }
+        let written = self.path.as_deref().map(|p| (p, self.bytes));
+        super::manifest_entry(
+            NAME,
+            folder,
+            written,
+            false,
+            self.write_failed,
+            self.problem.clone(),
+        )
     }
 }
 

@@ -149,6 +149,19 @@ impl ExportJob {
     }
 }
 
+/// Publishes `job` now (replacing an older file) and records the result in `out`.
+fn publish_into(job: &ExportJob, out: &mut ScopeStatsOutcome) {
+    match job.publish(true) {
+        Ok((_, bytes)) => out.bytes = bytes,
+        Err(e) => {
+            out.path = None;
+            out.verdict = "not_written".into();
+            out.write_failed = true;
+            out.note = Some(e);
+        }
+    }
+}
+
 fn capacity_fields(m: &mut Metadata, caps: &Capacities) {
     m.task_window_max = Some(caps.task_window.to_vec());
     m.heap_max = Some(caps.heap.to_vec());
@@ -240,15 +253,7 @@ pub(crate) fn close_run(
             out.background = true;
             bg.submit(job);
         }
-        None => match job.publish(true) {
-            Ok((_, bytes)) => out.bytes = bytes,
-            Err(e) => {
-                out.path = None;
-                out.verdict = "not_written".into();
-                out.write_failed = true;
-                out.note = Some(e);
-            }
-        },
+        None => publish_into(&job, &mut out),
     }
     out
 }
@@ -307,15 +312,7 @@ fn close_unproven(
         verdict: CollectionVerdict::PartialCutUnknown,
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
-    match job.publish(true) {
-        Ok((_, bytes)) => out.bytes = bytes,
-        Err(e) => {
-            out.path = None;
-            out.verdict = "not_written".into();
-            out.write_failed = true;
-            out.note = Some(e);
-        }
-    }
+    publish_into(&job, &mut out);
     out
 }
 

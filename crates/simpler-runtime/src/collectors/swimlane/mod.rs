@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
+use simpler_artifacts::manifest::DiagnosticEntry;
 use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
 
-use super::{file_entry, Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
+use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 
 use crate::collectors::channel::{BufferChannel, CollectorThread, Producer, Records};
 
@@ -330,18 +330,16 @@ pub struct SwimlaneOutcome {
 impl SwimlaneOutcome {
     /// This outcome as a manifest entry.
     pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
-        let (outcome, files) = match &self.path {
-            Some(p) if self.problem.is_none() => (Outcome::Written, vec![file_entry(folder, p, self.bytes)]),
-            Some(p) => (Outcome::Partial, vec![file_entry(folder, p, self.bytes)]),
-            None if self.write_failed => (Outcome::Failed, vec![]),
-            None => (Outcome::Withheld, vec![]),
-        };
-        DiagnosticEntry {
-            name: NAME.into(),
-            outcome,
-            reason: self.problem.clone(),
-            files,
-        }
+        let written = self.path.as_deref().map(|p| (p, self.bytes));
+        let partial = self.problem.is_some();
+        super::manifest_entry(
+            NAME,
+            folder,
+            written,
+            partial,
+            self.write_failed,
+            self.problem.clone(),
+        )
     }
 }
 

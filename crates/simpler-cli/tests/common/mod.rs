@@ -1,0 +1,36 @@
+//! What the binary's tests share: running `simpler`, reading its output and its JSON files.
+// Each test file uses its own subset.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A `simpler` command with `args`, to adjust (environment, pipes) before running.
+pub fn simpler_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simpler"));
+    c.args(args);
+    c
+}
+
+/// Runs `simpler` with `args` in the current folder.
+pub fn simpler(args: &[&str]) -> Output {
+    simpler_cmd(args).output().expect("the binary runs")
+}
+
+/// Runs `simpler` with `args` in `dir`.
+pub fn simpler_in(dir: &Path, args: &[&str]) -> Output {
+    simpler_cmd(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A JSON file's value.
+pub fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
