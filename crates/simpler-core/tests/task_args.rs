@@ -99,6 +99,16 @@ fn every_builder_method_chains_on_the_same_args_and_reads_back() {
 }
 
 #[test]
+fn the_runtime_replaces_an_output_with_its_materialized_tensor() {
+    let ci = TensorCreateInfo::new(&[4], DType::Float32).unwrap();
+    let mut a = TaskArgs::new();
+    a.input(t(0x1000)).output(ci);
+    assert_eq!(a.tensors_mut().len(), 2);
+    a.tensors_mut()[1] = TensorArg::Inout(ci.materialize(0x9000, TaskId::new(0, 3)));
+    assert_eq!(a.tensors()[1].tensor().map(Tensor::addr), Some(0x9000));
+}
+
+#[test]
 fn with_tag_builds_every_tag_but_output() {
     for tag in TAGS {
         match TensorArg::with_tag(tag, t(0x1000)) {
