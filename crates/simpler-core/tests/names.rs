@@ -72,3 +72,16 @@ fn contiguous_tensors_take_one_to_five_dimensions() {
         TensorError::BadRank(0)
     );
 }
+
+#[test]
+fn a_tensor_debug_prints_its_view_not_its_padding() {
+    let t = Tensor::contiguous(0x1000, 96, &[4, 6], DType::Float32, TaskId::new(1, 2))
+        .unwrap()
+        .view(&[2, 3], &[1, 2])
+        .unwrap();
+    assert_eq!(
+        format!("{t:?}"),
+        "Tensor { addr: 0x1000, size_bytes: 96, owner: TaskId(1, 2), start_offset: 8, version: 0, \
+         dtype: Float32, manual_dep: false, shape: [2, 3], strides: [6, 1] }"
+    );
+}
