@@ -177,6 +177,7 @@ fn reshape_and_transpose() {
 #[test]
 fn create_info_sizes_and_materialization() {
     let ci = TensorCreateInfo::new(&[3, 5], DType::Float16).unwrap();
+    assert_eq!((ci.dtype(), ci.shape()), (DType::Float16, &[3, 5][..]));
     assert_eq!(ci.buffer_size_bytes(), 1024, "outputs are padded to 1024 bytes");
     let big = TensorCreateInfo::new(&[600], DType::Float32).unwrap();
     assert_eq!(big.buffer_size_bytes(), 3072);

@@ -160,3 +160,56 @@ fn a_hot_lookup_examines_only_entries_that_can_reach_the_consumer() {
     assert_eq!(hits(&mut m, &newer).len(), 16);
     assert_eq!(m.last_hot_candidates(), 16);
 }
+
+#[test]
+fn a_live_tasks_chain_survives_a_cleanup_of_its_slot() {
+    // Window 4: task 4 shares slot 0 with the retired tasks 0..4's first.
+    let mut m = TensorMap::new(TensorMapConfig::bounded(64, [4; 4]));
+    m.insert(&buf(0x1000, 4), TaskId::new(0, 4)).unwrap();
+    m.set_watermark(0, 4);
+    assert_eq!(
+        m.reclaim_retired(),
+        0,
+        "task 4 is the oldest live task, not retired"
+    );
+    assert_eq!(
+        hits(&mut m, &buf(0x1000, 4)),
+        [(TaskId::new(0, 4), Overlap::Covered)]
+    );
+    // Task 4 retires; task 8 takes slot 0 (the submit's sync frees task 4's chain first).
+    m.set_watermark(0, 5);
+    for local in [8, 9, 10, 11] {
+        m.sync(TaskId::new(0, local));
+        m.insert(&buf(0x2000 + u64::from(local) * 0x100, 4), TaskId::new(0, local))
+            .unwrap();
+    }
+    assert_eq!(m.in_use(), 4);
+    // A jump of the watermark by more than a window still reaches every slot: task 8's chain
+    // (slot 0, the slot of local 996 = 1000 - window) is freed with the others.
+    m.set_watermark(0, 1000);
+    assert_eq!(m.reclaim_retired(), 4);
+    assert_eq!(m.in_use(), 0);
+}
+
+#[test]
+fn any_bucket_count_and_any_address_work() {
+    for buckets in [1, 2, 4096] {
+        let mut m = TensorMap::new(TensorMapConfig {
+            buckets,
+            ..TensorMapConfig::unbounded()
+        });
+        // Odd addresses hash to every bucket, not only the ones of page-aligned addresses.
+        for i in 0..64u64 {
+            m.insert(&buf(0x1001 + i * 0x1235, 4), TaskId::new(0, i as u32))
+                .unwrap();
+        }
+        for i in 0..64u64 {
+            let got = hits(&mut m, &buf(0x1001 + i * 0x1235, 4));
+            assert_eq!(
+                got,
+                [(TaskId::new(0, i as u32), Overlap::Covered)],
+                "buckets {buckets}"
+            );
+        }
+    }
+}
