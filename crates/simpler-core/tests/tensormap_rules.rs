@@ -213,3 +213,25 @@ fn any_bucket_count_and_any_address_work() {
         }
     }
 }
+
+#[test]
+fn a_hot_address_whose_entries_all_retire_is_hot_no_more() {
+    let mut m = TensorMap::new(TensorMapConfig {
+        hot_threshold: 4,
+        ..TensorMapConfig::bounded(64, [16; 4])
+    });
+    let x = buf(0x1000, 64);
+    for i in 0..5 {
+        m.insert(&x.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, i))
+            .unwrap();
+    }
+    hits(&mut m, &x);
+    assert_eq!(m.hot_addresses(), 1);
+    m.set_watermark(0, 5);
+    assert_eq!(m.reclaim_retired(), 5);
+    assert_eq!(m.hot_addresses(), 0, "the empty index is dropped");
+    // The address starts over in the bucket chains.
+    m.insert(&x, TaskId::new(0, 5)).unwrap();
+    assert_eq!(hits(&mut m, &x), [(TaskId::new(0, 5), Overlap::Covered)]);
+    assert_eq!(m.hot_addresses(), 0);
+}
