@@ -1,16 +1,16 @@
 //! Diagnostics collectors: device-side producers hand fixed-size buffers to host collectors
-//! through bounded queues ([`channel`]); host code streams them to disk.
+//! through bounded queues (`channel`); host code streams them to disk.
 //!
 //! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
 //! - [`dep_gen`]: every submit captured and replayed → `deps.json`.
 //! - [`swimlane`]: per-task timing → `l2_swimlane_records.json`.
-//! - [`name_map`]: kernel names → `name_map.json`.
+//! - `name_map`: kernel names → `name_map.json`.
 //!
-//! Every collector implements [`Collector`]: its `start` function (listed in [`REGISTRY`])
+//! Every collector implements `Collector`: its `start` function (listed in `REGISTRY`)
 //! returns `None` when the configuration does not enable it, or starts its host side and puts
-//! its producers into the run's [`Probes`]; after the run, `close` turns what the host holds
-//! (and, with producer-stop proof, the producers' [`Finals`]) into files and a manifest entry.
-//! [`session`] runs the registry; [`output`] owns the output folder and the run manifest.
+//! its producers into the run's `Probes`; after the run, `close` turns what the host holds
+//! (and, with producer-stop proof, the producers' `Finals`) into files and a manifest entry.
+//! `session` runs the registry; `output` owns the output folder and the run manifest.
 
 pub(crate) mod channel;
 pub mod dep_gen;
