@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{read_json, simpler, simpler_cmd, text};
+use common::{dep_gen_run, read_json, simpler, simpler_cmd, text};
 
 /// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
 fn slow_workload(dir: &Path, n: u32) -> PathBuf {
@@ -280,14 +280,7 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
     );
 
     // A tool's output: the text view fails after 50 bytes; no deps_viewer.txt appears.
-    let ok = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    assert!(ok.status.success());
+    dep_gen_run(&prefix);
     std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
     let out = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
         .env("SIMPLER_FAULT_WRITE", "deps_viewer.txt:fail=50")
@@ -419,14 +412,7 @@ fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
         "{left:?}"
     );
     assert_eq!(read_json(&prefix.join("run.json"))["status"], "running");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    dep_gen_run(&prefix);
     assert_no_temporaries(&prefix);
 }
 
@@ -434,14 +420,7 @@ fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
 fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let ok = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    assert!(ok.status.success());
+    dep_gen_run(&prefix);
     std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();
     let mut child = simpler_cmd(&["deps-viewer", prefix.join("deps.json").to_str().unwrap()])
         .env("SIMPLER_FAULT_WRITE", "deps_viewer.txt:stall=100")
@@ -483,14 +462,7 @@ fn after_kill_9_the_next_run_removes_the_temporaries() {
     // The dead run's manifest still says running: every tool warns about its files.
     assert_eq!(read_json(&prefix.join("run.json"))["status"], "running");
 
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = dep_gen_run(&prefix);
     let stdout = text(&out.stdout);
     for t in &left {
         assert!(stdout.contains(t.as_str()), "{t} reported as removed: {stdout}");
@@ -560,14 +532,7 @@ fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
 
     // A stale file: a deps.json put into a completed run's folder by hand.
     let good = dir.path().join("good");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        good.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
+    dep_gen_run(&good);
     std::fs::copy(&deps, good.join("deps.json")).unwrap();
     let out = simpler(&["deps-viewer", good.join("deps.json").to_str().unwrap()]);
     let stderr = text(&out.stderr);

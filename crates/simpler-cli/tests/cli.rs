@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 mod common;
-use common::{read_json, simpler, text};
+use common::{dep_gen_run, read_json, simpler, text};
 
 #[test]
 fn the_main_job_writes_every_artifact_and_report() {
@@ -90,14 +90,7 @@ fn the_main_job_writes_every_artifact_and_report() {
 fn html_only_viewer_flags_are_rejected_in_text_mode() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let ok = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-dep-gen",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    assert!(ok.status.success());
+    dep_gen_run(&prefix);
     let deps = prefix.join("deps.json");
     for flag in [
         &["--direction", "LR"][..],

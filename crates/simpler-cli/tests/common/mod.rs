@@ -34,3 +34,16 @@ pub fn text(b: &[u8]) -> String {
 pub fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
+
+/// Runs vector_example with dep_gen into `prefix` and asserts that it succeeded.
+pub fn dep_gen_run(prefix: &Path) -> Output {
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    out
+}
