@@ -9,6 +9,7 @@
 
 pub mod deps;
 pub mod find;
+pub mod host;
 pub mod html;
 pub mod interrupt;
 pub mod manifest;

@@ -346,7 +346,7 @@ impl CallConfig {
             )));
         }
         let sizes = self.runtime_env.resolve()?;
-        self.check_host_memory(&sizes, host_memory_bytes())?;
+        self.check_host_memory(&sizes, simpler_artifacts::host::mem_total_bytes())?;
         Ok(sizes)
     }
 
@@ -391,14 +391,6 @@ impl CallConfig {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         cores.saturating_sub(1).clamp(1, 3)
     }
-}
-
-/// This machine's physical memory (`MemTotal` of `/proc/meminfo`), when it can be read.
-fn host_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
 }
 
 /// Bytes with a binary prefix, e.g. `4.0 TiB`.

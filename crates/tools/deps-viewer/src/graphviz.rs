@@ -9,15 +9,7 @@ use anyhow::{bail, Context};
 /// The address-space limit a Graphviz program runs under: half of this machine's memory
 /// (`MemTotal`), so a layout too big for the host fails with a message instead of exhausting it.
 pub fn memory_limit() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = text
-        .lines()
-        .find(|l| l.starts_with("MemTotal:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    Some(kib / 2 * 1024)
+    simpler_artifacts::host::mem_total_bytes().map(|b| b / 2)
 }
 
 /// True when `program` is an executable file on `PATH` (or a path to one).
