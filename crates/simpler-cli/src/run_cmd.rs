@@ -41,7 +41,7 @@ pub struct RunArgs {
     /// Example parameter KEY=VALUE (e.g. size=4096).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
-    /// Where diagnostics go (default: outputs/<example>_<case>_<timestamp>/).
+    /// Where diagnostics go (default: `outputs/<example>_<case>_<timestamp>/`).
     #[arg(long)]
     pub output_prefix: Option<PathBuf>,
     /// Number of clusters (1 AIC + 2 AIV each).

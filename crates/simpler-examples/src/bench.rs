@@ -23,7 +23,7 @@ pub enum Workload {
     Chain,
     /// One writer, 64 readers, one joiner reading all 64 results; repeated.
     FanOutFanIn,
-    /// C[i,j] += A[i,k]·B[k,j] tiles on AIC, one scope per row and a nested one per tile.
+    /// `C[i,j] += A[i,k]·B[k,j]` tiles on AIC, one scope per row and a nested one per tile.
     TiledGemm,
     /// Independent 4-argument tasks (two INPUT, two OUTPUT_EXISTING slices over 4096 slots).
     Independent4,

@@ -1,6 +1,6 @@
 //! The chain barrier (reference §6): N AIC producers each INOUT on X, one dummy barrier with
 //! N explicit deps (64 inline, the rest in overflow slots of 582), and one consumer that waits
-//! on the barrier and copies X[0] into Y[0]. Golden: X[0] = Y[0] = 42.
+//! on the barrier and copies `X[0]` into `Y[0]`. Golden: `X[0] = Y[0] = 42`.
 
 use anyhow::Result;
 use simpler_core::{DType, TaskArgs, TaskId};

@@ -1,9 +1,9 @@
 //! dep_gen: the complete, tensor-annotated dependency graph of a run, as `deps.json`.
 //!
-//! - `tmr`: [`capture`] writes one record chain per submit (before any lookup) into fixed-size
-//!   buffers; the host [`replay`] re-runs them through the runtime's own dependency function
-//!   and an independent annotated mirror, and [`graph`] streams `deps.json`.
-//! - `hbg`: the orchestrator's own dependency calls feed [`graph`] directly (no records).
+//! - `tmr`: `capture` writes one record chain per submit (before any lookup) into fixed-size
+//!   buffers; the host `replay` re-runs them through the runtime's own dependency function
+//!   and an independent annotated mirror, and `graph` streams `deps.json`.
+//! - `hbg`: the orchestrator's own dependency calls feed `graph` directly (no records).
 //!
 //! `deps.json` is written only for a clean trace: nothing dropped, nothing left unflushed,
 //! `collected + dropped == total + total_overflow`, and both replay passes agreeing on every

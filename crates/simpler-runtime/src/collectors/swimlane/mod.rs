@@ -2,7 +2,7 @@
 //! scheduler threads, dummy completions, and the orchestrator's submit spans, written to
 //! `l2_swimlane_records.json` (schema: `docs/swimlane.md`).
 //!
-//! Every run thread owns a [`SwimlaneProducer`] that fills fixed-capacity row buffers and hands
+//! Every run thread owns a `SwimlaneProducer` that fills fixed-capacity row buffers and hands
 //! them to one host collector through the bounded buffer channel; the collector spills rows to
 //! per-section files while the run goes on, and the close writes the final file in section
 //! order. Rows a producer could not hand over are counted and reported, never silently lost.
