@@ -58,6 +58,66 @@ impl ArgTag {
     pub const fn writes(self) -> bool {
         matches!(self, ArgTag::Output | ArgTag::Inout | ArgTag::OutputExisting)
     }
+
+    /// The dependency rule of this tag: what an argument with it reads from and registers in
+    /// the tensor map. This is the only place that says it; [`crate::compute_fanin`],
+    /// [`crate::register_outputs`], the dep_gen replay and the workload tools all ask here.
+    ///
+    /// Every argument that carries a tensor also gets the creator edge (to the task that
+    /// allocated its buffer), whatever the tag; `manual_dep` views and manual scopes turn the
+    /// tensor-map part off (see [`TagRule::effective`]).
+    pub const fn rule(self) -> TagRule {
+        match self {
+            ArgTag::Input => TagRule {
+                waits_for_writers: true,
+                supersedes_covered: false,
+                registers_writer: false,
+            },
+            ArgTag::Inout => TagRule {
+                waits_for_writers: true,
+                supersedes_covered: true,
+                registers_writer: true,
+            },
+            ArgTag::OutputExisting => TagRule {
+                waits_for_writers: false,
+                supersedes_covered: false,
+                registers_writer: true,
+            },
+            // OUTPUT has no tensor until the runtime allocates one (nothing earlier can have
+            // written it); NO_DEP is passed untracked.
+            ArgTag::Output | ArgTag::NoDep => TagRule::UNTRACKED,
+        }
+    }
+}
+
+/// What one tagged tensor argument does in the tensor map; see [`ArgTag::rule`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagRule {
+    /// Looks up earlier writers of overlapping views and waits for them (WAIT edges).
+    pub waits_for_writers: bool,
+    /// The lookup removes the entries this view covers: an in-place update supersedes them.
+    pub supersedes_covered: bool,
+    /// Registers the task as the latest writer of its view (one tensor-map entry).
+    pub registers_writer: bool,
+}
+
+impl TagRule {
+    /// Neither reads nor registers.
+    pub const UNTRACKED: TagRule = TagRule {
+        waits_for_writers: false,
+        supersedes_covered: false,
+        registers_writer: false,
+    };
+
+    /// The rule in force for a view with `manual_dep` set or not: `manual_dep` opts the view
+    /// out of the tensor map entirely (the creator edge stays).
+    pub const fn effective(self, manual_dep: bool) -> TagRule {
+        if manual_dep {
+            TagRule::UNTRACKED
+        } else {
+            self
+        }
+    }
 }
 
 /// One tensor argument with its tag.
@@ -96,6 +156,14 @@ impl TensorArg {
             | TensorArg::Inout(t)
             | TensorArg::OutputExisting(t)
             | TensorArg::NoDep(t) => Some(t),
+        }
+    }
+    /// The rule in force for this argument: its tag's, off for a `manual_dep` view.
+    #[inline]
+    pub fn rule(&self) -> TagRule {
+        match self.tensor() {
+            Some(t) => self.tag().rule().effective(t.manual_dep()),
+            None => TagRule::UNTRACKED,
         }
     }
     /// Builds an argument from a tag and a tensor (`Output` is not accepted: it needs a

@@ -9,10 +9,13 @@
 //! 1. explicit deps in array order (skipped when already retired by the map's watermark);
 //! 2. unless the scope is manual, per tensor argument in order (OUTPUT skipped):
 //!    a. the creator edge (`owner`, WAIT|RETAIN) for every tag, whatever `manual_dep` says;
-//!    b. for INPUT and INOUT without `manual_dep`, every overlapping tensor-map entry, newest
-//!    first (WAIT); an INOUT consumer removes entries it covers;
-//! 3. (after the caller made room) [`register_outputs`] inserts one entry per INOUT and
-//!    OUTPUT_EXISTING argument without `manual_dep`, unless the scope is manual.
+//!    b. when the argument's [`TagRule`](crate::TagRule) waits for writers, every overlapping
+//!    tensor-map entry, newest first (WAIT), removing the entries it covers when the rule
+//!    supersedes them;
+//! 3. (after the caller made room) [`register_outputs`] inserts one entry per argument whose
+//!    rule registers a writer, unless the scope is manual.
+//!
+//! What each tag does is [`ArgTag::rule`](crate::ArgTag::rule), and only there.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -20,7 +23,7 @@ use std::fmt;
 use std::ops::BitOr;
 
 use crate::tensormap::{Overlap, TensorMap, TensorMapFull};
-use crate::{ArgTag, DepKind, TaskId, Tensor, TensorArg};
+use crate::{DepKind, TaskId, Tensor, TensorArg};
 
 /// Edge flags: WAIT gates readiness, RETAIN keeps the producer's slot and heap alive until the
 /// consumer is released.
@@ -202,9 +205,9 @@ pub fn compute_fanin<S: FaninSink>(
             };
             sink.edge(&e).map_err(FaninError::Sink)?;
         }
-        let tag = arg.tag();
-        if matches!(tag, ArgTag::Input | ArgTag::Inout) && !t.manual_dep() {
-            tmap.lookup(t, tag == ArgTag::Inout, |producer, pv, ov| {
+        let rule = arg.rule();
+        if rule.waits_for_writers {
+            tmap.lookup(t, rule.supersedes_covered, |producer, pv, ov| {
                 sink.edge(&Edge {
                     producer,
                     flags: DepFlags::WAIT,
@@ -223,10 +226,7 @@ pub fn compute_fanin<S: FaninSink>(
 
 #[inline]
 fn registrable(arg: &TensorArg) -> Option<&Tensor> {
-    match arg {
-        TensorArg::Inout(t) | TensorArg::OutputExisting(t) if !t.manual_dep() => Some(t),
-        _ => None,
-    }
+    arg.tensor().filter(|_| arg.rule().registers_writer)
 }
 
 /// How many entries [`register_outputs`] will insert (so the caller can make room first).
@@ -237,7 +237,7 @@ pub fn registrable_outputs(manual_scope: bool, args: &[TensorArg]) -> usize {
     args.iter().filter(|a| registrable(a).is_some()).count()
 }
 
-/// Step 3: records `task` as the latest writer of its INOUT and OUTPUT_EXISTING views.
+/// Step 3: records `task` as the latest writer of every view whose rule registers a writer.
 pub fn register_outputs(
     task: TaskId,
     manual_scope: bool,

@@ -11,7 +11,8 @@ mod tensor;
 pub mod tensormap;
 
 pub use args::{
-    ArgError, ArgTag, DepKind, LaunchSpec, TaskArgs, TensorArg, INLINE_DEPS, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS,
+    ArgError, ArgTag, DepKind, LaunchSpec, TagRule, TaskArgs, TensorArg, INLINE_DEPS, MAX_SCALAR_ARGS,
+    MAX_TENSOR_ARGS,
 };
 pub use deps::{
     compute_fanin, register_outputs, registrable_outputs, DepFlags, Edge, EdgeSource, FaninError, FaninSet,

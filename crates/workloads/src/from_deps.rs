@@ -563,8 +563,9 @@ fn sim_arg(a: &ArgOp, addr: u64) -> Option<TensorArg> {
     }
 }
 
-/// deps.json does not record `manual_dep`. An INPUT or INOUT argument of an auto-scope task
-/// whose slice overlaps a live tensor-map entry, yet has no tensor-map edge in the capture,
+/// deps.json does not record `manual_dep`. An argument of an auto-scope task whose tag waits for
+/// earlier writers ([`ArgTag::rule`])
+/// and whose slice overlaps a live tensor-map entry, yet has no tensor-map edge in the capture,
 /// must have been `manual_dep` (or read a `manual_dep` writer's buffer, which gives the same
 /// edges): mark it so. Then advance the inference map exactly as the runtime would. Returns
 /// the number of arguments marked.
@@ -579,14 +580,14 @@ fn infer_manual_dep(
     let mut marked = 0;
     for (a, &(idx, addr)) in args.iter_mut().zip(meta) {
         let ArgOp::Tensor { tag, t } = a else { continue };
-        if !matches!(tag, ArgTag::Input | ArgTag::Inout) || t.view.manual_dep() {
+        if !tag.rule().effective(t.view.manual_dep()).waits_for_writers {
             continue;
         }
         if tensormap_args.contains(&(captured_id, idx)) {
             continue;
         }
-        let Some(TensorArg::Input(probe) | TensorArg::Inout(probe)) =
-            sim_arg(&ArgOp::Tensor { tag: *tag, t: *t }, addr)
+        let Some(probe) =
+            sim_arg(&ArgOp::Tensor { tag: *tag, t: *t }, addr).and_then(|a| a.tensor().copied())
         else {
             continue;
         };

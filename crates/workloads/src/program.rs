@@ -120,7 +120,7 @@ pub(crate) struct Program {
     pub outputs: usize,
     /// Number of tasks (submits, dummies and allocs).
     pub tasks: usize,
-    /// Tensor-map inserts (INOUT and OUTPUT_EXISTING without manual_dep).
+    /// Tensor-map inserts (arguments whose tag rule registers a writer).
     pub inserts: usize,
     /// Output bytes over the whole run.
     pub output_bytes: u64,
@@ -149,10 +149,7 @@ impl Program {
             match a {
                 ArgOp::Output { ci, .. } => self.output_bytes += ci.buffer_size_bytes(),
                 ArgOp::Tensor { tag, t } => {
-                    if !manual
-                        && matches!(tag, ArgTag::Inout | ArgTag::OutputExisting)
-                        && !t.view.manual_dep()
-                    {
+                    if !manual && tag.rule().effective(t.view.manual_dep()).registers_writer {
                         self.inserts += 1;
                     }
                 }

@@ -5,8 +5,8 @@ use std::sync::atomic::Ordering;
 
 use arrayvec::ArrayVec;
 use simpler_core::{
-    compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, EdgeSource, FaninError,
-    FaninSink, TaskArgs, TaskId, TensorArg, MAX_RINGS,
+    compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, FaninError, FaninSink,
+    TaskArgs, TaskId, TensorArg, MAX_RINGS,
 };
 
 use super::backpressure::Exhausted;
@@ -80,12 +80,7 @@ impl FaninSink for LiveSink<'_> {
             return Err(SinkError::NotSubmitted(pid));
         }
         if let Some(g) = self.graph.as_deref_mut() {
-            match (e.source, e.arg, e.consumer_view, e.producer_view) {
-                (EdgeSource::Explicit, ..) => g.explicit(pid, e.flags),
-                (EdgeSource::Creator, Some(arg), Some(c), _) => g.creator(pid, arg, c),
-                (EdgeSource::TensorMap, Some(arg), Some(c), Some(p)) => g.tensormap(pid, arg, c, p),
-                _ => {}
-            }
+            crate::collectors::dep_gen::annotate(g, e);
         }
         let r = &self.shared.rings[ring];
         let index = pid.local() & r.mask;

@@ -1,8 +1,8 @@
 //! dep_gen: the complete, tensor-annotated dependency graph of a run, as `deps.json`.
 //!
 //! - `tmr`: `capture` writes one record chain per submit (before any lookup) into fixed-size
-//!   buffers; the host `replay` re-runs them through the runtime's own dependency function
-//!   and an independent annotated mirror, and `graph` streams `deps.json`.
+//!   buffers; the host `replay` re-runs them twice through the runtime's own dependency
+//!   function (an oracle pass and an annotated pass), and `graph` streams `deps.json`.
 //! - `hbg`: the orchestrator's own dependency calls feed `graph` directly (no records).
 //!
 //! `deps.json` is written only for a clean trace: nothing dropped, nothing left unflushed,
@@ -28,6 +28,18 @@ use crate::config::RuntimeKind;
 use capture::CaptureFinal;
 use graph::GraphWriter;
 use replay::Replay;
+
+/// Writes one edge core's dependency function reported, annotated with its source and
+/// geometry: the one mapping from [`simpler_core::Edge`] to `edges[]`, for the replay and hbg.
+pub(crate) fn annotate(graph: &mut GraphWriter, e: &simpler_core::Edge<'_>) {
+    use simpler_core::EdgeSource;
+    match (e.source, e.arg, e.consumer_view, e.producer_view) {
+        (EdgeSource::Explicit, ..) => graph.explicit(e.producer, e.flags),
+        (EdgeSource::Creator, Some(arg), Some(c), _) => graph.creator(e.producer, arg, c),
+        (EdgeSource::TensorMap, Some(arg), Some(c), Some(p)) => graph.tensormap(e.producer, arg, c, p),
+        _ => {}
+    }
+}
 
 /// File name of the artifact under the output prefix.
 pub const ARTIFACT: &str = "deps.json";

@@ -1,17 +1,22 @@
-//! The host replay (`tmr`): every captured submit runs twice, through the runtime's own
-//! dependency function (the oracle) and through an independent mirror of its steps that
-//! records each edge's source and geometry (the annotated pass), against two tensor maps that
-//! never retire anything. The two producer sets (with OR-ed flags) must agree record by record;
-//! the first disagreement stops the graph (no deps.json is written).
+//! The host replay (`tmr`): every captured submit runs twice through the runtime's own
+//! dependency function ([`compute_fanin`]), against two tensor maps that never retire
+//! anything: the oracle pass collects the producer set, the annotated pass writes each edge
+//! core reports (source, argument, both views) to the graph. The two producer sets (with OR-ed
+//! flags) must agree record by record; the first disagreement stops the graph (no deps.json is
+//! written). The dependency rule itself lives in `simpler-core` only ([`ArgTag::rule`]), so the
+//! gate checks the replay's own plumbing: the capture decoding, the two maps' histories, the
+//! annotation sink's de-duplication.
 //!
 //! The replay streams: it consumes buffers as the collector receives them and keeps only the
 //! two maps, the set of distinct tensors and the current record.
+//!
+//! [`ArgTag::rule`]: simpler_core::ArgTag::rule
 
 use std::path::Path;
 use std::sync::Arc;
 
 use simpler_core::{
-    compute_fanin, register_outputs, ArgTag, DType, DepFlags, DepKind, FaninSet, TaskId, TensorArg,
+    compute_fanin, register_outputs, DType, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
     TensorCreateInfo, TensorMap, TensorMapConfig,
 };
 
@@ -154,28 +159,16 @@ impl Replay {
             return;
         }
 
-        // Annotated pass: an independent mirror of the steps, recording every edge.
+        // Annotated pass: the same dependency function against the second map, every edge
+        // written to the graph with its geometry as core reports it.
         annot_set.clear();
-        for &(p, kind) in deps.iter() {
-            annot_set.add(p, kind.flags());
-            graph.explicit(p, kind.flags());
-        }
-        if !manual {
-            for (i, a) in args.iter().enumerate() {
-                let Some(t) = a.tensor() else { continue };
-                if t.owner().is_valid() {
-                    annot_set.add(t.owner(), DepFlags::WAIT_RETAIN);
-                    graph.creator(t.owner(), i, t);
-                }
-                let tag = a.tag();
-                if matches!(tag, ArgTag::Input | ArgTag::Inout) && !t.manual_dep() {
-                    let _ = annot.lookup::<()>(t, tag == ArgTag::Inout, |p, pv, _| {
-                        annot_set.add(p, DepFlags::WAIT);
-                        graph.tensormap(p, i, t, pv);
-                        Ok(())
-                    });
-                }
-            }
+        let mut sink = Annotator {
+            set: annot_set,
+            graph,
+        };
+        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), annot, &mut sink) {
+            self.problem = Some(format!("task {id} (annotated pass): {}", e));
+            return;
         }
         let mut want: Vec<_> = oracle_set.edges().to_vec();
         let mut got: Vec<_> = annot_set.edges().to_vec();
@@ -199,6 +192,22 @@ impl Replay {
         }
         let _ = register_outputs(id, manual, args, oracle);
         let _ = register_outputs(id, manual, args, annot);
+    }
+}
+
+/// The annotated pass's sink: de-duplicates like the oracle's [`FaninSet`] and writes every
+/// edge to the graph.
+struct Annotator<'a> {
+    set: &'a mut FaninSet,
+    graph: &'a mut GraphWriter,
+}
+
+impl FaninSink for Annotator<'_> {
+    type Error = std::convert::Infallible;
+    fn edge(&mut self, e: &Edge<'_>) -> Result<(), Self::Error> {
+        self.set.add(e.producer, e.flags);
+        super::annotate(self.graph, e);
+        Ok(())
     }
 }
 
