@@ -14,8 +14,8 @@ pub struct BenchArgs {
     #[arg(long = "workload", value_name = "NAME")]
     pub workloads: Vec<Workload>,
     /// Runtimes to run (default: both).
-    #[arg(long = "runtime", value_parser = ["tmr", "hbg"])]
-    pub runtimes: Vec<String>,
+    #[arg(long = "runtime", value_enum)]
+    pub runtimes: Vec<RuntimeKind>,
     /// Instead: on tmr, run each workload (default: independent4 and scopes) with every
     /// diagnostic off, then each one on, then all on, and print the overhead ratios.
     #[arg(long)]
@@ -190,10 +190,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let runtimes: Vec<RuntimeKind> = if args.runtimes.is_empty() {
         vec![RuntimeKind::Tmr, RuntimeKind::Hbg]
     } else {
-        args.runtimes
-            .iter()
-            .filter_map(|r| RuntimeKind::from_name(r))
-            .collect()
+        args.runtimes.clone()
     };
     let w = bench_worker()?;
     println!(

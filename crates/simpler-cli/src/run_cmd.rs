@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use simpler_artifacts::output_folder::unique_folder;
 use simpler_artifacts::time::utc_stamp;
-use simpler_runtime::{CallConfig, RunError, RunReport, RuntimeEnv, RuntimeKind};
+use simpler_runtime::config::{runtime_env, Settings};
+use simpler_runtime::{RunError, RunReport, RuntimeEnv, RuntimeKind};
 
 use crate::exit::{Exit, DIAGNOSTIC_LOST};
 
@@ -24,8 +25,8 @@ pub struct RunArgs {
     pub list: bool,
     /// Runtime: tmr (orchestration concurrent with execution, the default) or hbg (host-built
     /// graph). A workload file may set it; this flag overrides the file.
-    #[arg(long, value_parser = ["tmr", "hbg"])]
-    pub runtime: Option<String>,
+    #[arg(long, value_enum)]
+    pub runtime: Option<RuntimeKind>,
     /// Record per-scope resource samples (scope_stats/scope_stats.jsonl).
     #[arg(long)]
     pub enable_scope_stats: bool,
@@ -36,7 +37,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub enable_l2_swimlane: bool,
     /// Ring size override KEY=VALUE; VALUE is one number or four comma-separated numbers.
-    #[arg(long = "runtime-env", value_name = "KEY=VALUE")]
+    #[arg(long = "runtime-env", value_name = "KEY=VALUE", long_help = runtime_env::help())]
     pub runtime_env: Vec<String>,
     /// Example parameter KEY=VALUE (e.g. size=4096).
     #[arg(long = "param", value_name = "KEY=VALUE")]
@@ -44,19 +45,44 @@ pub struct RunArgs {
     /// Where diagnostics go (default: `outputs/<example>_<case>_<timestamp>/`).
     #[arg(long)]
     pub output_prefix: Option<PathBuf>,
-    /// Number of clusters (1 AIC + 2 AIV each).
-    #[arg(long, default_value_t = simpler_runtime::config::DEFAULT_CLUSTERS)]
-    pub clusters: usize,
-    /// Scheduler threads (0 = cores - 1, at least 1).
-    #[arg(long, default_value_t = 0)]
-    pub scheduler_threads: usize,
-    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds.
-    #[arg(long, default_value_t = 300)]
-    pub timeout_secs: u64,
+    /// Number of clusters (1 AIC + 2 AIV each) [default: 8, `DEFAULT_CLUSTERS`]. A workload
+    /// file may set it; this flag overrides the file.
+    #[arg(long)]
+    pub clusters: Option<usize>,
+    /// Scheduler threads [default: 0 = one fewer than the cores, in 1..=3].
+    #[arg(long)]
+    pub scheduler_threads: Option<usize>,
+    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds [default: 300].
+    #[arg(long)]
+    pub timeout_secs: Option<u64>,
     /// With --from-deps: re-run a deps.json even when its run manifest says the run did not
     /// complete or the file is not the one the run wrote.
     #[arg(long, requires = "from_deps")]
     pub allow_incomplete: bool,
+}
+
+impl RunArgs {
+    /// The command line's settings layer: what these flags set, nothing else. Workload files
+    /// and `--from-deps` put it over their own layer; an example run uses it alone.
+    pub fn settings(&self) -> Result<Settings> {
+        let env = RuntimeEnv::from_pairs(&self.runtime_env)?;
+        let on = |flag: bool| flag.then_some(true);
+        Ok(Settings {
+            runtime: self.runtime,
+            clusters: self.clusters,
+            scheduler_threads: self.scheduler_threads,
+            runtime_env: env,
+            enable_scope_stats: on(self.enable_scope_stats),
+            enable_dep_gen: on(self.enable_dep_gen),
+            enable_l2_swimlane: on(self.enable_l2_swimlane),
+            output_prefix: self.output_prefix.clone(),
+            timeout: self
+                .timeout_secs
+                .map(|t| Duration::from_secs(t.min(MAX_TIMEOUT_SECS))),
+            stop_on_interrupt: Some(true),
+            ..Settings::default()
+        })
+    }
 }
 
 /// The default output folder `outputs/<base>_<timestamp>[_N]`, created now (never shared).
@@ -131,30 +157,13 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     };
     let params = simpler_examples::Params::parse(ex.name(), &args.params, ex.params())?;
-    let mut env = RuntimeEnv::default();
-    for pair in &args.runtime_env {
-        env.set_pair(pair)?;
-    }
-    let runtime =
-        RuntimeKind::from_name(args.runtime.as_deref().unwrap_or("tmr")).expect("clap checked the value");
-    let mut cfg = CallConfig {
-        runtime,
-        clusters: args.clusters,
-        scheduler_threads: args.scheduler_threads,
-        runtime_env: env,
-        enable_scope_stats: args.enable_scope_stats,
-        enable_dep_gen: args.enable_dep_gen,
-        enable_l2_swimlane: args.enable_l2_swimlane,
-        output_prefix: args.output_prefix.clone(),
-        timeout: Duration::from_secs(args.timeout_secs.min(MAX_TIMEOUT_SECS)),
-        subject: Some(format!("{} ({})", ex.name(), params.case_name(ex.params()))),
-        stop_on_interrupt: true,
-        ..Default::default()
-    };
-    if cfg.any_diagnostic() && cfg.output_prefix.is_none() {
+    let mut settings = args.settings()?;
+    settings.subject = Some(format!("{} ({})", ex.name(), params.case_name(ex.params())));
+    if settings.any_diagnostic() && settings.output_prefix.is_none() {
         let base = format!("{}_{}", ex.name(), params.case_name(ex.params()));
-        cfg.output_prefix = Some(default_folder(&base)?);
+        settings.output_prefix = Some(default_folder(&base)?);
     }
+    let cfg = settings.into_config();
     cfg.validate()?;
     let mut outcome = match ex.run(&cfg, &params) {
         Ok(o) => o,

@@ -2,47 +2,31 @@
 //! `simpler run --from-deps deps.json` (re-run a captured graph): settings from the file, then
 //! the command line; a one-screen summary like `simpler run <example>`.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use anyhow::{bail, Result};
+use simpler_runtime::config::Settings;
 use simpler_runtime::RuntimeKind;
 use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
-use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs, MAX_TIMEOUT_SECS};
+use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs};
 
-/// Turns the command line into overrides; `clusters` applies only when it differs from the
-/// default (clap cannot tell "not given" from "given the default").
-fn overrides(args: &RunArgs) -> Overrides {
-    Overrides {
-        runtime: args.runtime.as_deref().and_then(RuntimeKind::from_name),
-        runtime_env: args.runtime_env.clone(),
-        enable_scope_stats: args.enable_scope_stats,
-        enable_dep_gen: args.enable_dep_gen,
-        enable_l2_swimlane: args.enable_l2_swimlane,
-        output_prefix: args.output_prefix.clone(),
-        clusters: (args.clusters != simpler_runtime::config::DEFAULT_CLUSTERS).then_some(args.clusters),
-        scheduler_threads: Some(args.scheduler_threads),
-        timeout: Some(Duration::from_secs(args.timeout_secs.min(MAX_TIMEOUT_SECS))),
-        record_fanin: false,
+/// The command line as overrides of a workload file or a captured graph.
+fn overrides(args: &RunArgs) -> Result<Overrides> {
+    Ok(Overrides {
+        settings: args.settings()?,
         params: args.params.clone(),
-        subject: None,
-        stop_on_interrupt: true,
         allow_incomplete: args.allow_incomplete,
-    }
+    })
 }
 
-/// Picks the artifact folder when a diagnostic is on: the command line's, the file's, or a new
-/// `outputs/<name>_<stamp>/` (the run claims and creates it).
-fn prepare_prefix(o: &mut Overrides, file_prefix: Option<&str>, diagnostics: bool, name: &str) -> Result<()> {
-    if !diagnostics {
-        return Ok(());
+/// Picks the artifact folder when a diagnostic is on (in `file`'s layer or the command
+/// line's) and neither names one: a new `outputs/<name>_<stamp>/` (the run claims it).
+fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str) -> Result<()> {
+    let merged = file.clone().overlaid(&o.settings);
+    if merged.any_diagnostic() && merged.output_prefix.is_none() {
+        o.settings.output_prefix = Some(default_folder(name)?);
     }
-    let prefix = match o.output_prefix.clone().or_else(|| file_prefix.map(PathBuf::from)) {
-        Some(p) => p,
-        None => default_folder(name)?,
-    };
-    o.output_prefix = Some(prefix);
     Ok(())
 }
 
@@ -93,15 +77,8 @@ fn summary(title: &str, outcome: &mut Outcome) -> Result<()> {
 
 fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
     let w = load(path)?;
-    let mut o = overrides(args);
-    let d = &w.spec().diagnostics;
-    let diagnostics = o.enable_scope_stats
-        || o.enable_dep_gen
-        || o.enable_l2_swimlane
-        || d.enable_scope_stats
-        || d.enable_dep_gen
-        || d.enable_l2_swimlane;
-    prepare_prefix(&mut o, d.output_prefix.as_deref(), diagnostics, w.name())?;
+    let mut o = overrides(args)?;
+    prepare_prefix(&mut o, w.settings(), w.name())?;
     let mut outcome = run_workload(&w, &o).map_err(|mut e| {
         report_stopped(w.name(), &mut e);
         e
@@ -115,9 +92,8 @@ fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
 }
 
 fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
-    let mut o = overrides(args);
-    let diagnostics = o.enable_scope_stats || o.enable_dep_gen || o.enable_l2_swimlane;
-    prepare_prefix(&mut o, None, diagnostics, "from_deps")?;
+    let mut o = overrides(args)?;
+    prepare_prefix(&mut o, &Settings::default(), "from_deps")?;
     let mut outcome = run_from_deps(path, &o).map_err(|mut e| {
         report_stopped("from-deps", &mut e);
         e

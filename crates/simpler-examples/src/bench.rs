@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use anyhow::{bail, Result};
 use simpler_core::{DType, TaskArgs};
+use simpler_runtime::config::{RingResource, DEFAULT_TASK_WINDOW};
 use simpler_runtime::{
     CallConfig, CoreType, OrchResult, Orchestrator, RunReport, RuntimeEnv, RuntimeKind, Worker,
 };
@@ -104,8 +105,8 @@ pub fn bench_config(kind: RuntimeKind, tasks: u64) -> CallConfig {
         ..Default::default()
     };
     if kind == RuntimeKind::Hbg {
-        let window = (tasks + 2).next_power_of_two().max(16384);
-        env.ring_task_window = [window, 0, 0, 0];
+        let window = (tasks + 2).next_power_of_two().max(DEFAULT_TASK_WINDOW);
+        env.set_ring(RingResource::TaskWindow, 0, window);
         cfg.tensormap_capacity = cfg.tensormap_capacity.max(2 * tasks as usize);
     }
     cfg.runtime_env = env;

@@ -446,10 +446,13 @@ fn diagnostics_without_output_prefix_are_refused() {
         ..Default::default()
     };
     match w.run(&c, |_| Ok(())) {
-        Err(RunError::Config(e)) => assert_eq!(
-            e.0,
-            "enable_scope_stats needs an output_prefix to write its artifacts"
-        ),
+        Err(RunError::Config(e)) => {
+            assert_eq!(
+                e.to_string(),
+                "enable_scope_stats needs an output_prefix to write its artifacts"
+            );
+            assert_eq!(e.kind(), &simpler_runtime::config::ConfigErrorKind::NoOutputPrefix);
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -33,6 +33,7 @@ use simpler_core::{
     compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
     TensorCreateInfo, TensorMap, TensorMapConfig, TensorParts,
 };
+use simpler_runtime::config::{RingResource, Settings};
 use simpler_runtime::platform::kernel::MAX_FUNC_ID;
 use simpler_runtime::{CoreType, MixedKernels, RuntimeKind, ScopeMode};
 
@@ -626,15 +627,12 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
     let mut report = FromDepsReport::default();
     let prog = Arc::new(compile(&file, &mut report)?);
     let mut o = overrides.clone();
-    o.record_fanin = true;
-    let mut config = build_config(None, &prog, &o)?;
+    o.settings.record_fanin = Some(true);
+    let mut config = build_config(&Settings::default(), &prog, &o);
     if config.subject.is_none() {
         config.subject = Some(format!("re-run of {}", path.display()));
     }
-    let user_window = o
-        .runtime_env
-        .iter()
-        .any(|p| p.trim_start().starts_with("ring_task_window"));
+    let user_window = o.settings.runtime_env.is_set(RingResource::TaskWindow);
     if config.runtime == RuntimeKind::Tmr && !user_window {
         // deps.json does not show sibling scopes, so one re-run scope may hold more tasks than
         // a window admits (window - 1): widen those rings' windows.
@@ -643,7 +641,7 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
             let window = u64::from(sizes.task_window[ring]);
             if n as u64 + 1 >= window {
                 let wider = (n as u64 + 2).next_power_of_two();
-                config.runtime_env.ring_task_window[ring] = wider;
+                config.runtime_env.set_ring(RingResource::TaskWindow, ring, wider);
                 report.approximations.push(format!(
                     "ring {ring}'s task window raised from {window} to {wider}: one re-run scope holds {n} tasks \
                      (deps.json does not show where sibling scopes began; --runtime-env ring_task_window=... overrides)"
@@ -686,9 +684,10 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
         missing: captured.difference(&wired).copied().collect(),
         extra: wired.difference(&captured).copied().collect(),
     };
-    config.record_fanin = overrides.record_fanin;
+    let keep_fanin = overrides.settings.record_fanin.unwrap_or(false);
+    config.record_fanin = keep_fanin;
     let mut run_report = run.report;
-    if !overrides.record_fanin {
+    if !keep_fanin {
         run_report.fanin_log = None;
     }
     Ok(Outcome {

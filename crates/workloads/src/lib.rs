@@ -30,9 +30,10 @@ pub mod schema;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
+use simpler_runtime::config::runtime_env::{DEFAULT_HEAP, DEFAULT_TASK_WINDOW};
+use simpler_runtime::config::{RingResource, Settings, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::WorkloadError;
@@ -48,6 +49,7 @@ use program::Program;
 pub struct Workload {
     name: String,
     spec: WorkloadSpec,
+    settings: Settings,
     program: Arc<Program>,
 }
 
@@ -64,6 +66,11 @@ impl Workload {
     pub fn task_count(&self) -> usize {
         self.program.tasks
     }
+    /// The file's settings layer (`runtime`, `runtime_env`, `clusters`, `tensormap_capacity`,
+    /// `diagnostics`); validated when the workload was loaded.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
     /// The runtime the file asks for (default tmr).
     pub fn runtime(&self) -> RuntimeKind {
         self.spec
@@ -74,35 +81,14 @@ impl Workload {
     }
 }
 
-/// Command-line settings that override the file's.
+/// How to run a workload or a captured graph, besides what its file says.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
-    /// Runtime (overrides the file's `runtime`).
-    pub runtime: Option<RuntimeKind>,
-    /// `KEY=VALUE` ring-size pairs, applied after the file's `runtime_env`.
-    pub runtime_env: Vec<String>,
-    /// Turn scope stats on (the file can turn it on too).
-    pub enable_scope_stats: bool,
-    /// Turn dep_gen on.
-    pub enable_dep_gen: bool,
-    /// Turn the L2 swimlane on.
-    pub enable_l2_swimlane: bool,
-    /// Artifact folder (overrides the file's `diagnostics.output_prefix`).
-    pub output_prefix: Option<PathBuf>,
-    /// Clusters (overrides the file's `clusters`).
-    pub clusters: Option<usize>,
-    /// Scheduler threads (0 = automatic).
-    pub scheduler_threads: Option<usize>,
-    /// Run timeout.
-    pub timeout: Option<Duration>,
-    /// Record every task's wired fanin in the report (tests, small graphs).
-    pub record_fanin: bool,
+    /// The caller's settings layer (usually the command line): every value it sets overrides
+    /// the file's.
+    pub settings: Settings,
     /// Constant overrides `NAME=VALUE` (`--param`); the workload is re-expanded with them.
     pub params: Vec<String>,
-    /// What runs, for the run manifest (default: the workload's name, or the re-run deps.json).
-    pub subject: Option<String>,
-    /// Stop the run when the process is interrupted (the CLI's SIGINT/SIGTERM handler).
-    pub stop_on_interrupt: bool,
     /// `--from-deps`: re-run a deps.json whose run manifest says it is incomplete (a run that
     /// did not complete, or a file that is not the one the run wrote).
     pub allow_incomplete: bool,
@@ -161,10 +147,11 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
         let path = if path == "." { String::new() } else { path };
         WorkloadError::new(path, shorten(&e.into_inner().to_string()))
     })?;
-    validate_settings(&spec)?;
+    let settings = validate_settings(&spec)?;
     let program = expand::expand(&spec, &spec.constants)?;
     Ok(Workload {
         name: spec.name.clone().unwrap_or_else(|| default_name.to_string()),
+        settings,
         spec,
         program: Arc::new(program),
     })
@@ -178,13 +165,26 @@ fn env_value(v: &schema::EnvValue) -> String {
     }
 }
 
-fn file_env(spec: &WorkloadSpec) -> Result<RuntimeEnv, WorkloadError> {
+/// The file's settings layer: its `runtime`, `runtime_env`, `clusters`, `tensormap_capacity`
+/// and `diagnostics`.
+fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
     let mut env = RuntimeEnv::default();
     for (k, v) in &spec.runtime_env {
         env.set(k, &env_value(v))
-            .map_err(|e| WorkloadError::new(format!("runtime_env.{k}"), e.0))?;
+            .map_err(|e| WorkloadError::new(format!("runtime_env.{k}"), e.to_string()))?;
     }
-    Ok(env)
+    let d = &spec.diagnostics;
+    Ok(Settings {
+        runtime: spec.runtime.as_deref().and_then(RuntimeKind::from_name),
+        clusters: spec.clusters,
+        runtime_env: env,
+        tensormap_capacity: spec.tensormap_capacity,
+        enable_scope_stats: Some(d.enable_scope_stats),
+        enable_dep_gen: Some(d.enable_dep_gen),
+        enable_l2_swimlane: Some(d.enable_l2_swimlane),
+        output_prefix: d.output_prefix.as_ref().map(PathBuf::from),
+        ..Settings::default()
+    })
 }
 
 /// How deeply a workload file's JSON may nest: room for [`MAX_SCOPE_DEPTH`] nested scopes
@@ -277,7 +277,8 @@ fn validate_name(name: &str) -> Result<(), WorkloadError> {
     ))
 }
 
-fn validate_settings(spec: &WorkloadSpec) -> Result<(), WorkloadError> {
+/// Checks the file's settings and returns its layer.
+fn validate_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
     if let Some(n) = &spec.name {
         validate_name(n)?;
     }
@@ -289,14 +290,17 @@ fn validate_settings(spec: &WorkloadSpec) -> Result<(), WorkloadError> {
             ));
         }
     }
-    file_env(spec)?;
-    if spec.clusters.is_some_and(|c| c == 0 || c > 1024) {
-        return Err(WorkloadError::new("clusters", "clusters must be in [1, 1024]"));
+    let settings = file_settings(spec)?;
+    if spec.clusters.is_some_and(|c| c == 0 || c > MAX_CLUSTERS) {
+        return Err(WorkloadError::new(
+            "clusters",
+            format!("clusters must be in [1, {MAX_CLUSTERS}]"),
+        ));
     }
     if spec.tensormap_capacity == Some(0) {
         return Err(WorkloadError::new("tensormap_capacity", "must be at least 1"));
     }
-    Ok(())
+    Ok(settings)
 }
 
 fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<BTreeMap<String, i64>> {
@@ -327,79 +331,32 @@ fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<B
 /// Largest ring-0 heap the hbg auto-sizing picks (beyond it the run reports heap exhaustion).
 const MAX_AUTO_HEAP: u64 = 16 << 30;
 
-/// Builds the run configuration: the file's settings, then the overrides, then automatic
-/// sizing of hbg's single ring for `prog` where nothing was set explicitly.
-pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Overrides) -> Result<CallConfig> {
-    let mut cfg = CallConfig::default();
-    let mut env = match spec {
-        Some(s) => file_env(s)?,
-        None => RuntimeEnv::default(),
-    };
-    let file_sets_window = spec.is_some_and(|s| s.runtime_env.contains_key("ring_task_window"));
-    let file_sets_heap = spec.is_some_and(|s| s.runtime_env.contains_key("ring_heap"));
-    let mut cli_window = false;
-    let mut cli_heap = false;
-    for pair in &o.runtime_env {
-        env.set_pair(pair)?;
-        cli_window |= pair.trim_start().starts_with("ring_task_window");
-        cli_heap |= pair.trim_start().starts_with("ring_heap");
-    }
-    cfg.runtime = o
-        .runtime
-        .or_else(|| {
-            spec.and_then(|s| s.runtime.as_deref())
-                .and_then(RuntimeKind::from_name)
-        })
-        .unwrap_or_default();
-    if let Some(s) = spec {
-        if let Some(c) = s.clusters {
-            cfg.clusters = c;
-        }
-        if let Some(c) = s.tensormap_capacity {
-            cfg.tensormap_capacity = c;
-        }
-        cfg.enable_scope_stats = s.diagnostics.enable_scope_stats;
-        cfg.enable_dep_gen = s.diagnostics.enable_dep_gen;
-        cfg.enable_l2_swimlane = s.diagnostics.enable_l2_swimlane;
-        cfg.output_prefix = s.diagnostics.output_prefix.as_ref().map(PathBuf::from);
-    }
-    cfg.enable_scope_stats |= o.enable_scope_stats;
-    cfg.enable_dep_gen |= o.enable_dep_gen;
-    cfg.enable_l2_swimlane |= o.enable_l2_swimlane;
-    if let Some(p) = &o.output_prefix {
-        cfg.output_prefix = Some(p.clone());
-    }
-    if let Some(c) = o.clusters {
-        cfg.clusters = c;
-    }
-    if let Some(t) = o.scheduler_threads {
-        cfg.scheduler_threads = t;
-    }
-    if let Some(t) = o.timeout {
-        cfg.timeout = t;
-    }
-    cfg.record_fanin = o.record_fanin;
-    cfg.subject = o.subject.clone();
-    cfg.stop_on_interrupt = o.stop_on_interrupt;
-    if cfg.runtime == RuntimeKind::Hbg {
+/// Builds the run configuration: the file's settings layer (if any), the caller's on top, then
+/// automatic sizing of hbg's single ring for `prog` where no layer set a size.
+pub(crate) fn build_config(file: &Settings, prog: &Program, o: &Overrides) -> CallConfig {
+    let mut settings = file.clone().overlaid(&o.settings);
+    if settings.runtime == Some(RuntimeKind::Hbg) {
         // hbg keeps the whole graph on ring 0 and reclaims nothing: size it for every task
         // unless the user chose the sizes.
-        if !file_sets_window && !cli_window {
-            let window = (prog.tasks as u64 + 2).next_power_of_two().max(16384);
-            env.ring_task_window[0] = window.max(env.ring_task_window[0]);
+        let env = &mut settings.runtime_env;
+        if !env.is_set(RingResource::TaskWindow) {
+            let window = (prog.tasks as u64 + 2)
+                .next_power_of_two()
+                .max(DEFAULT_TASK_WINDOW);
+            env.set_ring(RingResource::TaskWindow, 0, window);
         }
-        if !file_sets_heap && !cli_heap {
+        if !env.is_set(RingResource::Heap) {
             let need = (prog.output_bytes + 1024).div_ceil(1024) * 1024;
-            if need > simpler_runtime::config::DEFAULT_HEAP && need <= MAX_AUTO_HEAP {
-                env.ring_heap[0] = need;
+            if need > DEFAULT_HEAP && need <= MAX_AUTO_HEAP {
+                env.set_ring(RingResource::Heap, 0, need);
             }
         }
-        if spec.is_none_or(|s| s.tensormap_capacity.is_none()) {
-            cfg.tensormap_capacity = cfg.tensormap_capacity.max(prog.inserts + 1024);
+        if settings.tensormap_capacity.is_none() {
+            let default = CallConfig::default().tensormap_capacity;
+            settings.tensormap_capacity = Some(default.max(prog.inserts + 1024));
         }
     }
-    cfg.runtime_env = env;
-    Ok(cfg)
+    settings.into_config()
 }
 
 /// Runs a loaded workload with `overrides`; the outcome carries the report and the checks.
@@ -411,7 +368,7 @@ pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome> {
         let constants = parse_params(&overrides.params, &w.spec.constants)?;
         Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.name.clone()))?)
     };
-    let mut config = build_config(Some(&w.spec), &program, overrides)?;
+    let mut config = build_config(&w.settings, &program, overrides);
     if config.subject.is_none() {
         config.subject = Some(format!("workload {}", w.name));
     }

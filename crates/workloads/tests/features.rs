@@ -2,6 +2,7 @@
 //! exact wired edges under both runtimes.
 
 use simpler_core::{DepFlags, TaskId};
+use simpler_runtime::config::Settings;
 use simpler_runtime::RuntimeKind;
 use simpler_workloads::{load_str, run_workload, Overrides};
 
@@ -76,8 +77,11 @@ fn features_give_their_goldens_and_exact_edges() {
     assert_eq!(w.task_count(), 14);
     for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
         let o = Overrides {
-            runtime: Some(kind),
-            record_fanin: true,
+            settings: Settings {
+                runtime: Some(kind),
+                record_fanin: Some(true),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let out = run_workload(&w, &o).unwrap();
@@ -120,8 +124,11 @@ fn from_deps_of_a_real_capture_with_an_alloc_task_says_what_it_lost() {
     let w = load_str(&workload(), "features").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let o = Overrides {
-        enable_dep_gen: true,
-        output_prefix: Some(dir.path().to_path_buf()),
+        settings: Settings {
+            enable_dep_gen: Some(true),
+            output_prefix: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
         ..Default::default()
     };
     run_workload(&w, &o).unwrap();

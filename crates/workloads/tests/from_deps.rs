@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use simpler_artifacts::deps::read_deps_file;
 use simpler_core::TaskId;
-use simpler_runtime::RuntimeKind;
+use simpler_runtime::config::Settings;
+use simpler_runtime::{RuntimeEnv, RuntimeKind};
 use simpler_workloads::{run_from_deps, Overrides};
 
 fn data(name: &str) -> PathBuf {
@@ -17,8 +18,11 @@ fn data(name: &str) -> PathBuf {
 
 fn overrides(kind: RuntimeKind) -> Overrides {
     Overrides {
-        runtime: Some(kind),
-        record_fanin: true,
+        settings: Settings {
+            runtime: Some(kind),
+            record_fanin: Some(true),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -121,7 +125,10 @@ fn a_flat_capture_larger_than_a_window_gets_a_wider_window_on_tmr() {
     assert!(fd.complete());
     // An explicit window is the user's choice: the scope admission fatal says what to do.
     let o = Overrides {
-        runtime_env: vec!["ring_task_window=16384".into()],
+        settings: Settings {
+            runtime_env: RuntimeEnv::from_pairs(["ring_task_window=16384"]).unwrap(),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let e = run_from_deps(&path, &o).unwrap_err();

@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use proptest::prelude::*;
+use simpler_runtime::config::Settings;
 use simpler_workloads::{load, run_from_deps, Overrides};
 
 #[path = "../../simpler-artifacts/tests/support/mutate.rs"]
@@ -43,7 +44,10 @@ proptest! {
         let path = dir.path().join("deps.json");
         std::fs::write(&path, apply(file("tests/data/vector_shape_deps.json"), &edits)).unwrap();
         let o = Overrides {
-            timeout: Some(std::time::Duration::from_secs(20)),
+            settings: Settings {
+                timeout: Some(std::time::Duration::from_secs(20)),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let r = catch_unwind(AssertUnwindSafe(|| run_from_deps(&path, &o).map(drop)));

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use simpler_artifacts::deps::{read_deps_file, DepsFile};
 use simpler_core::{DepFlags, TaskId};
-use simpler_runtime::{CallConfig, RuntimeKind};
+use simpler_runtime::config::Settings;
+use simpler_runtime::{CallConfig, RuntimeEnv, RuntimeKind};
 use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
 const SHIPPED: [&str; 4] = [
@@ -24,8 +25,11 @@ fn file(name: &str) -> PathBuf {
 
 fn overrides(kind: RuntimeKind) -> Overrides {
     Overrides {
-        runtime: Some(kind),
-        record_fanin: true,
+        settings: Settings {
+            runtime: Some(kind),
+            record_fanin: Some(true),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -45,7 +49,10 @@ fn every_shipped_workload_passes_its_checks_on_both_runtimes() {
     for name in SHIPPED {
         for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
             let o = Overrides {
-                runtime: Some(kind),
+                settings: Settings {
+                    runtime: Some(kind),
+                    ..Default::default()
+                },
                 ..Default::default()
             };
             let out = run(name, &o);
@@ -130,9 +137,12 @@ fn deps_json_of_the_vector_workload_equals_the_rust_examples() {
         std::fs::create_dir_all(&json_dir).unwrap();
         std::fs::create_dir_all(&rust_dir).unwrap();
         let o = Overrides {
-            runtime: Some(kind),
-            enable_dep_gen: true,
-            output_prefix: Some(json_dir.clone()),
+            settings: Settings {
+                runtime: Some(kind),
+                enable_dep_gen: Some(true),
+                output_prefix: Some(json_dir.clone()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         run("vector_example", &o);
@@ -231,18 +241,24 @@ fn from_deps_on_each_shipped_workloads_deps_json_reproduces_its_edges() {
                 Vec::new()
             };
             let o = Overrides {
-                runtime: Some(kind),
-                enable_dep_gen: true,
-                output_prefix: Some(cap.clone()),
+                settings: Settings {
+                    runtime: Some(kind),
+                    enable_dep_gen: Some(true),
+                    output_prefix: Some(cap.clone()),
+                    ..Default::default()
+                },
                 params,
                 ..Default::default()
             };
             let first = run(name, &o);
             assert!(first.passed());
             let o2 = Overrides {
-                runtime: Some(kind),
-                enable_dep_gen: true,
-                output_prefix: Some(re.clone()),
+                settings: Settings {
+                    runtime: Some(kind),
+                    enable_dep_gen: Some(true),
+                    output_prefix: Some(re.clone()),
+                    ..Default::default()
+                },
                 ..Default::default()
             };
             let second = run_from_deps(&cap.join("deps.json"), &o2).unwrap();
@@ -290,8 +306,11 @@ fn file_settings_apply_unless_overridden() {
     assert_eq!(out.report.sizes.dep_pool, [64, 128, 256, 512]);
     assert!(out.passed());
     let o = Overrides {
-        runtime: Some(RuntimeKind::Tmr),
-        runtime_env: vec!["ring_dep_pool=32".into()],
+        settings: Settings {
+            runtime: Some(RuntimeKind::Tmr),
+            runtime_env: RuntimeEnv::from_pairs(["ring_dep_pool=32"]).unwrap(),
+            ..Default::default()
+        },
         params: vec!["N=6".into()],
         ..Default::default()
     };

@@ -1,10 +1,21 @@
 //! Run configuration: runtime choice, platform size, ring sizes (`runtime_env`) and
 //! diagnostics, with validation that names the key and the rule.
 //!
-//! Ring sizes resolve per ring and per resource: a non-zero `runtime_env` entry wins, then the
-//! environment variable (`SIMPLER_RING_TASK_WINDOW`, `SIMPLER_RING_HEAP`,
-//! `SIMPLER_RING_DEP_POOL`: one number for all rings or four comma-separated numbers), then the
-//! default. Invalid values are errors, never silently ignored.
+//! - [`CallConfig`]: everything one run needs, complete and validated by [`CallConfig::validate`].
+//! - [`Settings`]: the same as one layer of optional values; the command line, a workload file
+//!   and `--from-deps` each make a layer, [`Settings::overlaid`] stacks them (default <
+//!   environment < workload file < command line) and [`Settings::into_config`] is the one place
+//!   a [`CallConfig`] is built from them.
+//! - [`runtime_env`]: the ring-size keys, one declaration each.
+
+pub mod runtime_env;
+mod settings;
+
+pub use runtime_env::{
+    KeyDecl, RingResource, RingSizes, RuntimeEnv, DEFAULT_DEP_POOL, DEFAULT_HEAP, DEFAULT_TASK_WINDOW,
+    RUNTIME_ENV_KEYS,
+};
+pub use settings::Settings;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -12,19 +23,16 @@ use std::time::Duration;
 
 use simpler_core::MAX_RINGS;
 
-/// Default task window per ring (a power of two).
-pub const DEFAULT_TASK_WINDOW: u64 = 16384;
-/// Default heap per ring, in bytes.
-pub const DEFAULT_HEAP: u64 = 256 << 20;
-/// Default dependency pool per ring, in entries.
-pub const DEFAULT_DEP_POOL: u64 = 16384;
 /// Default number of clusters (1 AIC + 2 AIV each).
 pub const DEFAULT_CLUSTERS: usize = 8;
+/// The largest number of clusters a run accepts.
+pub const MAX_CLUSTERS: usize = 1024;
 /// Default run timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Which runtime executes the orchestration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RuntimeKind {
     /// Tensor map and ring buffers: orchestration runs on its own thread concurrently with
     /// execution; per-ring resources are reclaimed as tasks retire.
@@ -53,199 +61,75 @@ impl RuntimeKind {
     }
 }
 
-/// One of the three ring resources `runtime_env` sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RingResource {
-    /// Task slots per ring.
-    TaskWindow,
-    /// Heap bytes per ring.
-    Heap,
-    /// Dependency-pool entries per ring.
-    DepPool,
-}
-
-impl RingResource {
-    /// All three, in key order.
-    pub const ALL: [RingResource; 3] = [
-        RingResource::TaskWindow,
-        RingResource::Heap,
-        RingResource::DepPool,
-    ];
-
-    /// The `runtime_env` key.
-    pub const fn key(self) -> &'static str {
-        match self {
-            RingResource::TaskWindow => "ring_task_window",
-            RingResource::Heap => "ring_heap",
-            RingResource::DepPool => "ring_dep_pool",
-        }
-    }
-    /// The environment variable.
-    pub const fn env_var(self) -> &'static str {
-        match self {
-            RingResource::TaskWindow => "SIMPLER_RING_TASK_WINDOW",
-            RingResource::Heap => "SIMPLER_RING_HEAP",
-            RingResource::DepPool => "SIMPLER_RING_DEP_POOL",
-        }
-    }
-    const fn default_value(self) -> u64 {
-        match self {
-            RingResource::TaskWindow => DEFAULT_TASK_WINDOW,
-            RingResource::Heap => DEFAULT_HEAP,
-            RingResource::DepPool => DEFAULT_DEP_POOL,
-        }
-    }
-    /// The rule a value must follow, as shown in errors.
-    pub const fn rule(self) -> &'static str {
-        match self {
-            RingResource::TaskWindow => "a power of two in [4, 2147483647]",
-            RingResource::Heap => "at least 1024 bytes",
-            RingResource::DepPool => "in [4, 2147483647]",
-        }
-    }
-    fn valid(self, v: u64) -> bool {
-        match self {
-            RingResource::TaskWindow => v.is_power_of_two() && (4..=i32::MAX as u64).contains(&v),
-            RingResource::Heap => v >= 1024,
-            RingResource::DepPool => (4..=i32::MAX as u64).contains(&v),
-        }
-    }
-}
-
-/// A configuration error: which key, which value, which rule.
+/// What kind of configuration error: the field or key, and what was wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    /// A `runtime_env` key that does not exist.
+    UnknownKey {
+        /// The key given.
+        key: String,
+    },
+    /// A value that is not a number, or not one number per ring (or one for all).
+    Malformed {
+        /// The key (or `runtime_env` for a pair without `=`).
+        key: String,
+        /// The text given.
+        value: String,
+    },
+    /// A number that breaks its key's rule.
+    InvalidValue {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// The rule it breaks.
+        rule: &'static str,
+    },
+    /// A field outside its range (`clusters`, `tensormap_capacity`).
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// Diagnostics are on but there is nowhere to write them.
+    NoOutputPrefix,
+    /// Ring buffers larger than this machine's memory.
+    HostMemory {
+        /// The key to lower.
+        key: &'static str,
+    },
+}
+
+/// A configuration error: which key, which value, which rule. Its message says all three.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    kind: ConfigErrorKind,
+    message: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(kind: ConfigErrorKind, message: String) -> ConfigError {
+        ConfigError { kind, message }
+    }
+    /// What went wrong, for callers that match on it.
+    pub fn kind(&self) -> &ConfigErrorKind {
+        &self.kind
+    }
+    /// The message without a location prefix (the same as `to_string()`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for ConfigError {}
-
-/// Per-ring overrides of the three ring resources; an entry of 0 means "unset".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RuntimeEnv {
-    /// `ring_task_window` per ring.
-    pub ring_task_window: [u64; MAX_RINGS],
-    /// `ring_heap` per ring, in bytes.
-    pub ring_heap: [u64; MAX_RINGS],
-    /// `ring_dep_pool` per ring.
-    pub ring_dep_pool: [u64; MAX_RINGS],
-}
-
-impl RuntimeEnv {
-    fn slot(&mut self, r: RingResource) -> &mut [u64; MAX_RINGS] {
-        match r {
-            RingResource::TaskWindow => &mut self.ring_task_window,
-            RingResource::Heap => &mut self.ring_heap,
-            RingResource::DepPool => &mut self.ring_dep_pool,
-        }
-    }
-    fn get(&self, r: RingResource) -> &[u64; MAX_RINGS] {
-        match r {
-            RingResource::TaskWindow => &self.ring_task_window,
-            RingResource::Heap => &self.ring_heap,
-            RingResource::DepPool => &self.ring_dep_pool,
-        }
-    }
-
-    /// Sets `key` from `value`: one number for every ring, or four comma-separated numbers.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        let Some(res) = RingResource::ALL.into_iter().find(|r| r.key() == key) else {
-            let keys: Vec<_> = RingResource::ALL.iter().map(|r| r.key()).collect();
-            return Err(ConfigError(format!(
-                "unknown runtime_env key `{key}`; valid keys: {}",
-                keys.join(", ")
-            )));
-        };
-        *self.slot(res) = parse_ring_values(value, res, &format!("runtime_env {key}"))?;
-        Ok(())
-    }
-
-    /// Parses `KEY=VALUE` (the `--runtime-env` form).
-    pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
-        let (k, v) = pair
-            .split_once('=')
-            .ok_or_else(|| ConfigError(format!("runtime_env `{pair}` is not KEY=VALUE")))?;
-        self.set(k.trim(), v.trim())
-    }
-
-    /// Resolves every ring's sizes (override > environment > default), validating each.
-    pub fn resolve(&self) -> Result<RingSizes, ConfigError> {
-        self.resolve_with_env(|name| std::env::var(name).ok())
-    }
-
-    /// [`RuntimeEnv::resolve`] with an explicit environment lookup (for tests).
-    pub fn resolve_with_env(&self, env: impl Fn(&str) -> Option<String>) -> Result<RingSizes, ConfigError> {
-        let mut out = [[0u64; MAX_RINGS]; 3];
-        for (i, res) in RingResource::ALL.into_iter().enumerate() {
-            let from_env = match env(res.env_var()) {
-                Some(v) => Some(parse_ring_values(
-                    &v,
-                    res,
-                    &format!("environment variable {}", res.env_var()),
-                )?),
-                None => None,
-            };
-            for ring in 0..MAX_RINGS {
-                let v = self.get(res)[ring];
-                out[i][ring] = if v != 0 {
-                    v
-                } else {
-                    from_env
-                        .map(|e| e[ring])
-                        .filter(|&e| e != 0)
-                        .unwrap_or(res.default_value())
-                };
-            }
-        }
-        Ok(RingSizes {
-            task_window: out[0].map(|v| v as u32),
-            heap: out[1],
-            dep_pool: out[2].map(|v| v as u32),
-        })
-    }
-}
-
-fn parse_ring_values(value: &str, res: RingResource, origin: &str) -> Result<[u64; MAX_RINGS], ConfigError> {
-    let parts: Vec<&str> = value.split(',').map(str::trim).collect();
-    if parts.len() != 1 && parts.len() != MAX_RINGS {
-        return Err(ConfigError(format!(
-            "{origin}: `{value}` must be one number or {MAX_RINGS} comma-separated numbers (one per ring)"
-        )));
-    }
-    let mut vals = [0u64; MAX_RINGS];
-    for (i, p) in parts.iter().enumerate() {
-        let v: u64 = p
-            .parse()
-            .map_err(|_| ConfigError(format!("{origin}: `{p}` is not a non-negative integer")))?;
-        if !res.valid(v) {
-            return Err(ConfigError(format!(
-                "{origin}: {v} is invalid; {} must be {}",
-                res.key(),
-                res.rule()
-            )));
-        }
-        vals[i] = v;
-    }
-    if parts.len() == 1 {
-        vals = [vals[0]; MAX_RINGS];
-    }
-    Ok(vals)
-}
-
-/// The effective per-ring sizes of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RingSizes {
-    /// Task slots per ring.
-    pub task_window: [u32; MAX_RINGS],
-    /// Heap bytes per ring.
-    pub heap: [u64; MAX_RINGS],
-    /// Dependency-pool entries per ring.
-    pub dep_pool: [u32; MAX_RINGS],
-}
 
 /// Everything a run needs besides the orchestration itself.
 #[derive(Clone, Debug)]
@@ -328,22 +212,28 @@ impl CallConfig {
                     on.push(name);
                 }
             }
-            return Err(ConfigError(format!(
-                "{} needs an output_prefix to write its artifacts",
-                on.join(", ")
-            )));
+            return Err(ConfigError::new(
+                ConfigErrorKind::NoOutputPrefix,
+                format!("{} needs an output_prefix to write its artifacts", on.join(", ")),
+            ));
         }
-        if self.clusters == 0 || self.clusters > 1024 {
-            return Err(ConfigError(format!(
-                "clusters is {}; it must be in [1, 1024]",
-                self.clusters
-            )));
+        if self.clusters == 0 || self.clusters > MAX_CLUSTERS {
+            return Err(ConfigError::new(
+                ConfigErrorKind::OutOfRange {
+                    field: "clusters",
+                    value: self.clusters.to_string(),
+                },
+                format!("clusters is {}; it must be in [1, {MAX_CLUSTERS}]", self.clusters),
+            ));
         }
         if self.tensormap_capacity == 0 || self.tensormap_capacity > u32::MAX as usize / 2 {
-            return Err(ConfigError(format!(
-                "tensormap_capacity {} is out of range",
-                self.tensormap_capacity
-            )));
+            return Err(ConfigError::new(
+                ConfigErrorKind::OutOfRange {
+                    field: "tensormap_capacity",
+                    value: self.tensormap_capacity.to_string(),
+                },
+                format!("tensormap_capacity {} is out of range", self.tensormap_capacity),
+            ));
         }
         let sizes = self.runtime_env.resolve()?;
         self.check_host_memory(&sizes, simpler_artifacts::host::mem_total_bytes())?;
@@ -367,20 +257,23 @@ impl CallConfig {
             return Ok(());
         }
         let (key, values, need) = if heap >= window {
-            ("ring_heap", sizes.heap[..rings].to_vec(), heap)
+            (RingResource::Heap.key(), sizes.heap[..rings].to_vec(), heap)
         } else {
             let w = sizes.task_window[..rings].iter().map(|&w| u64::from(w)).collect();
-            ("ring_task_window", w, window)
+            (RingResource::TaskWindow.key(), w, window)
         };
         let values: Vec<String> = values.iter().map(u64::to_string).collect();
-        Err(ConfigError(format!(
-            "runtime_env {key}={} needs {} of host memory for {rings} ring(s) ({} in all with the other \
+        Err(ConfigError::new(
+            ConfigErrorKind::HostMemory { key },
+            format!(
+                "runtime_env {key}={} needs {} of host memory for {rings} ring(s) ({} in all with the other \
              ring buffers), more than this machine's {}; lower {key}",
-            values.join(","),
-            human_bytes(need),
-            human_bytes(heap + window),
-            human_bytes(u128::from(limit)),
-        )))
+                values.join(","),
+                human_bytes(need),
+                human_bytes(heap + window),
+                human_bytes(u128::from(limit)),
+            ),
+        ))
     }
 
     /// The number of scheduler threads this run uses.
@@ -422,7 +315,7 @@ mod tests {
         let sizes = cfg.runtime_env.resolve_with_env(|_| None).unwrap();
         let e = cfg.check_host_memory(&sizes, Some(16 << 30)).unwrap_err();
         assert_eq!(
-            e.0,
+            e.to_string(),
             "runtime_env ring_heap=18446744073709551615,18446744073709551615,18446744073709551615,\
              18446744073709551615 needs 64.0 EiB of host memory for 4 ring(s) (64.0 EiB in all with the \
              other ring buffers), more than this machine's 16.0 GiB; lower ring_heap"
@@ -432,7 +325,7 @@ mod tests {
         let sizes = cfg.runtime_env.resolve_with_env(|_| None).unwrap();
         let e = cfg.check_host_memory(&sizes, Some(16 << 30)).unwrap_err();
         assert!(
-            e.0.starts_with(
+            e.to_string().starts_with(
                 "runtime_env ring_task_window=1073741824,1073741824,1073741824,1073741824 needs "
             ),
             "{e}"
@@ -475,27 +368,27 @@ mod tests {
     fn invalid_values_name_key_and_rule() {
         let mut env = RuntimeEnv::default();
         assert_eq!(
-            env.set("ring_task_window", "1000").unwrap_err().0,
+            env.set("ring_task_window", "1000").unwrap_err().to_string(),
             "runtime_env ring_task_window: 1000 is invalid; ring_task_window must be a power of two in [4, 2147483647]"
         );
         assert_eq!(
-            env.set("ring_heap", "512").unwrap_err().0,
+            env.set("ring_heap", "512").unwrap_err().to_string(),
             "runtime_env ring_heap: 512 is invalid; ring_heap must be at least 1024 bytes"
         );
         assert_eq!(
-            env.set("ring_dep_pool", "1,2").unwrap_err().0,
+            env.set("ring_dep_pool", "1,2").unwrap_err().to_string(),
             "runtime_env ring_dep_pool: `1,2` must be one number or 4 comma-separated numbers (one per ring)"
         );
         assert!(env
             .set("ring_heaps", "4096")
             .unwrap_err()
-            .0
+            .to_string()
             .starts_with("unknown runtime_env key `ring_heaps`"));
         let err = RuntimeEnv::default()
             .resolve_with_env(|k| (k == "SIMPLER_RING_DEP_POOL").then(|| "x".to_string()))
             .unwrap_err();
         assert_eq!(
-            err.0,
+            err.to_string(),
             "environment variable SIMPLER_RING_DEP_POOL: `x` is not a non-negative integer"
         );
     }
@@ -508,7 +401,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            cfg.validate().unwrap_err().0,
+            cfg.validate().unwrap_err().to_string(),
             "enable_scope_stats, enable_dep_gen needs an output_prefix to write its artifacts"
         );
     }
