@@ -1,9 +1,9 @@
 //! Fatal errors: numbered codes, the first-wins latch, and the error a run returns.
 
+use crate::sync::{AtomicU32, Ordering};
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 /// Fatal codes, numbered as in the original runtime (orchestrator 1..11, scheduler 100+).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,13 +10,13 @@
 //! offset maps to the physical heap at `offset mod heap size` (an allocation never straddles
 //! the end), so every allocation of a run has a unique address.
 
+use crate::sync::{AtomicU64, AtomicU8, Ordering};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use crate::sync::RwLock;
 use half::{bf16, f16};
-use parking_lot::RwLock;
 use simpler_core::{DType, TaskId, Tensor, TensorError, MAX_RINGS, OUTPUT_ALIGN};
 
 /// First address handed out for external buffers.

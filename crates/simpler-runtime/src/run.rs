@@ -7,9 +7,9 @@
 //! gives the threads a grace period, and abandons those that still do not stop (the run then
 //! closes without producer-stop proof).
 
+use crate::sync::Ordering;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe, Location};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};

@@ -4,16 +4,14 @@
 //!
 //! Reclaim rules (reference §3.4): a task becomes CONSUMED when it is COMPLETED, every pin a
 //! consumer claimed was released (WAIT-only pins at wiring, RETAIN pins when the consumer
-//! completes) **and** its own scope ended. A ring's `last_alive` advances over consecutive
-//! CONSUMED head slots, under a try-lock; a thread that loses the lock leaves a pending flag
-//! that the winner re-checks, so no advance is lost.
+//! completes) **and** its own scope ended. A ring's `last_alive` then advances over consecutive
+//! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
 use crossbeam_utils::CachePadded;
-use parking_lot::Mutex;
 use simpler_core::MAX_RINGS;
 
 use crate::collectors::swimlane::SwimlaneShared;
@@ -22,42 +20,12 @@ use crate::fatal::FatalLatch;
 use crate::memory::RunMemory;
 use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
+use crate::ring::shared::RingShared;
 use crate::slot::{shape_from_u8, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
 pub(crate) const PARK_TICK: Duration = Duration::from_millis(20);
-
-/// One ring's shared side.
-pub(crate) struct RingShared {
-    pub mask: u32,
-    pub slots: Box<[Slot]>,
-    /// Oldest unretired local id.
-    pub last_alive: CachePadded<AtomicU32>,
-    /// Virtual heap tail (packed end of the newest retired task).
-    pub heap_tail: AtomicU64,
-    /// Dep-pool tail.
-    pub dep_tail: AtomicU64,
-    /// Fanin-spill tail.
-    pub spill_tail: AtomicU64,
-    advance_lock: Mutex<()>,
-    advance_pending: AtomicBool,
-}
-
-impl RingShared {
-    fn new(window: u32, dep_origin: u64) -> RingShared {
-        RingShared {
-            mask: window - 1,
-            slots: (0..window).map(|_| Slot::new()).collect(),
-            last_alive: CachePadded::new(AtomicU32::new(0)),
-            heap_tail: AtomicU64::new(0),
-            dep_tail: AtomicU64::new(dep_origin),
-            spill_tail: AtomicU64::new(0),
-            advance_lock: Mutex::new(()),
-            advance_pending: AtomicBool::new(false),
-        }
-    }
-}
 
 /// Everything the threads of one run share.
 pub(crate) struct RunShared {
@@ -78,6 +46,9 @@ pub(crate) struct RunShared {
     pub threads_exited: AtomicU32,
     /// Set while the orchestrator waits for room: schedulers then advance rings at once.
     pub orch_waiting: AtomicBool,
+    /// Set while the orchestrator waits for any task to complete (a fan-in wider than the dep
+    /// pool): every completion then wakes it.
+    pub orch_awaits_completion: AtomicBool,
     pub memory: RunMemory,
     pub kernels: KernelRegistry,
     pub platform: Platform,
@@ -139,6 +110,7 @@ impl RunShared {
             reclaim_progress: AtomicU64::new(0),
             threads_exited: AtomicU32::new(0),
             orch_waiting: AtomicBool::new(false),
+            orch_awaits_completion: AtomicBool::new(false),
             memory,
             kernels,
             platform,
@@ -258,7 +230,12 @@ impl RunShared {
 
     /// Counts one finished task (also used for alloc tasks completed inline).
     pub fn task_finished(&self) {
-        let done = self.completed.fetch_add(1, Ordering::AcqRel) + 1;
+        // SeqCst pairs with the orchestrator's flag store and re-check (a Dekker handshake: it
+        // sees this completion or this thread sees its flag); free on x86, where every RMW is.
+        let done = self.completed.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.orch_awaits_completion.load(Ordering::SeqCst) {
+            self.orch_sleep.notify_one();
+        }
         if self.orch_done.load(Ordering::Acquire) && done >= self.total_tasks.load(Ordering::Acquire) {
             self.sched_sleep.notify_all();
             self.done_sleep.notify_all();
@@ -309,39 +286,12 @@ impl RunShared {
         }
     }
 
-    /// Advances `ring`'s `last_alive` over consecutive consumed slots and publishes the new
-    /// heap, dep-pool and spill tails.
+    /// Advances `ring` over its consumed head slots; when it moved, counts the progress and
+    /// wakes the orchestrator (which may be waiting for room).
     pub fn advance(&self, ring: usize) {
-        let r = &self.rings[ring];
-        r.advance_pending.store(true, Ordering::SeqCst);
-        while r.advance_pending.load(Ordering::SeqCst) {
-            let Some(_guard) = r.advance_lock.try_lock() else {
-                return;
-            };
-            r.advance_pending.store(false, Ordering::SeqCst);
-            let start = r.last_alive.load(Ordering::Relaxed);
-            let mut la = start;
-            loop {
-                let slot = &r.slots[(la & r.mask) as usize];
-                let fan = slot.fan.lock();
-                if fan.state != TaskState::Consumed || fan.local != la {
-                    break;
-                }
-                drop(fan);
-                la = la.wrapping_add(1);
-            }
-            if la != start {
-                let last = &r.slots[(la.wrapping_sub(1) & r.mask) as usize];
-                r.heap_tail
-                    .fetch_max(last.heap_end.load(Ordering::Relaxed), Ordering::Release);
-                r.dep_tail
-                    .fetch_max(last.dep_mark.load(Ordering::Relaxed), Ordering::Release);
-                r.spill_tail
-                    .fetch_max(last.spill_mark.load(Ordering::Relaxed), Ordering::Release);
-                r.last_alive.store(la, Ordering::Release);
-                self.reclaim_progress.fetch_add(1, Ordering::Release);
-                self.orch_sleep.notify_one();
-            }
+        if self.rings[ring].advance() {
+            self.reclaim_progress.fetch_add(1, Ordering::Release);
+            self.orch_sleep.notify_one();
         }
     }
 

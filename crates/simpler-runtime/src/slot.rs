@@ -3,10 +3,10 @@
 //! A slot is reused once its task is retired; nothing here allocates in the steady state
 //! (vectors keep their capacity across reuse).
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8};
+use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
+use crate::sync::{Mutex, RwLock};
 use arrayvec::ArrayVec;
-use parking_lot::{Mutex, RwLock};
 use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 
 use crate::platform::{MixedKernels, TaskShape};

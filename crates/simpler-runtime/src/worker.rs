@@ -1,7 +1,7 @@
 //! The `Worker`: kernels, external device memory, and runs.
 
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::panic::Location;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 

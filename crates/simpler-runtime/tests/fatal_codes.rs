@@ -451,7 +451,10 @@ fn diagnostics_without_output_prefix_are_refused() {
                 e.to_string(),
                 "enable_scope_stats needs an output_prefix to write its artifacts"
             );
-            assert_eq!(e.kind(), &simpler_runtime::config::ConfigErrorKind::NoOutputPrefix);
+            assert_eq!(
+                e.kind(),
+                &simpler_runtime::config::ConfigErrorKind::NoOutputPrefix
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -7,7 +7,7 @@
 //! waits are bounded: a producer that finds no free buffer (or a full ready queue) parks for at
 //! most its back-pressure budget, then drops and counts.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_queue::ArrayQueue;

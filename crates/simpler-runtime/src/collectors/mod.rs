@@ -20,8 +20,8 @@ pub mod scope_stats;
 pub(crate) mod session;
 pub mod swimlane;
 
+use crate::sync::AtomicU32;
 use std::path::Path;
-use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -8,7 +8,7 @@
 //!   only this thread can end that scope), at once;
 //! * [`DEADLOCK_TIMEOUT`] passes with no reclaim progress at all.
 
-use std::sync::atomic::Ordering;
+use crate::sync::Ordering;
 use std::time::{Duration, Instant};
 
 use super::Orchestrator;
@@ -21,7 +21,7 @@ pub const DEADLOCK_TIMEOUT: Duration = Duration::from_millis(500);
 /// Yields before the orchestrator parks while waiting for room.
 const WAIT_YIELDS: u32 = 32;
 /// Park tick while waiting for room.
-const WAIT_TICK: Duration = Duration::from_millis(2);
+pub(super) const WAIT_TICK: Duration = Duration::from_millis(2);
 
 /// A resource the orchestrator can run out of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,8 +214,8 @@ impl Orchestrator {
     pub(crate) fn refresh_watermarks(&mut self) {
         if self.kind == RuntimeKind::Tmr {
             for (r, ring) in self.shared.rings.iter().enumerate() {
-                self.seen_last_alive[r] = ring.last_alive.load(Ordering::Acquire);
-                self.tmap.set_watermark(r as u8, self.seen_last_alive[r]);
+                self.rings[r].seen_last_alive = ring.last_alive.load(Ordering::Acquire);
+                self.tmap.set_watermark(r as u8, self.rings[r].seen_last_alive);
             }
         }
     }

@@ -8,9 +8,9 @@ mod backpressure;
 mod scope;
 mod submit;
 
+use crate::sync::Ordering;
 use std::cell::RefCell;
 use std::panic::Location;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
@@ -29,7 +29,7 @@ use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
 use crate::platform::{MixedKernels, Platform};
-use crate::ring::{HeapAllocator, PoolCounter};
+use crate::ring::alloc::RingAllocator;
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
 use crate::slot::SlotRef;
 use scope::{ScopeFrame, ScopedTask};
@@ -81,10 +81,8 @@ pub struct OrchStats {
 pub struct Orchestrator {
     pub(crate) shared: Arc<RunShared>,
     kind: RuntimeKind,
-    next_local: [u32; MAX_RINGS],
-    heaps: [HeapAllocator; MAX_RINGS],
-    dep_pools: [PoolCounter; MAX_RINGS],
-    spill_pools: [PoolCounter; MAX_RINGS],
+    /// The orchestrator's side of each ring: its resources' allocators (`ring/alloc.rs`).
+    rings: [RingAllocator; MAX_RINGS],
     tmap: TensorMap,
     scopes: Vec<ScopeFrame>,
     scope_tasks: Vec<ScopedTask>,
@@ -92,11 +90,6 @@ pub struct Orchestrator {
     scratch: submit::Scratch,
     total_tasks: u64,
     fanin_log: Option<Vec<FaninRecord>>,
-    /// Last values read from the rings' shared reclaim counters; re-read only when a ring
-    /// looks full (or every `CLEANUP_INTERVAL` submits, for the tensor map's watermark), so the
-    /// submit path does not pull contended cache lines on every call.
-    seen_last_alive: [u32; MAX_RINGS],
-    seen_heap_tail: [u64; MAX_RINGS],
     /// The scope-stats producer; `None` when disabled (a probe is then one load and a branch).
     scope_stats: Option<RefCell<ScopeStatsProducer>>,
     /// dep_gen capture (`tmr`) or direct graph (`hbg`).
@@ -138,12 +131,14 @@ impl Orchestrator {
         };
         Orchestrator {
             kind,
-            next_local: [0; MAX_RINGS],
-            heaps: std::array::from_fn(|r| HeapAllocator::new(sizes.heap[r])),
-            dep_pools: std::array::from_fn(|r| {
-                PoolCounter::new(u64::from(sizes.dep_pool[r]), DEP_POOL_ORIGIN)
+            rings: std::array::from_fn(|r| {
+                RingAllocator::new(
+                    windows[r],
+                    sizes.heap[r],
+                    u64::from(sizes.dep_pool[r]),
+                    DEP_POOL_ORIGIN,
+                )
             }),
-            spill_pools: std::array::from_fn(|r| PoolCounter::new(u64::from(sizes.dep_pool[r]), 0)),
             tmap: TensorMap::new(TensorMapConfig::bounded(tensormap_capacity, windows)),
             scopes: Vec::with_capacity(MAX_SCOPE_DEPTH),
             scope_tasks: Vec::with_capacity(1024),
@@ -151,8 +146,6 @@ impl Orchestrator {
             scratch: submit::Scratch::new(&windows),
             total_tasks: 0,
             fanin_log: record_fanin.then(Vec::new),
-            seen_last_alive: [0; MAX_RINGS],
-            seen_heap_tail: [0; MAX_RINGS],
             scope_stats: scope_stats.map(RefCell::new),
             dep_gen: None,
             dep_graph: None,
@@ -236,16 +229,17 @@ impl Orchestrator {
         let Some(frame) = self.scopes.last() else { return };
         let ring = usize::from(frame.ring);
         let r = &self.shared.rings[ring];
-        let dep_top = self.dep_pools[ring].top();
+        let alloc = &self.rings[ring];
+        let dep_top = alloc.dep_pool.top();
         let rec = ScopeRecord {
             site: frame.site,
             phase,
             depth: (self.scopes.len() - 1) as u16,
             ring: frame.ring,
             task_start: r.last_alive.load(Ordering::Acquire),
-            task_end: self.next_local[ring],
-            heap_start: self.heaps[ring].tail(r.heap_tail.load(Ordering::Acquire)),
-            heap_end: self.heaps[ring].top(),
+            task_end: alloc.window.next_local(),
+            heap_start: alloc.heap.tail(r.heap_tail.load(Ordering::Acquire)),
+            heap_end: alloc.heap.top(),
             dep_start: r.dep_tail.load(Ordering::Acquire).min(dep_top),
             dep_end: dep_top,
             tensormap: self.tmap.in_use() as u32,
@@ -428,7 +422,7 @@ impl Orchestrator {
 
     pub(crate) fn stats(&mut self) -> OrchStats {
         OrchStats {
-            tasks_per_ring: self.next_local,
+            tasks_per_ring: std::array::from_fn(|r| self.rings[r].window.next_local()),
             tasks: self.total_tasks,
             orchestration_ns: 0,
             fanin_log: self.fanin_log.take(),

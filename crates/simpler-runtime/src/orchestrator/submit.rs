@@ -1,7 +1,16 @@
-//! One submit: validate, allocate slot and heap, compute the fanin through the shared
-//! dependency function, register outputs, write the payload, wire and publish.
+//! One submit, in five stages, each its own function:
+//!
+//! 1. [`admit`](Orchestrator::admit): check the arguments, kernels, launch and scope admission;
+//! 2. [`allocate`](Orchestrator::allocate): a slot and the outputs' heap on the scope's ring,
+//!    waiting for reclaim when full;
+//! 3. [`infer`](Orchestrator::infer): the fanin through the shared dependency function
+//!    (claiming one pin per live producer) and the tensor-map registration of the outputs;
+//! 4. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
+//!    the fanin into the slot;
+//! 5. [`wire`](Orchestrator::wire): link into the producers' fanout lists and publish when
+//!    ready.
 
-use std::sync::atomic::Ordering;
+use crate::sync::Ordering;
 
 use arrayvec::ArrayVec;
 use simpler_core::{
@@ -13,11 +22,13 @@ use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
 use super::{Orchestrator, TaskOutputs};
 use crate::collectors::dep_gen::graph::GraphWriter;
+use crate::config::RingResource;
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, Stopped};
 use crate::memory::{heap_vbase, store_from_f64, view_offsets};
 use crate::platform::{CoreType, MixedKernels, TaskShape};
-use crate::ring::{window_has_room, HeapRefusal};
+use crate::ring::alloc::SlotRefusal;
+use crate::ring::HeapRefusal;
 use crate::shared::RunShared;
 use crate::slot::{SlotRef, TaskState, SCOPE_BIT};
 
@@ -52,6 +63,17 @@ impl Scratch {
             self.epoch = 1;
         }
     }
+}
+
+/// What admission checked and worked out about one submit.
+struct Admitted {
+    kernels: MixedKernels,
+    shape: TaskShape,
+    block_num: u32,
+    /// Bytes of the task's OUTPUT arguments, packed.
+    out_bytes: u64,
+    /// The ring of the innermost scope.
+    ring: usize,
 }
 
 /// Why the live sink refused an edge.
@@ -141,55 +163,46 @@ impl Orchestrator {
         ))
     }
 
-    /// Allocates the next slot and `bytes` of heap on `ring`, waiting for reclaim if needed.
-    fn alloc_slot_and_heap(&mut self, ring: usize, bytes: u64) -> Result<u64, Stopped> {
-        let window = match self.kind {
-            RuntimeKind::Tmr => self.shared.sizes.task_window[ring],
-            RuntimeKind::Hbg => self.shared.sizes.task_window[0],
-        };
+    /// Takes the next slot and `bytes` of heap on `ring`, waiting for reclaim if needed: the
+    /// task's local id and the virtual start of its outputs.
+    fn take_slot_and_heap(&mut self, ring: usize, bytes: u64) -> Result<(u32, u64), Stopped> {
         let mut state = None;
         let mut fresh = false;
         loop {
-            let r = &self.shared.rings[ring];
             if fresh {
-                self.seen_last_alive[ring] = r.last_alive.load(Ordering::Acquire);
-                self.seen_heap_tail[ring] = r.heap_tail.load(Ordering::Acquire);
+                self.rings[ring].refresh(&self.shared.rings[ring]);
             }
-            let last_alive = self.seen_last_alive[ring];
-            let what = if window_has_room(self.next_local[ring], last_alive, window) {
-                match self.heaps[ring].try_alloc(bytes, self.seen_heap_tail[ring]) {
-                    Ok(start) => {
-                        self.done_waiting(state.is_some());
-                        return Ok(start);
-                    }
-                    Err(HeapRefusal::TooLarge) => {
-                        let cap = self.heaps[ring].size();
-                        let detail =
-                            format!("a task needs {bytes} bytes of outputs, more than the whole heap");
-                        return Err(self.exhausted(Exhausted::Heap, ring, cap, &detail));
-                    }
-                    Err(HeapRefusal::Full) => Exhausted::Heap,
+            let refusal = match self.rings[ring].try_take(bytes) {
+                Ok(taken) => {
+                    self.done_waiting(state.is_some());
+                    return Ok(taken);
                 }
-            } else {
-                Exhausted::TaskWindow
+                Err(SlotRefusal::Heap(HeapRefusal::TooLarge)) => {
+                    let cap = self.rings[ring].heap.size();
+                    let detail = format!("a task needs {bytes} bytes of outputs, more than the whole heap");
+                    return Err(self.exhausted(Exhausted::Heap, ring, cap, &detail));
+                }
+                Err(r) => r,
             };
             if !fresh {
                 // The cached counters may be stale: re-read them before waiting.
                 fresh = true;
                 continue;
             }
-            let (cap, detail) = match what {
-                Exhausted::Heap => {
-                    let h = &self.heaps[ring];
-                    let used = h.top() - h.tail(self.seen_heap_tail[ring]);
-                    (
-                        h.size(),
-                        format!("{bytes} bytes requested, {used} bytes in use by live tasks"),
-                    )
-                }
-                _ => (
-                    u64::from(window),
-                    format!("{} tasks in flight", self.next_local[ring] - last_alive),
+            let alloc = &self.rings[ring];
+            let (what, cap, detail) = match refusal {
+                SlotRefusal::Heap(_) => (
+                    Exhausted::Heap,
+                    alloc.heap.size(),
+                    format!(
+                        "{bytes} bytes requested, {} bytes in use by live tasks",
+                        alloc.heap_in_use()
+                    ),
+                ),
+                SlotRefusal::Window => (
+                    Exhausted::TaskWindow,
+                    u64::from(alloc.window.size()),
+                    format!("{} tasks in flight", alloc.in_flight()),
                 ),
             };
             self.wait_for_room(what, ring, cap, &detail, &mut state)?;
@@ -205,8 +218,8 @@ impl Orchestrator {
         loop {
             let r = &self.shared.rings[ring];
             let (pool, tail) = match what {
-                Exhausted::FaninSpill => (&self.spill_pools[ring], r.spill_tail.load(Ordering::Acquire)),
-                _ => (&self.dep_pools[ring], r.dep_tail.load(Ordering::Acquire)),
+                Exhausted::FaninSpill => (&self.rings[ring].spill_pool, r.spill_tail.load(Ordering::Acquire)),
+                _ => (&self.rings[ring].dep_pool, r.dep_tail.load(Ordering::Acquire)),
             };
             let cap = pool.capacity();
             if pool.has_room(n, tail) {
@@ -233,13 +246,14 @@ impl Orchestrator {
     ///
     /// [`DEADLOCK_TIMEOUT`]: super::backpressure::DEADLOCK_TIMEOUT
     fn pending_producers_within(&mut self, ring: usize) -> Result<u64, Stopped> {
-        let cap = self.dep_pools[ring].capacity();
+        let cap = self.rings[ring].dep_pool.capacity();
         let mut last = u64::MAX;
         let mut since = std::time::Instant::now();
         loop {
             // Producers held in this thread's publication batch must reach the schedulers.
             self.flush_ready();
             let shared = &*self.shared;
+            let completed = shared.completed.load(Ordering::SeqCst);
             let pending = (self.scratch.fanin.iter())
                 .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
                 .count() as u64;
@@ -256,17 +270,51 @@ impl Orchestrator {
                 return Err(self.exhausted(Exhausted::DepPool, ring, cap, &detail));
             }
             self.check_live()?;
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            self.park_until_a_completion(completed);
         }
     }
 
-    /// The whole submit path; `is_alloc` makes the hidden allocation task of `alloc_tensors`.
+    /// Parks until some task completes after `completed` was read (or the wait tick passes, the
+    /// caller's deadlock clock): completions wake the orchestrator while
+    /// `orch_awaits_completion` is set.
+    fn park_until_a_completion(&self, completed: u64) {
+        let shared = &*self.shared;
+        shared.orch_awaits_completion.store(true, Ordering::SeqCst);
+        shared
+            .orch_sleep
+            .sleep_unless(super::backpressure::WAIT_TICK, || {
+                shared.completed.load(Ordering::SeqCst) != completed || shared.fatal.is_set()
+            });
+        shared.orch_awaits_completion.store(false, Ordering::Relaxed);
+    }
+
+    /// The whole submit path (see the module docs); `is_alloc` makes the hidden allocation
+    /// task of `alloc_tensors`, which has no inputs and completes at once.
     pub(super) fn submit_task(
         &mut self,
         kernels: MixedKernels,
         args: &TaskArgs<'_>,
         is_alloc: bool,
     ) -> Result<TaskOutputs, Stopped> {
+        let task = self.admit(kernels, args)?;
+        let (id, sref, heap_start) = self.allocate(&task, is_alloc)?;
+        self.scratch.next_epoch();
+        self.scratch.fanin.clear();
+        if !is_alloc {
+            self.infer(id, &task, args)?;
+        }
+        let outputs = self.write_payload(id, sref, &task, args, heap_start);
+        if is_alloc {
+            self.complete_alloc(sref, task.ring);
+        } else {
+            self.wire_task(id, sref, task.ring)?;
+        }
+        Ok(TaskOutputs { id, outputs })
+    }
+
+    /// Stage 1: checks the arguments, the kernels, an SPMD sync start and the scope's room.
+    #[inline]
+    fn admit(&mut self, kernels: MixedKernels, args: &TaskArgs<'_>) -> Result<Admitted, Stopped> {
         self.check_live()?;
         if let Some(e) = args.error() {
             return Err(self.invalid(e.to_string()));
@@ -279,21 +327,7 @@ impl Orchestrator {
         let launch = args.launch();
         let block_num = u32::from(launch.block_num);
         if launch.require_sync_start && block_num > 1 {
-            let limit = if shape == TaskShape::Aiv {
-                self.platform().aiv_count()
-            } else {
-                self.platform().clusters
-            };
-            if block_num > limit {
-                return Err(Stopped(self.raise(
-                    FatalCode::RequireSyncStartInvalid,
-                    format!(
-                        "require_sync_start with block_num {block_num} but only {limit} {} can start at once (scope at {})",
-                        if shape == TaskShape::Aiv { "AIV cores" } else { "clusters" },
-                        self.current_site()
-                    ),
-                )));
-            }
+            self.check_sync_start(shape, block_num)?;
         }
         let out_bytes: u64 = args
             .tensors()
@@ -303,8 +337,6 @@ impl Orchestrator {
                 _ => 0,
             })
             .fold(0u64, u64::saturating_add);
-
-        // Scope admission, then slot and heap.
         let frame = *self.scopes.last().expect("the root scope is always open");
         let ring = usize::from(frame.ring);
         if self.kind == RuntimeKind::Tmr {
@@ -313,15 +345,49 @@ impl Orchestrator {
             if in_scope as u64 + 1 >= u64::from(window) {
                 let msg = format!(
                     "scope at {} already holds {in_scope} tasks on ring {ring}, whose task window is {window} slots \
-                     (a scope holds at most window-1 tasks); raise runtime_env ring_task_window or split the scope",
-                    super::site_string(frame.site)
+                     (a scope holds at most window-1 tasks); raise runtime_env {} or split the scope",
+                    super::site_string(frame.site),
+                    RingResource::TaskWindow.key(),
                 );
                 return Err(Stopped(self.raise(FatalCode::ScopeDeadlock, msg)));
             }
         }
-        let heap_start = self.alloc_slot_and_heap(ring, out_bytes)?;
-        let local = self.next_local[ring];
-        self.next_local[ring] += 1;
+        Ok(Admitted {
+            kernels,
+            shape,
+            block_num,
+            out_bytes,
+            ring,
+        })
+    }
+
+    /// A `require_sync_start` launch must fit the cores that can start at once.
+    #[cold]
+    fn check_sync_start(&self, shape: TaskShape, block_num: u32) -> Result<(), Stopped> {
+        let limit = if shape == TaskShape::Aiv {
+            self.platform().aiv_count()
+        } else {
+            self.platform().clusters
+        };
+        if block_num <= limit {
+            return Ok(());
+        }
+        Err(Stopped(self.raise(
+            FatalCode::RequireSyncStartInvalid,
+            format!(
+                "require_sync_start with block_num {block_num} but only {limit} {} can start at once (scope at {})",
+                if shape == TaskShape::Aiv { "AIV cores" } else { "clusters" },
+                self.current_site()
+            ),
+        )))
+    }
+
+    /// Stage 2: a slot and the outputs' heap on the task's ring, the slot reset for it, and the
+    /// task counted in its scope.
+    #[inline]
+    fn allocate(&mut self, task: &Admitted, is_alloc: bool) -> Result<(TaskId, SlotRef, u64), Stopped> {
+        let ring = task.ring;
+        let (local, heap_start) = self.take_slot_and_heap(ring, task.out_bytes)?;
         self.total_tasks += 1;
         let id = TaskId::new(ring as u8, local);
         let sref = SlotRef {
@@ -330,157 +396,181 @@ impl Orchestrator {
         };
         // The slot is re-derived from `self.shared` after every call that needs `&mut self`
         // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
-        {
-            let slot = self.shared.slot(sref);
-            let mut fan = slot.fan.lock();
-            fan.local = local;
-            fan.state = if is_alloc {
-                TaskState::Completed
-            } else {
-                TaskState::Pending
-            };
-            fan.fanout_count = SCOPE_BIT;
-            fan.fanout_refcount = 0;
-            fan.consumers.clear();
-            drop(fan);
-            slot.next_block.store(0, Ordering::Relaxed);
-            slot.remaining
-                .store(block_num * kernels.active_count(), Ordering::Relaxed);
-            slot.shape.store(shape as u8, Ordering::Relaxed);
-            slot.heap_end.store(heap_start + out_bytes, Ordering::Relaxed);
-        }
+        let slot = self.shared.slot(sref);
+        let mut fan = slot.fan.lock();
+        fan.local = local;
+        fan.state = if is_alloc {
+            TaskState::Completed
+        } else {
+            TaskState::Pending
+        };
+        fan.fanout_count = SCOPE_BIT;
+        fan.fanout_refcount = 0;
+        fan.consumers.clear();
+        drop(fan);
+        slot.next_block.store(0, Ordering::Relaxed);
+        slot.remaining
+            .store(task.block_num * task.kernels.active_count(), Ordering::Relaxed);
+        slot.shape.store(task.shape as u8, Ordering::Relaxed);
+        slot.heap_end
+            .store(heap_start + task.out_bytes, Ordering::Relaxed);
         self.scope_tasks.push(ScopedTask { slot: sref, local });
+        Ok((id, sref, heap_start))
+    }
 
-        // Dependencies (not for the hidden alloc task: it has no inputs).
-        self.scratch.next_epoch();
-        self.scratch.fanin.clear();
+    /// Stage 3: the fanin (into `scratch.fanin`, one pin claimed per live producer), dep_gen's
+    /// view of the submit, and the tensor-map registration of the task's outputs.
+    #[inline]
+    fn infer(&mut self, id: TaskId, task: &Admitted, args: &TaskArgs<'_>) -> Result<(), Stopped> {
+        let ring = task.ring;
         let manual = self.manual_depth.is_some();
-        if !is_alloc {
-            if let Some(c) = &mut self.dep_gen {
-                c.record(id, manual, kernels, args);
-            }
-            if let Some(g) = &mut self.dep_graph {
-                let view: ArrayVec<
-                    (ArgTag, Option<simpler_core::Tensor>),
-                    { simpler_core::MAX_TENSOR_ARGS },
-                > = args
-                    .tensors()
+        if let Some(c) = &mut self.dep_gen {
+            c.record(id, manual, task.kernels, args);
+        }
+        if let Some(g) = &mut self.dep_graph {
+            let view: ArrayVec<(ArgTag, Option<simpler_core::Tensor>), { simpler_core::MAX_TENSOR_ARGS }> =
+                args.tensors()
                     .iter()
                     .map(|a| (a.tag(), a.tensor().copied()))
                     .collect();
-                g.begin_task(
-                    id,
-                    manual,
-                    args.early_resolve(),
-                    kernels.as_array(),
-                    block_num,
-                    &view,
-                );
-            }
-            if self.kind == RuntimeKind::Tmr
-                && local.is_multiple_of(simpler_core::tensormap::CLEANUP_INTERVAL)
-            {
-                self.seen_last_alive[ring] = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
-            }
-            self.tmap.set_watermark(ring as u8, self.seen_last_alive[ring]);
-            self.tmap.sync(id);
-            let found = {
-                let mut sink = LiveSink {
-                    shared: &self.shared,
-                    scratch: &mut self.scratch,
-                    next_local: &self.next_local,
-                    graph: self.dep_graph.as_mut(),
-                };
-                compute_fanin(
-                    id,
-                    manual,
-                    args.tensors(),
-                    args.explicit_deps(),
-                    &mut self.tmap,
-                    &mut sink,
-                )
+            g.begin_task(
+                id,
+                manual,
+                args.early_resolve(),
+                task.kernels.as_array(),
+                task.block_num,
+                &view,
+            );
+        }
+        if self.kind == RuntimeKind::Tmr
+            && id
+                .local()
+                .is_multiple_of(simpler_core::tensormap::CLEANUP_INTERVAL)
+        {
+            self.rings[ring].seen_last_alive = self.shared.rings[ring].last_alive.load(Ordering::Acquire);
+        }
+        self.tmap
+            .set_watermark(ring as u8, self.rings[ring].seen_last_alive);
+        self.tmap.sync(id);
+        let next_local = std::array::from_fn(|r| self.rings[r].window.next_local());
+        let found = {
+            let mut sink = LiveSink {
+                shared: &self.shared,
+                scratch: &mut self.scratch,
+                next_local: &next_local,
+                graph: self.dep_graph.as_mut(),
             };
-            match found {
-                Ok(()) => {}
-                Err(FaninError::InvalidExplicitDep { index, id: bad }) => {
-                    return Err(self.invalid(format!(
-                        "explicit dependency #{index} is not a task id ({:#x})",
-                        bad.raw()
-                    )));
-                }
-                Err(FaninError::SelfDependency { arg }) => {
-                    let e = FaninError::<std::convert::Infallible>::SelfDependency { arg };
-                    return Err(self.invalid(e.to_string()));
-                }
-                Err(FaninError::Sink(SinkError::NotSubmitted(bad))) => {
-                    return Err(
-                        self.invalid(format!("dependency on task {bad}, which has not been submitted"))
-                    );
-                }
+            compute_fanin(
+                id,
+                manual,
+                args.tensors(),
+                args.explicit_deps(),
+                &mut self.tmap,
+                &mut sink,
+            )
+        };
+        if let Err(e) = found {
+            return Err(self.fanin_error(e));
+        }
+        let n = registrable_outputs(manual, args.tensors());
+        if n > 0 {
+            self.ensure_tensormap(n)?;
+            register_outputs(id, manual, args.tensors(), &mut self.tmap)
+                .expect("room was made by ensure_tensormap");
+        }
+        Ok(())
+    }
+
+    /// The fatal for a fanin the dependency function refused.
+    #[cold]
+    fn fanin_error(&self, e: FaninError<SinkError>) -> Stopped {
+        match e {
+            FaninError::InvalidExplicitDep { index, id: bad } => self.invalid(format!(
+                "explicit dependency #{index} is not a task id ({:#x})",
+                bad.raw()
+            )),
+            FaninError::SelfDependency { arg } => {
+                let e = FaninError::<std::convert::Infallible>::SelfDependency { arg };
+                self.invalid(e.to_string())
             }
-            let n = registrable_outputs(manual, args.tensors());
-            if n > 0 {
-                self.ensure_tensormap(n)?;
-                register_outputs(id, manual, args.tensors(), &mut self.tmap)
-                    .expect("room was made by ensure_tensormap");
+            FaninError::Sink(SinkError::NotSubmitted(bad)) => {
+                self.invalid(format!("dependency on task {bad}, which has not been submitted"))
             }
         }
+    }
 
-        // Payload: materialize outputs, copy arguments and the fanin.
+    /// Stage 4: materializes the outputs on the heap (with their initial values) and copies
+    /// the arguments, scalars and fanin into the slot's payload.
+    #[inline]
+    fn write_payload(
+        &mut self,
+        id: TaskId,
+        sref: SlotRef,
+        task: &Admitted,
+        args: &TaskArgs<'_>,
+        heap_start: u64,
+    ) -> ArrayVec<simpler_core::Tensor, { simpler_core::MAX_TENSOR_ARGS }> {
         let mut outputs = ArrayVec::new();
-        {
-            let shared = &*self.shared;
-            let mut p = shared.slot(sref).payload.write();
-            p.id = id;
-            p.kernels = kernels;
-            p.block_num = block_num;
-            p.args.clear();
-            p.scalars.clear();
-            p.scalars.extend(args.scalars().iter().copied());
-            let mut offset = heap_start;
-            for a in args.tensors() {
-                match a {
-                    TensorArg::Output(ci) => {
-                        let t = ci.materialize(heap_vbase(ring) + offset, id);
-                        offset += ci.buffer_size_bytes();
-                        if let Some(v) = ci.initial_value() {
-                            if let Ok(buf) = shared.memory.buffer(&t) {
-                                let es = t.dtype().size();
-                                for off in view_offsets(&t) {
-                                    store_from_f64(t.dtype(), &buf, (off * es) as usize, v);
-                                }
+        let shared = &*self.shared;
+        let mut p = shared.slot(sref).payload.write();
+        p.id = id;
+        p.kernels = task.kernels;
+        p.block_num = task.block_num;
+        p.args.clear();
+        p.scalars.clear();
+        p.scalars.extend(args.scalars().iter().copied());
+        let mut offset = heap_start;
+        for a in args.tensors() {
+            match a {
+                TensorArg::Output(ci) => {
+                    let t = ci.materialize(heap_vbase(task.ring) + offset, id);
+                    offset += ci.buffer_size_bytes();
+                    if let Some(v) = ci.initial_value() {
+                        if let Ok(buf) = shared.memory.buffer(&t) {
+                            let es = t.dtype().size();
+                            for off in view_offsets(&t) {
+                                store_from_f64(t.dtype(), &buf, (off * es) as usize, v);
                             }
                         }
-                        outputs.push(t);
-                        p.args.push((ArgTag::Output, t));
                     }
-                    other => p.args.push((
-                        other.tag(),
-                        *other.tensor().expect("non-output args carry a tensor"),
-                    )),
+                    outputs.push(t);
+                    p.args.push((ArgTag::Output, t));
                 }
+                other => p.args.push((
+                    other.tag(),
+                    *other.tensor().expect("non-output args carry a tensor"),
+                )),
             }
-            p.fanin.clear();
-            p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
         }
+        p.fanin.clear();
+        p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
+        outputs
+    }
 
-        if is_alloc {
-            let slot = self.shared.slot(sref);
-            slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
-            slot.spill_mark
-                .store(self.spill_pools[ring].top(), Ordering::Relaxed);
-            self.shared.task_finished();
-            return Ok(TaskOutputs { id, outputs });
-        }
+    /// The hidden allocation task completes at submit: it holds its pool marks and counts as
+    /// finished.
+    fn complete_alloc(&mut self, sref: SlotRef, ring: usize) {
+        let slot = self.shared.slot(sref);
+        slot.dep_mark
+            .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+        slot.spill_mark
+            .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
+        self.shared.task_finished();
+    }
+
+    /// Stage 5: the fanin spill beyond the inline capacity, then [`Orchestrator::wire`], then
+    /// the fanin log when recorded.
+    #[inline]
+    fn wire_task(&mut self, id: TaskId, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
         let spill = self.scratch.fanin.len().saturating_sub(FANIN_INLINE_CAP) as u64;
         if spill > 0 {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
-            self.spill_pools[ring].take(spill);
+            self.rings[ring].spill_pool.take(spill);
         }
         self.shared
             .slot(sref)
             .spill_mark
-            .store(self.spill_pools[ring].top(), Ordering::Relaxed);
+            .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
         self.wire(sref, ring)?;
         if let Some(log) = &mut self.fanin_log {
             log.push(super::FaninRecord {
@@ -488,7 +578,7 @@ impl Orchestrator {
                 producers: self.scratch.fanin.iter().map(|&(_, p, f)| (p, f)).collect(),
             });
         }
-        Ok(TaskOutputs { id, outputs })
+        Ok(())
     }
 
     /// Queues a ready task in the orchestrator's publication batch (see `READY_BATCH`).
@@ -510,7 +600,8 @@ impl Orchestrator {
         let n = self.scratch.fanin.len() as u32;
         if n == 0 {
             let slot = self.shared.slot(sref);
-            slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
+            slot.dep_mark
+                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
             self.ready_soon(sref);
@@ -519,7 +610,7 @@ impl Orchestrator {
         let mut need = u64::from(n);
         if self.kind == RuntimeKind::Tmr {
             let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
-            if !self.dep_pools[ring].has_room(need, tail) {
+            if !self.rings[ring].dep_pool.has_room(need, tail) {
                 need = self.pending_producers_within(ring)?;
             }
         }
@@ -541,9 +632,10 @@ impl Orchestrator {
                 }
             }
             if self.kind == RuntimeKind::Tmr {
-                self.dep_pools[ring].take(linked);
+                self.rings[ring].dep_pool.take(linked);
             }
-            slot.dep_mark.store(self.dep_pools[ring].top(), Ordering::Relaxed);
+            slot.dep_mark
+                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
             for &(p, _, flags) in &self.scratch.fanin {
                 if !flags.contains(DepFlags::RETAIN) {
                     shared.release_pin(p);

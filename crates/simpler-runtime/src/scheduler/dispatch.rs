@@ -1,7 +1,7 @@
 //! Running one ready task: claim a block, pick virtual cores, call the kernels, complete.
 
+use crate::sync::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 
 use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, DummyRow, TaskRow};

@@ -8,7 +8,7 @@
 
 mod dispatch;
 
-use std::sync::atomic::Ordering;
+use crate::sync::Ordering;
 use std::sync::Arc;
 
 use crate::shared::{AdvanceBatch, RunShared, PARK_TICK};

@@ -1,8 +1,8 @@
 //! The device-side producer: one writer (the orchestrator thread), fixed-size records written
 //! into the current buffer, buffers handed to the host through the bounded channel.
 
+use crate::sync::{AtomicU32, Ordering};
 use std::panic::Location;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -7,10 +7,10 @@
 //! per-section files while the run goes on, and the close writes the final file in section
 //! order. Rows a producer could not hand over are counted and reported, never silently lost.
 
+use crate::sync::{AtomicU64, Ordering};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

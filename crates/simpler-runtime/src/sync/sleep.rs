@@ -10,10 +10,9 @@
 //! Every wait has a timeout, so no thread can sleep forever on a lost wake-up; the callers use
 //! the timeout as their progress/deadlock tick.
 
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
+use super::{fence, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// A place where idle threads park; see the module docs.
 #[derive(Default)]
@@ -87,7 +86,7 @@ impl Sleep {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "loom")))]
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicBool;

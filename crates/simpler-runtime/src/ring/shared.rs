@@ -1,0 +1,87 @@
+//! A ring's shared side: its slots and the reclaim counters every thread reads, advanced in
+//! order as the head task retires.
+//!
+//! `advance` runs under a per-ring try-lock; a thread that loses the lock leaves a pending flag
+//! that the holder re-checks before it leaves, so no advance is lost (the loom model
+//! `ring_advance_is_never_lost` in `sync/loom_models.rs` checks it).
+
+use crossbeam_utils::CachePadded;
+
+use crate::slot::{Slot, TaskState};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
+
+/// One ring's shared side.
+pub(crate) struct RingShared {
+    /// `window − 1`: a local id's slot index is `local & mask`.
+    pub mask: u32,
+    /// The task window's slots.
+    pub slots: Box<[Slot]>,
+    /// Oldest unretired local id.
+    pub last_alive: CachePadded<AtomicU32>,
+    /// Virtual heap tail (packed end of the newest retired task).
+    pub heap_tail: AtomicU64,
+    /// Dep-pool tail.
+    pub dep_tail: AtomicU64,
+    /// Fanin-spill tail.
+    pub spill_tail: AtomicU64,
+    advance_lock: Mutex<()>,
+    advance_pending: AtomicBool,
+}
+
+impl RingShared {
+    /// A ring of `window` empty slots whose dep pool counts from `dep_origin`.
+    pub fn new(window: u32, dep_origin: u64) -> RingShared {
+        RingShared {
+            mask: window - 1,
+            slots: (0..window).map(|_| Slot::new()).collect(),
+            last_alive: CachePadded::new(AtomicU32::new(0)),
+            heap_tail: AtomicU64::new(0),
+            dep_tail: AtomicU64::new(dep_origin),
+            spill_tail: AtomicU64::new(0),
+            advance_lock: Mutex::new(()),
+            advance_pending: AtomicBool::new(false),
+        }
+    }
+
+    /// The slot of local id `local`.
+    #[inline]
+    pub fn slot_of(&self, local: u32) -> &Slot {
+        &self.slots[(local & self.mask) as usize]
+    }
+
+    /// Advances `last_alive` over consecutive consumed slots and publishes the new heap,
+    /// dep-pool and spill tails. True when this call moved the ring (the caller then signals
+    /// progress); a call that finds the lock taken leaves the work to the holder.
+    pub fn advance(&self) -> bool {
+        let mut moved = false;
+        self.advance_pending.store(true, Ordering::SeqCst);
+        while self.advance_pending.load(Ordering::SeqCst) {
+            let Some(_guard) = self.advance_lock.try_lock() else {
+                return moved;
+            };
+            self.advance_pending.store(false, Ordering::SeqCst);
+            let start = self.last_alive.load(Ordering::Relaxed);
+            let mut la = start;
+            loop {
+                let fan = self.slot_of(la).fan.lock();
+                if fan.state != TaskState::Consumed || fan.local != la {
+                    break;
+                }
+                drop(fan);
+                la = la.wrapping_add(1);
+            }
+            if la != start {
+                let last = self.slot_of(la.wrapping_sub(1));
+                self.heap_tail
+                    .fetch_max(last.heap_end.load(Ordering::Relaxed), Ordering::Release);
+                self.dep_tail
+                    .fetch_max(last.dep_mark.load(Ordering::Relaxed), Ordering::Release);
+                self.spill_tail
+                    .fetch_max(last.spill_mark.load(Ordering::Relaxed), Ordering::Release);
+                self.last_alive.store(la, Ordering::Release);
+                moved = true;
+            }
+        }
+        moved
+    }
+}

@@ -1,0 +1,123 @@
+//! Every atomic, lock and condition variable of the runtime, from one place.
+//!
+//! Normally these are `std`'s atomics and `parking_lot`'s locks. Built with the `loom` feature
+//! they are [loom](https://docs.rs/loom)'s, so the concurrent protocols (the [`Sleep`]
+//! park/notify, the collectors' buffer channel, ring advance) can be model-checked:
+//! `cargo test -p simpler-runtime --features loom --lib loom_models` (see `loom_models.rs`).
+//! A module that needs a new primitive adds it here, never imports `std::sync::atomic` or
+//! `parking_lot` itself.
+
+#[cfg(all(test, feature = "loom"))]
+mod loom_models;
+mod sleep;
+
+pub(crate) use sleep::Sleep;
+
+pub(crate) use std::sync::atomic::Ordering;
+
+#[cfg(not(feature = "loom"))]
+pub(crate) use parking_lot::{Condvar, Mutex, RwLock};
+#[cfg(not(feature = "loom"))]
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
+
+#[cfg(feature = "loom")]
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
+#[cfg(feature = "loom")]
+pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
+
+/// Process-wide counters in `static`s (run ids): always `std`'s, since loom's atomics cannot be
+/// built in a `static` and no model involves them.
+pub(crate) mod process {
+    pub(crate) use std::sync::atomic::AtomicU64;
+}
+
+/// `parking_lot`'s API over loom's std-like locks (poisoning cannot happen in a model that
+/// does not panic; a timed wait is an untimed one, so a model never relies on a timeout).
+#[cfg(feature = "loom")]
+mod loom_shim {
+    use std::ops::{Deref, DerefMut};
+    use std::time::{Duration, Instant};
+
+    /// A mutex with `parking_lot`'s `lock()`.
+    #[derive(Debug, Default)]
+    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
+
+    /// Its guard; holds `None` only inside [`Condvar::wait_for`].
+    pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
+
+    impl<T> Mutex<T> {
+        pub(crate) fn new(v: T) -> Self {
+            Mutex(loom::sync::Mutex::new(v))
+        }
+        pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+            MutexGuard(Some(self.0.lock().expect("no panics in a model")))
+        }
+        pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+            self.0.try_lock().ok().map(|g| MutexGuard(Some(g)))
+        }
+    }
+
+    impl<T> Deref for MutexGuard<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            self.0.as_ref().expect("guard held")
+        }
+    }
+    impl<T> DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0.as_mut().expect("guard held")
+        }
+    }
+
+    /// A condition variable with `parking_lot`'s `wait_for`.
+    #[derive(Debug, Default)]
+    pub(crate) struct Condvar(loom::sync::Condvar);
+
+    impl Condvar {
+        pub(crate) fn new() -> Self {
+            Condvar(loom::sync::Condvar::new())
+        }
+        pub(crate) fn wait_for<T>(&self, guard: &mut MutexGuard<'_, T>, _timeout: Duration) {
+            let g = guard.0.take().expect("guard held");
+            guard.0 = Some(self.0.wait(g).expect("no panics in a model"));
+        }
+        pub(crate) fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+            self.wait_for(guard, Duration::MAX);
+        }
+        pub(crate) fn wait_until<T>(&self, guard: &mut MutexGuard<'_, T>, _deadline: Instant) -> WaitResult {
+            self.wait_for(guard, Duration::MAX);
+            WaitResult
+        }
+        pub(crate) fn notify_one(&self) {
+            self.0.notify_one();
+        }
+        pub(crate) fn notify_all(&self) {
+            self.0.notify_all();
+        }
+    }
+
+    /// The result of a timed wait: never timed out (waits are untimed in a model).
+    pub(crate) struct WaitResult;
+
+    impl WaitResult {
+        pub(crate) fn timed_out(&self) -> bool {
+            false
+        }
+    }
+
+    /// A reader-writer lock with `parking_lot`'s `read()` / `write()`.
+    #[derive(Debug, Default)]
+    pub(crate) struct RwLock<T>(loom::sync::RwLock<T>);
+
+    impl<T> RwLock<T> {
+        pub(crate) fn new(v: T) -> Self {
+            RwLock(loom::sync::RwLock::new(v))
+        }
+        pub(crate) fn read(&self) -> loom::sync::RwLockReadGuard<'_, T> {
+            self.0.read().expect("no panics in a model")
+        }
+        pub(crate) fn write(&self) -> loom::sync::RwLockWriteGuard<'_, T> {
+            self.0.write().expect("no panics in a model")
+        }
+    }
+}
