@@ -156,7 +156,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         cfg.output_prefix = Some(default_folder(&base)?);
     }
     cfg.validate()?;
-    let mut outcome = match ex.run(&cfg, &params) {
+    let mut outcome = match ex.run(&cfg, &params).map_err(crate::exit::example_error) {
         Ok(o) => o,
         Err(mut e) => {
             report_stopped(ex.name(), &mut e);
