@@ -4,6 +4,8 @@ use anyhow::Result;
 use simpler_examples::bench::{bench_config, bench_worker, run_workload, Figures, Workload};
 use simpler_runtime::RuntimeKind;
 
+use crate::exit::example_error;
+
 /// Arguments of `simpler bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -84,7 +86,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
                 cfg.faults.skip_dep_gen_replay = true;
             }
             cfg.output_prefix = Some(dir.join(format!("{}_{}", wl.name(), s.name)));
-            let r = run_workload(w, &cfg, wl, args.tasks)?;
+            let r = run_workload(w, &cfg, wl, args.tasks).map_err(example_error)?;
             let units = if wl == Workload::Scopes {
                 args.tasks
             } else {
@@ -179,7 +181,7 @@ fn mean_submit_span(path: &std::path::Path) -> Option<f64> {
 /// Runs the command.
 pub fn run(args: BenchArgs) -> Result<()> {
     if args.compare_diagnostics {
-        let w = bench_worker()?;
+        let w = bench_worker().map_err(example_error)?;
         return compare(&args, &w);
     }
     let workloads = if args.workloads.is_empty() {
@@ -192,14 +194,15 @@ pub fn run(args: BenchArgs) -> Result<()> {
     } else {
         args.runtimes.clone()
     };
-    let w = bench_worker()?;
+    let w = bench_worker().map_err(example_error)?;
     println!(
         "{:<14} {:<4} {:>10} {:>14} {:>13} {:>13} {:>13}",
         "workload", "rt", "tasks", "ns/submit", "ns/task e2e", "tasks/s", "peak RSS MiB"
     );
     for wl in workloads {
         for &kind in &runtimes {
-            let r = run_workload(&w, &bench_config(kind, args.tasks), wl, args.tasks)?;
+            let r =
+                run_workload(&w, &bench_config(kind, args.tasks), wl, args.tasks).map_err(example_error)?;
             let f = Figures::of(&r);
             println!(
                 "{:<14} {:<4} {:>10} {:>14.1} {:>13.1} {:>13.0} {:>13.1}",

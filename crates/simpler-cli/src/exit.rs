@@ -47,6 +47,16 @@ pub fn fatal_status(code: FatalCode) -> u8 {
     }
 }
 
+/// An example's (or a benchmark workload's) error as a command's error. A runtime error goes in
+/// as the [`RunError`] itself, so [`status_of`] and `run_cmd::report_stopped` still find the
+/// fatal, the configuration error or the busy folder it carries.
+pub fn example_error(e: simpler_examples::Error) -> anyhow::Error {
+    match e.into_run_error() {
+        Ok(run) => run.into(),
+        Err(other) => other.into(),
+    }
+}
+
 /// The exit status for an error returned by a command.
 pub fn status_of(err: &anyhow::Error) -> u8 {
     if simpler_artifacts::interrupt::requested() {

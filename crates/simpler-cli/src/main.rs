@@ -43,9 +43,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
-        Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args),
-        Command::DepsViewer(args) => simpler_deps_viewer::run(args),
-        Command::Swimlane(args) => simpler_swimlane::run(args),
+        Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args).map_err(Into::into),
+        Command::DepsViewer(args) => simpler_deps_viewer::run(args).map_err(Into::into),
+        Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
     };
     report(result)
 }
@@ -67,14 +67,19 @@ fn install_interrupt_handler() {
     }
 }
 
-/// Maps a command's result to the process exit status (`exit.rs`): clap usage errors keep
-/// clap's code (2); an interrupted command exits 130; other errors print their cause chain.
+/// Maps a command's result to the process exit status (`exit.rs`): clap usage errors (a
+/// deps-viewer's too) keep clap's code (2); an interrupted command exits 130; other errors
+/// print their cause chain.
 fn report(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) if simpler_artifacts::interrupt::requested() => ExitCode::from(exit::INTERRUPTED),
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            if let Some(clap_err) = err.downcast_ref::<clap::Error>() {
+            let usage = err.downcast_ref::<clap::Error>().or_else(|| {
+                err.downcast_ref::<simpler_deps_viewer::Error>()
+                    .and_then(simpler_deps_viewer::Error::usage)
+            });
+            if let Some(clap_err) = usage {
                 let _ = clap_err.print();
                 return ExitCode::from(clap_err.exit_code() as u8);
             }

@@ -165,7 +165,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let cfg = settings.into_config();
     cfg.validate()?;
-    let mut outcome = match ex.run(&cfg, &params) {
+    let mut outcome = match ex.run(&cfg, &params).map_err(crate::exit::example_error) {
         Ok(o) => o,
         Err(mut e) => {
             report_stopped(ex.name(), &mut e);

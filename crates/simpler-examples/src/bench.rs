@@ -5,12 +5,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use anyhow::{bail, Result};
 use simpler_core::{DType, TaskArgs};
 use simpler_runtime::config::{RingResource, DEFAULT_TASK_WINDOW};
 use simpler_runtime::{
     CallConfig, CoreType, OrchResult, Orchestrator, RunReport, RuntimeEnv, RuntimeKind, Worker,
 };
+
+use crate::{Error, ErrorKind};
 
 /// Tasks per scope in the flat workloads (well below the default window).
 pub const TASKS_PER_SCOPE: u32 = 1000;
@@ -89,7 +90,7 @@ pub const NOOP_AIV: u32 = 0;
 pub const NOOP_AIC: u32 = 1;
 
 /// A worker with the two empty kernels.
-pub fn bench_worker() -> Result<Worker> {
+pub fn bench_worker() -> Result<Worker, Error> {
     let mut w = Worker::new();
     w.register_kernel(NOOP_AIV, "noop_aiv", CoreType::Aiv, |_| Ok(()))?;
     w.register_kernel(NOOP_AIC, "noop_aic", CoreType::Aic, |_| Ok(()))?;
@@ -113,12 +114,18 @@ pub fn bench_config(kind: RuntimeKind, tasks: u64) -> CallConfig {
     cfg
 }
 
-/// Runs `workload` with about `tasks` tasks on `w` with `cfg`.
-pub fn run_workload(w: &Worker, cfg: &CallConfig, workload: Workload, tasks: u64) -> Result<RunReport> {
+/// Runs `workload` with about `tasks` tasks on `w` with `cfg` ([`ErrorKind::NoTasks`] for 0,
+/// [`ErrorKind::TooManyTasks`] past `u32::MAX`).
+pub fn run_workload(
+    w: &Worker,
+    cfg: &CallConfig,
+    workload: Workload,
+    tasks: u64,
+) -> Result<RunReport, Error> {
     if tasks == 0 {
-        bail!("--tasks must be at least 1");
+        return Err(ErrorKind::NoTasks.into());
     }
-    let n = u32::try_from(tasks).map_err(|_| anyhow::anyhow!("--tasks {tasks} is too large"))?;
+    let n = u32::try_from(tasks).map_err(|_| ErrorKind::TooManyTasks { tasks })?;
     let report = match workload {
         Workload::Independent => {
             let width = n.min(1 << 20);

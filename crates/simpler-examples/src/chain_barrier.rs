@@ -2,11 +2,10 @@
 //! N explicit deps (64 inline, the rest in overflow slots of 582), and one consumer that waits
 //! on the barrier and copies `X[0]` into `Y[0]`. Golden: `X[0] = Y[0] = 42`.
 
-use anyhow::Result;
 use simpler_core::{DType, TaskArgs, TaskId};
 use simpler_runtime::{CallConfig, CoreType, KernelCtx, KernelError, Worker};
 
-use crate::{Example, Golden, Outcome, ParamSpec, Params};
+use crate::{Error, ErrorKind, Example, Golden, Outcome, ParamSpec, Params};
 
 /// func id of the producer kernel (AIC).
 pub const KERNEL_WRITE42: u32 = 0;
@@ -48,13 +47,15 @@ impl Example for ChainBarrier {
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
     }
-    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome> {
+    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome, Error> {
         let n = params.u32_at_least("n", 1)?;
-        anyhow::ensure!(
-            n <= MAX_PRODUCERS,
-            "--param n={n}: at most {MAX_PRODUCERS} producers: each may hold two entries of the default \
-             dependency pool (16384) at once, its chain successor's and the barrier's"
-        );
+        if n > MAX_PRODUCERS {
+            return Err(ErrorKind::TooManyProducers {
+                n,
+                max: MAX_PRODUCERS,
+            }
+            .into());
+        }
         let mut w = Worker::new();
         w.register_kernel(KERNEL_WRITE42, "write42", CoreType::Aic, write42)?;
         w.register_kernel(KERNEL_COPY0, "copy0", CoreType::Aiv, copy0)?;

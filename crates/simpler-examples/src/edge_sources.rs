@@ -10,11 +10,10 @@
 //! ```
 //! Golden: A = 1×16, B = 1×16 ++ 2×16, D = 3×64.
 
-use anyhow::Result;
 use simpler_core::{DType, TaskArgs, TensorCreateInfo};
 use simpler_runtime::{CallConfig, CoreType, KernelCtx, KernelError, Worker};
 
-use crate::{Example, Golden, Outcome, ParamSpec, Params};
+use crate::{Error, Example, Golden, Outcome, ParamSpec, Params};
 
 /// func id of `fill` (every element of arg 0 = scalar 0).
 pub const KERNEL_FILL: u32 = 0;
@@ -50,7 +49,7 @@ impl Example for EdgeSources {
     fn params(&self) -> &'static [ParamSpec] {
         &[]
     }
-    fn run(&self, cfg: &CallConfig, _params: &Params) -> Result<Outcome> {
+    fn run(&self, cfg: &CallConfig, _params: &Params) -> Result<Outcome, Error> {
         let mut w = Worker::new();
         w.register_kernel(KERNEL_FILL, "fill", CoreType::Aiv, fill)?;
         w.register_kernel(KERNEL_COPY, "copy", CoreType::Aiv, copy)?;

@@ -1,15 +1,19 @@
 //! Runnable orchestrations behind `simpler run <example>`: each builds its inputs, runs on a
 //! [`Worker`](simpler_runtime::Worker) and checks its outputs against a golden.
+//!
+//! Everything that can fail returns an [`Error`]; its [`ErrorKind`] tells a bad `--param`
+//! (with the key, value and rule) from a runtime error ([`ErrorKind::Run`]).
 
 pub mod bench;
 pub mod chain_barrier;
 pub mod edge_sources;
+mod error;
 mod params;
 pub mod vector_example;
 
-use anyhow::Result;
 use simpler_runtime::{CallConfig, RunReport};
 
+pub use error::{Error, ErrorKind};
 pub use params::{ParamSpec, Params};
 
 /// The result of comparing outputs with their golden values.
@@ -75,7 +79,7 @@ pub trait Example: Sync {
     /// The parameters it accepts.
     fn params(&self) -> &'static [ParamSpec];
     /// Runs it with `cfg`.
-    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome>;
+    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome, Error>;
 }
 
 /// Every built-in example.

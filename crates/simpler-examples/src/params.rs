@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, bail, Result};
+use crate::{Error, ErrorKind};
 
 /// One parameter an example accepts.
 #[derive(Clone, Copy, Debug)]
@@ -22,8 +22,9 @@ pub struct Params {
 }
 
 impl Params {
-    /// Parses `KEY=VALUE` pairs against `specs` (defaults fill the rest).
-    pub fn parse(example: &str, pairs: &[String], specs: &[ParamSpec]) -> Result<Params> {
+    /// Parses `KEY=VALUE` pairs against `specs` (defaults fill the rest). A pair without `=`
+    /// is [`ErrorKind::ParamNotKeyValue`]; a key not in `specs` is [`ErrorKind::UnknownParam`].
+    pub fn parse(example: &str, pairs: &[String], specs: &[ParamSpec]) -> Result<Params, Error> {
         let mut values: BTreeMap<String, String> = specs
             .iter()
             .map(|s| (s.key.to_string(), s.default.to_string()))
@@ -31,37 +32,47 @@ impl Params {
         for pair in pairs {
             let (k, v) = pair
                 .split_once('=')
-                .ok_or_else(|| anyhow!("--param `{pair}` is not KEY=VALUE"))?;
+                .ok_or_else(|| ErrorKind::ParamNotKeyValue { pair: pair.clone() })?;
             if !values.contains_key(k) {
-                let keys: Vec<_> = specs.iter().map(|s| s.key).collect();
-                let valid = if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.join(", ")
-                };
-                bail!("{example} has no parameter `{k}`; valid parameters: {valid}");
+                return Err(ErrorKind::UnknownParam {
+                    example: example.to_string(),
+                    key: k.to_string(),
+                    valid: specs.iter().map(|s| s.key).collect(),
+                }
+                .into());
             }
             values.insert(k.to_string(), v.to_string());
         }
         Ok(Params { values })
     }
 
-    /// An unsigned parameter.
-    pub fn u64(&self, key: &str) -> Result<u64> {
+    /// An unsigned parameter ([`ErrorKind::MissingParam`], [`ErrorKind::NotAnInteger`]).
+    pub fn u64(&self, key: &str) -> Result<u64, Error> {
         let v = self
             .values
             .get(key)
-            .ok_or_else(|| anyhow!("missing parameter `{key}`"))?;
-        v.parse()
-            .map_err(|_| anyhow!("--param {key}={v}: expected a non-negative integer"))
+            .ok_or_else(|| ErrorKind::MissingParam { key: key.to_string() })?;
+        Ok(v.parse().map_err(|_| ErrorKind::NotAnInteger {
+            key: key.to_string(),
+            value: v.clone(),
+        })?)
     }
 
-    /// An unsigned parameter that must fit in u32 and be at least `min`.
-    pub fn u32_at_least(&self, key: &str, min: u32) -> Result<u32> {
+    /// An unsigned parameter that must fit in u32 ([`ErrorKind::ParamTooLarge`]) and be at
+    /// least `min` ([`ErrorKind::ParamTooSmall`]).
+    pub fn u32_at_least(&self, key: &str, min: u32) -> Result<u32, Error> {
         let v = self.u64(key)?;
-        let v = u32::try_from(v).map_err(|_| anyhow!("--param {key}={v}: too large"))?;
+        let v = u32::try_from(v).map_err(|_| ErrorKind::ParamTooLarge {
+            key: key.to_string(),
+            value: v,
+        })?;
         if v < min {
-            bail!("--param {key}={v}: must be at least {min}");
+            return Err(ErrorKind::ParamTooSmall {
+                key: key.to_string(),
+                value: v,
+                min,
+            }
+            .into());
         }
         Ok(v)
     }

@@ -10,11 +10,10 @@
 //! With a = 2 and b = 3 every element of f is (5+1)·(5+2) + 5 = 47. All intermediates are
 //! runtime-allocated outputs, so every edge is a creator edge: exactly six of them.
 
-use anyhow::{ensure, Result};
 use simpler_core::{DType, TaskArgs, TensorCreateInfo};
 use simpler_runtime::{CallConfig, CoreType, KernelCtx, KernelError, Worker};
 
-use crate::{Example, Golden, Outcome, ParamSpec, Params};
+use crate::{Error, ErrorKind, Example, Golden, Outcome, ParamSpec, Params};
 
 /// func id of `kernel_add`.
 pub const KERNEL_ADD: u32 = 0;
@@ -48,7 +47,7 @@ fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 }
 
 /// Registers the three kernels of the example.
-pub fn register_kernels(w: &mut Worker) -> Result<()> {
+pub fn register_kernels(w: &mut Worker) -> Result<(), Error> {
     w.register_kernel(KERNEL_ADD, "kernel_add", CoreType::Aiv, add)?;
     w.register_kernel(KERNEL_ADD_SCALAR, "kernel_add_scalar", CoreType::Aiv, add_scalar)?;
     w.register_kernel(KERNEL_MUL, "kernel_mul", CoreType::Aiv, mul)?;
@@ -74,7 +73,7 @@ impl Example for VectorExample {
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
     }
-    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome> {
+    fn run(&self, cfg: &CallConfig, params: &Params) -> Result<Outcome, Error> {
         let size = params.u32_at_least("size", 1)?;
         let mut w = Worker::new();
         register_kernels(&mut w)?;
@@ -106,11 +105,13 @@ impl Example for VectorExample {
         })?;
         let got = w.read::<f32>(&f)?;
         let golden = Golden::compare(&got, |_| 47.0);
-        ensure!(
-            got.len() == size as usize,
-            "read {} elements, expected {size}",
-            got.len()
-        );
+        if got.len() != size as usize {
+            return Err(ErrorKind::WrongLength {
+                got: got.len(),
+                expected: size,
+            }
+            .into());
+        }
         Ok(Outcome { report, golden })
     }
 }

@@ -21,11 +21,14 @@ use simpler_artifacts::deps::{
     Tensor,
 };
 
+/// Any error, printed by `main` with its `Debug` form.
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
 const TASKS: u64 = 1_000_000;
 const EDGES_PER_TASK: u64 = 3;
 const NUMEL: u64 = 16_384;
 
-fn main() -> anyhow::Result<()> {
+fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     match args.first().map(String::as_str) {
         Some("generate") => {
@@ -48,7 +51,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-fn view(path: &Path) -> anyhow::Result<()> {
+fn view(path: &Path) -> Result<()> {
     let start = Instant::now();
     let out = simpler_deps_viewer::write_text_view(path)?;
     let secs = start.elapsed().as_secs_f64();
@@ -85,7 +88,7 @@ fn input_arg(idx: i32, producer: u64) -> TaskArg {
     }
 }
 
-fn generate(path: &Path) -> anyhow::Result<()> {
+fn generate(path: &Path) -> Result<()> {
     let start = Instant::now();
     let mut w = DepsWriter::new(BufWriter::with_capacity(1 << 20, File::create(path)?))?;
     let producers = |i: u64| -> [u64; EDGES_PER_TASK as usize] {

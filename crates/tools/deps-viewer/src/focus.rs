@@ -4,42 +4,38 @@
 //! descendants up to `K` hops downstream (following every edge, whatever the edge mode). Edges
 //! are shown between any two shown tasks.
 
-use anyhow::{bail, Context};
 use simpler_artifacts::deps::make_task_id;
 
 use crate::graph::{Adjacency, Graph};
+use crate::{Error, ErrorKind};
 
 /// Parses a task reference: a raw id (`4294967296`), or `RING,LOCAL` with optional
-/// parentheses and spaces (`1,0`, `(1, 0)`).
-pub fn parse_task_ref(text: &str) -> anyhow::Result<u64> {
+/// parentheses and spaces (`1,0`, `(1, 0)`). Anything else is [`ErrorKind::InvalidFocus`].
+pub fn parse_task_ref(text: &str) -> Result<u64, Error> {
     let trimmed = text.trim();
     let inner = trimmed
         .strip_prefix('(')
         .and_then(|t| t.strip_suffix(')'))
         .unwrap_or(trimmed);
-    let bad = || {
-        format!(
-            "invalid --focus task '{text}': expected a raw task id (e.g. 4294967296) or \
-             RING,LOCAL (e.g. 1,0)"
-        )
+    let bad = |source| ErrorKind::InvalidFocus {
+        text: text.to_string(),
+        source,
     };
     match inner.split_once(',') {
-        None => inner.trim().parse::<u64>().with_context(bad),
+        None => Ok(inner.trim().parse::<u64>().map_err(bad)?),
         Some((ring, local)) => {
-            let ring: u8 = ring.trim().parse().with_context(bad)?;
-            let local: u32 = local.trim().parse().with_context(bad)?;
+            let ring: u8 = ring.trim().parse().map_err(bad)?;
+            let local: u32 = local.trim().parse().map_err(bad)?;
             Ok(make_task_id(ring, local))
         }
     }
 }
 
-/// Returns the node mask of the neighbourhood of task `id` within `depth` hops.
-pub fn neighbourhood(graph: &Graph, id: u64, depth: u32) -> anyhow::Result<Vec<bool>> {
+/// Returns the node mask of the neighbourhood of task `id` within `depth` hops
+/// ([`ErrorKind::FocusNotInGraph`] if the graph has no such task).
+pub fn neighbourhood(graph: &Graph, id: u64, depth: u32) -> Result<Vec<bool>, Error> {
     let Some(center) = graph.index_of(id) else {
-        bail!(
-            "--focus task {} ({id}) is not in the graph",
-            crate::graph::display_id(id, true)
-        );
+        return Err(ErrorKind::FocusNotInGraph { id }.into());
     };
     let adj = Adjacency::new(graph, |_| true);
     let mut mask = vec![false; graph.len()];

@@ -4,7 +4,7 @@ use std::io::{self, Read, Write};
 use std::process::{Command, Stdio};
 use std::thread;
 
-use anyhow::{bail, Context};
+use crate::{Error, ErrorKind};
 
 /// The address-space limit a Graphviz program runs under: half of this machine's memory
 /// (`MemTotal`), so a layout too big for the host fails with a message instead of exhausting it.
@@ -23,21 +23,25 @@ fn on_path(program: &str) -> bool {
 
 /// Lays out `dot` with `program -Tsvg` and returns the SVG document (from its `<svg` tag on).
 ///
-/// A program that cannot be found is an error that says how to install Graphviz. The program
-/// runs under [`memory_limit`] (through `sh -c 'ulimit -v ..'`); running out of it is an error
-/// that suggests a smaller view.
-pub fn render_svg(program: &str, dot: &str) -> anyhow::Result<String> {
+/// A program that cannot be found is [`ErrorKind::GraphvizNotFound`], which says how to install
+/// Graphviz. The program runs under [`memory_limit`] (through `sh -c 'ulimit -v ..'`); running
+/// out of it is [`ErrorKind::GraphvizOutOfMemory`], which suggests a smaller view.
+pub fn render_svg(program: &str, dot: &str) -> Result<String, Error> {
     render_svg_limited(program, dot, memory_limit())
 }
 
 /// [`render_svg`] with an explicit address-space limit in bytes (`None`: unlimited).
-pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> anyhow::Result<String> {
+pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> Result<String, Error> {
+    let program_name = || program.to_string();
+    let not_found = || ErrorKind::GraphvizNotFound {
+        program: program_name(),
+    };
+    let pipe = |stream| ErrorKind::GraphvizPipe {
+        program: program_name(),
+        stream,
+    };
     if !on_path(program) {
-        bail!(
-            "Graphviz `{program}` was not found on PATH; the HTML view needs it. Install \
-             Graphviz (Debian/Ubuntu: `apt-get install graphviz`), or use the text view \
-             (--format text), which needs no Graphviz"
-        );
+        return Err(not_found().into());
     }
     let mut command = match limit {
         Some(bytes) => {
@@ -63,20 +67,20 @@ pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> anyho
         .spawn()
     {
         Ok(child) => child,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => bail!(
-            "Graphviz `{program}` was not found on PATH; the HTML view needs it. Install \
-             Graphviz (Debian/Ubuntu: `apt-get install graphviz`), or use the text view \
-             (--format text), which needs no Graphviz"
-        ),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot start Graphviz `{program}`"));
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(not_found().into()),
+        Err(source) => {
+            return Err(ErrorKind::GraphvizStart {
+                program: program_name(),
+                source,
+            }
+            .into());
         }
     };
     // Feed stdin from a thread: Graphviz may start writing before it has read everything.
-    let mut stdin = child.stdin.take().context("Graphviz stdin")?;
+    let mut stdin = child.stdin.take().ok_or_else(|| pipe("stdin"))?;
     let input = dot.to_owned();
     let writer = thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let mut stderr = child.stderr.take().context("Graphviz stderr")?;
+    let mut stderr = child.stderr.take().ok_or_else(|| pipe("stderr"))?;
     let err_reader = thread::spawn(move || {
         let mut text = String::new();
         let _ = stderr.read_to_string(&mut text);
@@ -86,31 +90,47 @@ pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> anyho
     child
         .stdout
         .take()
-        .context("Graphviz stdout")?
+        .ok_or_else(|| pipe("stdout"))?
         .read_to_string(&mut svg)
-        .with_context(|| format!("reading the output of Graphviz `{program}`"))?;
-    let status = child.wait()?;
+        .map_err(|source| ErrorKind::GraphvizRead {
+            program: program_name(),
+            source,
+        })?;
+    let status = child.wait().map_err(ErrorKind::GraphvizWait)?;
     let errors = err_reader.join().unwrap_or_default();
     let fed = writer.join();
     if !status.success() {
         let out_of_memory = errors.contains("out of memory") || errors.contains("alloc");
-        if let (true, Some(bytes)) = (out_of_memory || status.code().is_none(), limit) {
-            bail!(
-                "Graphviz `{program}` ran out of its memory limit ({} MiB, half of this machine's \
-                 memory) laying out the graph ({status}: {}). Use --engine sfdp, or show one \
-                 task's neighbourhood with --focus TASK --depth K",
-                bytes >> 20,
-                errors.trim()
-            );
+        let stderr = errors.trim().to_string();
+        if let (true, Some(limit)) = (out_of_memory || status.code().is_none(), limit) {
+            return Err(ErrorKind::GraphvizOutOfMemory {
+                program: program_name(),
+                limit,
+                status,
+                stderr,
+            }
+            .into());
         }
-        bail!("Graphviz `{program}` failed ({status}): {}", errors.trim());
+        return Err(ErrorKind::GraphvizFailed {
+            program: program_name(),
+            status,
+            stderr,
+        }
+        .into());
     }
-    if let Ok(Err(e)) = fed {
-        return Err(e).with_context(|| format!("writing DOT to Graphviz `{program}`"));
+    if let Ok(Err(source)) = fed {
+        return Err(ErrorKind::GraphvizWrite {
+            program: program_name(),
+            source,
+        }
+        .into());
     }
     match svg.find("<svg") {
         Some(start) => Ok(svg.split_off(start)),
-        None => bail!("Graphviz `{program}` produced no SVG"),
+        None => Err(ErrorKind::GraphvizNoSvg {
+            program: program_name(),
+        }
+        .into()),
     }
 }
 

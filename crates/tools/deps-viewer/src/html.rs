@@ -19,7 +19,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::bail;
 use serde::Serialize;
 
 use crate::cli::{Direction, EdgeMode, Engine};
@@ -27,7 +26,7 @@ use crate::dot::{self, DotOptions};
 use crate::graph::Kind;
 use crate::names::NameMap;
 use crate::view::View;
-use crate::{detail, graphviz};
+use crate::{detail, graphviz, Error, ErrorKind};
 
 /// Above this many nodes `dot` gets slow and memory-hungry; `sfdp` is suggested.
 pub const DOT_WARN_NODES: usize = 1_000;
@@ -87,7 +86,7 @@ pub fn write_html_view(
     shown_pairs: &[bool],
     names: Option<&NameMap>,
     options: &HtmlOptions,
-) -> anyhow::Result<HtmlStats> {
+) -> Result<HtmlStats, Error> {
     let nodes = view.node_count();
     let (pairs, rows) = view.edge_counts();
     let edges = if options.show_tensor_info { rows } else { pairs } as usize;
@@ -126,22 +125,25 @@ pub fn write_html_view(
     Ok(HtmlStats { nodes, edges })
 }
 
-/// Refuses views a browser cannot draw; returns a warning for slow `dot` layouts.
-pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::Result<Option<String>> {
+/// Refuses views a browser cannot draw ([`ErrorKind::TooLargeForBrowser`]) and `dot` layouts
+/// past [`DOT_MAX_NODES`] ([`ErrorKind::TooLargeForDot`]); returns a warning for slow `dot`
+/// layouts.
+pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> Result<Option<String>, Error> {
     if nodes > BROWSER_MAX_NODES || edges > BROWSER_MAX_EDGES {
-        bail!(
-            "the graph has {nodes} tasks and {edges} edges, more than an HTML page can draw \
-             (limits: {BROWSER_MAX_NODES} tasks, {BROWSER_MAX_EDGES} edges). Show the \
-             neighbourhood of one task with --focus TASK --depth K (e.g. --focus 1,0 --depth \
-             2), or use the text view (--format text)"
-        );
+        return Err(ErrorKind::TooLargeForBrowser {
+            nodes,
+            edges,
+            max_nodes: BROWSER_MAX_NODES,
+            max_edges: BROWSER_MAX_EDGES,
+        }
+        .into());
     }
     if nodes > DOT_MAX_NODES && options.engine == Engine::Dot {
-        bail!(
-            "the graph has {nodes} tasks; `dot` needs memory that grows with the square of the \
-             graph (6.3 GB at 2,000 tasks), so it is refused past {DOT_MAX_NODES}. Use --engine \
-             sfdp, or show one task's neighbourhood with --focus TASK --depth K"
-        );
+        return Err(ErrorKind::TooLargeForDot {
+            nodes,
+            max_nodes: DOT_MAX_NODES,
+        }
+        .into());
     }
     if nodes > DOT_WARN_NODES && options.engine == Engine::Dot {
         return Ok(Some(format!(
@@ -155,7 +157,7 @@ pub fn check_size(nodes: usize, edges: usize, options: &HtmlOptions) -> anyhow::
 pub use simpler_artifacts::html::escape as escape_html;
 
 /// JSON safe to embed in a `<script>` element (`simpler_artifacts::html::script_json`).
-fn script_json<T: Serialize>(value: &T) -> anyhow::Result<String> {
+fn script_json<T: Serialize>(value: &T) -> Result<String, Error> {
     Ok(simpler_artifacts::html::script_json(value)?)
 }
 
@@ -169,7 +171,7 @@ fn page(
     svg: &str,
     nodes: usize,
     edges: usize,
-) -> anyhow::Result<String> {
+) -> Result<String, Error> {
     let graph = view.graph();
     let adj = crate::graph::Adjacency::new(graph, |i| view.pair_shown(i) && shown_pairs[i]);
     let mut stats = BTreeMap::new();

@@ -2,24 +2,24 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
-
 use crate::cli::{EdgeMode, Format};
+use crate::{Error, ErrorKind};
 
 /// Where runs write their artifacts, relative to the working directory.
 pub const OUTPUTS_DIR: &str = "outputs";
 
-/// Returns `explicit`, or the newest `deps.json` anywhere under `./outputs/`.
-pub fn resolve_input(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+/// Returns `explicit`, or the newest `deps.json` anywhere under `./outputs/`
+/// ([`ErrorKind::NoInput`] if there is none).
+pub fn resolve_input(explicit: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
     match newest_deps_json(Path::new(OUTPUTS_DIR)) {
         Some(path) => Ok(path),
-        None => bail!(
-            "no deps.json found under ./{OUTPUTS_DIR}/; pass the path of one (run with \
-             --enable-dep-gen to produce it)"
-        ),
+        None => Err(ErrorKind::NoInput {
+            dir: PathBuf::from(OUTPUTS_DIR),
+        }
+        .into()),
     }
 }
 

@@ -11,13 +11,15 @@
 //! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`graph`] (streaming load and
 //! index), [`view`] (what is shown), [`reduce`], [`focus`], [`names`] (name maps),
 //! [`sidecar`] (perf sidecar), [`text`], [`detail`] (argument details for HTML), [`dot`]
-//! (DOT emission), [`graphviz`] (layout), [`html`] (the page).
+//! (DOT emission), [`graphviz`] (layout), [`html`] (the page), [`error`] (what can fail:
+//! [`Error`] and its [`ErrorKind`]).
 
 use std::path::{Path, PathBuf};
 
 pub mod cli;
 pub mod detail;
 pub mod dot;
+pub mod error;
 pub mod focus;
 pub mod graph;
 pub mod graphviz;
@@ -30,6 +32,7 @@ pub mod text;
 pub mod view;
 
 pub use cli::{Args, Direction, EdgeMode, Engine, Format};
+pub use error::{Error, ErrorKind};
 
 use graph::{Graph, Kind};
 use names::NameMap;
@@ -38,11 +41,11 @@ use view::View;
 /// Runs `simpler deps-viewer`: writes the requested view and prints one line saying what was
 /// written.
 ///
-/// HTML-only flags in text mode fail with a [`clap::Error`] (exit code 2 in the `simpler`
-/// binary). A missing or malformed input fails with a message naming the file and, for bad
-/// JSON, the line and column.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    cli::check_format_flags(&args)?;
+/// HTML-only flags in text mode fail with [`ErrorKind::Usage`], a [`clap::Error`] (exit code
+/// 2 in the `simpler` binary). A missing or malformed input fails with [`ErrorKind::Read`],
+/// whose message names the file and, for bad JSON, the line and column.
+pub fn run(args: Args) -> Result<(), Error> {
+    cli::check_format_flags(&args).map_err(ErrorKind::Usage)?;
     let input = input::resolve_input(args.deps_json.as_deref())?;
     warn_if_untrusted(&input);
     let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
@@ -109,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Writes the full text view of `deps_json` to `deps_viewer.txt` next to it (using a sibling
 /// `name_map*.json` if there is one) and returns the path written. This is what
 /// `simpler run --enable-dep-gen` calls after writing deps.json.
-pub fn write_text_view(deps_json: &Path) -> anyhow::Result<PathBuf> {
+pub fn write_text_view(deps_json: &Path) -> Result<PathBuf, Error> {
     warn_if_untrusted(deps_json);
     let output = input::default_output(deps_json, Format::Text, EdgeMode::Full, None);
     let graph = Graph::load(deps_json)?;
@@ -123,7 +126,7 @@ fn write_text_file(
     output: &Path,
     view: &View<'_>,
     names: Option<&NameMap>,
-) -> anyhow::Result<text::Counts> {
+) -> Result<text::Counts, Error> {
     let summary = text::Summary {
         source: input.display().to_string(),
         perf_sidecar: sidecar::perf_sidecar_loaded(input),

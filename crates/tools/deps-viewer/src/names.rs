@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-pub use simpler_artifacts::name_map::{discover, NameMap};
+pub use simpler_artifacts::name_map::{discover, NameMap, NameMapError};
 
 /// Loads `explicit` if given (an error if it cannot be read), else the discovered sibling of
 /// `deps_json` (a warning on stderr if it cannot be read, and no map).
-pub fn resolve(explicit: Option<&Path>, deps_json: &Path) -> anyhow::Result<Option<NameMap>> {
+pub fn resolve(explicit: Option<&Path>, deps_json: &Path) -> Result<Option<NameMap>, NameMapError> {
     let dir = deps_json
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

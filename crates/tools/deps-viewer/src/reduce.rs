@@ -18,6 +18,7 @@ use simpler_artifacts::deps::EdgeSource;
 
 use crate::cli::EdgeMode;
 use crate::graph::{Adjacency, Graph};
+use crate::{Error, ErrorKind};
 
 /// The verdict of the reduction for every pair of a graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,13 +39,14 @@ impl Reduction {
 /// How many walk steps (edge visits) all nodes together may take, about a minute of work.
 pub const REDUCTION_STEP_BUDGET: u64 = 20_000_000_000;
 
-/// Computes which pairs the reduction drops.
-pub fn reduce(graph: &Graph) -> anyhow::Result<Reduction> {
+/// Computes which pairs the reduction drops ([`ErrorKind::ReductionTooCostly`] past
+/// [`REDUCTION_STEP_BUDGET`] steps).
+pub fn reduce(graph: &Graph) -> Result<Reduction, Error> {
     reduce_with_budget(graph, REDUCTION_STEP_BUDGET)
 }
 
 /// [`reduce`] with an explicit step budget.
-pub fn reduce_with_budget(graph: &Graph, budget: u64) -> anyhow::Result<Reduction> {
+pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error> {
     let n = graph.len();
     let pairs = graph.pairs();
     let adj = Adjacency::new(graph, |_| true);
@@ -84,12 +86,12 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> anyhow::Result<Reductio
                 stack.extend_from_slice(next);
             }
             if steps > budget {
-                anyhow::bail!(
-                    "--edge-mode needs the transitive reduction, which takes more than {budget} \
-                     steps on this graph of {n} tasks and {} edges; use the full edge mode, or \
-                     view a neighbourhood with --focus TASK --depth K",
-                    pairs.len()
-                );
+                return Err(ErrorKind::ReductionTooCostly {
+                    budget,
+                    tasks: n,
+                    edges: pairs.len(),
+                }
+                .into());
             }
         }
         // Pairs of u are contiguous and in the same order as `succs`.

@@ -19,12 +19,14 @@
 //! # Input errors
 //!
 //! A missing file, an empty file, a first line that is not metadata, or a malformed line is an
-//! error naming the file and the line. A final line cut off mid-write is not: the report says
-//! the file is incomplete and renders everything before it.
+//! [`Error`] naming the file and the line ([`ErrorKind`] tells which, with [`Error::line`]). A
+//! final line cut off mid-write is not: the report says the file is incomplete and renders
+//! everything before it.
 
 #![warn(missing_docs)]
 
 mod chart;
+mod error;
 mod format;
 mod load;
 mod metrics;
@@ -37,7 +39,7 @@ mod ticks;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+pub use error::{Error, ErrorKind};
 
 /// The report's file name, written next to the input or into `--out-dir`.
 pub const REPORT_FILE_NAME: &str = "scope_stats.html";
@@ -53,7 +55,7 @@ pub struct Args {
 }
 
 /// Runs the subcommand: renders the report and prints one line naming the file written.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> Result<(), Error> {
     let path = render_report(&args.jsonl, args.out_dir.as_deref())?;
     println!("wrote {}", path.display());
     Ok(())
@@ -62,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Renders `jsonl` into `<out_dir or the input's directory>/scope_stats.html`, creating the
 /// directory if needed, and returns the path written. `simpler run` calls this after a run
 /// with `--enable-scope-stats`.
-pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Error> {
     let run_warning = simpler_artifacts::manifest::check(jsonl);
     if let Some(w) = &run_warning {
         eprintln!("warning: {w}");
@@ -80,8 +82,9 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> anyhow::Result<Pat
             _ => PathBuf::from("."),
         },
     };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(ErrorKind::CreateDir { dir, source }.into());
+    }
     let out = dir.join(REPORT_FILE_NAME);
     simpler_artifacts::publish::publish_bytes(&out, html.as_bytes())?;
     Ok(out)

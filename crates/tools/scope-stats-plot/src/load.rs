@@ -21,11 +21,11 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
-use anyhow::Context as _;
 use simpler_artifacts::scope_stats::{Metadata, Phase, ReadErrorKind, Reader, Sample};
 
 use crate::metrics::{self, RingSeries, TensorMapSeries};
 use crate::progress::Progress;
+use crate::{Error, ErrorKind};
 
 /// A sample that found no partner, grouped by where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -93,16 +93,24 @@ struct Open {
 
 /// Reads and pairs `path`. Errors (missing file, empty file, bad first line, malformed line)
 /// name the file and the line; a cut-off final line is kept in [`Loaded::truncated`].
-pub(crate) fn load(path: &Path) -> anyhow::Result<Loaded> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+pub(crate) fn load(path: &Path) -> Result<Loaded, Error> {
+    let file = File::open(path).map_err(|source| ErrorKind::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let counted = Rc::new(Cell::new(0u64));
     let reader = CountingRead {
         inner: file,
         count: Rc::clone(&counted),
     };
-    let mut reader = Reader::new(BufReader::with_capacity(1 << 20, reader))
-        .with_context(|| format!("{}: not a scope_stats.jsonl", path.display()))?;
+    let mut reader = Reader::new(BufReader::with_capacity(1 << 20, reader)).map_err(|source| {
+        ErrorKind::NotScopeStats {
+            path: path.to_path_buf(),
+            line: source.line(),
+            source,
+        }
+    })?;
     let progress = Progress::for_file(size);
     let mut pairer = Pairer::new(reader.metadata().clone());
     let mut truncated = None;
@@ -112,7 +120,14 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Loaded> {
             Err(e) if e.kind() == ReadErrorKind::TruncatedFinalLine => {
                 truncated = Some(e.to_string());
             }
-            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+            Err(source) => {
+                return Err(ErrorKind::Sample {
+                    path: path.to_path_buf(),
+                    line: source.line(),
+                    source,
+                }
+                .into())
+            }
         }
         if pairer.samples.is_multiple_of(65_536) {
             progress.set(counted.get());

@@ -331,6 +331,62 @@ fn bad_input_errors_name_the_problem_and_the_line() {
 }
 
 #[test]
+fn bad_input_errors_have_kinds_with_the_file_and_the_line() {
+    use simpler_artifacts::scope_stats::ReadErrorKind;
+    use simpler_scope_stats_plot::{render_report, ErrorKind};
+
+    let meta = std::fs::read_to_string(data("vector_example.jsonl")).unwrap();
+    let mut lines = meta.lines();
+    let (meta_line, sample) = (lines.next().unwrap(), lines.next().unwrap());
+    let dir = scratch("error-kinds");
+    let input = dir.join("scope_stats.jsonl");
+
+    let err = render_report(&input, Some(&dir)).unwrap_err();
+    match err.kind() {
+        ErrorKind::Open { path, source } => {
+            assert_eq!(path, &input);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("not Open: {other:?}"),
+    }
+    assert_eq!(err.line(), None);
+
+    std::fs::write(&input, "\n").unwrap();
+    let err = render_report(&input, Some(&dir)).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::NotScopeStats { line: None, source, .. } if source.kind() == ReadErrorKind::Empty),
+        "{err:?}"
+    );
+
+    std::fs::write(&input, format!("{meta_line}\n{sample}\n\n{{oops}}\n")).unwrap();
+    let err = render_report(&input, Some(&dir)).unwrap_err();
+    match err.kind() {
+        ErrorKind::Sample { path, line, source } => {
+            assert_eq!(path, &input);
+            assert_eq!(*line, Some(4));
+            assert_eq!(source.kind(), ReadErrorKind::Malformed);
+        }
+        other => panic!("not Sample: {other:?}"),
+    }
+    assert_eq!(err.line(), Some(4));
+    assert_eq!(err.to_string(), input.display().to_string());
+    assert!(
+        format!("{err:#}").starts_with(&format!("{}: line 4: malformed sample: ", input.display())),
+        "{err:#}"
+    );
+
+    // The output directory cannot be created: a file has its name.
+    std::fs::write(&input, format!("{meta_line}\n{sample}\n")).unwrap();
+    let blocked = dir.join("blocked");
+    std::fs::write(&blocked, "").unwrap();
+    let err = render_report(&input, Some(&blocked.join("out"))).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::CreateDir { dir, .. } if *dir == blocked.join("out")),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn run_writes_next_to_the_input_by_default_and_creates_out_dir() {
     let dir = scratch("default-dir");
     let input = dir.join("scope_stats.jsonl");

@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
 use simpler_artifacts::swimlane::FILE_NAME;
+
+use crate::{Error, ErrorKind};
 
 /// Where runs write their artifacts, relative to the working directory.
 pub const OUTPUTS_DIR: &str = "outputs";
@@ -15,17 +16,19 @@ pub const DEFAULT_OUTPUT: &str = "merged_swimlane.json";
 /// File name of the dependency graph looked for next to the records.
 pub const DEPS_FILE: &str = "deps.json";
 
-/// Returns `explicit`, or the newest `l2_swimlane_records.json` anywhere under `./outputs/`.
-pub fn resolve_records(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+/// Returns `explicit`, or the newest `l2_swimlane_records.json` anywhere under `./outputs/`
+/// ([`ErrorKind::NoRecords`] if there is none).
+pub fn resolve_records(explicit: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
     match newest_named(Path::new(OUTPUTS_DIR), FILE_NAME) {
         Some(path) => Ok(path),
-        None => bail!(
-            "no {FILE_NAME} found under ./{OUTPUTS_DIR}/; pass the path of one (run with \
-             --enable-l2-swimlane to produce it)"
-        ),
+        None => Err(ErrorKind::NoRecords {
+            file: FILE_NAME,
+            dir: PathBuf::from(OUTPUTS_DIR),
+        }
+        .into()),
     }
 }
 

@@ -23,7 +23,8 @@
 //! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`names`] (kernel names),
 //! [`graph`] (deps.json pairs), [`lanes`] and [`tracks`] (where slices go), [`layout`]
 //! (track of every row), [`anchors`] (where arrows attach), [`trace`] (the streaming JSON
-//! writer), [`slices`], [`flows`], [`stats`] (the statistics table).
+//! writer), [`slices`], [`flows`], [`stats`] (the statistics table), [`error`] (what can
+//! fail: [`Error`] and its [`ErrorKind`]).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,7 @@ use simpler_artifacts::swimlane::read_swimlane_file;
 
 pub mod anchors;
 pub mod cli;
+pub mod error;
 pub mod flows;
 pub mod graph;
 pub mod input;
@@ -44,6 +46,7 @@ pub mod trace;
 pub mod tracks;
 
 pub use cli::Args;
+pub use error::{Error, ErrorKind};
 pub use stats::KernelStats;
 
 use anchors::Anchors;
@@ -117,7 +120,7 @@ impl ConvertSummary {
 
 /// Runs `simpler swimlane`: converts and prints the report on stdout. Warnings (no deps.json,
 /// unreadable sibling name map, pairs not drawn) go to stderr.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> Result<(), Error> {
     let records = input::resolve_records(args.records.as_deref())?;
     let summary = convert(
         &records,
@@ -125,7 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.deps_json.as_deref(),
         args.func_names.as_deref(),
     )?;
-    summary.write_report(io::stdout().lock())?;
+    summary
+        .write_report(io::stdout().lock())
+        .map_err(ErrorKind::Report)?;
     Ok(())
 }
 
@@ -135,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// stderr and no arrows). `func_names`: the kernel name map (default: the newest sibling
 /// `name_map*.json`; else `func_<id>`). An explicit `deps` or `func_names` that cannot be read
 /// is an error; so is a sibling deps.json that does not parse. Errors name the file and, for
-/// bad content, the line, column, row and missing field. The trace is published through a
+/// bad content, the line, column, row and missing field ([`ErrorKind`] tells which input). The trace is published through a
 /// temporary (`simpler_artifacts::publish`), so a failed conversion leaves no half trace.
 ///
 /// This is what `simpler run` calls after a run with `--enable-l2-swimlane`.
@@ -144,14 +149,14 @@ pub fn convert(
     out: Option<&Path>,
     deps: Option<&Path>,
     func_names: Option<&Path>,
-) -> anyhow::Result<ConvertSummary> {
+) -> Result<ConvertSummary, Error> {
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
-    let file = read_swimlane_file(records)?;
+    let file = read_swimlane_file(records).map_err(ErrorKind::Records)?;
 
     let deps_path = input::resolve_deps(deps, records);
     warn_if_untrusted(records, deps_path.as_deref());
     let pairs = match &deps_path {
-        Some(path) => DepPairs::load(path)?,
+        Some(path) => DepPairs::load(path).map_err(ErrorKind::Deps)?,
         None => {
             eprintln!(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",

@@ -187,3 +187,76 @@ fn focus_limits_the_text_view_to_a_neighbourhood() {
     );
     assert!(text.contains("  tasks: 3\n  unique_task_edges: 2\n  annotated_edges: 2\n"));
 }
+
+#[test]
+fn errors_have_kinds_with_the_offending_values() {
+    use simpler_deps_viewer::ErrorKind;
+
+    // A malformed deps.json: the read error has the path, line and column.
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("deps.json");
+    fs::write(
+        &bad,
+        "{\n  \"tasks\": [],\n  \"tensors\": [],\n  \"edges\": [ {\"pred\": \"0\", \"succ\": } ]\n}\n",
+    )
+    .unwrap();
+    let err = run(Args {
+        deps_json: Some(bad.clone()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    match err.kind() {
+        ErrorKind::Read(e) => {
+            assert_eq!(e.path(), bad);
+            assert_eq!((e.line(), e.column()), (Some(4), Some(36)));
+            assert!(e.io_error().is_none());
+        }
+        other => panic!("not a read error: {other:?}"),
+    }
+
+    // A usage error is a kind too, and hands out its clap error.
+    let err = run(Args {
+        engine: Some(Engine::Dot),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Usage(_)), "{err:?}");
+    assert_eq!(
+        err.usage().map(clap::Error::kind),
+        Some(clap::error::ErrorKind::ArgumentConflict)
+    );
+
+    // A bad --focus names the text and keeps the parse error as its cause.
+    let err = run(Args {
+        deps_json: Some(vector_example()),
+        focus: Some("1,x".into()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidFocus { text, .. } if text == "1,x"),
+        "{err:?}"
+    );
+    assert!(std::error::Error::source(&err).is_some());
+    assert!(
+        format!("{err:#}").ends_with(": invalid digit found in string"),
+        "{err:#}"
+    );
+
+    // A focus task that is not in the graph names its raw id.
+    let err = run(Args {
+        deps_json: Some(vector_example()),
+        output: Some(tmp.path().join("out.txt")),
+        focus: Some("7,7".into()),
+        ..Args::default()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::FocusNotInGraph { id } if *id == (7 << 32) + 7),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "--focus task (7, 7) (30064771079) is not in the graph"
+    );
+}

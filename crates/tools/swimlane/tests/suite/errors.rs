@@ -158,3 +158,52 @@ fn unwritable_output_names_the_output() {
         format!("cannot write {}: File exists (os error 17)", out.display())
     );
 }
+
+#[test]
+fn errors_have_kinds_that_say_which_input_failed_and_where() {
+    use simpler_swimlane::ErrorKind;
+
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("l2_swimlane_records.json");
+    fs::write(&records, vector_records().replacen("\"end_ns\":4500,", "", 1)).unwrap();
+    let err = convert(&records, None, None, None).unwrap_err();
+    match err.kind() {
+        ErrorKind::Records(e) => {
+            assert_eq!(e.path(), records);
+            assert_eq!((e.line(), e.column()), (Some(4), Some(186)));
+            assert_eq!(e.missing_field(), Some("end_ns"));
+        }
+        other => panic!("not a records error: {other:?}"),
+    }
+
+    fs::write(&records, vector_records()).unwrap();
+    let out = dir.path().join("out.json");
+    let sibling = dir.path().join("deps.json");
+    fs::write(
+        &sibling,
+        "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\",\"arg\":0}]}",
+    )
+    .unwrap();
+    let err = convert(&records, Some(&out), None, None).unwrap_err();
+    match err.kind() {
+        ErrorKind::Deps(e) => {
+            assert_eq!(e.path(), sibling);
+            assert_eq!((e.line(), e.column()), (Some(2), Some(29)));
+            assert_eq!(e.missing_field(), Some("succ"));
+        }
+        other => panic!("not a deps error: {other:?}"),
+    }
+    fs::remove_file(&sibling).unwrap();
+
+    let names = dir.path().join("names.json");
+    let err = convert(&records, Some(&out), None, Some(&names)).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::NameMap(_)), "{err:?}");
+
+    fs::write(dir.path().join("not_a_dir"), "").unwrap();
+    let out = dir.path().join("not_a_dir/merged_swimlane.json");
+    let err = convert(&records, Some(&out), None, None).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Publish(e) if e.path == out),
+        "{err:?}"
+    );
+}

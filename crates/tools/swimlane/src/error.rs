@@ -1,0 +1,96 @@
+//! The crate's error: an opaque [`Error`] whose [`ErrorKind`] says which input or output
+//! failed; the wrapped reader errors carry the path and, for bad content, the line, column and
+//! missing field.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use simpler_artifacts::deps::DepsReadError;
+use simpler_artifacts::name_map::NameMapError;
+use simpler_artifacts::publish::PublishError;
+use simpler_artifacts::swimlane::SwimlaneReadError;
+
+/// Why a conversion failed.
+///
+/// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+/// [`Error::kind`] tells what failed and with which values.
+#[derive(Debug)]
+pub struct Error {
+    kind: Box<ErrorKind>,
+}
+
+/// What went wrong, with the values the message names.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No records file was given and there is none under `dir`.
+    #[error(
+        "no {file} found under ./{}/; pass the path of one (run with --enable-l2-swimlane to \
+         produce it)",
+        .dir.display()
+    )]
+    NoRecords {
+        /// The file name looked for.
+        file: &'static str,
+        /// The folder searched (relative to the working directory).
+        dir: PathBuf,
+    },
+    /// `l2_swimlane_records.json` could not be read or is invalid (the path, line, column and
+    /// missing field through [`SwimlaneReadError`]'s accessors).
+    #[error(transparent)]
+    Records(SwimlaneReadError),
+    /// The `deps.json` for the arrows could not be read or is invalid.
+    #[error(transparent)]
+    Deps(DepsReadError),
+    /// The kernel name map could not be read.
+    #[error(transparent)]
+    NameMap(#[from] NameMapError),
+    /// The trace could not be written (the error names the output).
+    #[error(transparent)]
+    Publish(#[from] PublishError),
+    /// The report could not be written to standard output.
+    #[error(transparent)]
+    Report(io::Error),
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The kind, by value.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.kind
+    }
+}
+
+impl<K: Into<ErrorKind>> From<K> for Error {
+    fn from(kind: K) -> Self {
+        Error {
+            kind: Box::new(kind.into()),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if f.alternate() {
+            let mut cause = self.kind.source();
+            while let Some(e) = cause {
+                write!(f, ": {e}")?;
+                cause = e.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.kind.source()
+    }
+}
