@@ -11,6 +11,19 @@ use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
 use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs};
 
+/// A workload's error as a command's error; a runtime or configuration error goes in as itself,
+/// so the exit status and `report_stopped` find the fatal (or the usage error) it carries.
+///
+/// [`RunError`]: simpler_runtime::RunError
+fn workload_error(e: simpler_workloads::Error) -> anyhow::Error {
+    use simpler_workloads::ErrorKind;
+    match e.into_kind() {
+        ErrorKind::Run(run) => run.into(),
+        ErrorKind::Config(config) => config.into(),
+        other => simpler_workloads::Error::from(other).into(),
+    }
+}
+
 /// The command line as overrides of a workload file or a captured graph.
 fn overrides(args: &RunArgs) -> Result<Overrides> {
     Ok(Overrides {
@@ -79,7 +92,8 @@ fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
     let w = load(path)?;
     let mut o = overrides(args)?;
     prepare_prefix(&mut o, w.settings(), w.name())?;
-    let mut outcome = run_workload(&w, &o).map_err(|mut e| {
+    let mut outcome = run_workload(&w, &o).map_err(|e| {
+        let mut e = workload_error(e);
         report_stopped(w.name(), &mut e);
         e
     })?;
@@ -94,7 +108,8 @@ fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
 fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
     let mut o = overrides(args)?;
     prepare_prefix(&mut o, &Settings::default(), "from_deps")?;
-    let mut outcome = run_from_deps(path, &o).map_err(|mut e| {
+    let mut outcome = run_from_deps(path, &o).map_err(|e| {
+        let mut e = workload_error(e);
         report_stopped("from-deps", &mut e);
         e
     })?;

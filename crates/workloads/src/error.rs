@@ -69,3 +69,141 @@ impl std::error::Error for WorkloadError {}
 
 /// Shorthand for results carrying a [`WorkloadError`].
 pub type WResult<T> = Result<T, WorkloadError>;
+
+/// Why loading, re-running or running a workload failed. [`Error::kind`] says which step and
+/// carries what it names; the message is the kind's.
+#[derive(Debug)]
+pub struct Error {
+    kind: Box<ErrorKind>,
+}
+
+/// The kinds of [`Error`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The workload file could not be read.
+    #[error("reading {path}")]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The workload file (or a value derived from it) breaks a rule.
+    #[error(transparent)]
+    Invalid(#[from] WorkloadError),
+    /// A `--param NAME=VALUE` that is not of that form.
+    #[error("--param `{pair}` is not NAME=VALUE")]
+    ParamNotNameValue {
+        /// What was given.
+        pair: String,
+    },
+    /// A `--param` naming no constant of the workload.
+    #[error("the workload has no constant `{name}`; constants: {constants}")]
+    UnknownConstant {
+        /// The name given.
+        name: String,
+        /// The workload's constants, comma-separated (`none` when it has none).
+        constants: String,
+    },
+    /// A `--param` whose value is not an integer.
+    #[error("--param {name}={value}: expected an integer")]
+    ParamNotInteger {
+        /// The constant.
+        name: String,
+        /// What was given.
+        value: String,
+        /// The parser's complaint.
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    /// The run configuration was refused.
+    #[error(transparent)]
+    Config(#[from] simpler_runtime::config::ConfigError),
+    /// The run stopped (a fatal, an unusable output folder, ...).
+    #[error(transparent)]
+    Run(#[from] simpler_runtime::RunError),
+    /// A kernel of the library could not be registered.
+    #[error(transparent)]
+    Kernel(#[from] simpler_runtime::KernelError),
+    /// An external tensor could not be allocated or filled, or a check could not read its view.
+    #[error("{what}")]
+    Memory {
+        /// What was being done, e.g. ``allocating external tensor `a` ``.
+        what: String,
+        /// The memory error.
+        #[source]
+        source: simpler_runtime::memory::MemoryError,
+    },
+    /// A check's view does not describe a valid tensor.
+    #[error("check of {label}: {message}")]
+    CheckView {
+        /// The checked tensor.
+        label: String,
+        /// Why the view is invalid.
+        message: String,
+    },
+    /// The deps.json to re-run could not be read.
+    #[error(transparent)]
+    Deps(#[from] simpler_artifacts::deps::DepsReadError),
+    /// The deps.json's run manifest says the graph may be incomplete (and `allow_incomplete`
+    /// was not given).
+    #[error(
+        "{why}\nrefusing to re-run a graph that may be incomplete; --allow-incomplete re-runs it anyway"
+    )]
+    Incomplete {
+        /// What the manifest check found.
+        why: String,
+    },
+    /// The captured graph cannot be re-run as it is.
+    #[error("{0}")]
+    NotReproducible(String),
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+    /// The kind, owned.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.kind
+    }
+    /// The runtime's error, when the run itself stopped; the error back otherwise.
+    pub fn into_run_error(self) -> Result<simpler_runtime::RunError, Error> {
+        match *self.kind {
+            ErrorKind::Run(e) => Ok(e),
+            kind => Err(Error { kind: Box::new(kind) }),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)?;
+        // `{:#}` adds the causes, as anyhow's alternate form does.
+        if f.alternate() {
+            let mut source = std::error::Error::source(&*self.kind);
+            while let Some(s) = source {
+                write!(f, ": {s}")?;
+                source = s.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
+
+impl<E: Into<ErrorKind>> From<E> for Error {
+    fn from(e: E) -> Error {
+        Error {
+            kind: Box::new(e.into()),
+        }
+    }
+}

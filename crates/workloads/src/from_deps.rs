@@ -27,7 +27,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use crate::error::{Error, ErrorKind};
 use simpler_artifacts::deps::{read_deps, split_task_id, ArgType, DepFlag, DepsFile, EdgeSource, Scope};
 use simpler_core::{
     compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
@@ -121,7 +121,7 @@ fn describe_id(id: u64) -> String {
 }
 
 /// Compiles a deps.json into a program of no-op tasks; see the module docs.
-fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
+fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Error> {
     let index: HashMap<u64, usize> = file
         .tasks
         .iter()
@@ -246,10 +246,11 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program> {
             continue;
         }
         if b.bytes > MAX_EXTERNAL_BYTES {
-            anyhow::bail!(
+            return Err(ErrorKind::NotReproducible(format!(
                 "buffer {addr:#x} needs {} bytes; the re-run allocates at most {MAX_EXTERNAL_BYTES} bytes per external buffer",
                 b.bytes
-            );
+            ))
+            .into());
         }
         let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
         let bytes = numel * b.dtype.size();
@@ -615,10 +616,10 @@ fn infer_manual_dep(
 
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
-pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome> {
+pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Error> {
     if let Some(why) = simpler_artifacts::manifest::check(path) {
         if !overrides.allow_incomplete {
-            bail!("{why}\nrefusing to re-run a graph that may be incomplete; --allow-incomplete re-runs it anyway");
+            return Err(ErrorKind::Incomplete { why }.into());
         }
         eprintln!("warning: {why}");
     }

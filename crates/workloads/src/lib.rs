@@ -10,7 +10,7 @@
 //! let w = load("workloads/vector_example.json".as_ref())?;
 //! let outcome = run_workload(&w, &Overrides::default())?;
 //! assert!(outcome.passed());
-//! # Ok::<(), anyhow::Error>(())
+//! # Ok::<(), simpler_workloads::Error>(())
 //! ```
 //!
 //! Loading validates everything that can be checked before a run, and every error names the
@@ -31,12 +31,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use simpler_runtime::config::runtime_env::{DEFAULT_HEAP, DEFAULT_TASK_WINDOW};
 use simpler_runtime::config::{RingResource, Settings, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
-pub use error::WorkloadError;
+pub use error::{Error, ErrorKind, WorkloadError};
 pub use expr::{eval, expand_template, Env, ExprError};
 pub use from_deps::{run_from_deps, FromDepsReport};
 pub use runner::CheckResult;
@@ -117,8 +116,11 @@ impl Outcome {
 }
 
 /// Reads and validates the workload file at `path`.
-pub fn load(path: &Path) -> Result<Workload> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+pub fn load(path: &Path) -> Result<Workload, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| ErrorKind::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     // The stem names the default output folder: keep it to the safe characters of a name.
     let stem: String = path
         .file_stem()
@@ -303,26 +305,29 @@ fn validate_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
     Ok(settings)
 }
 
-fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<BTreeMap<String, i64>> {
+fn parse_params(pairs: &[String], constants: &BTreeMap<String, i64>) -> Result<BTreeMap<String, i64>, Error> {
     let mut out = constants.clone();
     for pair in pairs {
         let (k, v) = pair
             .split_once('=')
-            .with_context(|| format!("--param `{pair}` is not NAME=VALUE"))?;
+            .ok_or_else(|| ErrorKind::ParamNotNameValue { pair: pair.clone() })?;
         if !out.contains_key(k) {
             let names: Vec<_> = constants.keys().map(String::as_str).collect();
-            anyhow::bail!(
-                "the workload has no constant `{k}`; constants: {}",
-                if names.is_empty() {
+            return Err(ErrorKind::UnknownConstant {
+                name: k.to_string(),
+                constants: if names.is_empty() {
                     "none".into()
                 } else {
                     names.join(", ")
-                }
-            );
+                },
+            }
+            .into());
         }
-        let v: i64 = v
-            .parse()
-            .with_context(|| format!("--param {k}={v}: expected an integer"))?;
+        let v: i64 = v.parse().map_err(|source| ErrorKind::ParamNotInteger {
+            name: k.to_string(),
+            value: v.to_string(),
+            source,
+        })?;
         out.insert(k.to_string(), v);
     }
     Ok(out)
@@ -361,7 +366,7 @@ pub(crate) fn build_config(file: &Settings, prog: &Program, o: &Overrides) -> Ca
 
 /// Runs a loaded workload with `overrides`; the outcome carries the report and the checks.
 /// A run that stops on a fatal is an error wrapping [`simpler_runtime::RunError`].
-pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome> {
+pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome, Error> {
     let program = if overrides.params.is_empty() {
         w.program.clone()
     } else {

@@ -5,7 +5,7 @@
 use std::panic::Location;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use crate::error::{Error, ErrorKind};
 use simpler_core::{DepKind, TaskArgs, TaskId, Tensor, TensorArg};
 use simpler_runtime::{CallConfig, Orchestrator, RunReport, Worker};
 
@@ -62,7 +62,7 @@ impl SplitMix64 {
     }
 }
 
-fn fill(w: &Worker, t: &Tensor, f: &FillOp) -> Result<()> {
+fn fill(w: &Worker, t: &Tensor, f: &FillOp) -> Result<(), simpler_runtime::memory::MemoryError> {
     match f {
         FillOp::Zeros => {}
         FillOp::Constant(v) => w.fill_with(t, |_| *v)?,
@@ -150,12 +150,18 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
     Ok(())
 }
 
-fn run_check(w: &Worker, c: &Check, real: &Tensor) -> Result<CheckResult> {
+fn run_check(w: &Worker, c: &Check, real: &Tensor) -> Result<CheckResult, Error> {
     let mut parts = c.view.to_parts();
     parts.addr = real.addr();
     parts.size_bytes = real.size_bytes();
-    let view = Tensor::from_parts(&parts).map_err(|e| anyhow::anyhow!("check of {}: {e}", c.label))?;
-    let got = w.read_f64(&view)?;
+    let view = Tensor::from_parts(&parts).map_err(|e| ErrorKind::CheckView {
+        label: c.label.clone(),
+        message: e.to_string(),
+    })?;
+    let got = w.read_f64(&view).map_err(|source| ErrorKind::Memory {
+        what: format!("reading checked tensor `{}`", c.label),
+        source,
+    })?;
     let mut r = CheckResult {
         tensor: c.label.clone(),
         checked: 0,
@@ -183,7 +189,7 @@ pub(crate) struct ProgramRun {
 }
 
 /// Runs `prog` with `cfg`; a fatal run is an error carrying the [`simpler_runtime::RunError`].
-pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<ProgramRun> {
+pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<ProgramRun, Error> {
     let mut w = Worker::new();
     match &prog.kernels {
         KernelSet::Library => kernels::register_library(&mut w)?,
@@ -193,8 +199,14 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
     for e in &prog.externals {
         let t = w
             .alloc_tensor(&e.shape, e.dtype)
-            .with_context(|| format!("allocating external tensor `{}`", e.name))?;
-        fill(&w, &t, &e.fill).with_context(|| format!("filling external tensor `{}`", e.name))?;
+            .map_err(|source| ErrorKind::Memory {
+                what: format!("allocating external tensor `{}`", e.name),
+                source,
+            })?;
+        fill(&w, &t, &e.fill).map_err(|source| ErrorKind::Memory {
+            what: format!("filling external tensor `{}`", e.name),
+            source,
+        })?;
         externals.push(t);
     }
     let ext = Arc::new(externals);
@@ -204,7 +216,7 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
         .checks
         .iter()
         .map(|c| run_check(&w, c, &ext[c.external]))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, Error>>()?;
     Ok(ProgramRun { report, checks })
 }
 
