@@ -54,4 +54,4 @@ pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOut
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};
 pub use run::{RunError, RunReport};
-pub use worker::{DiagnosticsError, Worker};
+pub use worker::{DiagnosticsError, DiagnosticsErrorKind, Worker};

@@ -476,7 +476,7 @@ fn background_never_overwrites_and_failures_are_sticky() {
     std::fs::write(artifact(dir.path()), b"someone else's file\n").unwrap();
     let w = background_worker();
     w.run(&cfg(dir.path()), vector_shape).unwrap();
-    let err = w.flush_diagnostics().unwrap_err().0;
+    let err = w.flush_diagnostics().unwrap_err().to_string();
     assert!(
         err.starts_with("scope stats: published=0 partial=0 cut_unknown=0 write_failed=1 quarantined=0"),
         "{err}"
@@ -489,7 +489,7 @@ fn background_never_overwrites_and_failures_are_sticky() {
     // A later clean run publishes, but the flush keeps failing.
     let dir2 = tempfile::tempdir().unwrap();
     w.run(&cfg(dir2.path()), vector_shape).unwrap();
-    let err2 = w.flush_diagnostics().unwrap_err().0;
+    let err2 = w.flush_diagnostics().unwrap_err().to_string();
     assert!(
         err2.starts_with("scope stats: published=1 partial=0 cut_unknown=0 write_failed=1"),
         "{err2}"
@@ -507,7 +507,7 @@ fn background_loss_is_published_but_fails_the_flush() {
         ..Default::default()
     };
     w.run(&c, vector_shape).unwrap();
-    let err = w.flush_diagnostics().unwrap_err().0;
+    let err = w.flush_diagnostics().unwrap_err().to_string();
     assert!(err.starts_with("scope stats: published=0 partial=1"), "{err}");
     assert!(first_line(dir.path()).ends_with(
         "\"collection_verdict\":\"partial_safe\",\"counts_unknown\":false,\"host_received_records\":4,\"host_retained_records\":2}"
@@ -528,10 +528,16 @@ fn a_third_unpublished_run_is_refused_before_it_starts() {
         s2.store(true, Ordering::SeqCst);
         Ok(())
     }) {
-        Err(RunError::Refused(why)) => assert_eq!(
-            why,
-            "2 runs' scope stats are not yet published; call Worker::flush_diagnostics() first"
-        ),
+        Err(RunError::Refused(why)) => {
+            assert_eq!(
+                why.message(),
+                "2 runs' scope stats are not yet published; call Worker::flush_diagnostics() first"
+            );
+            assert_eq!(
+                why.kind(),
+                &simpler_runtime::DiagnosticsErrorKind::Backlog { unpublished: 2 }
+            );
+        }
         other => panic!("{other:?}"),
     }
     assert!(!started.load(Ordering::SeqCst), "refused before it started");
@@ -555,11 +561,14 @@ fn background_unproven_close_quarantines() {
         "quarantined"
     );
     assert!(!artifact(dir.path()).exists(), "nothing is written");
-    let flush = w.flush_diagnostics().unwrap_err().0;
+    let flush = w.flush_diagnostics().unwrap_err().to_string();
     assert!(flush.contains("quarantined=1"), "{flush}");
     let dir2 = tempfile::tempdir().unwrap();
     match w.run(&cfg(dir2.path()), vector_shape) {
-        Err(RunError::Refused(why)) => assert!(why.starts_with("scope stats are quarantined"), "{why}"),
+        Err(RunError::Refused(why)) => {
+            assert!(why.message().starts_with("scope stats are quarantined"), "{why}");
+            assert_eq!(why.kind(), &simpler_runtime::DiagnosticsErrorKind::Quarantined);
+        }
         other => panic!("{other:?}"),
     }
     // Runs without scope stats still work.

@@ -51,15 +51,59 @@ impl Env {
     }
 }
 
-/// Why an expression could not be evaluated; the message quotes the expression.
+/// Why an expression (or a label template) could not be evaluated: the text as quoted, the
+/// problem, and the 1-based column where the parser stopped when there is one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExprError(pub String);
+pub struct ExprError {
+    template: bool,
+    text: String,
+    problem: String,
+    column: Option<usize>,
+}
+
+impl ExprError {
+    fn expression(text: String, problem: String, column: Option<usize>) -> ExprError {
+        ExprError {
+            template: false,
+            text,
+            problem,
+            column,
+        }
+    }
+    fn template(text: &str, problem: &str) -> ExprError {
+        ExprError {
+            template: true,
+            text: text.to_string(),
+            problem: problem.to_string(),
+            column: None,
+        }
+    }
+    /// The expression or template as the message quotes it (cut after 80 characters).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+    /// What is wrong with it, e.g. ``unknown name `j`; names in scope: i, N``.
+    pub fn problem(&self) -> &str {
+        &self.problem
+    }
+    /// Where the parser stopped (1-based), for syntax errors.
+    pub fn column(&self) -> Option<usize> {
+        self.column
+    }
+}
 
 impl fmt::Display for ExprError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        let what = if self.template { "template" } else { "expression" };
+        write!(f, "bad {what} `{}`: {}", self.text, self.problem)?;
+        if let Some(c) = self.column {
+            write!(f, " at column {c}")?;
+        }
+        Ok(())
     }
 }
+
+impl std::error::Error for ExprError {}
 
 /// How deeply parentheses and unary minus signs may nest in one expression (the parser is
 /// recursive; past this it stops with an error instead of exhausting the stack).
@@ -81,11 +125,7 @@ impl Parser<'_> {
         }
     }
     fn err(&self, what: &str) -> ExprError {
-        ExprError(format!(
-            "bad expression `{}`: {what} at column {}",
-            self.shown(),
-            self.pos + 1
-        ))
+        ExprError::expression(self.shown(), what.to_string(), Some(self.pos + 1))
     }
     fn skip_ws(&mut self) {
         while self.src[self.pos..].starts_with([' ', '\t']) {
@@ -97,7 +137,7 @@ impl Parser<'_> {
         self.src[self.pos..].chars().next()
     }
     fn arith(&self, r: Option<i64>, what: &str) -> Result<i64, ExprError> {
-        r.ok_or_else(|| ExprError(format!("bad expression `{}`: {what}", self.shown())))
+        r.ok_or_else(|| ExprError::expression(self.shown(), what.to_string(), None))
     }
     fn expr(&mut self) -> Result<i64, ExprError> {
         let mut v = self.term()?;
@@ -160,7 +200,7 @@ impl Parser<'_> {
                 }
                 self.src[start..self.pos]
                     .parse()
-                    .map_err(|_| ExprError(format!("bad expression `{}`: number too large", self.shown())))
+                    .map_err(|_| ExprError::expression(self.shown(), "number too large".into(), None))
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let start = self.pos;
@@ -172,11 +212,11 @@ impl Parser<'_> {
                     return self.call(name);
                 }
                 self.env.get(name).ok_or_else(|| {
-                    ExprError(format!(
-                        "bad expression `{}`: unknown name `{name}`; names in scope: {}",
+                    ExprError::expression(
                         self.shown(),
-                        self.env.names()
-                    ))
+                        format!("unknown name `{name}`; names in scope: {}", self.env.names()),
+                        None,
+                    )
                 })
             }
             Some(_) => Err(self.err("expected a number, a name or `(`")),
@@ -185,10 +225,11 @@ impl Parser<'_> {
     }
     fn call(&mut self, name: &str) -> Result<i64, ExprError> {
         if name != "min" && name != "max" {
-            return Err(ExprError(format!(
-                "bad expression `{}`: unknown function `{name}`; functions: min, max",
-                self.src
-            )));
+            return Err(ExprError::expression(
+                self.src.to_string(),
+                format!("unknown function `{name}`; functions: min, max"),
+                None,
+            ));
         }
         self.pos += 1; // '('
         let mut vals = vec![self.expr()?];
@@ -232,11 +273,11 @@ pub fn expand_template(template: &str, env: &Env) -> Result<String, ExprError> {
     let mut rest = template;
     while let Some(open) = rest.find(['{', '}']) {
         if rest[open..].starts_with('}') {
-            return Err(ExprError(format!("bad template `{template}`: `}}` without `{{`")));
+            return Err(ExprError::template(template, "`}` without `{`"));
         }
         out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else {
-            return Err(ExprError(format!("bad template `{template}`: `{{` without `}}`")));
+            return Err(ExprError::template(template, "`{` without `}`"));
         };
         let v = eval(&rest[open + 1..open + close], env)?;
         out.push_str(&v.to_string());
@@ -274,24 +315,31 @@ mod tests {
     fn errors_quote_the_expression() {
         let e = env();
         assert_eq!(
-            eval("i+", &e).unwrap_err().0,
+            eval("i+", &e).unwrap_err().to_string(),
             "bad expression `i+`: unexpected end at column 3"
         );
         assert_eq!(
-            eval("j*2", &e).unwrap_err().0,
+            eval("j*2", &e).unwrap_err().to_string(),
             "bad expression `j*2`: unknown name `j`; names in scope: N, i"
         );
         assert_eq!(
-            eval("1/(i-3)", &e).unwrap_err().0,
+            eval("1/(i-3)", &e).unwrap_err().to_string(),
             "bad expression `1/(i-3)`: division by zero or overflow"
         );
         assert_eq!(
-            eval("2 3", &e).unwrap_err().0,
+            eval("2 3", &e).unwrap_err().to_string(),
             "bad expression `2 3`: unexpected character at column 3"
         );
         assert!(expand_template("t{i", &e)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("`{` without `}`"));
+        // The parts on their own.
+        let err = eval("2 3", &e).unwrap_err();
+        assert_eq!(
+            (err.text(), err.problem(), err.column()),
+            ("2 3", "unexpected character", Some(3))
+        );
+        assert_eq!(eval("j", &e).unwrap_err().column(), None);
     }
 }

@@ -100,7 +100,10 @@ pub(crate) trait Collector: Send {
 
 /// Starts one collector if `ctx` enables it; an `Err` refuses the run before it starts.
 pub(crate) type StartFn =
-    for<'a> fn(&StartCtx<'a>, &mut Probes) -> Result<Option<Box<dyn Collector + 'a>>, String>;
+    for<'a> fn(
+        &StartCtx<'a>,
+        &mut Probes,
+    ) -> Result<Option<Box<dyn Collector + 'a>>, crate::worker::DiagnosticsError>;
 
 /// Every collector, in the order they start and close. Adding a collector: its own folder
 /// with a `start` function and a [`Collector`] implementation, one line here, its flag. A

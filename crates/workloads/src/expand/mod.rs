@@ -107,7 +107,7 @@ impl Expander {
     fn int(&self, e: &Expr, path: &str) -> WResult<i64> {
         match e {
             Expr::Int(v) => Ok(*v),
-            Expr::Text(s) => eval(s, &self.env).map_err(|e| err(path, e.0)),
+            Expr::Text(s) => eval(s, &self.env).map_err(|e| err(path, e.to_string())),
         }
     }
 
@@ -131,7 +131,7 @@ impl Expander {
     }
 
     fn template(&self, t: &str, path: &str) -> WResult<String> {
-        expand_template(t, &self.env).map_err(|e| err(path, e.0))
+        expand_template(t, &self.env).map_err(|e| err(path, e.to_string()))
     }
 
     // === external tensors and checks ===
@@ -212,7 +212,7 @@ impl Expander {
             match eval(f, &self.env) {
                 Ok(v) => out.push(v as f64),
                 Err(e) => {
-                    result = Err(err(path, e.0));
+                    result = Err(err(path, e.to_string()));
                     break;
                 }
             }

@@ -19,6 +19,7 @@ use crate::sync::{Condvar, Mutex};
 use simpler_artifacts::scope_stats::CollectionVerdict;
 
 use super::export::ExportJob;
+use crate::worker::{DiagnosticsError, DiagnosticsErrorKind};
 
 /// Unpublished runs a worker may hold at once.
 pub const MAX_UNPUBLISHED: usize = 2;
@@ -88,14 +89,22 @@ impl BackgroundWriter {
     }
 
     /// Reserves a publication slot for a run about to start, or says why it is refused.
-    pub fn admit(&self) -> Result<(), String> {
+    pub fn admit(&self) -> Result<(), DiagnosticsError> {
         let mut st = self.inner.state.lock();
         if let Some(q) = &st.quarantine {
-            return Err(format!("scope stats are quarantined for this worker's life: {q}"));
+            return Err(DiagnosticsError::new(
+                DiagnosticsErrorKind::Quarantined,
+                format!("scope stats are quarantined for this worker's life: {q}"),
+            ));
         }
         if st.unpublished >= MAX_UNPUBLISHED {
-            return Err(format!(
-                "{MAX_UNPUBLISHED} runs' scope stats are not yet published; call Worker::flush_diagnostics() first"
+            return Err(DiagnosticsError::new(
+                DiagnosticsErrorKind::Backlog {
+                    unpublished: st.unpublished,
+                },
+                format!(
+                    "{MAX_UNPUBLISHED} runs' scope stats are not yet published; call Worker::flush_diagnostics() first"
+                ),
             ));
         }
         st.unpublished += 1;
@@ -120,22 +129,25 @@ impl BackgroundWriter {
     }
 
     /// Waits until everything queued is published; fails (stickily) if anything ever failed.
-    pub fn flush(&self, timeout: Duration) -> Result<(), String> {
+    pub fn flush(&self, timeout: Duration) -> Result<(), DiagnosticsError> {
         let deadline = Instant::now() + timeout;
         let mut st = self.inner.state.lock();
         if st.quarantine.is_some() {
-            return Err(st.report());
+            return Err(DiagnosticsError::new(
+                DiagnosticsErrorKind::Quarantined,
+                st.report(),
+            ));
         }
         while !st.queue.is_empty() || st.busy {
             if self.inner.cv.wait_until(&mut st, deadline).timed_out() {
-                return Err(format!(
-                    "publication did not finish within {timeout:?}; {}",
-                    st.report()
+                return Err(DiagnosticsError::new(
+                    DiagnosticsErrorKind::Timeout,
+                    format!("publication did not finish within {timeout:?}; {}", st.report()),
                 ));
             }
         }
         if st.failed() {
-            Err(st.report())
+            Err(DiagnosticsError::new(DiagnosticsErrorKind::Failed, st.report()))
         } else {
             Ok(())
         }
