@@ -10,7 +10,8 @@
 //! offset maps to the physical heap at `offset mod heap size` (an allocation never straddles
 //! the end), so every allocation of a run has a unique address.
 
-use crate::sync::{AtomicU64, AtomicU8, Ordering};
+use crate::sync::unmodeled::{AtomicU64, AtomicU8};
+use crate::sync::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;

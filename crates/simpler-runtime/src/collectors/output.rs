@@ -4,7 +4,7 @@
 //! travels with the [`RunOutput`] in the run's report, so a caller that renders views from the
 //! artifacts (the CLI) keeps the folder until it is done and records the views in the manifest.
 
-use crate::sync::process::AtomicU64;
+use crate::sync::unmodeled::AtomicU64;
 use crate::sync::Ordering;
 use std::path::Path;
 use std::sync::Arc;

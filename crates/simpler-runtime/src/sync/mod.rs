@@ -25,10 +25,12 @@ pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ato
 #[cfg(feature = "loom")]
 pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 
-/// Process-wide counters in `static`s (run ids): always `std`'s, since loom's atomics cannot be
-/// built in a `static` and no model involves them.
-pub(crate) mod process {
-    pub(crate) use std::sync::atomic::AtomicU64;
+/// Atomics that stay `std`'s under loom: process-wide counters in `static`s (loom's cannot be
+/// built in a `static`), and the simulated device memory, whose `unsafe` byte-buffer cast
+/// relies on `std::sync::atomic::AtomicU8` having `u8`'s layout (loom's does not). No model
+/// involves either.
+pub(crate) mod unmodeled {
+    pub(crate) use std::sync::atomic::{AtomicU64, AtomicU8};
 }
 
 /// `parking_lot`'s API over loom's std-like locks (poisoning cannot happen in a model that
