@@ -1,4 +1,4 @@
-//! `deps.json`: the tensor-annotated dependency graph (spec/dep-gen.md §4).
+//! `deps.json`: the tensor-annotated dependency graph (`../shared/spec/dep-gen.md` §4).
 //!
 //! # Layout
 //!

@@ -47,11 +47,11 @@ pub struct RunArgs {
     /// Number of clusters (1 AIC + 2 AIV each).
     #[arg(long, default_value_t = simpler_runtime::config::DEFAULT_CLUSTERS)]
     pub clusters: usize,
-    /// Scheduler threads (0 = cores - 1, at least 1).
+    /// Scheduler threads (0 = cores - 1, at least 1, at most `MAX_DEFAULT_SCHEDULER_THREADS` (3)).
     #[arg(long, default_value_t = 0)]
     pub scheduler_threads: usize,
     /// Stop the run with SCHEDULER_TIMEOUT after this many seconds.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = simpler_runtime::config::DEFAULT_TIMEOUT.as_secs())]
     pub timeout_secs: u64,
     /// With --from-deps: re-run a deps.json even when its run manifest says the run did not
     /// complete or the file is not the one the run wrote.

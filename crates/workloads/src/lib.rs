@@ -33,6 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use simpler_runtime::config::{DEFAULT_TASK_WINDOW, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::WorkloadError;
@@ -290,8 +291,11 @@ fn validate_settings(spec: &WorkloadSpec) -> Result<(), WorkloadError> {
         }
     }
     file_env(spec)?;
-    if spec.clusters.is_some_and(|c| c == 0 || c > 1024) {
-        return Err(WorkloadError::new("clusters", "clusters must be in [1, 1024]"));
+    if spec.clusters.is_some_and(|c| c == 0 || c > MAX_CLUSTERS) {
+        return Err(WorkloadError::new(
+            "clusters",
+            format!("clusters must be in [1, {MAX_CLUSTERS}]"),
+        ));
     }
     if spec.tensormap_capacity == Some(0) {
         return Err(WorkloadError::new("tensormap_capacity", "must be at least 1"));
@@ -385,7 +389,9 @@ pub(crate) fn build_config(spec: Option<&WorkloadSpec>, prog: &Program, o: &Over
         // hbg keeps the whole graph on ring 0 and reclaims nothing: size it for every task
         // unless the user chose the sizes.
         if !file_sets_window && !cli_window {
-            let window = (prog.tasks as u64 + 2).next_power_of_two().max(16384);
+            let window = (prog.tasks as u64 + 2)
+                .next_power_of_two()
+                .max(DEFAULT_TASK_WINDOW);
             env.ring_task_window[0] = window.max(env.ring_task_window[0]);
         }
         if !file_sets_heap && !cli_heap {

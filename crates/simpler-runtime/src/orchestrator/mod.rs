@@ -400,7 +400,7 @@ impl Orchestrator {
         self.shared.platform
     }
 
-    /// The innermost open scope's site, as `"file.rs:LINE"`.
+    /// The innermost open scope's site, as `"<file>:<line>"`.
     pub fn current_site(&self) -> String {
         self.scopes
             .last()
