@@ -1,4 +1,4 @@
-//! `deps.json`: the tensor-annotated dependency graph (spec/dep-gen.md §4).
+//! `deps.json`: the tensor-annotated dependency graph (`../shared/spec/dep-gen.md` §4).
 //!
 //! # Layout
 //!
@@ -28,7 +28,10 @@
 //! # Writing
 //!
 //! [`DepsWriter`] writes the same compact one-line form the original runtime writes, one element
-//! at a time, and refuses to go back to an earlier section.
+//! at a time, and refuses to go back to an earlier section. The bytes come from [`encode`], the
+//! only formatter of deps.json: it writes what serde_json would write for these types (a
+//! proptest checks that), without serde, and from borrowed views, so the runtime's dep_gen
+//! writer uses it too.
 
 use std::fmt;
 use std::fs::File;
@@ -38,6 +41,8 @@ use std::path::Path;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
+
+pub mod encode;
 
 // === tensor identity ===
 
@@ -594,54 +599,62 @@ impl Section {
 ///
 /// Sections are written in order; adding a task after a tensor (or a tensor after an edge) is
 /// an `InvalidInput` error. Sections with no elements are written as `[]`. Call
-/// [`DepsWriter::finish`] to close the object; the output is incomplete until then.
+/// [`DepsWriter::finish`] to close the object; the output is incomplete until then. Each
+/// element is encoded by [`encode`] into a reused buffer and handed to `out` in one
+/// `write_all`.
 pub struct DepsWriter<W: Write> {
     out: W,
     section: Section,
     first_in_section: bool,
+    scratch: Vec<u8>,
 }
 
 impl<W: Write> DepsWriter<W> {
     /// Starts a deps.json on `out` (writes `{"tasks":[`).
     pub fn new(mut out: W) -> io::Result<Self> {
-        out.write_all(b"{\"tasks\":[")?;
+        out.write_all(encode::SECTION_OPENINGS[Section::Tasks as usize])?;
         Ok(Self {
             out,
             section: Section::Tasks,
             first_in_section: true,
+            scratch: Vec::with_capacity(1024),
         })
     }
 
     /// Appends one `tasks[]` entry.
     pub fn task(&mut self, task: &Task) -> io::Result<()> {
-        self.element(Section::Tasks, task)
+        self.element(Section::Tasks, |buf| {
+            encode::task(buf, encode::TaskView::from(task))
+        })
     }
 
     /// Appends one `tensors[]` entry.
     pub fn tensor(&mut self, tensor: &Tensor) -> io::Result<()> {
-        self.element(Section::Tensors, tensor)
+        self.element(Section::Tensors, |buf| encode::tensor(buf, &tensor.into()))
     }
 
     /// Appends one `edges[]` entry.
     pub fn edge(&mut self, edge: &Edge) -> io::Result<()> {
-        self.element(Section::Edges, edge)
+        self.element(Section::Edges, |buf| encode::edge(buf, &edge.into()))
     }
 
     /// Closes every remaining section and the object, flushes, and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.advance_to(Section::Edges)?;
-        self.out.write_all(b"]}\n")?;
+        self.out.write_all(encode::CLOSING)?;
         self.out.flush()?;
         Ok(self.out)
     }
 
-    fn element<T: Serialize>(&mut self, section: Section, value: &T) -> io::Result<()> {
+    fn element(&mut self, section: Section, encode_into: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
         self.advance_to(section)?;
+        self.scratch.clear();
         if !self.first_in_section {
-            self.out.write_all(b",")?;
+            self.scratch.push(encode::SEPARATOR);
         }
         self.first_in_section = false;
-        serde_json::to_writer(&mut self.out, value).map_err(io::Error::from)
+        encode_into(&mut self.scratch);
+        self.out.write_all(&self.scratch)
     }
 
     fn advance_to(&mut self, section: Section) -> io::Result<()> {
@@ -658,7 +671,7 @@ impl<W: Write> DepsWriter<W> {
         }
         while self.section < section {
             let next = self.section.next().expect("a later section exists");
-            write!(self.out, "],\"{}\":[", next.key())?;
+            self.out.write_all(encode::SECTION_OPENINGS[next as usize])?;
             self.section = next;
             self.first_in_section = true;
         }

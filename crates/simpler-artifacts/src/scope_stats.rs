@@ -1,4 +1,5 @@
-//! `scope_stats/scope_stats.jsonl`: metadata line + one line per scope sample (spec/scope-stats.md §3).
+//! `scope_stats/scope_stats.jsonl`: metadata line + one line per scope sample
+//! (`../shared/spec/scope-stats.md` §3).
 //!
 //! # Layout
 //!

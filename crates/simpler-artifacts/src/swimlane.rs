@@ -1,5 +1,5 @@
-//! `l2_swimlane_records.json`: per-task timing of a run (spec/dep-gen.md §3; field-by-field
-//! reference in `docs/swimlane.md`).
+//! `l2_swimlane_records.json`: per-task timing of a run (`../shared/spec/dep-gen.md` §3;
+//! field-by-field reference in `docs/swimlane.md`).
 //!
 //! # Layout
 //!

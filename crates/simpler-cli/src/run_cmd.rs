@@ -45,14 +45,16 @@ pub struct RunArgs {
     /// Where diagnostics go (default: `outputs/<example>_<case>_<timestamp>/`).
     #[arg(long)]
     pub output_prefix: Option<PathBuf>,
-    /// Number of clusters (1 AIC + 2 AIV each) [default: 8, `DEFAULT_CLUSTERS`]. A workload
-    /// file may set it; this flag overrides the file.
+    /// Number of clusters (1 AIC + 2 AIV each); default `DEFAULT_CLUSTERS` (8). A workload file
+    /// may set it; this flag overrides the file.
     #[arg(long)]
     pub clusters: Option<usize>,
-    /// Scheduler threads [default: 0 = one fewer than the cores, in 1..=3].
+    /// Scheduler threads (0 = cores - 1, at least 1, at most `MAX_DEFAULT_SCHEDULER_THREADS` (3));
+    /// default 0.
     #[arg(long)]
     pub scheduler_threads: Option<usize>,
-    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds [default: 300].
+    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds; default `DEFAULT_TIMEOUT`
+    /// (300 s).
     #[arg(long)]
     pub timeout_secs: Option<u64>,
     /// With --from-deps: re-run a deps.json even when its run manifest says the run did not

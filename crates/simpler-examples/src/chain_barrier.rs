@@ -27,8 +27,9 @@ fn copy0(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 pub struct ChainBarrier;
 
 /// The most producers a run takes: each producer may hold two dep-pool entries (its chain
-/// successor's and the barrier's) until it completes, and the default pool has 16384; past
-/// about 8190 the run can end in DEP_POOL_OVERFLOW depending on timing.
+/// successor's and the barrier's) until it completes, and the default pool has
+/// `DEFAULT_DEP_POOL` (16384) entries; past about 8190 the run can end in DEP_POOL_OVERFLOW
+/// depending on timing.
 pub const MAX_PRODUCERS: u32 = 8000;
 
 const PARAMS: &[ParamSpec] = &[ParamSpec {

@@ -34,7 +34,7 @@ pub struct Bytes(Box<[AtomicU8]>);
 
 impl Bytes {
     /// `len` zero bytes. Large buffers are mapped lazily by the allocator (calloc), so an
-    /// untouched 256 MiB heap costs no resident memory.
+    /// untouched `DEFAULT_HEAP` (256 MiB) heap costs no resident memory.
     pub fn zeroed(len: usize) -> Bytes {
         let raw: Box<[u8]> = vec![0u8; len].into_boxed_slice();
         let ptr = Box::into_raw(raw) as *mut [AtomicU8];

@@ -31,8 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_runtime::config::runtime_env::{DEFAULT_HEAP, DEFAULT_TASK_WINDOW};
-use simpler_runtime::config::{RingResource, Settings, MAX_CLUSTERS};
+use simpler_runtime::config::{RingResource, Settings, DEFAULT_HEAP, DEFAULT_TASK_WINDOW, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::{Error, ErrorKind, WorkloadError};

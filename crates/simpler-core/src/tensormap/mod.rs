@@ -1,6 +1,6 @@
 //! The tensor map: which task last wrote which view of which buffer.
 //!
-//! Structure (see `README.md` beside this file): a bucket array keyed by the buffer's base
+//! Structure: a bucket array keyed by the buffer's base
 //! address over a pool of entries with a free list. Each entry is linked twice, into its
 //! bucket's chain (newest first, for lookups) and into its producer's per-task chain (for
 //! freeing every entry of a retired task at once).
@@ -11,7 +11,11 @@
 //! [`TensorMap::sync`] / [`TensorMap::reclaim_retired`].
 //!
 //! A map built with [`TensorMapConfig::unbounded`] never retires anything and grows on
-//! demand: that is the dep_gen replay's and the `hbg` runtime's map.
+//! demand: that is the dep_gen replay's map (tests and `--from-deps` use one too). The
+//! runtime builds a [`TensorMapConfig::bounded`] map under both `tmr` and
+//! `hbg`: `hbg` advances no watermark, so nothing retires while it builds the graph and the
+//! capacity (`tensormap_capacity`, default [`DEFAULT_TENSORMAP_CAPACITY`]) bounds the whole
+//! graph's live entries; past it the submit fails at once with TENSORMAP_OVERFLOW.
 //!
 //! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup,
 //! e.g. the C of a tiled GEMM) moves into its own index ordered by start offset (`hot.rs`), so a
@@ -43,7 +47,8 @@ const NIL: u32 = u32::MAX;
 /// How a [`TensorMap`] is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TensorMapConfig {
-    /// Maximum live entries; `None` grows without bound (replay, hbg).
+    /// Maximum live entries; `None` grows without bound (the dep_gen replay). The runtime's
+    /// map is bounded under both runtimes.
     pub capacity: Option<usize>,
     /// Number of hash buckets (rounded up to a power of two).
     pub buckets: usize,

@@ -25,10 +25,14 @@ use simpler_core::MAX_RINGS;
 
 /// Default number of clusters (1 AIC + 2 AIV each).
 pub const DEFAULT_CLUSTERS: usize = 8;
-/// The largest number of clusters a run accepts.
+/// Most clusters a run may have.
 pub const MAX_CLUSTERS: usize = 1024;
 /// Default run timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Most scheduler threads a run picks by itself (`scheduler_threads: 0`): one fewer than the
+/// available cores, clamped to `1..=MAX_DEFAULT_SCHEDULER_THREADS`. An explicit count is used
+/// as given.
+pub const MAX_DEFAULT_SCHEDULER_THREADS: usize = 3;
 
 /// Which runtime executes the orchestration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -138,7 +142,8 @@ pub struct CallConfig {
     pub runtime: RuntimeKind,
     /// Number of clusters (1 AIC + 2 AIV each).
     pub clusters: usize,
-    /// Scheduler threads; 0 picks one fewer than the available cores (at least 1, at most 3).
+    /// Scheduler threads; 0 picks one fewer than the available cores, clamped to
+    /// `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`] (see [`CallConfig::effective_scheduler_threads`]).
     pub scheduler_threads: usize,
     /// Ring size overrides.
     pub runtime_env: RuntimeEnv,
@@ -276,13 +281,15 @@ impl CallConfig {
         ))
     }
 
-    /// The number of scheduler threads this run uses.
+    /// The number of scheduler threads this run uses: `scheduler_threads` when non-zero, else
+    /// the available cores − 1 clamped to `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`] (1 when the
+    /// core count is unknown).
     pub fn effective_scheduler_threads(&self) -> usize {
         if self.scheduler_threads > 0 {
             return self.scheduler_threads;
         }
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        cores.saturating_sub(1).clamp(1, 3)
+        cores.saturating_sub(1).clamp(1, MAX_DEFAULT_SCHEDULER_THREADS)
     }
 }
 

@@ -81,7 +81,7 @@ pub struct OrchStats {
 pub struct Orchestrator {
     pub(crate) shared: Arc<RunShared>,
     kind: RuntimeKind,
-    /// The orchestrator's side of each ring: its resources' allocators (`ring/alloc.rs`).
+    /// The orchestrator's side of each ring: its resources' allocators (`src/ring/alloc.rs`).
     rings: [RingAllocator; MAX_RINGS],
     tmap: TensorMap,
     scopes: Vec<ScopeFrame>,
@@ -394,7 +394,7 @@ impl Orchestrator {
         self.shared.platform
     }
 
-    /// The innermost open scope's site, as `"file.rs:LINE"`.
+    /// The innermost open scope's site, as `"<file>:<line>"`.
     pub fn current_site(&self) -> String {
         self.scopes
             .last()

@@ -3,7 +3,7 @@
 //!
 //! `advance` runs under a per-ring try-lock; a thread that loses the lock leaves a pending flag
 //! that the holder re-checks before it leaves, so no advance is lost (the loom model
-//! `ring_advance_is_never_lost` in `sync/loom_models.rs` checks it).
+//! `ring_advance_is_never_lost` in `src/sync/loom_models.rs` checks it).
 
 use crossbeam_utils::CachePadded;
 

@@ -32,8 +32,8 @@ use crate::{detail, graphviz, Error, ErrorKind};
 pub const DOT_WARN_NODES: usize = 1_000;
 /// Above this many nodes `dot` is refused: its layout would need well over 10 GB.
 pub const DOT_MAX_NODES: usize = 3_000;
-/// Above this many nodes a browser's SVG renderer cannot cope (spec/dep-gen.md §5: about
-/// 50k nodes with sfdp).
+/// Above this many nodes a browser's SVG renderer cannot cope (`../shared/spec/dep-gen.md` §5:
+/// about 50k nodes with sfdp).
 pub const BROWSER_MAX_NODES: usize = 50_000;
 /// Above this many drawn edges the same holds for edges.
 pub const BROWSER_MAX_EDGES: usize = 150_000;

@@ -1,6 +1,6 @@
 //! The text view (`deps_viewer.txt`): grep-first, diff-friendly, no Graphviz.
 //!
-//! Format (reference dep-gen.md §4.4, kept byte-compatible so existing greps work):
+//! Format (`../shared/reference/dep-gen.md` §4.4, kept byte-compatible so existing greps work):
 //!
 //! ```text
 //! SUMMARY

@@ -1,5 +1,5 @@
 //! `simpler scope-stats-plot`: turns `scope_stats/scope_stats.jsonl` into one self-contained,
-//! offline HTML report (spec/scope-stats.md §1 Step 3 and "Reading the report", §3).
+//! offline HTML report (`../shared/spec/scope-stats.md` §1 Step 3 and "Reading the report", §3).
 //!
 //! ```text
 //! simpler scope-stats-plot path/to/scope_stats.jsonl              # writes scope_stats.html next to it

@@ -8,12 +8,17 @@
 //! creator edge only when that producer was not seen yet for this task; every tensor-map hit
 //! (it marks the producer seen). The `overlap` annotation says whether the producer's slice
 //! contains the consumer's slice (`covered`) or not (`other`).
+//!
+//! The bytes of each element come from `simpler_artifacts::deps::encode`, the one deps.json
+//! formatter (the same one `DepsWriter` uses); this module only turns the runtime's tensors
+//! into its borrowed views.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashSet;
+use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{publish_with, Options, PublishError};
 use simpler_core::{check_overlap, ArgTag, DepFlags, Overlap, TaskId, Tensor};
@@ -61,56 +66,37 @@ impl Part {
     }
     fn push_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.count > 0 {
-            self.out.write_all(b",")?;
+            self.out.write_all(&[encode::SEPARATOR])?;
         }
         self.count += 1;
         self.out.write_all(bytes)
     }
 }
 
-/// Appends JSON fragments to a byte buffer, producing exactly what serde_json writes for the
-/// `simpler_artifacts::deps` types (compact, fields in declaration order, u64 as strings) but
-/// without building those values: no allocation per element.
-struct Json<'a>(&'a mut Vec<u8>);
+/// The geometry of `t` as deps.json writes it.
+fn slice(t: &Tensor) -> SliceView<'_> {
+    SliceView {
+        dtype: t.dtype().name(),
+        shape: t.shape(),
+        start_offset: t.start_offset(),
+        strides: t.strides(),
+    }
+}
 
-impl Json<'_> {
-    #[inline]
-    fn raw(&mut self, b: &[u8]) -> &mut Self {
-        self.0.extend_from_slice(b);
-        self
+/// The `flags` list of `flags` (`wait` before `retain`).
+fn flag_list(flags: DepFlags) -> &'static [json::DepFlag] {
+    use json::DepFlag::{Retain, Wait};
+    match (flags.contains(DepFlags::WAIT), flags.contains(DepFlags::RETAIN)) {
+        (true, true) => &[Wait, Retain],
+        (true, false) => &[Wait],
+        (false, true) => &[Retain],
+        (false, false) => &[],
     }
-    #[inline]
-    fn int(&mut self, v: i64) -> &mut Self {
-        self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-        self
-    }
-    #[inline]
-    fn u64_str(&mut self, v: u64) -> &mut Self {
-        self.0.push(b'"');
-        self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-        self.0.push(b'"');
-        self
-    }
-    /// A plain ASCII name (dtype, enum names): no escaping needed.
-    #[inline]
-    fn name(&mut self, s: &str) -> &mut Self {
-        self.0.push(b'"');
-        self.0.extend_from_slice(s.as_bytes());
-        self.0.push(b'"');
-        self
-    }
-    fn u32s(&mut self, v: &[u32]) -> &mut Self {
-        self.0.push(b'[');
-        for (i, x) in v.iter().enumerate() {
-            if i > 0 {
-                self.0.push(b',');
-            }
-            self.0
-                .extend_from_slice(itoa::Buffer::new().format(*x).as_bytes());
-        }
-        self.0.push(b']');
-        self
-    }
+}
+
+/// The tensor of a task argument, if deps.json records one (`OUTPUT` slots carry none).
+fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
+    t.as_ref().filter(|_| tag != ArgTag::Output)
 }
 
 /// See the module docs.
@@ -159,161 +145,106 @@ impl GraphWriter {
         self.task = id;
         self.preds.clear();
         let mut buf = std::mem::take(&mut self.scratch);
-        for &(tag, t) in args {
-            if let (Some(t), false) = (t, tag == ArgTag::Output) {
+        for &(tag, ref t) in args {
+            if let Some(t) = recorded(tag, t) {
                 if self.tensors_seen.insert((t.addr(), t.version())) {
                     buf.clear();
-                    Json(&mut buf)
-                        .raw(b"{\"tensor_id\":")
-                        .u64_str(tensor_id(t.addr(), t.version()))
-                        .raw(b",\"buffer_addr\":")
-                        .u64_str(t.addr())
-                        .raw(b",\"version\":")
-                        .int(i64::from(t.version()))
-                        .raw(b",\"dtype\":")
-                        .name(t.dtype().name())
-                        .raw(b",\"buffer_numel\":")
-                        .u64_str(t.buffer_numel())
-                        .raw(b"}");
+                    encode::tensor(
+                        &mut buf,
+                        &TensorView {
+                            tensor_id: tensor_id(t.addr(), t.version()),
+                            buffer_addr: t.addr(),
+                            version: t.version(),
+                            dtype: t.dtype().name(),
+                            buffer_numel: t.buffer_numel(),
+                        },
+                    );
                     let r = self.parts[1].push_raw(&buf);
                     self.note(r);
                 }
             }
         }
         buf.clear();
-        let mut j = Json(&mut buf);
-        j.raw(b"{\"task_id\":").u64_str(id.raw());
-        j.raw(if manual {
-            b",\"scope\":\"manual\""
-        } else {
-            b",\"scope\":\"auto\""
-        });
-        j.raw(if early {
-            b",\"early_dispatch\":true"
-        } else {
-            b",\"early_dispatch\":false"
-        });
-        j.raw(b",\"kernel_ids\":[")
-            .int(i64::from(kernel_ids[0]))
-            .raw(b",")
-            .int(i64::from(kernel_ids[1]));
-        j.raw(b",")
-            .int(i64::from(kernel_ids[2]))
-            .raw(b"],\"block_num\":")
-            .int(i64::from(block_num));
-        j.raw(b",\"args\":[");
-        for (i, &(tag, t)) in args.iter().enumerate() {
-            if i > 0 {
-                j.raw(b",");
+        let args = args.iter().enumerate().map(|(i, (tag, t))| {
+            let (idx, arg_type) = (i as i32, arg_type(*tag));
+            match recorded(*tag, t) {
+                Some(t) => ArgView::with_slice(idx, arg_type, tensor_id(t.addr(), t.version()), slice(t)),
+                None => ArgView::bare(idx, arg_type),
             }
-            j.raw(b"{\"idx\":")
-                .int(i as i64)
-                .raw(b",\"type\":")
-                .name(arg_type(tag).as_str());
-            if let (Some(t), false) = (t, tag == ArgTag::Output) {
-                j.raw(b",\"tensor_id\":")
-                    .u64_str(tensor_id(t.addr(), t.version()));
-                j.raw(b",\"dtype\":").name(t.dtype().name());
-                j.raw(b",\"shape\":").u32s(t.shape());
-                j.raw(b",\"start_offset\":").u64_str(t.start_offset());
-                j.raw(b",\"strides\":").u32s(t.strides());
-            }
-            j.raw(b"}");
-        }
-        j.raw(b"]}");
+        });
+        encode::task(
+            &mut buf,
+            TaskView {
+                task_id: id.raw(),
+                scope: if manual {
+                    json::Scope::Manual
+                } else {
+                    json::Scope::Auto
+                },
+                early_dispatch: Some(early),
+                kernel_ids,
+                block_num,
+                args,
+            },
+        );
         let r = self.parts[0].push_raw(&buf);
         self.note(r);
         self.scratch = buf;
     }
 
-    /// Writes one edge: the common fields, then `more` appends the source-specific ones.
-    fn edge(
-        &mut self,
+    /// An edge into the current task with the four required fields and, with flags on, the
+    /// `flags` list.
+    fn edge_into(
+        &self,
         pred: TaskId,
         arg: i32,
         source: json::EdgeSource,
         flags: DepFlags,
-        more: impl FnOnce(&mut Json<'_>),
-    ) {
+    ) -> EdgeView<'static> {
+        let e = EdgeView::new(pred.raw(), self.task.raw(), arg, source);
+        if self.with_flags {
+            e.with_flags(flag_list(flags))
+        } else {
+            e
+        }
+    }
+
+    /// Writes one edge.
+    fn edge(&mut self, e: &EdgeView<'_>) {
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
-        let mut j = Json(&mut buf);
-        j.raw(b"{\"pred\":")
-            .u64_str(pred.raw())
-            .raw(b",\"succ\":")
-            .u64_str(self.task.raw());
-        j.raw(b",\"arg\":")
-            .int(i64::from(arg))
-            .raw(b",\"source\":")
-            .name(source.as_str());
-        if self.with_flags {
-            j.raw(
-                match (flags.contains(DepFlags::WAIT), flags.contains(DepFlags::RETAIN)) {
-                    (true, true) => b",\"flags\":[\"wait\",\"retain\"]",
-                    (true, false) => b",\"flags\":[\"wait\"]",
-                    (false, true) => b",\"flags\":[\"retain\"]",
-                    (false, false) => b",\"flags\":[]",
-                },
-            );
-        }
-        more(&mut j);
-        j.raw(b"}");
+        encode::edge(&mut buf, e);
         let r = self.parts[2].push_raw(&buf);
         self.note(r);
         self.scratch = buf;
     }
 
-    fn consumer_fields(j: &mut Json<'_>, consumer: &Tensor, id_of: &Tensor) {
-        j.raw(b",\"tensor_id\":")
-            .u64_str(tensor_id(id_of.addr(), id_of.version()));
-        j.raw(b",\"consumer_dtype\":").name(consumer.dtype().name());
-        j.raw(b",\"consumer_shape\":").u32s(consumer.shape());
-        j.raw(b",\"consumer_start_offset\":")
-            .u64_str(consumer.start_offset());
-        j.raw(b",\"consumer_strides\":").u32s(consumer.strides());
-    }
-
     /// An explicit dependency (first occurrence per producer only).
     pub fn explicit(&mut self, pred: TaskId, flags: DepFlags) {
         if self.preds.insert(pred.raw()) {
-            self.edge(pred, -1, json::EdgeSource::Explicit, flags, |_| {});
+            let e = self.edge_into(pred, -1, json::EdgeSource::Explicit, flags);
+            self.edge(&e);
         }
     }
 
     /// A creator edge (only when the producer was not seen yet for this task).
     pub fn creator(&mut self, pred: TaskId, arg: usize, consumer: &Tensor) {
         if self.preds.insert(pred.raw()) {
-            self.edge(
-                pred,
-                arg as i32,
-                json::EdgeSource::Creator,
-                DepFlags::WAIT_RETAIN,
-                |j| Self::consumer_fields(j, consumer, consumer),
-            );
+            let e = self
+                .edge_into(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN)
+                .with_consumer(tensor_id(consumer.addr(), consumer.version()), slice(consumer));
+            self.edge(&e);
         }
     }
 
     /// A tensor-map hit (always recorded).
     pub fn tensormap(&mut self, pred: TaskId, arg: usize, consumer: &Tensor, producer: &Tensor) {
         self.preds.insert(pred.raw());
-        let overlap = match annotate_overlap(producer, consumer) {
-            json::Overlap::Covered => &b",\"overlap\":\"covered\""[..],
-            json::Overlap::Other => &b",\"overlap\":\"other\""[..],
-        };
-        self.edge(
-            pred,
-            arg as i32,
-            json::EdgeSource::Tensormap,
-            DepFlags::WAIT,
-            |j| {
-                j.raw(overlap);
-                Self::consumer_fields(j, consumer, producer);
-                j.raw(b",\"producer_shape\":").u32s(producer.shape());
-                j.raw(b",\"producer_start_offset\":")
-                    .u64_str(producer.start_offset());
-                j.raw(b",\"producer_strides\":").u32s(producer.strides());
-            },
-        );
+        let e = self
+            .edge_into(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT)
+            .with_consumer(tensor_id(producer.addr(), producer.version()), slice(consumer))
+            .with_producer(annotate_overlap(producer, consumer), slice(producer));
+        self.edge(&e);
     }
 
     fn part_path(dir: &Path, tag: &str, section: &str) -> PathBuf {
@@ -365,12 +296,11 @@ impl GraphWriter {
             })
             .and_then(|()| {
                 publish_with(dest, Options::closing(true), |out| {
-                    for (i, (name, path)) in ["tasks", "tensors", "edges"].iter().zip(&paths).enumerate() {
-                        write!(out, "{}\"{name}\":[", if i == 0 { "{" } else { "," })?;
+                    for (opening, path) in encode::SECTION_OPENINGS.iter().zip(&paths) {
+                        out.write_all(opening)?;
                         io::copy(&mut File::open(path)?, out)?;
-                        out.write_all(b"]")?;
                     }
-                    out.write_all(b"}\n")
+                    out.write_all(encode::CLOSING)
                 })
             });
         for p in &paths {
@@ -385,7 +315,8 @@ mod tests {
     use super::*;
     use simpler_core::DType;
 
-    /// The hand-written writer produces exactly what serde writes for the artifact types.
+    /// The writer produces exactly what serde writes for the artifact types (the views carry
+    /// every field the runtime knows to the shared encoder).
     #[test]
     fn output_is_byte_identical_to_the_serde_form() {
         let dir = tempfile::tempdir().unwrap();
