@@ -303,13 +303,19 @@ impl Orchestrator {
         if !is_alloc {
             self.infer(id, &task, args)?;
         }
-        let outputs = self.write_payload(id, sref, &task, args, heap_start);
+        // Built in place: the outputs are up to `MAX_TENSOR_ARGS` tensors, too large to move
+        // around per submit.
+        let mut done = TaskOutputs {
+            id,
+            outputs: ArrayVec::new(),
+        };
+        self.write_payload(id, sref, &task, args, heap_start, &mut done.outputs);
         if is_alloc {
             self.complete_alloc(sref, task.ring);
         } else {
             self.wire_task(id, sref, task.ring)?;
         }
-        Ok(TaskOutputs { id, outputs })
+        Ok(done)
     }
 
     /// Stage 1: checks the arguments, the kernels, an SPMD sync start and the scope's room.
@@ -509,8 +515,8 @@ impl Orchestrator {
         task: &Admitted,
         args: &TaskArgs<'_>,
         heap_start: u64,
-    ) -> ArrayVec<simpler_core::Tensor, { simpler_core::MAX_TENSOR_ARGS }> {
-        let mut outputs = ArrayVec::new();
+        outputs: &mut ArrayVec<simpler_core::Tensor, { simpler_core::MAX_TENSOR_ARGS }>,
+    ) {
         let shared = &*self.shared;
         let mut p = shared.slot(sref).payload.write();
         p.id = id;
@@ -544,7 +550,6 @@ impl Orchestrator {
         }
         p.fanin.clear();
         p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
-        outputs
     }
 
     /// The hidden allocation task completes at submit: it holds its pool marks and counts as
