@@ -14,6 +14,7 @@ pub mod html;
 pub mod interrupt;
 pub mod manifest;
 pub mod name_map;
+mod opaque_error;
 pub mod output_folder;
 pub mod publish;
 pub mod read_error;

@@ -1,19 +1,15 @@
 //! The crate's error: an opaque [`Error`] whose [`ErrorKind`] says what went wrong: a bad
 //! `--param` (with its key, value and rule), a bad workload size, or a runtime error.
 
-use std::error::Error as StdError;
-use std::fmt;
-
 use simpler_runtime::memory::MemoryError;
 use simpler_runtime::{KernelError, RunError};
 
-/// Why an example or a benchmark workload could not run.
-///
-/// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
-/// [`Error::kind`] tells what failed and with which values.
-#[derive(Debug)]
-pub struct Error {
-    kind: Box<ErrorKind>,
+simpler_artifacts::opaque_error! {
+    /// Why an example or a benchmark workload could not run.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    /// [`Error::kind`] tells what failed and with which values.
+    pub struct Error(ErrorKind);
 }
 
 /// What went wrong, with the values the message names.
@@ -120,16 +116,6 @@ fn valid_list(valid: &[&str]) -> String {
 }
 
 impl Error {
-    /// What went wrong.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-
-    /// The kind, by value.
-    pub fn into_kind(self) -> ErrorKind {
-        *self.kind
-    }
-
     /// The runtime's error, if the run was refused or stopped ([`ErrorKind::Run`]).
     pub fn run_error(&self) -> Option<&RunError> {
         match &*self.kind {
@@ -145,33 +131,5 @@ impl Error {
             ErrorKind::Run(e) => Ok(e),
             kind => Err(kind.into()),
         }
-    }
-}
-
-impl<K: Into<ErrorKind>> From<K> for Error {
-    fn from(kind: K) -> Self {
-        Error {
-            kind: Box::new(kind.into()),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
-        if f.alternate() {
-            let mut cause = self.kind.source();
-            while let Some(e) = cause {
-                write!(f, ": {e}")?;
-                cause = e.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.kind.source()
     }
 }

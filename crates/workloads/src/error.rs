@@ -70,11 +70,10 @@ impl std::error::Error for WorkloadError {}
 /// Shorthand for results carrying a [`WorkloadError`].
 pub type WResult<T> = Result<T, WorkloadError>;
 
-/// Why loading, re-running or running a workload failed. [`Error::kind`] says which step and
-/// carries what it names; the message is the kind's.
-#[derive(Debug)]
-pub struct Error {
-    kind: Box<ErrorKind>,
+simpler_artifacts::opaque_error! {
+    /// Why loading, re-running or running a workload failed. [`Error::kind`] says which step and
+    /// carries what it names; the message is the kind's.
+    pub struct Error(ErrorKind);
 }
 
 /// The kinds of [`Error`].
@@ -162,48 +161,11 @@ pub enum ErrorKind {
 }
 
 impl Error {
-    /// What went wrong.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-    /// The kind, owned.
-    pub fn into_kind(self) -> ErrorKind {
-        *self.kind
-    }
     /// The runtime's error, when the run itself stopped; the error back otherwise.
     pub fn into_run_error(self) -> Result<simpler_runtime::RunError, Error> {
         match *self.kind {
             ErrorKind::Run(e) => Ok(e),
             kind => Err(Error { kind: Box::new(kind) }),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.kind.fmt(f)?;
-        // `{:#}` adds the causes, as anyhow's alternate form does.
-        if f.alternate() {
-            let mut source = std::error::Error::source(&*self.kind);
-            while let Some(s) = source {
-                write!(f, ": {s}")?;
-                source = s.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.kind.source()
-    }
-}
-
-impl<E: Into<ErrorKind>> From<E> for Error {
-    fn from(e: E) -> Error {
-        Error {
-            kind: Box::new(e.into()),
         }
     }
 }

@@ -2,7 +2,6 @@
 //! carries the offending input (the path, the task, the limit that was passed).
 
 use std::error::Error as StdError;
-use std::fmt;
 use std::io;
 use std::num::ParseIntError;
 use std::path::PathBuf;
@@ -14,13 +13,12 @@ use simpler_artifacts::publish::PublishError;
 
 use crate::graph::display_id;
 
-/// Why a deps-viewer step failed.
-///
-/// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
-/// [`Error::kind`] tells what failed and with which values.
-#[derive(Debug)]
-pub struct Error {
-    kind: Box<ErrorKind>,
+simpler_artifacts::opaque_error! {
+    /// Why a deps-viewer step failed.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    /// [`Error::kind`] tells what failed and with which values.
+    pub struct Error(ErrorKind);
 }
 
 /// What went wrong, with the values the message names.
@@ -194,16 +192,6 @@ pub enum ErrorKind {
 }
 
 impl Error {
-    /// What went wrong.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-
-    /// The kind, by value.
-    pub fn into_kind(self) -> ErrorKind {
-        *self.kind
-    }
-
     /// The clap usage error, if this is one ([`ErrorKind::Usage`]).
     pub fn usage(&self) -> Option<&clap::Error> {
         match &*self.kind {
@@ -225,33 +213,5 @@ impl Error {
             other => other,
         };
         std::iter::successors(Some(wrapped), |&e| e.source()).find_map(|e| e.downcast_ref::<T>())
-    }
-}
-
-impl<K: Into<ErrorKind>> From<K> for Error {
-    fn from(kind: K) -> Self {
-        Error {
-            kind: Box::new(kind.into()),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
-        if f.alternate() {
-            let mut cause = self.kind.source();
-            while let Some(e) = cause {
-                write!(f, ": {e}")?;
-                cause = e.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.kind.source()
     }
 }

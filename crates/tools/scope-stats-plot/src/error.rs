@@ -1,21 +1,18 @@
 //! The crate's error: an opaque [`Error`] whose [`ErrorKind`] says what went wrong and
 //! carries the file (and, for bad content, the line) it concerns.
 
-use std::error::Error as StdError;
-use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
 use simpler_artifacts::publish::PublishError;
 use simpler_artifacts::scope_stats::ReadError;
 
-/// Why a report could not be rendered.
-///
-/// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
-/// [`Error::kind`] tells what failed and with which values.
-#[derive(Debug)]
-pub struct Error {
-    kind: Box<ErrorKind>,
+simpler_artifacts::opaque_error! {
+    /// Why a report could not be rendered.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    /// [`Error::kind`] tells what failed and with which values.
+    pub struct Error(ErrorKind);
 }
 
 /// What went wrong, with the values the message names.
@@ -66,49 +63,11 @@ pub enum ErrorKind {
 }
 
 impl Error {
-    /// What went wrong.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-
-    /// The kind, by value.
-    pub fn into_kind(self) -> ErrorKind {
-        *self.kind
-    }
-
     /// The 1-based line of the input at fault, when the error is about one.
     pub fn line(&self) -> Option<u64> {
         match &*self.kind {
             ErrorKind::NotScopeStats { line, .. } | ErrorKind::Sample { line, .. } => *line,
             _ => None,
         }
-    }
-}
-
-impl<K: Into<ErrorKind>> From<K> for Error {
-    fn from(kind: K) -> Self {
-        Error {
-            kind: Box::new(kind.into()),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
-        if f.alternate() {
-            let mut cause = self.kind.source();
-            while let Some(e) = cause {
-                write!(f, ": {e}")?;
-                cause = e.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.kind.source()
     }
 }

@@ -2,8 +2,6 @@
 //! failed; the wrapped reader errors carry the path and, for bad content, the line, column and
 //! missing field.
 
-use std::error::Error as StdError;
-use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
@@ -12,13 +10,12 @@ use simpler_artifacts::name_map::NameMapError;
 use simpler_artifacts::publish::PublishError;
 use simpler_artifacts::swimlane::SwimlaneReadError;
 
-/// Why a conversion failed.
-///
-/// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
-/// [`Error::kind`] tells what failed and with which values.
-#[derive(Debug)]
-pub struct Error {
-    kind: Box<ErrorKind>,
+simpler_artifacts::opaque_error! {
+    /// Why a conversion failed.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    /// [`Error::kind`] tells what failed and with which values.
+    pub struct Error(ErrorKind);
 }
 
 /// What went wrong, with the values the message names.
@@ -55,42 +52,4 @@ pub enum ErrorKind {
     Report(io::Error),
 }
 
-impl Error {
-    /// What went wrong.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
-    }
-
-    /// The kind, by value.
-    pub fn into_kind(self) -> ErrorKind {
-        *self.kind
-    }
-}
-
-impl<K: Into<ErrorKind>> From<K> for Error {
-    fn from(kind: K) -> Self {
-        Error {
-            kind: Box::new(kind.into()),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
-        if f.alternate() {
-            let mut cause = self.kind.source();
-            while let Some(e) = cause {
-                write!(f, ": {e}")?;
-                cause = e.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.kind.source()
-    }
-}
+impl Error {}
