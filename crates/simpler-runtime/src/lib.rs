@@ -41,7 +41,7 @@ mod scheduler;
 mod shared;
 mod site;
 mod slot;
-pub mod sync;
+pub(crate) mod sync;
 mod worker;
 
 pub use collectors::dep_gen::DepGenOutcome;

@@ -1,7 +1,7 @@
 //! Per-ring bounded resources: the task window, the heap and the dependency pools.
 //!
-//! Each ring is single-writer on the allocation side (the orchestrator, [`alloc`]) and
-//! reclaimed in order by whichever thread retires its head task ([`shared`]). See `README.md`
+//! Each ring is single-writer on the allocation side (the orchestrator, `alloc`) and
+//! reclaimed in order by whichever thread retires its head task (`shared`). See `README.md`
 //! beside this file for the back-pressure and deadlock rules.
 
 pub(crate) mod alloc;

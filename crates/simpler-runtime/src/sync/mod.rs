@@ -1,7 +1,7 @@
 //! Every atomic, lock and condition variable of the runtime, from one place.
 //!
 //! Normally these are `std`'s atomics and `parking_lot`'s locks. Built with the `loom` feature
-//! they are [loom](https://docs.rs/loom)'s, so the concurrent protocols (the [`Sleep`]
+//! they are [loom](https://docs.rs/loom)'s, so the concurrent protocols (the `Sleep`
 //! park/notify, the collectors' buffer channel, ring advance) can be model-checked:
 //! `cargo test -p simpler-runtime --features loom --lib loom_models` (see `loom_models.rs`).
 //! A module that needs a new primitive adds it here, never imports `std::sync::atomic` or
