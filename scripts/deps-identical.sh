@@ -11,7 +11,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 cases=(vector_example chain_barrier edge_sources workloads/vector_example.json
-       workloads/chain_barrier.json workloads/paged_attention_decode.json)
+       workloads/chain_barrier.json workloads/paged_attention_decode.json
+       workloads/synthetic_100k.json)
 for subject in "${cases[@]}"; do
   for runtime in tmr hbg; do
     name="$(basename "$subject" .json)-$runtime"

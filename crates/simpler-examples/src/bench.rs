@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use simpler_core::{DType, TaskArgs};
-use simpler_runtime::config::{RingResource, DEFAULT_TASK_WINDOW};
+use simpler_runtime::config::RingResource;
 use simpler_runtime::{
     CallConfig, CoreType, OrchResult, Orchestrator, RunReport, RuntimeEnv, RuntimeKind, Worker,
 };
@@ -72,14 +72,18 @@ impl fmt::Display for Workload {
 }
 
 impl FromStr for Workload {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
         Workload::EVERY
             .into_iter()
             .find(|w| w.name() == s)
             .ok_or_else(|| {
                 let names: Vec<_> = Workload::EVERY.iter().map(|w| w.name()).collect();
-                format!("unknown workload `{s}`; valid: {}", names.join(", "))
+                ErrorKind::UnknownWorkload {
+                    name: s.to_string(),
+                    valid: names.join(", "),
+                }
+                .into()
             })
     }
 }
@@ -106,7 +110,7 @@ pub fn bench_config(kind: RuntimeKind, tasks: u64) -> CallConfig {
         ..Default::default()
     };
     if kind == RuntimeKind::Hbg {
-        let window = (tasks + 2).next_power_of_two().max(DEFAULT_TASK_WINDOW);
+        let window = RuntimeKind::hbg_task_window(tasks);
         env.set_ring(RingResource::TaskWindow, 0, window);
         cfg.tensormap_capacity = cfg.tensormap_capacity.max(2 * tasks as usize);
     }

@@ -67,10 +67,19 @@ pub enum ErrorKind {
         /// The smallest value accepted.
         min: u32,
     },
+    /// A benchmark workload name that does not exist.
+    #[error("unknown workload `{name}`; valid: {valid}")]
+    UnknownWorkload {
+        /// The name given.
+        name: String,
+        /// The workloads there are, comma-separated.
+        valid: String,
+    },
     /// `chain_barrier` with more producers than the default dependency pool can hold.
     #[error(
         "--param n={n}: at most {max} producers: each may hold two entries of the default \
-         dependency pool (16384) at once, its chain successor's and the barrier's"
+         dependency pool ({}) at once, its chain successor's and the barrier's",
+        simpler_runtime::config::DEFAULT_DEP_POOL
     )]
     TooManyProducers {
         /// The `n` asked for.

@@ -53,7 +53,7 @@ pub enum DiagnosticsErrorKind {
     Quarantined,
     /// Too many runs' scope stats wait for publication; `flush_diagnostics` first.
     Backlog {
-        /// Runs not yet published (the limit).
+        /// Runs not yet published (at the limit, `MAX_UNPUBLISHED`).
         unpublished: usize,
     },
     /// Publication did not finish within the flush's timeout.

@@ -645,7 +645,8 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
                 config.runtime_env.set_ring(RingResource::TaskWindow, ring, wider);
                 report.approximations.push(format!(
                     "ring {ring}'s task window raised from {window} to {wider}: one re-run scope holds {n} tasks \
-                     (deps.json does not show where sibling scopes began; --runtime-env ring_task_window=... overrides)"
+                     (deps.json does not show where sibling scopes began; --runtime-env {}=... overrides)",
+                    RingResource::TaskWindow.key()
                 ));
             }
         }

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_runtime::config::{RingResource, Settings, DEFAULT_HEAP, DEFAULT_TASK_WINDOW, MAX_CLUSTERS};
+use simpler_runtime::config::{RingResource, Settings, DEFAULT_HEAP, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::{Error, ErrorKind, WorkloadError};
@@ -71,11 +71,7 @@ impl Workload {
     }
     /// The runtime the file asks for (default tmr).
     pub fn runtime(&self) -> RuntimeKind {
-        self.spec
-            .runtime
-            .as_deref()
-            .and_then(RuntimeKind::from_name)
-            .unwrap_or_default()
+        self.settings.runtime.unwrap_or_default()
     }
 }
 
@@ -287,7 +283,10 @@ fn validate_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
         if RuntimeKind::from_name(r).is_none() {
             return Err(WorkloadError::new(
                 "runtime",
-                format!("unknown runtime `{r}`; valid: tmr, hbg"),
+                format!(
+                    "unknown runtime `{r}`; valid: {}",
+                    RuntimeKind::ALL.map(RuntimeKind::name).join(", ")
+                ),
             ));
         }
     }
@@ -344,9 +343,7 @@ pub(crate) fn build_config(file: &Settings, prog: &Program, o: &Overrides) -> Ca
         // unless the user chose the sizes.
         let env = &mut settings.runtime_env;
         if !env.is_set(RingResource::TaskWindow) {
-            let window = (prog.tasks as u64 + 2)
-                .next_power_of_two()
-                .max(DEFAULT_TASK_WINDOW);
+            let window = RuntimeKind::hbg_task_window(prog.tasks as u64);
             env.set_ring(RingResource::TaskWindow, 0, window);
         }
         if !env.is_set(RingResource::Heap) {

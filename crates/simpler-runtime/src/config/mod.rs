@@ -48,6 +48,9 @@ pub enum RuntimeKind {
 }
 
 impl RuntimeKind {
+    /// Both, in documentation order.
+    pub const ALL: [RuntimeKind; 2] = [RuntimeKind::Tmr, RuntimeKind::Hbg];
+
     /// `"tmr"` or `"hbg"`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -57,11 +60,13 @@ impl RuntimeKind {
     }
     /// Parses `"tmr"` / `"hbg"`.
     pub fn from_name(s: &str) -> Option<RuntimeKind> {
-        match s {
-            "tmr" => Some(RuntimeKind::Tmr),
-            "hbg" => Some(RuntimeKind::Hbg),
-            _ => None,
-        }
+        RuntimeKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The size of ring 0's task window under hbg for a graph of `tasks` tasks: hbg keeps the
+    /// whole graph and reclaims nothing, so every task needs a slot (at least the default).
+    pub fn hbg_task_window(tasks: u64) -> u64 {
+        (tasks + 2).next_power_of_two().max(DEFAULT_TASK_WINDOW)
     }
 }
 

@@ -3,9 +3,10 @@
 //! Every source of settings makes one layer: the command line (`simpler run`'s flags), a
 //! workload file (its `runtime`, `runtime_env`, `clusters`, `diagnostics`, ...), a program
 //! (the Rust API, the Python front). A value left `None` says "not given here", so a later
-//! layer overrides only what it sets. [`Settings::into_config`] applies the defaults and the
-//! environment (`SIMPLER_RING_*`, read when the ring sizes resolve) and is the one place a
-//! [`CallConfig`] is built from settings.
+//! layer overrides only what it sets. [`Settings::into_config`] applies the defaults and is the
+//! one place a [`CallConfig`] is built from settings; the environment layer (`SIMPLER_RING_*`)
+//! goes under the `runtime_env` values when the run resolves its ring sizes
+//! ([`RuntimeEnv::resolve`](super::RuntimeEnv::resolve)).
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -42,13 +42,13 @@ impl Exhausted {
             Exhausted::TensorMap => FatalCode::TensorMapOverflow,
         }
     }
-    fn what(self) -> &'static str {
+    fn what(self) -> String {
         match self {
-            Exhausted::TaskWindow => "task window",
-            Exhausted::Heap => "heap",
-            Exhausted::DepPool => "dependency pool",
-            Exhausted::FaninSpill => "fanin spill pool (sized by ring_dep_pool)",
-            Exhausted::TensorMap => "tensor map",
+            Exhausted::TaskWindow => "task window".into(),
+            Exhausted::Heap => "heap".into(),
+            Exhausted::DepPool => "dependency pool".into(),
+            Exhausted::FaninSpill => format!("fanin spill pool (sized by {})", RingResource::DepPool.key()),
+            Exhausted::TensorMap => "tensor map".into(),
         }
     }
     fn unit(self) -> &'static str {

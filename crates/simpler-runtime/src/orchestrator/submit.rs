@@ -7,8 +7,9 @@
 //!    (claiming one pin per live producer) and the tensor-map registration of the outputs;
 //! 4. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
 //!    the fanin into the slot;
-//! 5. [`wire`](Orchestrator::wire): link into the producers' fanout lists and publish when
-//!    ready.
+//! 5. [`wire_task`](Orchestrator::wire_task): the fanin spill, then [`wire`](Orchestrator::wire)
+//!    links the task into its producers' fanout lists and publishes it when ready (the hidden
+//!    allocation task of `alloc_tensors` is completed at once instead, `complete_alloc`).
 
 use crate::sync::Ordering;
 

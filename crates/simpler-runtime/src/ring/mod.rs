@@ -12,4 +12,4 @@ mod window;
 
 pub use heap::{HeapAllocator, HeapRefusal};
 pub use pool::PoolCounter;
-pub use window::{window_has_room, TaskWindow};
+pub use window::TaskWindow;

@@ -101,14 +101,6 @@ fn quote(text: &str) -> String {
     out
 }
 
-/// Escapes text inside a DOT HTML-like label.
-fn html_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn spmd_blocks(graph: &Graph, n: usize) -> Option<u32> {
     graph.task(n).map(|t| t.block_num).filter(|&b| b > 1)
 }
@@ -297,7 +289,7 @@ fn table_label(header: &str, slots: &[Slot], d: &Details, fill: &str, spmd: bool
     let _ = write!(
         t,
         "<TR><TD BGCOLOR=\"{fill}\"><B>{}</B></TD></TR>",
-        html_text(header)
+        simpler_artifacts::html::escape(header)
     );
     for s in slots.iter().filter(|s| s.arg.arg_type.is_write()) {
         let _ = write!(
@@ -355,7 +347,7 @@ fn slot_text(s: &Slot, d: &Details) -> String {
 /// Escapes `text` for an HTML-like label while keeping the `<BR/>` line breaks it contains.
 fn html_text_keep_br(text: &str) -> String {
     text.split("<BR/>")
-        .map(html_text)
+        .map(simpler_artifacts::html::escape)
         .collect::<Vec<_>>()
         .join("<BR/>")
 }
