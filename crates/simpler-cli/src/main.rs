@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     install_interrupt_handler();
     let result = match cli.command {
+        Command::Run(args) if args.runs_a_file() => workload_cmd::run(&args),
         Command::Run(args) => run_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args).map_err(Into::into),

@@ -64,6 +64,13 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// True when this runs a workload file (`FILE.json`) or re-runs a captured graph
+    /// (`--from-deps`), which `workload_cmd` does, rather than a built-in example.
+    pub fn runs_a_file(&self) -> bool {
+        !self.list
+            && (self.from_deps.is_some() || self.example.as_deref().is_some_and(|e| e.ends_with(".json")))
+    }
+
     /// The command line's settings layer: what these flags set, nothing else. Workload files
     /// and `--from-deps` put it over their own layer; an example run uses it alone.
     pub fn settings(&self) -> Result<Settings> {
@@ -148,9 +155,6 @@ pub fn run(args: RunArgs) -> Result<()> {
         return Ok(());
     }
     let name = args.example.clone().unwrap_or_default();
-    if args.from_deps.is_some() || name.ends_with(".json") {
-        return crate::workload_cmd::run(&args);
-    }
     let Some(ex) = simpler_examples::find(&name) else {
         let names: Vec<_> = simpler_examples::all().iter().map(|e| e.name()).collect();
         bail!(

@@ -89,7 +89,7 @@ pub enum RunError {
     /// The configuration was rejected before the run started.
     Config(ConfigError),
     /// A diagnostic refused to start the run (e.g. too many unpublished background exports).
-    Refused(crate::worker::DiagnosticsError),
+    Refused(crate::collectors::DiagnosticsError),
     /// The output folder could not be claimed (another run holds it, or it is not writable).
     OutputFolder(ClaimError),
     /// The run stopped on a fatal.

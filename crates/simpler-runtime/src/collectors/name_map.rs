@@ -18,7 +18,7 @@ pub const NAME: &str = "name_map";
 pub(crate) fn start<'a>(
     ctx: &StartCtx<'a>,
     _: &mut Probes,
-) -> Result<Option<Box<dyn Collector + 'a>>, crate::worker::DiagnosticsError> {
+) -> Result<Option<Box<dyn Collector + 'a>>, crate::collectors::DiagnosticsError> {
     if !ctx.cfg.any_diagnostic() {
         return Ok(None);
     }

@@ -25,7 +25,7 @@ pub(crate) struct Session<'w> {
 impl<'w> Session<'w> {
     /// Starts every collector the configuration enables; returns the session and the probes
     /// for the run threads. A collector may refuse the run here, before it starts.
-    pub fn start(ctx: &StartCtx<'w>) -> Result<(Session<'w>, Probes), crate::worker::DiagnosticsError> {
+    pub fn start(ctx: &StartCtx<'w>) -> Result<(Session<'w>, Probes), crate::collectors::DiagnosticsError> {
         let mut probes = Probes::default();
         let mut collectors = Vec::new();
         for start in REGISTRY {

@@ -8,9 +8,11 @@
 //!   a [`CallConfig`] is built from them.
 //! - [`runtime_env`]: the ring-size keys, one declaration each.
 
+mod faults;
 pub mod runtime_env;
 mod settings;
 
+pub use faults::Faults;
 pub use runtime_env::{
     KeyDecl, RingResource, RingSizes, RuntimeEnv, DEFAULT_DEP_POOL, DEFAULT_HEAP, DEFAULT_TASK_WINDOW,
     RUNTIME_ENV_KEYS,
@@ -174,7 +176,7 @@ pub struct CallConfig {
     /// flag is set (`simpler_artifacts::interrupt`, set by the CLI's SIGINT/SIGTERM handler).
     pub stop_on_interrupt: bool,
     #[doc(hidden)]
-    pub faults: crate::collectors::Faults,
+    pub faults: Faults,
 }
 
 impl Default for CallConfig {

@@ -202,7 +202,7 @@ pub(crate) fn close_hbg(prefix: &Path, graph: Option<GraphWriter>) -> DepGenOutc
 pub(crate) fn start<'a>(
     ctx: &StartCtx<'a>,
     probes: &mut Probes,
-) -> Result<Option<Box<dyn Collector + 'a>>, crate::worker::DiagnosticsError> {
+) -> Result<Option<Box<dyn Collector + 'a>>, crate::collectors::DiagnosticsError> {
     let cfg = ctx.cfg;
     if !cfg.enable_dep_gen {
         return Ok(None);

@@ -19,7 +19,7 @@ use crate::sync::{Condvar, Mutex};
 use simpler_artifacts::scope_stats::CollectionVerdict;
 
 use super::export::ExportJob;
-use crate::worker::{DiagnosticsError, DiagnosticsErrorKind};
+use crate::collectors::{DiagnosticsError, DiagnosticsErrorKind};
 
 /// Unpublished runs a worker may hold at once.
 pub const MAX_UNPUBLISHED: usize = 2;

@@ -40,7 +40,7 @@ use probe::{RecordBuffer, ScopeStatsProducer};
 pub(crate) fn start<'a>(
     ctx: &StartCtx<'a>,
     probes: &mut Probes,
-) -> Result<Option<Box<dyn Collector + 'a>>, crate::worker::DiagnosticsError> {
+) -> Result<Option<Box<dyn Collector + 'a>>, crate::collectors::DiagnosticsError> {
     let cfg = ctx.cfg;
     if !cfg.enable_scope_stats {
         return Ok(None);

@@ -270,7 +270,7 @@ pub(crate) fn spawn(
 pub(crate) fn start<'a>(
     ctx: &StartCtx<'a>,
     probes: &mut Probes,
-) -> Result<Option<Box<dyn Collector + 'a>>, crate::worker::DiagnosticsError> {
+) -> Result<Option<Box<dyn Collector + 'a>>, crate::collectors::DiagnosticsError> {
     let cfg = ctx.cfg;
     if !cfg.enable_l2_swimlane {
         return Ok(None);
