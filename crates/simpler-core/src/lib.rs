@@ -4,6 +4,7 @@
 //! Everything here is pure and single-threaded; the runtime crate adds rings and threads.
 
 mod args;
+pub mod containment;
 mod deps;
 mod dtype;
 mod task_id;

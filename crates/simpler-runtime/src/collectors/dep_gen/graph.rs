@@ -6,8 +6,8 @@
 //!
 //! Annotation (per consumer): an explicit edge for the first occurrence of each producer; a
 //! creator edge only when that producer was not seen yet for this task; every tensor-map hit
-//! (it marks the producer seen). The `overlap` annotation says whether the producer's slice
-//! contains the consumer's slice (`covered`) or not (`other`).
+//! (it marks the producer seen). The `overlap` annotation says whether the producer's view
+//! contains every element the consumer's view reads (`covered`) or not (`other`).
 //!
 //! The bytes of each element come from `simpler_artifacts::deps::encode`, the one deps.json
 //! formatter (the same one `DepsWriter` uses); this module only turns the runtime's tensors
@@ -21,7 +21,7 @@ use rustc_hash::FxHashSet;
 use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{publish_with, Options, PublishError};
-use simpler_core::{check_overlap, ArgTag, DepFlags, Overlap, TaskId, Tensor};
+use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor};
 
 fn arg_type(tag: ArgTag) -> json::ArgType {
     match tag {
@@ -33,9 +33,11 @@ fn arg_type(tag: ArgTag) -> json::ArgType {
     }
 }
 
-/// `covered` when the producer's slice contains the consumer's (same version), else `other`.
+/// `covered` when the producer's view contains every element the consumer's view reads, as
+/// sets of elements whatever the two layouts ([`simpler_core::containment::contains`]), at the
+/// same version; else `other`.
 pub(crate) fn annotate_overlap(producer: &Tensor, consumer: &Tensor) -> json::Overlap {
-    if producer.version() == consumer.version() && check_overlap(consumer, producer) == Overlap::Covered {
+    if producer.version() == consumer.version() && containment::contains(producer, consumer) {
         json::Overlap::Covered
     } else {
         json::Overlap::Other
