@@ -110,7 +110,7 @@ impl Blocks {
             if l.stride < span {
                 return false;
             }
-            span = l.stride * (l.count - 1) + span;
+            span += l.stride * (l.count - 1);
         }
         true
     }
