@@ -1,8 +1,10 @@
 //! `name_map.json`: kernel id → kernel name, shared by the viewers and the trace converter.
 //!
-//! A map is a flat `{"<id>": "<name>"}` object, or an object whose `callable_id_to_name` member
-//! is one. Keys are trimmed; entries whose key is not an integer or whose value is not a string
-//! are ignored. `simpler run` writes the flat form next to every run's artifacts.
+//! The original's shape is `{"level": 2, "orchestrator_name": "<name>" | null,
+//! "callable_id_to_name": {"<id>": "<name>"}}`, which `simpler run` writes next to every run's
+//! artifacts ([`NameMap::to_json`]); a flat `{"<id>": "<name>"}` object (what earlier versions
+//! wrote) reads too. Keys are trimmed; entries whose key is not an integer or whose value is not
+//! a string are ignored.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -24,10 +26,15 @@ impl std::fmt::Display for NameMapError {
 
 impl std::error::Error for NameMapError {}
 
-/// Kernel id → name.
+/// The swimlane level the runtime's name maps declare (kernel ids are incore func ids).
+pub const LEVEL: i64 = 2;
+
+/// Kernel id → name, and the orchestrator's name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NameMap {
     names: HashMap<i32, String>,
+    orchestrator_name: Option<String>,
+    level: Option<i64>,
 }
 
 impl NameMap {
@@ -35,7 +42,34 @@ impl NameMap {
     pub fn from_pairs<I: IntoIterator<Item = (i32, String)>>(pairs: I) -> NameMap {
         NameMap {
             names: pairs.into_iter().collect(),
+            ..NameMap::default()
         }
+    }
+
+    /// The same map naming its orchestrator (the label of the orchestrator's process in a trace).
+    pub fn with_orchestrator_name(mut self, name: Option<String>) -> NameMap {
+        self.orchestrator_name = name;
+        self
+    }
+
+    /// The map in the original's shape, one line: `{"level":2,"orchestrator_name":..,
+    /// "callable_id_to_name":{..}}` with ids in numeric order.
+    pub fn to_json(&self) -> String {
+        let quote = |s: &str| serde_json::to_string(s).expect("a string serializes");
+        let mut ids: Vec<_> = self.names.iter().collect();
+        ids.sort_unstable_by_key(|(id, _)| **id);
+        let names: Vec<String> = ids
+            .into_iter()
+            .map(|(id, name)| format!("\"{id}\":{}", quote(name)))
+            .collect();
+        format!(
+            "{{\"level\":{},\"orchestrator_name\":{},\"callable_id_to_name\":{{{}}}}}\n",
+            self.level.unwrap_or(LEVEL),
+            self.orchestrator_name
+                .as_deref()
+                .map_or_else(|| "null".to_string(), quote),
+            names.join(",")
+        )
     }
 
     /// Loads the map at `path`.
@@ -59,6 +93,11 @@ impl NameMap {
                 path.display()
             )));
         };
+        let orchestrator_name = match top.get("orchestrator_name") {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let level = top.get("level").and_then(serde_json::Value::as_i64);
         let map = match top.remove("callable_id_to_name") {
             Some(serde_json::Value::Object(inner)) => inner,
             _ => top,
@@ -70,7 +109,21 @@ impl NameMap {
                 _ => None,
             })
             .collect();
-        Ok(NameMap { names })
+        Ok(NameMap {
+            names,
+            orchestrator_name,
+            level,
+        })
+    }
+
+    /// The orchestrator's name, when the map names it.
+    pub fn orchestrator_name(&self) -> Option<&str> {
+        self.orchestrator_name.as_deref()
+    }
+
+    /// The swimlane level the map was written for, when it says.
+    pub fn level(&self) -> Option<i64> {
+        self.level
     }
 
     /// The name of kernel `id`, if mapped.
@@ -132,6 +185,32 @@ pub fn resolve(explicit: Option<&Path>, dir: &Path) -> Result<(NameMap, Option<P
 mod tests {
     use super::*;
     use std::fs::{self, File};
+
+    #[test]
+    fn the_written_map_has_the_originals_shape_and_reads_back() {
+        let map = NameMap::from_pairs([(10, "a\"q".to_string()), (2, "kernel_add".to_string())])
+            .with_orchestrator_name(Some("vector_example (size=8)".into()));
+        let text = map.to_json();
+        assert_eq!(
+            text,
+            "{\"level\":2,\"orchestrator_name\":\"vector_example (size=8)\",\
+             \"callable_id_to_name\":{\"2\":\"kernel_add\",\"10\":\"a\\\"q\"}}\n"
+        );
+        let dir = std::env::temp_dir().join(format!("simpler-name-map-rt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("name_map.json");
+        std::fs::write(&path, &text).unwrap();
+        let back = NameMap::load(&path).unwrap();
+        assert_eq!(back.get(10), Some("a\"q"));
+        assert_eq!(back.orchestrator_name(), Some("vector_example (size=8)"));
+        assert_eq!(back.level(), Some(2));
+        let anonymous = NameMap::from_pairs([]).to_json();
+        assert_eq!(
+            anonymous,
+            "{\"level\":2,\"orchestrator_name\":null,\"callable_id_to_name\":{}}\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn flat_and_nested_maps_load() {

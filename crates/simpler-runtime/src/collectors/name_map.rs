@@ -1,7 +1,8 @@
-//! The name map: `name_map.json` (`{"<func_id>": "<name>"}`) beside the artifacts, so the
-//! viewers can label kernels. Written when the run starts, whenever any diagnostic is on.
+//! The name map: `name_map.json` beside the artifacts, in the original's shape
+//! (`{"level":2,"orchestrator_name":..,"callable_id_to_name":{"<func_id>":"<name>"}}`), so
+//! the viewers (ours and the original's) can label kernels and the orchestrator. Written when
+//! the run starts, whenever any diagnostic is on; the orchestrator's name is the run's subject.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
@@ -22,12 +23,13 @@ pub(crate) fn start<'a>(
     if !ctx.cfg.any_diagnostic() {
         return Ok(None);
     }
-    let map: BTreeMap<String, &str> = ctx
-        .kernels
-        .iter()
-        .map(|k| (k.func_id.to_string(), k.name.as_str()))
-        .collect();
-    let text = serde_json::to_string(&map).expect("a map of strings serializes") + "\n";
+    let map = simpler_artifacts::name_map::NameMap::from_pairs(
+        ctx.kernels
+            .iter()
+            .filter_map(|k| Some((i32::try_from(k.func_id).ok()?, k.name.clone()))),
+    )
+    .with_orchestrator_name(ctx.cfg.subject.clone());
+    let text = map.to_json();
     let dest = ctx.prefix.join(ARTIFACT);
     let entry = match publish_with(&dest, Options::closing(true), |w| {
         std::io::Write::write_all(w, text.as_bytes())
