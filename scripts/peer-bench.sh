@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# simpler against its everyday peer, OpenMP tasks with `depend` clauses (GCC's libgomp), on
+# the four `simpler bench` workloads, in one run: REPS alternating repetitions (simpler, then
+# the peer, then the other way round), medians, and the ratio simpler / OpenMP (< 1: simpler
+# is faster). Both use two threads (simpler: its orchestrator and one scheduler on a 2-core
+# machine; OpenMP: OMP_NUM_THREADS=2).
+#
+#   bash scripts/peer-bench.sh [TASKS (default 1000000)] [REPS (default 5)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tasks=${1:-1000000}
+reps=${2:-5}
+mkdir -p target/peer
+g++ -O2 -fopenmp -Wall -o target/peer/omp_tasks bench/peer/omp_tasks.cpp
+cargo build --release --quiet --bin simpler
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for ((r = 0; r < reps; r++)); do
+  for w in independent chain fanout_fanin tiled_gemm; do
+    run_simpler() { target/release/simpler bench --workload "$w" --tasks "$tasks" |
+      awk -v w="$w" '$1 == w { print "simpler-" $2, w, $5 }' >>"$out"; }
+    run_peer() { OMP_NUM_THREADS=2 target/peer/omp_tasks "$w" "$tasks" |
+      awk '{ print "openmp", $1, $3 }' >>"$out"; }
+    if ((r % 2 == 0)); then run_simpler; run_peer; else run_peer; run_simpler; fi
+  done
+done
+python3 - "$out" "$tasks" "$reps" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+med = {}
+for who, w, ns in rows:
+    med.setdefault((who, w), []).append(float(ns))
+med = {k: statistics.median(v) for k, v in med.items()}
+print(f"ns per task end to end, median of {sys.argv[3]} alternating runs, {sys.argv[2]} tasks")
+print(f"{'workload':<14}{'simpler tmr':>12}{'simpler hbg':>12}{'OpenMP':>10}{'tmr/OpenMP':>12}{'hbg/OpenMP':>12}")
+for w in ["independent", "chain", "fanout_fanin", "tiled_gemm"]:
+    t, h, o = med[("simpler-tmr", w)], med[("simpler-hbg", w)], med[("openmp", w)]
+    print(f"{w:<14}{t:>12.1f}{h:>12.1f}{o:>10.1f}{t / o:>12.2f}{h / o:>12.2f}")
+PY
