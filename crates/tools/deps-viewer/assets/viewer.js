@@ -173,7 +173,7 @@
     g.classList.add('selected');
     panelBody.textContent = '';
     var h = document.createElement('h2');
-    h.textContent = 'TASK ' + s.label;
+    h.textContent = (s.marker ? s.marker + ' ' : '') + 'TASK ' + s.label;
     panelBody.appendChild(h);
     [['kind', s.kind], ['func', s.func], ['name', s.name_hint]].forEach(function (kv) {
       if (!kv[1]) { return; }
@@ -186,6 +186,13 @@
       b.textContent = 'SPMD block num = ' + s.blocks;
       panelBody.appendChild(b);
     }
+    [['fan-in by kernel', s.pred_by_hint], ['fan-out by kernel', s.succ_by_hint]].forEach(function (kv) {
+      if (!kv[1] || !kv[1].length) { return; }
+      var div = document.createElement('div');
+      div.className = 'by-hint';
+      div.textContent = kv[0] + ': ' + kv[1].map(function (e) { return e[0] + ' ×' + e[1]; }).join(', ');
+      panelBody.appendChild(div);
+    });
     peerList('FANIN', s.fanin).concat(peerList('FANOUT', s.fanout)).forEach(function (el) {
       panelBody.appendChild(el);
     });

@@ -65,6 +65,24 @@ pub fn name_hint(graph: &Graph, n: usize, names: Option<&NameMap>) -> String {
     }
 }
 
+/// The original's early-dispatch markers: `🔥` for an alloc task or a task submitted with
+/// early dispatch (a "fire source"); `⭐` for a task whose every predecessor in `adj` is a fire
+/// source and at least one is not an alloc task; else nothing.
+pub fn fire_marker(graph: &Graph, adj: &crate::graph::Adjacency, n: usize) -> &'static str {
+    let fire = |m: usize| graph.kind(m) == Kind::Alloc || graph.task(m).is_some_and(|t| t.early_dispatch);
+    if fire(n) {
+        return "🔥";
+    }
+    let preds = adj.fanin(n);
+    if !preds.is_empty()
+        && preds.iter().all(|&p| fire(p as usize))
+        && preds.iter().any(|&p| graph.kind(p as usize) != Kind::Alloc)
+    {
+        return "⭐";
+    }
+    ""
+}
+
 struct NodeStyle {
     shape: &'static str,
     style: &'static str,
@@ -131,7 +149,11 @@ pub fn emit(
         let id = graph.id(n);
         let key = node_key(id);
         let style = node_style(graph, n);
+        let marker = fire_marker(graph, &adj, n);
         let mut label = format!("{} · {}", graph.display(n), name_hint(graph, n, names));
+        if !marker.is_empty() {
+            label = format!("{marker} {label}");
+        }
         let _ = write!(label, " ↓{} ↑{}", adj.fanin(n).len(), adj.fanout(n).len());
         let spmd = spmd_blocks(graph, n);
         match rich.and_then(|d| d.slots.get(&id).map(|s| (d, s))) {
@@ -403,7 +425,7 @@ digraph deps {
   rankdir=LR; concentrate=false; bgcolor=\"transparent\";
   node [fontname=\"Helvetica\", fontsize=10];
   edge [color=\"#888888\", arrowsize=0.7];
-  T0_0 [id=\"T0_0\", label=\"0 · alloc ↓0 ↑1\", shape=note, style=\"filled,dashed\", fillcolor=\"#EAEAEA\"];
+  T0_0 [id=\"T0_0\", label=\"🔥 0 · alloc ↓0 ↑1\", shape=note, style=\"filled,dashed\", fillcolor=\"#EAEAEA\"];
   T0_1 [id=\"T0_1\", label=\"1 · f3 ↓1 ↑1\", shape=box, style=\"rounded,filled\", fillcolor=\"#66A3FF\"];
   T0_2 [id=\"T0_2\", label=\"2 · f4 ↓1 ↑1\", shape=ellipse, style=\"filled\", fillcolor=\"#FFB366\", color=\"#C62828\", penwidth=1.5];
   T0_3 [id=\"T0_3\", label=\"3 · f1 + f2 ↓1 ↑1\", shape=diamond, style=\"filled\", fillcolor=\"#66CC99\"];
@@ -415,6 +437,39 @@ digraph deps {
 }
 ";
         assert_eq!(dot, expected);
+    }
+
+    /// 🔥: an alloc task or an early-dispatch submit; ⭐: every predecessor is a 🔥 and one is
+    /// not an alloc task (fed by an alloc alone earns nothing, as in the original).
+    #[test]
+    fn early_dispatch_markers() {
+        let early = TaskInfo {
+            early_dispatch: true,
+            ..task([-1, 0, -1], 1)
+        };
+        let g = Graph::from_parts(
+            [
+                (1, early),
+                (2, task([-1, 0, -1], 1)),
+                (3, task([-1, 0, -1], 1)),
+                (4, task([-1, 0, -1], 1)),
+            ],
+            [
+                (0, 2, EdgeSource::Creator), // alloc only: no star
+                (0, 3, EdgeSource::Creator), // alloc and an early submit: star
+                (1, 3, EdgeSource::Tensormap),
+                (1, 4, EdgeSource::Tensormap), // an early submit and a plain one: no star
+                (2, 4, EdgeSource::Tensormap),
+            ],
+            0,
+        );
+        let view = View::full(&g);
+        let adj = crate::graph::Adjacency::new(&g, |_| true);
+        let marks: Vec<&str> = view.nodes().map(|n| fire_marker(&g, &adj, n)).collect();
+        assert_eq!(marks, ["🔥", "🔥", "", "⭐", ""]);
+        let dot = plain(&view, &[true; 5]);
+        assert!(dot.contains("label=\"⭐ 3 · f0 ↓2 ↑0\""), "{dot}");
+        assert!(dot.contains("label=\"🔥 1 · f0 ↓0 ↑2\""), "{dot}");
     }
 
     #[test]

@@ -75,6 +75,25 @@ struct NodeStats {
     blocks: u32,
     fanin: Vec<String>,
     fanout: Vec<String>,
+    /// `🔥`, `⭐` or empty (`dot::fire_marker`).
+    marker: &'static str,
+    /// Predecessors per name hint, `[hint, count]`, most first, then by name.
+    pred_by_hint: Vec<(String, usize)>,
+    /// Successors per name hint, likewise.
+    succ_by_hint: Vec<(String, usize)>,
+}
+
+/// `list`'s nodes counted per name hint, most first, then by name (the original's order).
+fn by_hint(graph: &crate::graph::Graph, list: &[u32], names: Option<&NameMap>) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for &p in list {
+        *counts
+            .entry(dot::name_hint(graph, p as usize, names))
+            .or_default() += 1;
+    }
+    let mut v: Vec<_> = counts.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
 }
 
 /// Lays out `view` and writes the page to `output`. `shown_pairs` is the edge mode's mask over
@@ -205,6 +224,9 @@ fn page(
                 blocks,
                 fanin: peers(adj.fanin(n)),
                 fanout: peers(adj.fanout(n)),
+                marker: dot::fire_marker(graph, &adj, n),
+                pred_by_hint: by_hint(graph, adj.fanin(n), names),
+                succ_by_hint: by_hint(graph, adj.fanout(n), names),
             },
         );
     }

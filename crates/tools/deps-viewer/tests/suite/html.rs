@@ -80,7 +80,7 @@ fn vector_example_page_embeds_svg_legend_and_data() {
     ] {
         assert!(page.contains(text), "legend lacks {text}");
     }
-    assert!(page.contains("const depStats = {\"T0_0\":{\"label\":\"(0, 0)\",\"kind\":\"submit\",\"func\":\"func_id=[-1,0,-1]\",\"name_hint\":\"f0\",\"blocks\":1,\"fanin\":[],\"fanout\":[\"T1_0\",\"T1_1\",\"T1_3\"]}"));
+    assert!(page.contains("const depStats = {\"T0_0\":{\"label\":\"(0, 0)\",\"kind\":\"submit\",\"func\":\"func_id=[-1,0,-1]\",\"name_hint\":\"f0\",\"blocks\":1,\"fanin\":[],\"fanout\":[\"T1_0\",\"T1_1\",\"T1_3\"],\"marker\":\"\",\"pred_by_hint\":[],\"succ_by_hint\":[[\"f1\",2],[\"f0\",1]]}"));
     assert!(page.contains("const spmdBlocks = {};"));
     assert!(page.contains("<aside id=\"detail\" hidden"));
 }
