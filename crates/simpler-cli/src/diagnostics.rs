@@ -151,6 +151,11 @@ fn render_view(name: &str, file: &Path, output: &mut RunOutput) -> anyhow::Resul
                 summary.flows.dependency,
                 summary.flows.hb_violation
             );
+            let mut table = Vec::new();
+            summary.write_statistics(&mut table)?;
+            for line in String::from_utf8_lossy(&table).lines() {
+                println!("             {line}");
+            }
             summary.output
         }
         _ => return Ok(()),

@@ -75,13 +75,24 @@ pub struct ConvertSummary {
     pub flows: FlowCounts,
     /// Per-kernel statistics, by kernel id.
     pub kernels: Vec<KernelStats>,
+    /// Max finish − min dispatch over the task rows, ns.
+    pub span_ns: u64,
 }
 
 impl ConvertSummary {
+    /// Writes the per-kernel statistics table (`stats`), as the run summary shows it.
+    pub fn write_statistics<W: Write>(&self, mut w: W) -> io::Result<()> {
+        let source = self.records.file_name().map_or_else(
+            || self.records.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        stats::write_table(&mut w, &self.kernels, self.span_ns, &source)
+    }
+
     /// Writes the report `simpler swimlane` prints: the statistics table, the flow counts
     /// (with `hb_violation` flows) and what was written.
     pub fn write_report<W: Write>(&self, mut w: W) -> io::Result<()> {
-        stats::write_table(&mut w, &self.kernels)?;
+        self.write_statistics(&mut w)?;
         match &self.deps {
             Some(deps) => {
                 writeln!(
@@ -202,6 +213,7 @@ pub fn convert(
         unique_pairs: pairs.pairs.len(),
         flows,
         kernels: stats::kernel_stats(&file.tasks, &names),
+        span_ns: stats::span_ns(&file.tasks),
     })
 }
 

@@ -121,11 +121,14 @@ fn report_lists_kernel_statistics_and_flows() {
     summary.write_report(&mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     let expected = format!(
-        "Kernel statistics (µs; one sample per block and subslot):\n\
-         \x20 kernel              func_id       count           total          mean           min           max\n\
-         \x20 kernel_add                0           2           3.000         1.500         1.000         2.000\n\
-         \x20 kernel_add_scalar         1           2           2.250         1.125         1.000         1.250\n\
-         \x20 kernel_mul                2           1           1.000         1.000         1.000         1.000\n\
+        "Source: l2_swimlane_records.json (dispatch, start, end and finish of every block: the original's level 2)\n\
+         Func_ID  Func_Name            Count   Avg Exec(us)   Avg Latency(us)    Exec%   Avg Head OH(us)   Avg Tail OH(us)   Avg Prop(us)   Avg Local(us)\n\
+         \x20     0  kernel_add               2           1.50              1.75    85.71              0.15              0.10              -               -\n\
+         \x20     1  kernel_add_scalar        2           1.12              1.32    84.91              0.10              0.10              -               -\n\
+         \x20     2  kernel_mul               1           1.00              1.20    83.33              0.10              0.10              -               -\n\
+         TOTAL  count 5  exec 6.25 us  latency 7.35 us\n\
+         Total Test Time: 6.50 us\n\
+         Average Exec 1.25 us, Average Latency 1.47 us, Exec/Latency 85.03%\n\
          Flows: 6 dependency, 0 hb_violation (6 unique pairs in {})\n\
          Wrote {} (5 task slices, 5 dispatch slices, 0 dummy markers, 5 submit slices, 6 flows)\n",
         testdata("vector_example/deps.json").display(),
