@@ -1,0 +1,227 @@
+//! The verified search: re-runs the graph with candidate sizes, bisecting each resource of each
+//! used ring independently (every other value held at its "never waits" size), then confirms
+//! the combination of the minimums. A candidate passes only if all `verify` runs complete with
+//! a correct result.
+
+use std::time::Duration;
+
+use simpler_runtime::config::RingResource;
+use simpler_runtime::{FatalCode, RuntimeEnv, RuntimeKind};
+
+use crate::analysis::{round_up, Analysis, RINGS};
+use crate::target::{Target, Trial};
+
+/// Headroom added to a verified minimum for the suggested size, in percent.
+pub const HEADROOM_PERCENT: u64 = 25;
+
+/// The verified minimum of one resource of one ring.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The resource.
+    pub resource: RingResource,
+    /// The ring.
+    pub ring: usize,
+    /// Smallest value (as the key accepts it) with which every run passed.
+    pub min: u64,
+    /// The fatal of the largest value that failed (just below `min`), if one was tried.
+    pub below: Option<(u64, FatalCode, String)>,
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// Runs per candidate.
+    pub verify: usize,
+    /// The runtime searched.
+    pub runtime: RuntimeKind,
+    /// The configuration every other value is held at while one is bisected.
+    pub base: RuntimeEnv,
+    /// One per used ring and resource.
+    pub verified: Vec<Verified>,
+    /// The minimums together (unused rings at the keys' smallest values).
+    pub minimum_env: RuntimeEnv,
+    /// Whether every run of the combination of minimums passed.
+    pub combination_passed: bool,
+    /// The suggested sizes (minimum + [`HEADROOM_PERCENT`], rounded to what the key accepts).
+    pub suggested_env: RuntimeEnv,
+    /// Whether every run with the suggested sizes passed.
+    pub suggested_passed: bool,
+    /// Median wall time at the base ("never waits") sizes.
+    pub wall_never_waits: Duration,
+    /// Median wall time at the minimums (when the combination passed).
+    pub wall_minimum: Option<Duration>,
+    /// Runs made.
+    pub runs: usize,
+}
+
+/// Why the search could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseFailed(pub Trial);
+
+struct Runner<'a> {
+    target: &'a Target,
+    runtime: RuntimeKind,
+    verify: usize,
+    runs: usize,
+}
+
+impl Runner<'_> {
+    /// `verify` runs; `Ok(walls)` when all pass, the first failure otherwise.
+    fn trial(&mut self, env: &RuntimeEnv) -> Result<Vec<Duration>, Trial> {
+        let mut walls = Vec::with_capacity(self.verify);
+        for _ in 0..self.verify {
+            self.runs += 1;
+            match self.target.run(self.runtime, env, None) {
+                Trial::Passed { wall } => walls.push(wall),
+                other => return Err(other),
+            }
+        }
+        Ok(walls)
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+/// The suggested size for a verified minimum.
+pub fn suggest(resource: RingResource, min: u64) -> u64 {
+    let with = min + (min * HEADROOM_PERCENT).div_ceil(100);
+    let v = round_up(resource, with);
+    match resource {
+        RingResource::Heap => v.div_ceil(1024) * 1024,
+        _ => v,
+    }
+}
+
+/// The next candidate between a failing `lo` and a passing `hi` (`None` when they are adjacent
+/// in what the key accepts).
+fn midpoint(resource: RingResource, lo: u64, hi: u64) -> Option<u64> {
+    match resource {
+        RingResource::TaskWindow => {
+            let (a, b) = (lo.trailing_zeros(), hi.trailing_zeros());
+            (b > a + 1).then(|| 1u64 << ((a + b) / 2))
+        }
+        _ => (hi > lo + 1).then(|| lo + (hi - lo) / 2),
+    }
+}
+
+/// Runs the search on `target` with the figures of `analysis`.
+pub fn search(
+    target: &Target,
+    analysis: &Analysis,
+    runtime: RuntimeKind,
+    verify: usize,
+) -> Result<SearchResult, BaseFailed> {
+    let mut r = Runner {
+        target,
+        runtime,
+        verify: verify.max(1),
+        runs: 0,
+    };
+    // Base: the "never waits" sizes on used rings, the recorded sizes elsewhere; if that does
+    // not pass (the heap can need more than its peak at the wrap), the recorded sizes.
+    let mut base = RuntimeEnv::default();
+    let mut recorded = RuntimeEnv::default();
+    let caps = crate::check::effective(analysis, &RuntimeEnv::default());
+    for res in RingResource::ALL {
+        for ring in 0..RINGS {
+            recorded.set_ring(res, ring, caps[res as usize][ring]);
+            let v = analysis
+                .figure(res, ring)
+                .map_or(caps[res as usize][ring], |f| f.never_waits.max(f.structural_min));
+            base.set_ring(res, ring, v);
+        }
+    }
+    let walls = match r.trial(&base) {
+        Ok(w) => w,
+        Err(_) => {
+            base = recorded;
+            r.trial(&base).map_err(BaseFailed)?
+        }
+    };
+    let wall_never_waits = median(walls);
+
+    let mut verified = Vec::new();
+    for f in &analysis.figures {
+        let (res, ring) = (f.resource, f.ring);
+        let hi0 = base.get(res, ring).unwrap_or(f.never_waits);
+        let lo0 = f.structural_min.min(hi0);
+        let with = |v: u64| {
+            let mut e = base;
+            e.set_ring(res, ring, v);
+            e
+        };
+        let mut below = None;
+        let min = if lo0 == hi0 {
+            hi0
+        } else {
+            match r.trial(&with(lo0)) {
+                Ok(_) => lo0,
+                Err(t) => {
+                    below = fatal_of(lo0, &t);
+                    let (mut lo, mut hi) = (lo0, hi0);
+                    while let Some(mid) = midpoint(res, lo, hi) {
+                        match r.trial(&with(mid)) {
+                            Ok(_) => hi = mid,
+                            Err(t) => {
+                                below = fatal_of(mid, &t);
+                                lo = mid;
+                            }
+                        }
+                    }
+                    hi
+                }
+            }
+        };
+        verified.push(Verified {
+            resource: res,
+            ring,
+            min,
+            below,
+        });
+    }
+
+    let mut minimum_env = RuntimeEnv::default();
+    let mut suggested_env = RuntimeEnv::default();
+    for res in RingResource::ALL {
+        for ring in 0..RINGS {
+            let min = verified
+                .iter()
+                .find(|v| v.resource == res && v.ring == ring)
+                .map_or(round_up(res, 0), |v| v.min);
+            minimum_env.set_ring(res, ring, min);
+            let s = if analysis.rings_used[ring] {
+                suggest(res, min)
+            } else {
+                min
+            };
+            suggested_env.set_ring(res, ring, s);
+        }
+    }
+    let combo = r.trial(&minimum_env);
+    let combination_passed = combo.is_ok();
+    let wall_minimum = combo.ok().map(median);
+    let suggested_passed = r.trial(&suggested_env).is_ok();
+    Ok(SearchResult {
+        verify: r.verify,
+        runtime,
+        base,
+        verified,
+        minimum_env,
+        combination_passed,
+        suggested_env,
+        suggested_passed,
+        wall_never_waits,
+        wall_minimum,
+        runs: r.runs,
+    })
+}
+
+fn fatal_of(v: u64, t: &Trial) -> Option<(u64, FatalCode, String)> {
+    match t {
+        Trial::Fatal { code, message } => Some((v, *code, message.clone())),
+        _ => None,
+    }
+}
