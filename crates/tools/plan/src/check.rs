@@ -48,7 +48,7 @@ impl std::fmt::Display for Prediction {
         };
         write!(
             f,
-            "fatal {} ({}) on ring {}: {}={} but the scope at {} holds {} {unit} (needs {})",
+            "fatal {} ({}) on ring {}: {}={} but the open scopes pinned by the scope at {} come to hold {} {unit} (needs {})",
             self.code.code(),
             self.code.name(),
             self.ring,
@@ -87,8 +87,7 @@ pub fn predict(analysis: &Analysis, proposed: &RuntimeEnv) -> Vec<Prediction> {
     let caps = effective(analysis, proposed);
     let mut out: Vec<Prediction> = Vec::new();
     for res in RingResource::ALL {
-        for ring in 0..RINGS {
-            let cap = caps[res as usize][ring];
+        for (ring, &cap) in caps[res as usize].iter().enumerate() {
             let hit = analysis
                 .events
                 .iter()

@@ -69,7 +69,7 @@ fn folder_target(folder: &Path) -> Option<Target> {
         simpler_examples::find(name).map(Target::Example)
     };
     let deps = folder.join("deps.json");
-    example().or_else(|| deps.is_file().then(|| Target::Deps(deps)))
+    example().or_else(|| deps.is_file().then_some(Target::Deps(deps)))
 }
 
 /// Everything `plan` computed.

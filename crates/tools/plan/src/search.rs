@@ -126,11 +126,11 @@ pub fn search(
     let mut recorded = RuntimeEnv::default();
     let caps = crate::check::effective(analysis, &RuntimeEnv::default());
     for res in RingResource::ALL {
-        for ring in 0..RINGS {
-            recorded.set_ring(res, ring, caps[res as usize][ring]);
+        for (ring, &cap) in caps[res as usize].iter().enumerate() {
+            recorded.set_ring(res, ring, cap);
             let v = analysis
                 .figure(res, ring)
-                .map_or(caps[res as usize][ring], |f| f.never_waits.max(f.structural_min));
+                .map_or(cap, |f| f.never_waits.max(f.structural_min));
             base.set_ring(res, ring, v);
         }
     }
@@ -147,7 +147,13 @@ pub fn search(
     for f in &analysis.figures {
         let (res, ring) = (f.resource, f.ring);
         let hi0 = base.get(res, ring).unwrap_or(f.never_waits);
-        let lo0 = f.structural_min.min(hi0);
+        // The dep pool takes entries only for producers still pending at submit, so the
+        // recorded hold is not a bound: search it from the key's smallest value.
+        let lo0 = match res {
+            RingResource::DepPool => round_up(res, 0),
+            _ => f.structural_min,
+        }
+        .min(hi0);
         let with = |v: u64| {
             let mut e = base;
             e.set_ring(res, ring, v);
@@ -175,6 +181,14 @@ pub fn search(
                 }
             }
         };
+        // Confirm the minimum is one: the next smaller value the key accepts must fail.
+        if below.is_none() {
+            if let Some(prev) = previous(res, min) {
+                if let Err(t) = r.trial(&with(prev)) {
+                    below = fatal_of(prev, &t);
+                }
+            }
+        }
         verified.push(Verified {
             resource: res,
             ring,
@@ -217,6 +231,15 @@ pub fn search(
         wall_minimum,
         runs: r.runs,
     })
+}
+
+/// The next smaller value `resource`'s key accepts.
+fn previous(resource: RingResource, v: u64) -> Option<u64> {
+    let p = match resource {
+        RingResource::TaskWindow => v / 2,
+        _ => v.checked_sub(1)?,
+    };
+    (resource.decl().valid)(p).then_some(p)
 }
 
 fn fatal_of(v: u64, t: &Trial) -> Option<(u64, FatalCode, String)> {
