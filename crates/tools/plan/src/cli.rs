@@ -236,12 +236,11 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
         return Ok(());
     };
     let path = dir.join(PLAN_FILE);
-    let v = report::json(&plan.subject, &plan.analysis, plan.search.as_ref());
-    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
-    std::fs::write(&path, text + "\n").map_err(|source| ErrorKind::Write {
-        path: path.clone(),
-        source,
-    })?;
+    let v = report::plan_file(&plan.subject, &plan.analysis, plan.search.as_ref());
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    simpler_artifacts::publish::publish_bytes(&path, text.as_bytes()).map_err(ErrorKind::Publish)?;
+    let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
+    eprintln!("wrote {} and {}", path.display(), html.display());
     Ok(())
 }
 

@@ -76,6 +76,12 @@ pub enum ErrorKind {
     /// The workload file could not be loaded.
     #[error(transparent)]
     Workload(simpler_workloads::Error),
+    /// `plan.json` could not be written (the error names the file).
+    #[error(transparent)]
+    Publish(#[from] simpler_artifacts::publish::PublishError),
+    /// The scope-stats HTML report could not be re-rendered with the plan section.
+    #[error("re-rendering the scope-stats report")]
+    Report(#[source] simpler_scope_stats_plot::Error),
     /// The report could not be written.
     #[error("writing {}", .path.display())]
     Write {

@@ -5,14 +5,14 @@
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
+use simpler_artifacts::plan::{PlanFile, PlanRow};
 use simpler_runtime::config::RingResource;
 use simpler_runtime::RuntimeEnv;
 
 use crate::analysis::{Analysis, RINGS};
 use crate::search::{SearchResult, HEADROOM_PERCENT};
 
-/// The file name of the plan's data, written next to `scope_stats.jsonl`.
-pub const PLAN_FILE: &str = "plan.json";
+pub use simpler_artifacts::plan::PLAN_FILE;
 
 /// One line of the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,6 +208,9 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
                     );
                 }
             }
+            for why in &sr.raised {
+                let _ = writeln!(s, "  suggestion {why}");
+            }
             let _ = writeln!(
                 s,
                 "all minimums together: {}; suggested sizes: {}",
@@ -241,34 +244,31 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
 }
 
 /// `plan.json`: the table and the blocks, as data.
-pub fn json(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -> Value {
-    let rows: Vec<Value> = rows(analysis, search)
+pub fn plan_file(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -> PlanFile {
+    let rows = rows(analysis, search)
         .into_iter()
-        .map(|r| {
-            json!({
-                "key": r.key,
-                "ring": r.ring,
-                "capacity": r.capacity,
-                "peak": r.peak,
-                "never_waits": r.never_waits,
-                "structural_min": r.structural_min,
-                "structural_site": r.structural_site,
-                "verified_min": r.verified_min,
-                "suggested": r.suggested,
-            })
+        .map(|r| PlanRow {
+            key: r.key.to_string(),
+            ring: r.ring as u32,
+            capacity: r.capacity,
+            peak: r.peak,
+            never_waits: r.never_waits,
+            structural_min: r.structural_min,
+            structural_site: r.structural_site,
+            verified_min: r.verified_min,
+            suggested: r.suggested,
         })
         .collect();
     let env = suggested_env(analysis, search);
-    json!({
-        "subject": subject,
-        "rows": rows,
-        "verified": search.is_some(),
-        "runs": search.map(|s| s.runs),
-        "verify": search.map(|s| s.verify),
-        "wall_never_waits_s": search.map(|s| s.wall_never_waits.as_secs_f64()),
-        "wall_minimum_s": search.and_then(|s| s.wall_minimum.map(|w| w.as_secs_f64())),
-        "headroom_percent": HEADROOM_PERCENT,
-        "runtime_env": env_json(&env)["runtime_env"].clone(),
-        "runtime_env_flags": env_flags(&env),
-    })
+    PlanFile {
+        subject: subject.to_string(),
+        rows,
+        runs: search.map(|s| s.runs as u64),
+        verify: search.map(|s| s.verify as u64),
+        wall_never_waits_s: search.map(|s| s.wall_never_waits.as_secs_f64()),
+        wall_minimum_s: search.and_then(|s| s.wall_minimum.map(|w| w.as_secs_f64())),
+        headroom_percent: HEADROOM_PERCENT,
+        runtime_env_json: env_block(&env),
+        runtime_env_flags: env_flags(&env),
+    }
 }

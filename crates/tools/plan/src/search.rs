@@ -11,6 +11,9 @@ use simpler_runtime::{FatalCode, RuntimeEnv, RuntimeKind};
 use crate::analysis::{round_up, Analysis, RINGS};
 use crate::target::{Target, Trial};
 
+/// How many times a failing suggestion is raised before the search gives up.
+pub const RAISES: usize = 3;
+
 /// Headroom added to a verified minimum for the suggested size, in percent.
 pub const HEADROOM_PERCENT: u64 = 25;
 
@@ -46,6 +49,8 @@ pub struct SearchResult {
     pub suggested_env: RuntimeEnv,
     /// Whether every run with the suggested sizes passed.
     pub suggested_passed: bool,
+    /// Resources whose suggestion was raised because a confirmation run failed, and why.
+    pub raised: Vec<String>,
     /// Median wall time at the base ("never waits") sizes.
     pub wall_never_waits: Duration,
     /// Median wall time at the minimums (when the combination passed).
@@ -207,7 +212,14 @@ pub fn search(
                 .map_or(round_up(res, 0), |v| v.min);
             minimum_env.set_ring(res, ring, min);
             let s = if analysis.rings_used[ring] {
-                suggest(res, min)
+                // The dep pool's need varies from run to run (entries only for producers still
+                // pending): the headroom goes on the larger of the verified minimum and what
+                // the recorded run held.
+                let held = match (res, analysis.figure(res, ring)) {
+                    (RingResource::DepPool, Some(f)) => f.held,
+                    _ => 0,
+                };
+                suggest(res, min.max(held))
             } else {
                 min
             };
@@ -217,7 +229,29 @@ pub fn search(
     let combo = r.trial(&minimum_env);
     let combination_passed = combo.is_ok();
     let wall_minimum = combo.ok().map(median);
-    let suggested_passed = r.trial(&suggested_env).is_ok();
+    // Confirm the suggestion; a timing-dependent failure raises the failing resource on every
+    // used ring by the headroom again (at most `RAISES` times), and says so.
+    let mut suggested_passed = false;
+    let mut raised = Vec::new();
+    for attempt in 0..=RAISES {
+        match r.trial(&suggested_env) {
+            Ok(_) => {
+                suggested_passed = true;
+                break;
+            }
+            Err(t) => {
+                let Some(res) = resource_of(&t) else { break };
+                if attempt == RAISES {
+                    break;
+                }
+                raised.push(format!("{} raised after {}", res.key(), describe(&t)));
+                for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
+                    let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
+                    suggested_env.set_ring(res, ring, suggest(res, v));
+                }
+            }
+        }
+    }
     Ok(SearchResult {
         verify: r.verify,
         runtime,
@@ -227,6 +261,7 @@ pub fn search(
         combination_passed,
         suggested_env,
         suggested_passed,
+        raised,
         wall_never_waits,
         wall_minimum,
         runs: r.runs,
@@ -240,6 +275,28 @@ fn previous(resource: RingResource, v: u64) -> Option<u64> {
         _ => v.checked_sub(1)?,
     };
     (resource.decl().valid)(p).then_some(p)
+}
+
+/// The resource a ring fatal is about.
+fn resource_of(t: &Trial) -> Option<RingResource> {
+    match t {
+        Trial::Fatal { code, .. } => match code {
+            FatalCode::ScopeDeadlock | FatalCode::FlowControlDeadlock => Some(RingResource::TaskWindow),
+            FatalCode::HeapRingDeadlock => Some(RingResource::Heap),
+            FatalCode::DepPoolOverflow => Some(RingResource::DepPool),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One line for a failed trial.
+fn describe(t: &Trial) -> String {
+    match t {
+        Trial::Fatal { code, message } => format!("fatal {} ({}): {message}", code.code(), code.name()),
+        Trial::Failed { message } => message.clone(),
+        Trial::Passed { .. } => "a pass".into(),
+    }
 }
 
 fn fatal_of(v: u64, t: &Trial) -> Option<(u64, FatalCode, String)> {

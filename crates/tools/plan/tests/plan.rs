@@ -207,3 +207,42 @@ fn bad_input_is_an_error_naming_the_line_or_the_key() {
     let empty = RuntimeEnv::default();
     assert!(empty.get(RingResource::Heap, 0).is_none());
 }
+
+#[test]
+fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let args = simpler_plan::Args {
+        input: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../workloads/vector_example.json"),
+        runtime: None,
+        verify: 1,
+        check: None,
+        output_prefix: Some(out.clone()),
+    };
+    let (plan, tmp) = simpler_plan::plan(&args, Some(&out)).unwrap();
+    assert!(tmp.is_none());
+    simpler_plan::write_plan_json(&plan).unwrap();
+    let plan_file = simpler_artifacts::plan::read_plan(&out.join("scope_stats/plan.json")).unwrap();
+    let row = plan_file.rows.iter().find(|r| r.key == "ring_task_window" && r.ring == 1).unwrap();
+    assert_eq!((row.structural_min, row.verified_min, row.suggested), (8, Some(8), 16));
+    assert_eq!(
+        plan_file.runtime_env_flags,
+        format!(
+            "--runtime-env ring_task_window=8,16,4,4 --runtime-env ring_heap={},245760,1024,1024 --runtime-env ring_dep_pool={}",
+            81920,
+            plan_file.runtime_env_flags.rsplit('=').next().unwrap()
+        )
+    );
+    let html = std::fs::read_to_string(out.join("scope_stats/scope_stats.html")).unwrap();
+    let section = &html[html.find("<section id=\"capacity-plan\">").expect("no plan section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("<tr><td>ring_task_window</td><td>1</td><td>16384</td><td>4</td><td>8</td><td><code>runner.rs:99</code></td><td>8</td><td>16</td></tr>"), "{section}");
+    assert!(section.contains("&quot;ring_task_window&quot;: [8, 16, 4, 4]"), "{section}");
+
+    // A plan.json that cannot be read shows as such, naming the file and line.
+    std::fs::write(out.join("scope_stats/plan.json"), "{\n  \"subject\": 3\n}\n").unwrap();
+    simpler_scope_stats_plot::render_report(&out.join("scope_stats/scope_stats.jsonl"), None).unwrap();
+    let html = std::fs::read_to_string(out.join("scope_stats/scope_stats.html")).unwrap();
+    assert!(html.contains("The plan could not be read:"), "no error shown");
+    assert!(html.contains("plan.json:2:"), "the error names no line");
+}
