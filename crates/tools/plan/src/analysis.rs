@@ -97,6 +97,9 @@ pub struct Analysis {
     pub tensormap_peak: (u64, String),
     /// Every boundary's hold, in sample order (for `--check`).
     pub events: Vec<HoldEvent>,
+    /// Whether the run's runtime reclaims while the orchestration runs (tmr); hbg builds the
+    /// whole graph first, so everything it allocated is held.
+    pub reclaims: bool,
 }
 
 impl Analysis {
@@ -165,9 +168,24 @@ struct Frame {
     begin_tail: Counters,
     direct_tasks: u64,
     begin_line: usize,
+    begin: Counters,
 }
 
-/// Reads `scope_stats.jsonl` at `path` and analyses it.
+/// Whether the run that wrote `scope_stats.jsonl` at `path` reclaims as it goes: its folder's
+/// `run.json` names the runtime (`hbg` does not); tmr without a manifest.
+pub fn reclaims_of(path: &Path) -> bool {
+    let manifest = path
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("run.json"))
+        .and_then(|p| std::fs::read_to_string(p).ok());
+    let runtime = manifest
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("runtime").and_then(|r| r.as_str()).map(str::to_string));
+    runtime.as_deref() != Some(simpler_runtime::RuntimeKind::Hbg.name())
+}
+
+/// Reads `scope_stats.jsonl` at `path` and analyses it (the runtime from [`reclaims_of`]).
 pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
     let reader = Reader::open(path).map_err(|source| ErrorKind::ScopeStats {
         path: path.to_path_buf(),
@@ -181,7 +199,7 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
             source,
         })?);
     }
-    analyze(metadata, &samples).map_err(|why| {
+    analyze_with(metadata, &samples, reclaims_of(path)).map_err(|why| {
         ErrorKind::Unpaired {
             path: path.to_path_buf(),
             why,
@@ -190,9 +208,15 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
     })
 }
 
-/// Analyses `samples` (oldest first) under `metadata`; `Err` names the sample (1-based line of
-/// the file) whose begin/end pairing is broken.
+/// Analyses `samples` (oldest first) of a tmr run under `metadata`; `Err` names the sample
+/// (1-based line of the file) whose begin/end pairing is broken.
 pub fn analyze(metadata: Metadata, samples: &[Sample]) -> Result<Analysis, String> {
+    analyze_with(metadata, samples, true)
+}
+
+/// [`analyze`] for a runtime that reclaims (`reclaims`, tmr) or not (hbg: everything allocated
+/// since the first sample is held).
+pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> Result<Analysis, String> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut events = Vec::new();
     let mut rings_used = [false; RINGS];
@@ -219,7 +243,7 @@ pub fn analyze(metadata: Metadata, samples: &[Sample]) -> Result<Analysis, Strin
                 if let Some(p) = stack.iter_mut().rev().find(|f| f.ring == ring) {
                     advance(p, head);
                 }
-                events.push(hold(&stack, ring, head, i));
+                events.push(hold(&stack, ring, head, i, reclaims));
                 stack.push(Frame {
                     site: s.site.clone(),
                     ring,
@@ -228,6 +252,7 @@ pub fn analyze(metadata: Metadata, samples: &[Sample]) -> Result<Analysis, Strin
                     begin_tail: Counters::tail(s),
                     direct_tasks: 0,
                     begin_line: line,
+                    begin: head,
                 });
             }
             Phase::End => {
@@ -245,7 +270,7 @@ pub fn analyze(metadata: Metadata, samples: &[Sample]) -> Result<Analysis, Strin
                 }
                 advance(top, head);
                 let bt = top.begin_tail;
-                let e = hold(&stack, ring, head, i);
+                let e = hold(&stack, ring, head, i, reclaims);
                 events.push(e);
                 for (r, (h, t)) in [
                     (RingResource::TaskWindow, (head.task, bt.task)),
@@ -305,6 +330,7 @@ pub fn analyze(metadata: Metadata, samples: &[Sample]) -> Result<Analysis, Strin
         figures,
         tensormap_peak,
         events,
+        reclaims,
     })
 }
 
@@ -326,12 +352,17 @@ fn advance(f: &mut Frame, head: Counters) {
     f.cursor = head;
 }
 
-fn hold(stack: &[Frame], ring: usize, head: Counters, sample: usize) -> HoldEvent {
-    let pin = stack
-        .iter()
-        .filter(|f| f.ring == ring)
-        .filter_map(|f| f.first.map(|c| (c, &f.site)))
-        .min_by_key(|(c, _)| c.task);
+fn hold(stack: &[Frame], ring: usize, head: Counters, sample: usize, reclaims: bool) -> HoldEvent {
+    let pin = if reclaims {
+        stack
+            .iter()
+            .filter(|f| f.ring == ring)
+            .filter_map(|f| f.first.map(|c| (c, &f.site)))
+            .min_by_key(|(c, _)| c.task)
+    } else {
+        // Nothing is reclaimed: the outermost scope of the ring holds all since it began.
+        stack.iter().find(|f| f.ring == ring).map(|f| (f.begin, &f.site))
+    };
     let current = stack.iter().rev().find(|f| f.ring == ring);
     let (tasks, heap, dep, pinning_site) = match pin {
         Some((c, site)) => (

@@ -95,6 +95,16 @@ pub fn predict(analysis: &Analysis, proposed: &RuntimeEnv) -> Vec<Prediction> {
                 .find(|e| needed(res, amount(e, res)) > cap);
             let Some(e) = hit else { continue };
             let (code, site) = match res {
+                // hbg: every exhaustion is at once, naming the scope that is submitting.
+                RingResource::TaskWindow if !analysis.reclaims => {
+                    (FatalCode::FlowControlDeadlock, e.current_site.clone())
+                }
+                RingResource::Heap if !analysis.reclaims => {
+                    (FatalCode::HeapRingDeadlock, e.current_site.clone())
+                }
+                RingResource::DepPool if !analysis.reclaims => {
+                    (FatalCode::DepPoolOverflow, e.current_site.clone())
+                }
                 RingResource::TaskWindow if e.direct_tasks >= e.tasks => {
                     (FatalCode::ScopeDeadlock, e.current_site.clone())
                 }

@@ -223,8 +223,15 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
     assert!(tmp.is_none());
     simpler_plan::write_plan_json(&plan).unwrap();
     let plan_file = simpler_artifacts::plan::read_plan(&out.join("scope_stats/plan.json")).unwrap();
-    let row = plan_file.rows.iter().find(|r| r.key == "ring_task_window" && r.ring == 1).unwrap();
-    assert_eq!((row.structural_min, row.verified_min, row.suggested), (8, Some(8), 16));
+    let row = plan_file
+        .rows
+        .iter()
+        .find(|r| r.key == "ring_task_window" && r.ring == 1)
+        .unwrap();
+    assert_eq!(
+        (row.structural_min, row.verified_min, row.suggested),
+        (8, Some(8), 16)
+    );
     assert_eq!(
         plan_file.runtime_env_flags,
         format!(
@@ -234,10 +241,15 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
         )
     );
     let html = std::fs::read_to_string(out.join("scope_stats/scope_stats.html")).unwrap();
-    let section = &html[html.find("<section id=\"capacity-plan\">").expect("no plan section")..];
+    let section = &html[html
+        .find("<section id=\"capacity-plan\">")
+        .expect("no plan section")..];
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("<tr><td>ring_task_window</td><td>1</td><td>16384</td><td>4</td><td>8</td><td><code>runner.rs:99</code></td><td>8</td><td>16</td></tr>"), "{section}");
-    assert!(section.contains("&quot;ring_task_window&quot;: [8, 16, 4, 4]"), "{section}");
+    assert!(
+        section.contains("&quot;ring_task_window&quot;: [8, 16, 4, 4]"),
+        "{section}"
+    );
 
     // A plan.json that cannot be read shows as such, naming the file and line.
     std::fs::write(out.join("scope_stats/plan.json"), "{\n  \"subject\": 3\n}\n").unwrap();
@@ -245,4 +257,34 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
     let html = std::fs::read_to_string(out.join("scope_stats/scope_stats.html")).unwrap();
     assert!(html.contains("The plan could not be read:"), "no error shown");
     assert!(html.contains("plan.json:2:"), "the error names no line");
+}
+
+#[test]
+fn hbg_is_sized_from_its_graph_build_samples() {
+    let target = Target::Example(simpler_examples::find("vector_example").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let file = record(&target, RuntimeKind::Hbg, &dir.path().join("run")).unwrap();
+    let a = analyze_file(&file).unwrap();
+    assert!(!a.reclaims);
+    assert_eq!(a.rings_used, [true, false, false, false]);
+    // hbg holds the whole graph on ring 0: 5 tasks (window >= 6, so 8) and 4 outputs.
+    assert_eq!(held(&a, RingResource::TaskWindow, 0), (5, 8));
+    assert_eq!(held(&a, RingResource::Heap, 0), (262144, 262144));
+    let proposed = parse_check("ring_task_window=4").unwrap();
+    let p = predict(&a, &proposed);
+    assert_eq!(
+        (p[0].code, p[0].ring, p[0].site.as_str()),
+        (FatalCode::FlowControlDeadlock, 0, "vector_example.rs:90")
+    );
+    match target.run(RuntimeKind::Hbg, &proposed, None) {
+        Trial::Fatal { code, message } => {
+            assert_eq!(code, FatalCode::FlowControlDeadlock);
+            assert!(message.contains("scope open at vector_example.rs:90"), "{message}");
+        }
+        other => panic!("expected FLOW_CONTROL_DEADLOCK, got {other:?}"),
+    }
+    let s = search(&target, &a, RuntimeKind::Hbg, 1).unwrap();
+    let min = |res| s.verified.iter().find(|v| v.resource == res && v.ring == 0).unwrap().min;
+    assert_eq!((min(RingResource::TaskWindow), min(RingResource::Heap)), (8, 262144));
+    assert!(s.combination_passed && s.suggested_passed);
 }
