@@ -279,12 +279,24 @@ fn hbg_is_sized_from_its_graph_build_samples() {
     match target.run(RuntimeKind::Hbg, &proposed, None) {
         Trial::Fatal { code, message } => {
             assert_eq!(code, FatalCode::FlowControlDeadlock);
-            assert!(message.contains("scope open at vector_example.rs:90"), "{message}");
+            assert!(
+                message.contains("scope open at vector_example.rs:90"),
+                "{message}"
+            );
         }
         other => panic!("expected FLOW_CONTROL_DEADLOCK, got {other:?}"),
     }
     let s = search(&target, &a, RuntimeKind::Hbg, 1).unwrap();
-    let min = |res| s.verified.iter().find(|v| v.resource == res && v.ring == 0).unwrap().min;
-    assert_eq!((min(RingResource::TaskWindow), min(RingResource::Heap)), (8, 262144));
+    let min = |res| {
+        s.verified
+            .iter()
+            .find(|v| v.resource == res && v.ring == 0)
+            .unwrap()
+            .min
+    };
+    assert_eq!(
+        (min(RingResource::TaskWindow), min(RingResource::Heap)),
+        (8, 262144)
+    );
     assert!(s.combination_passed && s.suggested_passed);
 }
