@@ -2,6 +2,7 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
@@ -82,6 +83,10 @@ pub struct Plan {
     pub search: Option<SearchResult>,
     /// Where the recorded scope_stats.jsonl is (gone when it was a temporary folder).
     pub recorded: PathBuf,
+    /// Time the recorded-data analysis took (reading the file included).
+    pub analysis_time: Duration,
+    /// Time the verified search took (zero without one).
+    pub search_time: Duration,
 }
 
 /// Runs `target` once with scope stats into `dir` and returns the file.
@@ -117,13 +122,25 @@ pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathB
 /// Makes the plan for `args` (without printing it); `--check` is not handled here.
 pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::TempDir>), Error> {
     if let Some(file) = recorded_file(&args.input) {
+        let t = Instant::now();
         let analysis = analyze_file(&file)?;
+        let analysis_time = t.elapsed();
         let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
         let target = folder_target(folder);
-        let runtime = args.runtime.unwrap_or(RuntimeKind::Tmr);
+        let runtime = args.runtime.unwrap_or(if analysis.reclaims {
+            RuntimeKind::Tmr
+        } else {
+            RuntimeKind::Hbg
+        });
+        let t = Instant::now();
         let search = match (&target, args.verify) {
             (Some(t), n) if n > 0 => Some(run_search(t, &analysis, runtime, n)?),
             _ => None,
+        };
+        let search_time = if search.is_some() {
+            t.elapsed()
+        } else {
+            Duration::ZERO
         };
         let subject = target.map_or_else(|| folder.display().to_string(), |t| t.subject());
         return Ok((
@@ -132,6 +149,8 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
                 analysis,
                 search,
                 recorded: file,
+                analysis_time,
+                search_time,
             },
             None,
         ));
@@ -149,11 +168,19 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         }
     };
     let file = record(&target, runtime, &dir)?;
+    let t = Instant::now();
     let analysis = analyze_file(&file)?;
+    let analysis_time = t.elapsed();
+    let t = Instant::now();
     let search = if args.verify > 0 {
         Some(run_search(&target, &analysis, runtime, args.verify)?)
     } else {
         None
+    };
+    let search_time = if search.is_some() {
+        t.elapsed()
+    } else {
+        Duration::ZERO
     };
     Ok((
         Plan {
@@ -161,6 +188,8 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             analysis,
             search,
             recorded: file,
+            analysis_time,
+            search_time,
         },
         tmp,
     ))
@@ -215,7 +244,12 @@ pub fn run(args: Args) -> Result<(), Error> {
         });
     }
     let (plan, _tmp) = plan(&args, args.output_prefix.as_deref())?;
-    let text = report::text(&plan.subject, &plan.analysis, plan.search.as_ref());
+    let mut text = report::text(&plan.subject, &plan.analysis, plan.search.as_ref());
+    text.push_str(&format!(
+        "\ntook: recorded-data analysis {:.3} s, verified search {:.3} s\n",
+        plan.analysis_time.as_secs_f64(),
+        plan.search_time.as_secs_f64()
+    ));
     // Next to a kept recording, the plan's data and the report with its section.
     if _tmp.is_none() {
         write_plan_json(&plan)?;
