@@ -300,3 +300,20 @@ fn hbg_is_sized_from_its_graph_build_samples() {
     );
     assert!(s.combination_passed && s.suggested_passed);
 }
+
+#[test]
+fn a_captured_deps_json_is_planned_by_replaying_it() {
+    let deps =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/tests/data/vector_shape_deps.json");
+    let target = Target::resolve(&deps).unwrap();
+    assert!(matches!(target, Target::Deps(_)));
+    let (a, _dir) = recorded(&target);
+    let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
+    assert!(s.combination_passed && s.suggested_passed, "{s:?}");
+    for v in &s.verified {
+        let f = a.figure(v.resource, v.ring).unwrap();
+        if v.resource != RingResource::DepPool {
+            assert!(v.min >= f.structural_min, "{v:?} below {f:?}");
+        }
+    }
+}
