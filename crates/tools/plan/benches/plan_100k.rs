@@ -24,15 +24,16 @@ fn main() {
         let record_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let analysis = analyze_file(&file).expect("the recording analyses");
-        let analysis_s = t.elapsed().as_secs_f64();
+        let analysis_ms = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
         let s = search(&target, &analysis, runtime, verify).expect("the search starts");
         let search_s = t.elapsed().as_secs_f64();
         println!(
-            "plan synthetic_100k on {}: recording run {record_s:.3} s, recorded-data analysis {analysis_s:.3} s \
+            "plan synthetic_100k on {}: recording run {record_s:.3} s, recorded-data analysis {:.3} ms \
              ({} samples), verified search {search_s:.3} s ({} runs, {verify} per candidate; minimums together: {}, \
              suggested: {})",
             runtime.name(),
+            analysis_ms,
             analysis.samples,
             s.runs,
             if s.combination_passed { "pass" } else { "FAIL" },

@@ -246,8 +246,8 @@ pub fn run(args: Args) -> Result<(), Error> {
     let (plan, _tmp) = plan(&args, args.output_prefix.as_deref())?;
     let mut text = report::text(&plan.subject, &plan.analysis, plan.search.as_ref());
     text.push_str(&format!(
-        "\ntook: recorded-data analysis {:.3} s, verified search {:.3} s\n",
-        plan.analysis_time.as_secs_f64(),
+        "\ntook: recorded-data analysis {:.3} ms, verified search {:.3} s\n",
+        plan.analysis_time.as_secs_f64() * 1e3,
         plan.search_time.as_secs_f64()
     ));
     // Next to a kept recording, the plan's data and the report with its section.
