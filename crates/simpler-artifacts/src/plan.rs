@@ -34,6 +34,20 @@ pub struct PlanRow {
     pub suggested: u64,
 }
 
+/// The tensor map's row: global, sized by a workload's `tensormap_capacity`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorMapRow {
+    /// The capacity the recorded run used (`null` when unknown).
+    pub capacity: Option<u64>,
+    /// Most entries in use at a scope boundary.
+    pub peak: u64,
+    /// The smallest capacity with which every re-run passed (`null` without a search).
+    pub verified_min: Option<u64>,
+    /// The suggested capacity (`null` without a search).
+    pub suggested: Option<u64>,
+}
+
 /// The whole plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +64,8 @@ pub struct PlanFile {
     pub wall_never_waits_s: Option<f64>,
     /// Median wall time at the verified minimums, seconds.
     pub wall_minimum_s: Option<f64>,
+    /// The tensor map's row.
+    pub tensormap: Option<TensorMapRow>,
     /// Headroom of the suggested sizes over the verified minimums, percent.
     pub headroom_percent: u64,
     /// The suggested `runtime_env` block, as a workload file writes it.

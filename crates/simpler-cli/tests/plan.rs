@@ -45,7 +45,7 @@ fn from_a_fatal_to_a_working_runtime_env() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(
-        stdout.contains("ring_task_window     1       16384           4           8           8          16  vector_example.rs:90"),
+        stdout.contains("ring_task_window      1       16384           4           8           8          16  vector_example.rs:90"),
         "{stdout}"
     );
     assert!(

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
-use simpler_artifacts::plan::{PlanFile, PlanRow};
+use simpler_artifacts::plan::{PlanFile, PlanRow, TensorMapRow};
 use simpler_runtime::config::RingResource;
 use simpler_runtime::RuntimeEnv;
 
@@ -151,13 +151,13 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     );
     let _ = writeln!(
         s,
-        "{:<17} {:>4} {:>11} {:>11} {:>11} {:>11} {:>11}  structural minimum set by",
+        "{:<18} {:>4} {:>11} {:>11} {:>11} {:>11} {:>11}  structural minimum set by",
         "resource", "ring", "capacity", "peak", "structural", "verified", "suggested"
     );
     for r in rows(analysis, search) {
         let _ = writeln!(
             s,
-            "{:<17} {:>4} {:>11} {:>11} {:>11} {:>11} {:>11}  {}",
+            "{:<18} {:>4} {:>11} {:>11} {:>11} {:>11} {:>11}  {}",
             r.key,
             r.ring,
             opt(r.capacity),
@@ -175,11 +175,14 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     let (tm, tm_site) = &analysis.tensormap_peak;
     let _ = writeln!(
         s,
-        "{:<17} {:>4} {:>11} {:>11}  (global; not a runtime_env key: a workload's tensormap_capacity)  peak at {}",
-        "tensor map",
+        "{:<18} {:>4} {:>11} {:>11} {:>11} {:>11} {:>11}  (global; peak at {})",
+        "tensormap_capacity",
         "-",
         opt(analysis.metadata.tensormap_max),
         tm,
+        "-",
+        opt(search.map(|s| s.tensormap.min as u64)),
+        search.map_or_else(|| "-".to_string(), |s| s.tensormap.suggested.to_string()),
         if tm_site.is_empty() { "-" } else { tm_site }
     );
     let _ = writeln!(
@@ -196,6 +199,14 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
                 sr.runtime.name(),
                 sr.verify
             );
+            if let Some((val, code, msg)) = &sr.tensormap.below {
+                let _ = writeln!(
+                    s,
+                    "  tensormap_capacity: {val} fails with fatal {} ({}): {msg}",
+                    code.code(),
+                    code.name()
+                );
+            }
             for v in &sr.verified {
                 if let Some((val, code, msg)) = &v.below {
                     let _ = writeln!(
@@ -239,6 +250,13 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     let env = suggested_env(analysis, search);
     let _ = writeln!(s, "\nruntime_env (workload file / scene-test config):");
     let _ = writeln!(s, "{}", env_block(&env));
+    if let Some(sr) = search {
+        let _ = writeln!(
+            s,
+            "\"tensormap_capacity\": {}    (top level of a workload file; no command-line flag)",
+            sr.tensormap.suggested
+        );
+    }
     let _ = writeln!(s, "\ncommand line:\n{}", env_flags(&env));
     s
 }
@@ -268,6 +286,12 @@ pub fn plan_file(subject: &str, analysis: &Analysis, search: Option<&SearchResul
         wall_never_waits_s: search.map(|s| s.wall_never_waits.as_secs_f64()),
         wall_minimum_s: search.and_then(|s| s.wall_minimum.map(|w| w.as_secs_f64())),
         headroom_percent: HEADROOM_PERCENT,
+        tensormap: Some(TensorMapRow {
+            capacity: analysis.metadata.tensormap_max,
+            peak: analysis.tensormap_peak.0,
+            verified_min: search.map(|s| s.tensormap.min as u64),
+            suggested: search.map(|s| s.tensormap.suggested as u64),
+        }),
         runtime_env_json: env_block(&env),
         runtime_env_flags: env_flags(&env),
     }

@@ -30,6 +30,17 @@ pub struct Verified {
     pub below: Option<(u64, FatalCode, String)>,
 }
 
+/// The verified tensor-map capacity (global, not per ring; a workload's `tensormap_capacity`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorMapVerified {
+    /// Smallest capacity with which every run passed.
+    pub min: usize,
+    /// The fatal of the largest capacity that failed, if one was tried.
+    pub below: Option<(u64, FatalCode, String)>,
+    /// The suggested capacity.
+    pub suggested: usize,
+}
+
 /// What the search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
@@ -43,6 +54,8 @@ pub struct SearchResult {
     pub verified: Vec<Verified>,
     /// The minimums together (unused rings at the keys' smallest values).
     pub minimum_env: RuntimeEnv,
+    /// The tensor map's verified capacity.
+    pub tensormap: TensorMapVerified,
     /// Whether every run of the combination of minimums passed.
     pub combination_passed: bool,
     /// The suggested sizes (minimum + [`HEADROOM_PERCENT`], rounded to what the key accepts).
@@ -68,6 +81,8 @@ struct Runner<'a> {
     runtime: RuntimeKind,
     verify: usize,
     runs: usize,
+    /// The tensor-map capacity of the runs (`None`: the target's own).
+    tensormap: Option<usize>,
 }
 
 impl Runner<'_> {
@@ -76,7 +91,7 @@ impl Runner<'_> {
         let mut walls = Vec::with_capacity(self.verify);
         for _ in 0..self.verify {
             self.runs += 1;
-            match self.target.run(self.runtime, env, None) {
+            match self.target.run_with(self.runtime, env, self.tensormap, None) {
                 Trial::Passed { wall } => walls.push(wall),
                 other => return Err(other),
             }
@@ -98,6 +113,15 @@ pub fn suggest(resource: RingResource, min: u64) -> u64 {
         RingResource::Heap => v.div_ceil(1024) * 1024,
         _ => v,
     }
+}
+
+/// The suggested tensor-map capacity for a verified minimum.
+pub fn suggest_tensormap(min: usize) -> usize {
+    min + (min * HEADROOM_PERCENT as usize).div_ceil(100)
+}
+
+fn simpler_core_default_tensormap() -> usize {
+    simpler_runtime::CallConfig::default().tensormap_capacity
 }
 
 /// The next candidate between a failing `lo` and a passing `hi` (`None` when they are adjacent
@@ -124,6 +148,7 @@ pub fn search(
         runtime,
         verify: verify.max(1),
         runs: 0,
+        tensormap: None,
     };
     // Base: the "never waits" sizes on used rings, the recorded sizes elsewhere; if that does
     // not pass (the heap can need more than its peak at the wrap), the recorded sizes.
@@ -202,6 +227,39 @@ pub fn search(
         });
     }
 
+    // The tensor map: bisected between nothing and a passing size (twice its peak at the
+    // boundaries when that passes, else the recorded capacity). Its entries are cleaned as
+    // tasks retire, so there is no structural bound to start from.
+    let recorded_tm = analysis
+        .metadata
+        .tensormap_max
+        .map_or(simpler_core_default_tensormap(), |v| v as usize);
+    let mut tm_hi = recorded_tm;
+    let guess = ((analysis.tensormap_peak.0 as usize).max(1).next_power_of_two() * 2).min(recorded_tm);
+    if guess < tm_hi {
+        r.tensormap = Some(guess);
+        if r.trial(&base).is_ok() {
+            tm_hi = guess;
+        }
+    }
+    let (mut tm_lo, mut tm_below) = (0usize, None);
+    while tm_hi - tm_lo > 1 {
+        let mid = tm_lo + (tm_hi - tm_lo) / 2;
+        r.tensormap = Some(mid);
+        match r.trial(&base) {
+            Ok(_) => tm_hi = mid,
+            Err(t) => {
+                tm_below = fatal_of(mid as u64, &t);
+                tm_lo = mid;
+            }
+        }
+    }
+    let mut tensormap = TensorMapVerified {
+        min: tm_hi,
+        below: tm_below,
+        suggested: suggest_tensormap(tm_hi),
+    };
+
     let mut minimum_env = RuntimeEnv::default();
     let mut suggested_env = RuntimeEnv::default();
     for res in RingResource::ALL {
@@ -226,6 +284,7 @@ pub fn search(
             suggested_env.set_ring(res, ring, s);
         }
     }
+    r.tensormap = Some(tensormap.min);
     let combo = r.trial(&minimum_env);
     let combination_passed = combo.is_ok();
     let wall_minimum = combo.ok().map(median);
@@ -234,16 +293,28 @@ pub fn search(
     let mut suggested_passed = false;
     let mut raised = Vec::new();
     for attempt in 0..=RAISES {
+        r.tensormap = Some(tensormap.suggested);
         match r.trial(&suggested_env) {
             Ok(_) => {
                 suggested_passed = true;
                 break;
             }
             Err(t) => {
-                let Some(res) = resource_of(&t) else { break };
                 if attempt == RAISES {
                     break;
                 }
+                if matches!(
+                    t,
+                    Trial::Fatal {
+                        code: FatalCode::TensorMapOverflow,
+                        ..
+                    }
+                ) {
+                    raised.push(format!("tensormap_capacity raised after {}", describe(&t)));
+                    tensormap.suggested = suggest_tensormap(tensormap.suggested);
+                    continue;
+                }
+                let Some(res) = resource_of(&t) else { break };
                 raised.push(format!("{} raised after {}", res.key(), describe(&t)));
                 for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
                     let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
@@ -262,6 +333,7 @@ pub fn search(
         suggested_env,
         suggested_passed,
         raised,
+        tensormap,
         wall_never_waits,
         wall_minimum,
         runs: r.runs,

@@ -111,9 +111,21 @@ impl Target {
     /// Runs it once with `env` (over the target's own settings) on `runtime`; with `record`,
     /// scope stats are written under that folder.
     pub fn run(&self, runtime: RuntimeKind, env: &RuntimeEnv, record: Option<&Path>) -> Trial {
+        self.run_with(runtime, env, None, record)
+    }
+
+    /// [`Target::run`] with a tensor-map capacity too (`None`: the target's own).
+    pub fn run_with(
+        &self,
+        runtime: RuntimeKind,
+        env: &RuntimeEnv,
+        tensormap: Option<usize>,
+        record: Option<&Path>,
+    ) -> Trial {
         let settings = Settings {
             runtime: Some(runtime),
             runtime_env: *env,
+            tensormap_capacity: tensormap,
             enable_scope_stats: Some(record.is_some()),
             output_prefix: record.map(Path::to_path_buf),
             ..Default::default()

@@ -90,6 +90,24 @@ fn every_target(runtime: RuntimeKind) {
             }
             assert!(message.contains(&format!("ring {}", v.ring)), "{what}: {message}");
         }
+        // The tensor map (global): on hbg (nothing retires while the graph is built) its half
+        // fails with TENSORMAP_OVERFLOW. On tmr its need depends on how fast producers retire
+        // (a half can pass), so there it is only part of the suggested sizes above.
+        let half = s.tensormap.min / 2;
+        if half >= 1 && runtime == RuntimeKind::Hbg {
+            let trial = target.run_with(runtime, &s.suggested_env, Some(half), None);
+            halved_runs += 1;
+            assert!(
+                matches!(
+                    trial,
+                    Trial::Fatal {
+                        code: FatalCode::TensorMapOverflow,
+                        ..
+                    }
+                ),
+                "{subject}: tensormap_capacity={half}: {trial:?}"
+            );
+        }
     }
     // The loop is not vacuous: the shipped graphs have minimums whose half the keys accept.
     assert!(halved_runs >= 4, "{halved_runs}");

@@ -65,6 +65,16 @@ pub(crate) fn section(out: &mut String, plan: &Result<PlanFile, String>) {
             r.suggested
         );
     }
+    if let Some(t) = &p.tensormap {
+        let _ = write!(
+            out,
+            "<tr><td>tensormap_capacity (global)</td><td>–</td><td>{}</td><td>{}</td><td>–</td><td>–</td><td>{}</td><td>{}</td></tr>",
+            opt(t.capacity),
+            t.peak,
+            opt(t.verified_min),
+            opt(t.suggested)
+        );
+    }
     out.push_str("</tbody></table>");
     match (p.runs, p.verify) {
         (Some(runs), Some(n)) => {
@@ -81,8 +91,12 @@ pub(crate) fn section(out: &mut String, plan: &Result<PlanFile, String>) {
     }
     let _ = write!(
         out,
-        "<h3>runtime_env</h3><pre>{}</pre><pre>{}</pre></section>",
+        "<h3>runtime_env</h3><pre>{}{}</pre><pre>{}</pre></section>",
         html(&p.runtime_env_json),
+        p.tensormap
+            .as_ref()
+            .and_then(|t| t.suggested)
+            .map_or_else(String::new, |v| format!(",\n\"tensormap_capacity\": {v}")),
         html(&p.runtime_env_flags)
     );
 }
