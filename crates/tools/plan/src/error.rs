@@ -41,14 +41,6 @@ pub enum ErrorKind {
         /// Which line and why.
         why: String,
     },
-    /// The metadata line lacks the capacities (`null`), so the recorded sizes are unknown.
-    #[error("{}: line 1: {field} is null or missing; the recorded capacities are needed", .path.display())]
-    NoCapacity {
-        /// The file.
-        path: PathBuf,
-        /// The metadata field.
-        field: &'static str,
-    },
     /// A `--check` pair is not a valid `runtime_env` setting.
     #[error("--check: {0}")]
     Check(#[source] simpler_runtime::config::ConfigError),
