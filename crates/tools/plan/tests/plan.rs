@@ -317,3 +317,29 @@ fn a_captured_deps_json_is_planned_by_replaying_it() {
         }
     }
 }
+
+#[test]
+fn the_json_block_pasted_into_the_workload_file_completes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../workloads/vector_example.json");
+    let target = Target::resolve(&path).unwrap();
+    let (a, _dir) = recorded(&target);
+    let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
+    let block = simpler_plan::report::env_block(&s.suggested_env);
+    // (The dep pool's figures depend on how many producers were still pending: not pinned.)
+    assert!(
+        block.starts_with(
+            "\"runtime_env\": {\n    \"ring_task_window\": [8, 16, 4, 4],\n    \"ring_heap\": [81920, 245760, 1024, 1024],\n    \
+             \"ring_dep_pool\": ["
+        ),
+        "{block}"
+    );
+    let mut w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let pasted: serde_json::Value = serde_json::from_str(&format!("{{{block}}}")).unwrap();
+    w["runtime_env"] = pasted["runtime_env"].clone();
+    w["tensormap_capacity"] = serde_json::json!(s.tensormap.suggested);
+    w.as_object_mut().unwrap().remove("$schema");
+    let sized = simpler_workloads::load_str(&w.to_string(), "vector_sized").unwrap();
+    let out = simpler_workloads::run_workload(&sized, &Default::default()).unwrap();
+    assert!(out.passed());
+    assert_eq!(out.report.sizes.task_window, [8, 16, 4, 4]);
+}
