@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod name_map;
 mod opaque_error;
 pub mod output_folder;
+pub mod plan;
 pub mod publish;
 pub mod read_error;
 pub mod scope_stats;

@@ -28,6 +28,8 @@ pub const RUN_FILES: &[&str] = &[
     "merged_swimlane.json",
     "scope_stats/scope_stats.jsonl",
     "scope_stats/scope_stats.html",
+    // `simpler plan`'s table for the run; an earlier run's would describe other samples.
+    "scope_stats/plan.json",
 ];
 
 /// A claimed output folder; the claim lasts as long as this value.

@@ -35,6 +35,9 @@ enum Command {
     DepsViewer(simpler_deps_viewer::Args),
     /// Convert l2_swimlane_records.json (+ deps.json) into a Perfetto trace.
     Swimlane(simpler_swimlane::Args),
+    /// How big each ring must be: structural minimum, observed peak and verified minimum per
+    /// ring and resource, a ready-to-paste runtime_env; --check predicts whether sizes deadlock.
+    Plan(simpler_plan::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args).map_err(Into::into),
         Command::DepsViewer(args) => simpler_deps_viewer::run(args).map_err(Into::into),
         Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
+        Command::Plan(args) => simpler_plan::run(args).map_err(Into::into),
     };
     report(result)
 }

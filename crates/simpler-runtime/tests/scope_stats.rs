@@ -426,7 +426,7 @@ fn the_orchestrations_last_buffer_reaches_the_host_even_when_the_run_hangs() {
 }
 
 #[test]
-fn hbg_writes_a_metadata_only_artifact() {
+fn hbg_samples_the_growth_of_its_graph_build_on_ring_0() {
     let dir = tempfile::tempdir().unwrap();
     let w = worker();
     let mut c = cfg(dir.path());
@@ -434,10 +434,33 @@ fn hbg_writes_a_metadata_only_artifact() {
     let r = w.run(&c, vector_shape).unwrap();
     assert_eq!(
         first_line(dir.path()),
-        format!("{{\"fatal\":false,\"dropped\":0,\"total\":0,{DEFAULT_CAPS}}}")
+        format!("{{\"fatal\":false,\"dropped\":0,\"total\":4,{DEFAULT_CAPS}}}")
     );
-    assert!(samples(dir.path()).is_empty());
-    assert_eq!(r.scope_stats.unwrap().verdict, "metadata_only");
+    // Every scope is on ring 0 and nothing is reclaimed while the graph is built: the tails
+    // stay at 0 while the heads grow by the scope's tasks and their 65536-byte outputs.
+    let got: Vec<_> = samples(dir.path())
+        .iter()
+        .map(|s| {
+            (
+                s.depth,
+                s.ring,
+                s.task_window_start,
+                s.task_window_end,
+                s.heap_start,
+                s.heap_end,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0, 0, 0, 0, 0, 0),
+            (1, 0, 0, 1, 0, 65536),
+            (1, 0, 0, 5, 0, 327680),
+            (0, 0, 0, 5, 0, 327680),
+        ]
+    );
+    assert_eq!(r.scope_stats.unwrap().verdict, "published");
 }
 
 fn background_worker() -> Worker {

@@ -32,6 +32,7 @@ mod load;
 mod metrics;
 mod page;
 mod panels;
+mod plan_section;
 mod progress;
 mod reduce;
 mod status;
@@ -74,7 +75,8 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
         || jsonl.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let html = page::render(&loaded, &file_name, run_warning.as_deref());
+    let plan = plan_section::load_beside(jsonl);
+    let html = page::render(&loaded, &file_name, run_warning.as_deref(), plan.as_ref());
     let dir = match out_dir {
         Some(d) => d.to_path_buf(),
         None => match jsonl.parent() {

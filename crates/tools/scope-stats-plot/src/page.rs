@@ -17,7 +17,12 @@ const STYLE: &str = include_str!("../assets/style.css");
 const SCRIPT: &str = include_str!("../assets/script.js");
 
 /// Renders the whole report for `loaded`, titled with the input's file name.
-pub(crate) fn render(loaded: &Loaded, file_name: &str, run_warning: Option<&str>) -> String {
+pub(crate) fn render(
+    loaded: &Loaded,
+    file_name: &str,
+    run_warning: Option<&str>,
+    plan: Option<&Result<simpler_artifacts::plan::PlanFile, String>>,
+) -> String {
     let mut sites = SiteTable::default();
     let mut body = String::with_capacity(1 << 20);
     if let Some(w) = run_warning {
@@ -33,6 +38,9 @@ pub(crate) fn render(loaded: &Loaded, file_name: &str, run_warning: Option<&str>
     collection(&mut body, loaded);
     incomplete(&mut body, loaded);
     top_peaks(&mut body, loaded);
+    if let Some(p) = plan {
+        crate::plan_section::section(&mut body, p);
+    }
     panels::resource_sections(&mut body, loaded, &mut sites);
 
     let mut out = String::with_capacity(body.len() + STYLE.len() + SCRIPT.len() + 4096);

@@ -7,7 +7,9 @@
 //! | unproven, ordinary, host has samples | eleven keys, all counts and capacities null, `partial_cut_unknown` | written (every sample, when the orchestration returned: it hands its last buffer over at exit) |
 //! | unproven, ordinary, no samples | — | none; only a stale `scope_stats/scope_stats.jsonl` is removed |
 //! | unproven, background | — | none; the run is quarantined |
-//! | hbg (no producer) | seven keys, zero counts | metadata only |
+//!
+//! `hbg` closes like `tmr`: its samples are the graph build's growth (nothing is reclaimed while
+//! it builds, so every `*_start` stays where it began).
 //!
 //! Verdicts (first match wins): a saturated counter or `received + dropped != total` →
 //! `partial_cut_unknown` (counts unknown); a fatal, drops or host refusal → `partial_safe`;
@@ -314,38 +316,4 @@ fn close_unproven(
     let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
     publish_into(&job, &mut out);
     out
-}
-
-/// `hbg` has no producer: a metadata-only artifact with the run's capacities.
-pub(crate) fn close_metadata_only(prefix: &Path, caps: &Capacities, run_fatal: bool) -> ScopeStatsOutcome {
-    let mut metadata = Metadata {
-        fatal: Some(run_fatal),
-        dropped: Some(0),
-        total: Some(0),
-        ..Default::default()
-    };
-    capacity_fields(&mut metadata, caps);
-    let job = ExportJob {
-        prefix: prefix.to_path_buf(),
-        metadata,
-        body: None,
-        run_epoch: 0,
-        verdict: CollectionVerdict::Published,
-    };
-    let (path, bytes, verdict, note) = match job.publish(true) {
-        Ok((p, bytes)) => (Some(p), bytes, "metadata_only", None),
-        Err(e) => (None, 0, "not_written", Some(e)),
-    };
-    ScopeStatsOutcome {
-        path,
-        verdict: verdict.into(),
-        received: 0,
-        retained: 0,
-        total: Some(0),
-        dropped: Some(0),
-        background: false,
-        note,
-        bytes,
-        write_failed: verdict == "not_written",
-    }
 }

@@ -4,7 +4,7 @@
 //!   per record, one branch when disabled.
 //! - `collector` (host side): a thread that drains full buffers during the run and streams
 //!   sample lines to a body file on disk.
-//! - `export`: the close paths (proven, unproven, background, hbg) and the metadata line.
+//! - `export`: the close paths (proven, unproven, background) and the metadata line.
 //! - `background`: the worker's background writer, admission and `flush_diagnostics`.
 //!
 //! Memory bound: [`BUFFERS`] × [`RECORDS_PER_BUFFER`] records in flight plus one 64 KiB write
@@ -29,14 +29,14 @@ use std::sync::Arc;
 
 use super::channel::{BufferChannel, CollectorThread};
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
-use crate::config::RuntimeKind;
 use background::BackgroundWriter;
 use collector::Collected;
-use export::{close_metadata_only, close_run, Capacities};
+use export::{close_run, Capacities};
 use probe::{RecordBuffer, ScopeStatsProducer};
 
-/// Starts scope stats when enabled: `tmr` gets a producer and a collector thread; `hbg` (no
-/// producer) a metadata-only artifact. A background-mode run that cannot be admitted is refused.
+/// Starts scope stats when enabled: a producer and a collector thread, on both runtimes (`hbg`
+/// samples the growth of its graph build, all on ring 0, at the same scope boundaries). A
+/// background-mode run that cannot be admitted is refused.
 pub(crate) fn start<'a>(
     ctx: &StartCtx<'a>,
     probes: &mut Probes,
@@ -51,9 +51,6 @@ pub(crate) fn start<'a>(
         dep_pool: ctx.sizes.dep_pool.map(u64::from),
         tensormap: cfg.tensormap_capacity as u64,
     };
-    if cfg.runtime != RuntimeKind::Tmr {
-        return Ok(Some(Box::new(MetadataOnly { caps })));
-    }
     if let Some(bg) = ctx.background {
         bg.admit()?;
     }
@@ -102,19 +99,6 @@ impl Collector for ScopeStats<'_> {
             self.background,
             self.run_epoch,
         );
-        out.entries.push(o.manifest_entry(prefix));
-        out.scope_stats = Some(o);
-    }
-}
-
-/// `hbg` scope stats: the metadata line alone.
-struct MetadataOnly {
-    caps: Capacities,
-}
-
-impl Collector for MetadataOnly {
-    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
-        let o = close_metadata_only(prefix, &self.caps, run.fatal);
         out.entries.push(o.manifest_entry(prefix));
         out.scope_stats = Some(o);
     }

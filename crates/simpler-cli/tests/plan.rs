@@ -1,0 +1,95 @@
+//! `simpler plan` end to end: the docs' path from a fatal to a working `runtime_env`
+//! (`docs/sizing-rings.md`), and its errors.
+
+mod common;
+use common::{simpler, text};
+
+#[test]
+fn from_a_fatal_to_a_working_runtime_env() {
+    // The fatal.
+    let out = simpler(&["run", "vector_example", "--runtime-env", "ring_task_window=4"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("fatal 1 (SCOPE_DEADLOCK): scope at vector_example.rs:90"),
+        "{err}"
+    );
+
+    // The recording, the prediction, the plan.
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("vec");
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--output-prefix",
+        p,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = simpler(&["plan", p, "--check", "ring_task_window=4"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "deadlock predicted: fatal 1 (SCOPE_DEADLOCK) on ring 1: ring_task_window=4 but the open scopes pinned by the \
+         scope at vector_example.rs:90 come to hold 4 tasks (needs 5)\n"
+    );
+    let out = simpler(&["plan", p, "--check", "ring_task_window=8"]);
+    assert!(
+        text(&out.stdout).starts_with("no deadlock predicted"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = simpler(&["plan", p, "--verify", "1"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("ring_task_window      1       16384           4           8           8          16  vector_example.rs:90"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\"ring_task_window\": [8, 16, 4, 4],"),
+        "{stdout}"
+    );
+    assert!(prefix.join("scope_stats/plan.json").is_file());
+    let html = std::fs::read_to_string(prefix.join("scope_stats/scope_stats.html")).unwrap();
+    assert!(html.contains("<section id=\"capacity-plan\">"));
+
+    // The flags it prints complete the run.
+    let flags = stdout.lines().find(|l| l.starts_with("--runtime-env ")).unwrap();
+    let mut args = vec!["run", "vector_example"];
+    args.extend(flags.split(' '));
+    let out = simpler(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("golden OK (16384 elements)"));
+}
+
+#[test]
+fn plan_errors_name_what_is_wrong() {
+    let out = simpler(&["plan", "no_such_thing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no_such_thing: not a run folder"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = simpler(&["plan", "vector_example", "--check", "ring_task_window=6"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--check") && err.contains("ring_task_window") && err.contains("power of two"),
+        "{err}"
+    );
+    // A broken scope_stats.jsonl: the file and the line.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("scope_stats.jsonl");
+    std::fs::write(&f, "{\"fatal\":false,\"dropped\":0,\"total\":1,\"task_window_max\":null,\"heap_max\":null,\"dep_pool_max\":null,\"tensormap_max\":null}\n{\"site\":\"a.rs:1\"}\n").unwrap();
+    let out = simpler(&["plan", f.to_str().unwrap(), "--verify", "0"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("scope_stats.jsonl") && err.contains("line 2"),
+        "{err}"
+    );
+}

@@ -1,0 +1,294 @@
+//! `simpler plan`: the command line and what it does.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use simpler_runtime::{RuntimeEnv, RuntimeKind};
+
+use crate::analysis::{analyze_file, Analysis};
+use crate::error::{Error, ErrorKind};
+use crate::report::{self, PLAN_FILE};
+use crate::search::{self, SearchResult};
+use crate::target::{Target, Trial};
+
+/// `simpler plan`: how big each ring must be.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// A run folder (with scope_stats/scope_stats.jsonl), a workload FILE.json, a deps.json or
+    /// a built-in example name.
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// Runtime of the re-runs (and of the recording run) [default: the workload's, else tmr].
+    #[arg(long, value_parser = parse_runtime)]
+    pub runtime: Option<RuntimeKind>,
+    /// Runs per candidate size in the verified search; 0 skips the search (recorded data only).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub verify: usize,
+    /// Predict, without running, whether KEY=VALUE[,KEY=VALUE..] deadlocks (VALUE one number
+    /// or four `:`-separated numbers, one per ring), on which ring and at which scope site.
+    #[arg(long, value_name = "KEY=VALUE[,..]")]
+    pub check: Option<String>,
+    /// Keep the recording run (scope stats, its HTML report with the plan section, plan.json)
+    /// in this folder [default: a temporary folder, removed].
+    #[arg(long, value_name = "DIR")]
+    pub output_prefix: Option<PathBuf>,
+}
+
+fn parse_runtime(s: &str) -> Result<RuntimeKind, String> {
+    RuntimeKind::from_name(s).ok_or_else(|| format!("unknown runtime `{s}` (tmr or hbg)"))
+}
+
+/// Parses `--check`: comma-separated `KEY=VALUE`, each VALUE one number or four numbers
+/// separated by `:` (a `,` would end the pair).
+pub fn parse_check(spec: &str) -> Result<RuntimeEnv, Error> {
+    let pairs: Vec<String> = spec
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.replace(':', ","))
+        .collect();
+    RuntimeEnv::from_pairs(&pairs).map_err(|e| ErrorKind::Check(e).into())
+}
+
+/// The scope_stats.jsonl of a run folder, if `input` is one (or is the file itself).
+fn recorded_file(input: &Path) -> Option<PathBuf> {
+    if input.is_dir() {
+        let f = input.join("scope_stats").join("scope_stats.jsonl");
+        return f.is_file().then_some(f);
+    }
+    (input.file_name()? == "scope_stats.jsonl").then(|| input.to_path_buf())
+}
+
+/// The re-run target of a run folder: the built-in example its manifest names (real kernels
+/// and golden), else its deps.json (replay).
+fn folder_target(folder: &Path) -> Option<Target> {
+    let example = || {
+        let manifest = std::fs::read_to_string(folder.join("run.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&manifest).ok()?;
+        let subject = v.get("subject")?.as_str()?;
+        let name = subject.split_whitespace().next()?;
+        simpler_examples::find(name).map(Target::Example)
+    };
+    let deps = folder.join("deps.json");
+    example().or_else(|| deps.is_file().then_some(Target::Deps(deps)))
+}
+
+/// Everything `plan` computed.
+pub struct Plan {
+    /// What was planned.
+    pub subject: String,
+    /// The recorded-data analysis.
+    pub analysis: Analysis,
+    /// The verified search, when made.
+    pub search: Option<SearchResult>,
+    /// Where the recorded scope_stats.jsonl is (gone when it was a temporary folder).
+    pub recorded: PathBuf,
+    /// Time the recorded-data analysis took (reading the file included).
+    pub analysis_time: Duration,
+    /// Time the verified search took (zero without one).
+    pub search_time: Duration,
+}
+
+/// Runs `target` once with scope stats into `dir` and returns the file.
+pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathBuf, Error> {
+    match target.run(runtime, &RuntimeEnv::default(), Some(dir)) {
+        Trial::Passed { .. } => {}
+        Trial::Fatal { code, message } => {
+            return Err(ErrorKind::RecordingRun {
+                subject: target.subject(),
+                message: format!("fatal {} ({}): {message}", code.code(), code.name()),
+            }
+            .into())
+        }
+        Trial::Failed { message } => {
+            return Err(ErrorKind::RecordingRun {
+                subject: target.subject(),
+                message,
+            }
+            .into())
+        }
+    }
+    let f = dir.join("scope_stats").join("scope_stats.jsonl");
+    if !f.is_file() {
+        return Err(ErrorKind::NoRecording {
+            subject: target.subject(),
+            why: "no file".into(),
+        }
+        .into());
+    }
+    Ok(f)
+}
+
+/// Makes the plan for `args` (without printing it); `--check` is not handled here.
+pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::TempDir>), Error> {
+    if let Some(file) = recorded_file(&args.input) {
+        let t = Instant::now();
+        let analysis = analyze_file(&file)?;
+        let analysis_time = t.elapsed();
+        let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+        let target = folder_target(folder);
+        let runtime = args.runtime.unwrap_or(if analysis.reclaims {
+            RuntimeKind::Tmr
+        } else {
+            RuntimeKind::Hbg
+        });
+        let t = Instant::now();
+        let search = match (&target, args.verify) {
+            (Some(t), n) if n > 0 => Some(run_search(t, &analysis, runtime, n)?),
+            _ => None,
+        };
+        let search_time = if search.is_some() {
+            t.elapsed()
+        } else {
+            Duration::ZERO
+        };
+        let subject = target.map_or_else(|| folder.display().to_string(), |t| t.subject());
+        return Ok((
+            Plan {
+                subject,
+                analysis,
+                search,
+                recorded: file,
+                analysis_time,
+                search_time,
+            },
+            None,
+        ));
+    }
+    let target = Target::resolve(&args.input)?;
+    let runtime = args.runtime.unwrap_or(target.default_runtime());
+    let (dir, tmp) = match keep {
+        Some(d) => (d.to_path_buf(), None),
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("simpler-plan-")
+                .tempdir()
+                .map_err(ErrorKind::TempDir)?;
+            (t.path().join("run"), Some(t))
+        }
+    };
+    let file = record(&target, runtime, &dir)?;
+    let t = Instant::now();
+    let analysis = analyze_file(&file)?;
+    let analysis_time = t.elapsed();
+    let t = Instant::now();
+    let search = if args.verify > 0 {
+        Some(run_search(&target, &analysis, runtime, args.verify)?)
+    } else {
+        None
+    };
+    let search_time = if search.is_some() {
+        t.elapsed()
+    } else {
+        Duration::ZERO
+    };
+    Ok((
+        Plan {
+            subject: target.subject(),
+            analysis,
+            search,
+            recorded: file,
+            analysis_time,
+            search_time,
+        },
+        tmp,
+    ))
+}
+
+fn run_search(
+    target: &Target,
+    analysis: &Analysis,
+    runtime: RuntimeKind,
+    verify: usize,
+) -> Result<SearchResult, Error> {
+    search::search(target, analysis, runtime, verify).map_err(|b| {
+        let message = match b.0 {
+            Trial::Fatal { code, message } => format!("fatal {} ({}): {message}", code.code(), code.name()),
+            Trial::Failed { message } => message,
+            Trial::Passed { .. } => "passed".into(),
+        };
+        ErrorKind::RecordingRun {
+            subject: format!("{} at the recorded sizes", target.subject()),
+            message,
+        }
+        .into()
+    })
+}
+
+/// `simpler plan`.
+pub fn run(args: Args) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    if let Some(spec) = &args.check {
+        let proposed = parse_check(spec)?;
+        let file = recorded_file(&args.input);
+        let (analysis, _tmp) = match file {
+            Some(f) => (analyze_file(&f)?, None),
+            None => {
+                let target = Target::resolve(&args.input)?;
+                let runtime = args.runtime.unwrap_or(target.default_runtime());
+                let t = tempfile::Builder::new()
+                    .prefix("simpler-plan-")
+                    .tempdir()
+                    .map_err(ErrorKind::TempDir)?;
+                let f = record(&target, runtime, &t.path().join("run"))?;
+                (analyze_file(&f)?, Some(t))
+            }
+        };
+        let text = check_text(&analysis, &proposed);
+        return out.write_all(text.as_bytes()).map_err(|source| {
+            ErrorKind::Write {
+                path: "<stdout>".into(),
+                source,
+            }
+            .into()
+        });
+    }
+    let (plan, _tmp) = plan(&args, args.output_prefix.as_deref())?;
+    let mut text = report::text(&plan.subject, &plan.analysis, plan.search.as_ref());
+    text.push_str(&format!(
+        "\ntook: recorded-data analysis {:.3} ms, verified search {:.3} s\n",
+        plan.analysis_time.as_secs_f64() * 1e3,
+        plan.search_time.as_secs_f64()
+    ));
+    // Next to a kept recording, the plan's data and the report with its section.
+    if _tmp.is_none() {
+        write_plan_json(&plan)?;
+    }
+    out.write_all(text.as_bytes()).map_err(|source| {
+        ErrorKind::Write {
+            path: "<stdout>".into(),
+            source,
+        }
+        .into()
+    })
+}
+
+/// Writes `plan.json` next to the plan's `scope_stats.jsonl` and re-renders the HTML report
+/// there, so it shows the plan section.
+pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
+    let Some(dir) = plan.recorded.parent() else {
+        return Ok(());
+    };
+    let path = dir.join(PLAN_FILE);
+    let v = report::plan_file(&plan.subject, &plan.analysis, plan.search.as_ref());
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    simpler_artifacts::publish::publish_bytes(&path, text.as_bytes()).map_err(ErrorKind::Publish)?;
+    let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
+    eprintln!("wrote {} and {}", path.display(), html.display());
+    Ok(())
+}
+
+/// The `--check` report.
+pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> String {
+    let preds = crate::check::predict(analysis, proposed);
+    match preds.first() {
+        None => "no deadlock predicted: every open scope's hold fits (the verified search says whether the run also completes)\n".to_string(),
+        Some(first) => {
+            let mut s = format!("deadlock predicted: {first}\n");
+            for p in &preds[1..] {
+                s.push_str(&format!("  also: {p}\n"));
+            }
+            s
+        }
+    }
+}

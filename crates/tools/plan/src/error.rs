@@ -1,0 +1,86 @@
+//! The crate's error: an opaque [`Error`] whose [`ErrorKind`] says which input failed and why.
+
+use std::path::PathBuf;
+
+use simpler_artifacts::scope_stats::ReadError;
+
+simpler_artifacts::opaque_error! {
+    /// Why a plan could not be made.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    pub struct Error(ErrorKind);
+}
+
+/// What went wrong, with the values the message names.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input is neither a run folder, a workload file, a deps.json nor an example name.
+    #[error(
+        "{}: not a run folder (with scope_stats/scope_stats.jsonl), a workload FILE.json, a deps.json or a built-in example",
+        .path.display()
+    )]
+    UnknownInput {
+        /// What was given.
+        path: PathBuf,
+    },
+    /// `scope_stats.jsonl` could not be read or is invalid (the line is in the source).
+    #[error("{}", .path.display())]
+    ScopeStats {
+        /// The file.
+        path: PathBuf,
+        /// The reader's error, with the line.
+        #[source]
+        source: ReadError,
+    },
+    /// The samples' begin/end pairs do not nest.
+    #[error("{}: {why}", .path.display())]
+    Unpaired {
+        /// The file.
+        path: PathBuf,
+        /// Which line and why.
+        why: String,
+    },
+    /// A `--check` pair is not a valid `runtime_env` setting.
+    #[error("--check: {0}")]
+    Check(#[source] simpler_runtime::config::ConfigError),
+    /// `--check` needs recorded data, which a fresh workload or deps.json does not have until
+    /// it has been run once: the recording run failed.
+    #[error("the recording run of {subject} failed: {message}")]
+    RecordingRun {
+        /// What was run.
+        subject: String,
+        /// Why it failed.
+        message: String,
+    },
+    /// The recording run wrote no scope-stats file (for instance hbg before scope stats
+    /// covered it).
+    #[error("the recording run of {subject} wrote no scope_stats.jsonl ({why})")]
+    NoRecording {
+        /// What was run.
+        subject: String,
+        /// The collector's verdict.
+        why: String,
+    },
+    /// The temporary output folder could not be made.
+    #[error("making a temporary output folder")]
+    TempDir(#[source] std::io::Error),
+    /// The workload file could not be loaded.
+    #[error(transparent)]
+    Workload(simpler_workloads::Error),
+    /// `plan.json` could not be written (the error names the file).
+    #[error(transparent)]
+    Publish(#[from] simpler_artifacts::publish::PublishError),
+    /// The scope-stats HTML report could not be re-rendered with the plan section.
+    #[error("re-rendering the scope-stats report")]
+    Report(#[source] simpler_scope_stats_plot::Error),
+    /// The report could not be written.
+    #[error("writing {}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+}

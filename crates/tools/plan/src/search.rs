@@ -1,0 +1,379 @@
+//! The verified search: re-runs the graph with candidate sizes, bisecting each resource of each
+//! used ring independently (every other value held at its "never waits" size), then confirms
+//! the combination of the minimums. A candidate passes only if all `verify` runs complete with
+//! a correct result.
+
+use std::time::Duration;
+
+use simpler_runtime::config::RingResource;
+use simpler_runtime::{FatalCode, RuntimeEnv, RuntimeKind};
+
+use crate::analysis::{round_up, Analysis, RINGS};
+use crate::target::{Target, Trial};
+
+/// How many times a failing suggestion is raised before the search gives up.
+pub const RAISES: usize = 3;
+
+/// Headroom added to a verified minimum for the suggested size, in percent.
+pub const HEADROOM_PERCENT: u64 = 25;
+
+/// The verified minimum of one resource of one ring.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The resource.
+    pub resource: RingResource,
+    /// The ring.
+    pub ring: usize,
+    /// Smallest value (as the key accepts it) with which every run passed.
+    pub min: u64,
+    /// The fatal of the largest value that failed (just below `min`), if one was tried.
+    pub below: Option<(u64, FatalCode, String)>,
+}
+
+/// The verified tensor-map capacity (global, not per ring; a workload's `tensormap_capacity`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorMapVerified {
+    /// Smallest capacity with which every run passed.
+    pub min: usize,
+    /// The fatal of the largest capacity that failed, if one was tried.
+    pub below: Option<(u64, FatalCode, String)>,
+    /// The suggested capacity.
+    pub suggested: usize,
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// Runs per candidate.
+    pub verify: usize,
+    /// The runtime searched.
+    pub runtime: RuntimeKind,
+    /// The configuration every other value is held at while one is bisected.
+    pub base: RuntimeEnv,
+    /// One per used ring and resource.
+    pub verified: Vec<Verified>,
+    /// The minimums together (unused rings at the keys' smallest values).
+    pub minimum_env: RuntimeEnv,
+    /// The tensor map's verified capacity.
+    pub tensormap: TensorMapVerified,
+    /// Whether every run of the combination of minimums passed.
+    pub combination_passed: bool,
+    /// The suggested sizes (minimum + [`HEADROOM_PERCENT`], rounded to what the key accepts).
+    pub suggested_env: RuntimeEnv,
+    /// Whether every run with the suggested sizes passed.
+    pub suggested_passed: bool,
+    /// Resources whose suggestion was raised because a confirmation run failed, and why.
+    pub raised: Vec<String>,
+    /// Median wall time at the base ("never waits") sizes.
+    pub wall_never_waits: Duration,
+    /// Median wall time at the minimums (when the combination passed).
+    pub wall_minimum: Option<Duration>,
+    /// Runs made.
+    pub runs: usize,
+}
+
+/// Why the search could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseFailed(pub Trial);
+
+struct Runner<'a> {
+    target: &'a Target,
+    runtime: RuntimeKind,
+    verify: usize,
+    runs: usize,
+    /// The tensor-map capacity of the runs (`None`: the target's own).
+    tensormap: Option<usize>,
+}
+
+impl Runner<'_> {
+    /// `verify` runs; `Ok(walls)` when all pass, the first failure otherwise.
+    fn trial(&mut self, env: &RuntimeEnv) -> Result<Vec<Duration>, Trial> {
+        let mut walls = Vec::with_capacity(self.verify);
+        for _ in 0..self.verify {
+            self.runs += 1;
+            match self.target.run_with(self.runtime, env, self.tensormap, None) {
+                Trial::Passed { wall } => walls.push(wall),
+                other => return Err(other),
+            }
+        }
+        Ok(walls)
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+/// The suggested size for a verified minimum.
+pub fn suggest(resource: RingResource, min: u64) -> u64 {
+    let with = min + (min * HEADROOM_PERCENT).div_ceil(100);
+    let v = round_up(resource, with);
+    match resource {
+        RingResource::Heap => v.div_ceil(1024) * 1024,
+        _ => v,
+    }
+}
+
+/// The suggested tensor-map capacity for a verified minimum.
+pub fn suggest_tensormap(min: usize) -> usize {
+    min + (min * HEADROOM_PERCENT as usize).div_ceil(100)
+}
+
+fn simpler_core_default_tensormap() -> usize {
+    simpler_runtime::CallConfig::default().tensormap_capacity
+}
+
+/// The next candidate between a failing `lo` and a passing `hi` (`None` when they are adjacent
+/// in what the key accepts).
+fn midpoint(resource: RingResource, lo: u64, hi: u64) -> Option<u64> {
+    match resource {
+        RingResource::TaskWindow => {
+            let (a, b) = (lo.trailing_zeros(), hi.trailing_zeros());
+            (b > a + 1).then(|| 1u64 << ((a + b) / 2))
+        }
+        _ => (hi > lo + 1).then(|| lo + (hi - lo) / 2),
+    }
+}
+
+/// Runs the search on `target` with the figures of `analysis`.
+pub fn search(
+    target: &Target,
+    analysis: &Analysis,
+    runtime: RuntimeKind,
+    verify: usize,
+) -> Result<SearchResult, BaseFailed> {
+    let mut r = Runner {
+        target,
+        runtime,
+        verify: verify.max(1),
+        runs: 0,
+        tensormap: None,
+    };
+    // Base: the "never waits" sizes on used rings, the recorded sizes elsewhere; if that does
+    // not pass (the heap can need more than its peak at the wrap), the recorded sizes.
+    let mut base = RuntimeEnv::default();
+    let mut recorded = RuntimeEnv::default();
+    let caps = crate::check::effective(analysis, &RuntimeEnv::default());
+    for res in RingResource::ALL {
+        for (ring, &cap) in caps[res as usize].iter().enumerate() {
+            recorded.set_ring(res, ring, cap);
+            let v = analysis
+                .figure(res, ring)
+                .map_or(cap, |f| f.never_waits.max(f.structural_min));
+            base.set_ring(res, ring, v);
+        }
+    }
+    let walls = match r.trial(&base) {
+        Ok(w) => w,
+        Err(_) => {
+            base = recorded;
+            r.trial(&base).map_err(BaseFailed)?
+        }
+    };
+    let wall_never_waits = median(walls);
+
+    let mut verified = Vec::new();
+    for f in &analysis.figures {
+        let (res, ring) = (f.resource, f.ring);
+        let hi0 = base.get(res, ring).unwrap_or(f.never_waits);
+        // The dep pool takes entries only for producers still pending at submit, so the
+        // recorded hold is not a bound: search it from the key's smallest value.
+        let lo0 = match res {
+            RingResource::DepPool => round_up(res, 0),
+            _ => f.structural_min,
+        }
+        .min(hi0);
+        let with = |v: u64| {
+            let mut e = base;
+            e.set_ring(res, ring, v);
+            e
+        };
+        let mut below = None;
+        let min = if lo0 == hi0 {
+            hi0
+        } else {
+            match r.trial(&with(lo0)) {
+                Ok(_) => lo0,
+                Err(t) => {
+                    below = fatal_of(lo0, &t);
+                    let (mut lo, mut hi) = (lo0, hi0);
+                    while let Some(mid) = midpoint(res, lo, hi) {
+                        match r.trial(&with(mid)) {
+                            Ok(_) => hi = mid,
+                            Err(t) => {
+                                below = fatal_of(mid, &t);
+                                lo = mid;
+                            }
+                        }
+                    }
+                    hi
+                }
+            }
+        };
+        // Confirm the minimum is one: the next smaller value the key accepts must fail.
+        if below.is_none() {
+            if let Some(prev) = previous(res, min) {
+                if let Err(t) = r.trial(&with(prev)) {
+                    below = fatal_of(prev, &t);
+                }
+            }
+        }
+        verified.push(Verified {
+            resource: res,
+            ring,
+            min,
+            below,
+        });
+    }
+
+    // The tensor map: bisected between nothing and a passing size (twice its peak at the
+    // boundaries when that passes, else the recorded capacity). Its entries are cleaned as
+    // tasks retire, so there is no structural bound to start from.
+    let recorded_tm = analysis
+        .metadata
+        .tensormap_max
+        .map_or(simpler_core_default_tensormap(), |v| v as usize);
+    let mut tm_hi = recorded_tm;
+    let guess = ((analysis.tensormap_peak.0 as usize).max(1).next_power_of_two() * 2).min(recorded_tm);
+    if guess < tm_hi {
+        r.tensormap = Some(guess);
+        if r.trial(&base).is_ok() {
+            tm_hi = guess;
+        }
+    }
+    let (mut tm_lo, mut tm_below) = (0usize, None);
+    while tm_hi - tm_lo > 1 {
+        let mid = tm_lo + (tm_hi - tm_lo) / 2;
+        r.tensormap = Some(mid);
+        match r.trial(&base) {
+            Ok(_) => tm_hi = mid,
+            Err(t) => {
+                tm_below = fatal_of(mid as u64, &t);
+                tm_lo = mid;
+            }
+        }
+    }
+    let mut tensormap = TensorMapVerified {
+        min: tm_hi,
+        below: tm_below,
+        suggested: suggest_tensormap(tm_hi),
+    };
+
+    let mut minimum_env = RuntimeEnv::default();
+    let mut suggested_env = RuntimeEnv::default();
+    for res in RingResource::ALL {
+        for ring in 0..RINGS {
+            let min = verified
+                .iter()
+                .find(|v| v.resource == res && v.ring == ring)
+                .map_or(round_up(res, 0), |v| v.min);
+            minimum_env.set_ring(res, ring, min);
+            let s = if analysis.rings_used[ring] {
+                // The dep pool's need varies from run to run (entries only for producers still
+                // pending): the headroom goes on the larger of the verified minimum and what
+                // the recorded run held.
+                let held = match (res, analysis.figure(res, ring)) {
+                    (RingResource::DepPool, Some(f)) => f.held,
+                    _ => 0,
+                };
+                suggest(res, min.max(held))
+            } else {
+                min
+            };
+            suggested_env.set_ring(res, ring, s);
+        }
+    }
+    r.tensormap = Some(tensormap.min);
+    let combo = r.trial(&minimum_env);
+    let combination_passed = combo.is_ok();
+    let wall_minimum = combo.ok().map(median);
+    // Confirm the suggestion; a timing-dependent failure raises the failing resource on every
+    // used ring by the headroom again (at most `RAISES` times), and says so.
+    let mut suggested_passed = false;
+    let mut raised = Vec::new();
+    for attempt in 0..=RAISES {
+        r.tensormap = Some(tensormap.suggested);
+        match r.trial(&suggested_env) {
+            Ok(_) => {
+                suggested_passed = true;
+                break;
+            }
+            Err(t) => {
+                if attempt == RAISES {
+                    break;
+                }
+                if matches!(
+                    t,
+                    Trial::Fatal {
+                        code: FatalCode::TensorMapOverflow,
+                        ..
+                    }
+                ) {
+                    raised.push(format!("tensormap_capacity raised after {}", describe(&t)));
+                    tensormap.suggested = suggest_tensormap(tensormap.suggested);
+                    continue;
+                }
+                let Some(res) = resource_of(&t) else { break };
+                raised.push(format!("{} raised after {}", res.key(), describe(&t)));
+                for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
+                    let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
+                    suggested_env.set_ring(res, ring, suggest(res, v));
+                }
+            }
+        }
+    }
+    Ok(SearchResult {
+        verify: r.verify,
+        runtime,
+        base,
+        verified,
+        minimum_env,
+        combination_passed,
+        suggested_env,
+        suggested_passed,
+        raised,
+        tensormap,
+        wall_never_waits,
+        wall_minimum,
+        runs: r.runs,
+    })
+}
+
+/// The next smaller value `resource`'s key accepts.
+fn previous(resource: RingResource, v: u64) -> Option<u64> {
+    let p = match resource {
+        RingResource::TaskWindow => v / 2,
+        _ => v.checked_sub(1)?,
+    };
+    (resource.decl().valid)(p).then_some(p)
+}
+
+/// The resource a ring fatal is about.
+fn resource_of(t: &Trial) -> Option<RingResource> {
+    match t {
+        Trial::Fatal { code, .. } => match code {
+            FatalCode::ScopeDeadlock | FatalCode::FlowControlDeadlock => Some(RingResource::TaskWindow),
+            FatalCode::HeapRingDeadlock => Some(RingResource::Heap),
+            FatalCode::DepPoolOverflow => Some(RingResource::DepPool),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One line for a failed trial.
+fn describe(t: &Trial) -> String {
+    match t {
+        Trial::Fatal { code, message } => format!("fatal {} ({}): {message}", code.code(), code.name()),
+        Trial::Failed { message } => message.clone(),
+        Trial::Passed { .. } => "a pass".into(),
+    }
+}
+
+fn fatal_of(v: u64, t: &Trial) -> Option<(u64, FatalCode, String)> {
+    match t {
+        Trial::Fatal { code, message } => Some((v, *code, message.clone())),
+        _ => None,
+    }
+}

@@ -1,0 +1,191 @@
+//! What `plan` re-runs: a workload file, a built-in example, or a captured deps.json
+//! (`--from-deps` replay), each with a proposed `runtime_env`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use simpler_examples::{Example, Params};
+use simpler_runtime::config::Settings;
+use simpler_runtime::{FatalCode, RunError, RuntimeEnv, RuntimeKind};
+use simpler_workloads::{Overrides, Workload};
+
+use crate::error::{Error, ErrorKind};
+
+/// A graph that can be run again with other ring sizes.
+pub enum Target {
+    /// A workload file.
+    Workload {
+        /// The file.
+        path: PathBuf,
+        /// Its loaded form.
+        workload: Box<Workload>,
+    },
+    /// A built-in example with its default parameters.
+    Example(&'static dyn Example),
+    /// A captured deps.json, replayed with no-op kernels.
+    Deps(PathBuf),
+}
+
+/// How one run with a candidate configuration ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trial {
+    /// Completed with a correct result (golden checks, or a complete replay).
+    Passed {
+        /// Wall time of the run.
+        wall: Duration,
+    },
+    /// Stopped on a fatal.
+    Fatal {
+        /// The code.
+        code: FatalCode,
+        /// The fatal's message (it names the scope site).
+        message: String,
+    },
+    /// Completed with a wrong result, or failed otherwise (configuration refused, ...).
+    Failed {
+        /// Why.
+        message: String,
+    },
+}
+
+impl Trial {
+    /// True for [`Trial::Passed`].
+    pub fn passed(&self) -> bool {
+        matches!(self, Trial::Passed { .. })
+    }
+}
+
+impl Target {
+    /// Resolves `input`: an existing `*.json` file is a deps.json when it has a `tasks` array
+    /// of a captured graph (`"edges"` key), a workload file otherwise; anything else names a
+    /// built-in example.
+    pub fn resolve(input: &Path) -> Result<Target, Error> {
+        if input.is_file() {
+            let text = std::fs::read_to_string(input).map_err(|source| ErrorKind::Write {
+                path: input.to_path_buf(),
+                source,
+            })?;
+            let is_deps = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| {
+                    v.as_object()
+                        .map(|o| o.contains_key("edges") && o.contains_key("tasks"))
+                })
+                .unwrap_or(false);
+            if is_deps {
+                return Ok(Target::Deps(input.to_path_buf()));
+            }
+            let workload = simpler_workloads::load(input).map_err(ErrorKind::Workload)?;
+            return Ok(Target::Workload {
+                path: input.to_path_buf(),
+                workload: Box::new(workload),
+            });
+        }
+        let name = input.to_string_lossy();
+        match simpler_examples::find(&name) {
+            Some(e) => Ok(Target::Example(e)),
+            None => Err(ErrorKind::UnknownInput {
+                path: input.to_path_buf(),
+            }
+            .into()),
+        }
+    }
+
+    /// What it is, for messages.
+    pub fn subject(&self) -> String {
+        match self {
+            Target::Workload { path, .. } => format!("workload {}", path.display()),
+            Target::Example(e) => format!("example {}", e.name()),
+            Target::Deps(p) => format!("replay of {}", p.display()),
+        }
+    }
+
+    /// The runtime the target asks for (a workload file may set it; tmr otherwise).
+    pub fn default_runtime(&self) -> RuntimeKind {
+        match self {
+            Target::Workload { workload, .. } => workload.runtime(),
+            _ => RuntimeKind::Tmr,
+        }
+    }
+
+    /// Runs it once with `env` (over the target's own settings) on `runtime`; with `record`,
+    /// scope stats are written under that folder.
+    pub fn run(&self, runtime: RuntimeKind, env: &RuntimeEnv, record: Option<&Path>) -> Trial {
+        self.run_with(runtime, env, None, record)
+    }
+
+    /// [`Target::run`] with a tensor-map capacity too (`None`: the target's own).
+    pub fn run_with(
+        &self,
+        runtime: RuntimeKind,
+        env: &RuntimeEnv,
+        tensormap: Option<usize>,
+        record: Option<&Path>,
+    ) -> Trial {
+        let settings = Settings {
+            runtime: Some(runtime),
+            runtime_env: *env,
+            tensormap_capacity: tensormap,
+            enable_scope_stats: Some(record.is_some()),
+            output_prefix: record.map(Path::to_path_buf),
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let result: Result<bool, RunError> = match self {
+            Target::Workload { workload, .. } => {
+                let o = Overrides {
+                    settings,
+                    ..Default::default()
+                };
+                match simpler_workloads::run_workload(workload, &o) {
+                    Ok(out) => Ok(out.passed()),
+                    Err(e) => match e.into_run_error() {
+                        Ok(run) => Err(run),
+                        Err(other) => return failed(format!("{other:#}")),
+                    },
+                }
+            }
+            Target::Deps(path) => {
+                let o = Overrides {
+                    settings,
+                    ..Default::default()
+                };
+                match simpler_workloads::run_from_deps(path, &o) {
+                    Ok(out) => Ok(out.passed()),
+                    Err(e) => match e.into_run_error() {
+                        Ok(run) => Err(run),
+                        Err(other) => return failed(format!("{other:#}")),
+                    },
+                }
+            }
+            Target::Example(ex) => {
+                let params = match Params::parse(ex.name(), &[], ex.params()) {
+                    Ok(p) => p,
+                    Err(e) => return failed(e.to_string()),
+                };
+                match ex.run(&settings.into_config(), &params) {
+                    Ok(out) => Ok(out.golden.passed()),
+                    Err(e) => match e.into_run_error() {
+                        Ok(run) => Err(run),
+                        Err(other) => return failed(other.to_string()),
+                    },
+                }
+            }
+        };
+        match result {
+            Ok(true) => Trial::Passed {
+                wall: started.elapsed(),
+            },
+            Ok(false) => failed("the run completed with a wrong result".into()),
+            Err(RunError::Fatal { fatal, .. }) => Trial::Fatal {
+                code: fatal.code,
+                message: fatal.message,
+            },
+            Err(other) => failed(other.to_string()),
+        }
+    }
+}
+
+fn failed(message: String) -> Trial {
+    Trial::Failed { message }
+}
