@@ -7,7 +7,7 @@ use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
 use arrayvec::ArrayVec;
-use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
+use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 
 use crate::platform::{MixedKernels, TaskShape};
 
@@ -57,6 +57,10 @@ pub(crate) struct Payload {
     pub block_num: u32,
     /// Claimed producers and the flags of each edge.
     pub fanin: Vec<(SlotRef, DepFlags)>,
+    /// Args dump selection (bit i = argument i, tensors first).
+    pub dump_mask: u64,
+    /// Scalar dtypes for the args dump (`None`: UINT64).
+    pub scalar_dtypes: [Option<DType>; MAX_SCALAR_ARGS],
 }
 
 /// Host bytes one task-window slot takes before any task uses it (what a window size costs).
@@ -98,6 +102,8 @@ impl Slot {
                 scalars: ArrayVec::new(),
                 block_num: 1,
                 fanin: Vec::new(),
+                dump_mask: 0,
+                scalar_dtypes: [None; MAX_SCALAR_ARGS],
             }),
             fanin_count: AtomicU32::new(0),
             fanin_refcount: AtomicU32::new(0),

@@ -72,7 +72,9 @@ impl std::str::FromStr for DumpArgsLevel {
             .parse::<u64>()
             .ok()
             .and_then(DumpArgsLevel::from_number)
-            .ok_or_else(|| format!("dump-args level {s:?} is not 0 (off), 1 (partial), 2 (full) or 3 (hybrid)"))
+            .ok_or_else(|| {
+                format!("dump-args level {s:?} is not 0 (off), 1 (partial), 2 (full) or 3 (hybrid)")
+            })
     }
 }
 

@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, DummyRow, TaskRow};
 
+use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::fatal::FatalCode;
 use crate::platform::kernel::KernelCtx;
@@ -57,6 +58,7 @@ pub(crate) fn execute(
     scratch: &mut Vec<SlotRef>,
     batch: &mut AdvanceBatch,
     lane: &mut Option<SwimlaneProducer>,
+    dump: &mut Option<ArgsDumpProducer>,
     thread: u32,
 ) {
     let dispatch_ns = lane.as_ref().map_or(0, |l| l.clock.now());
@@ -77,6 +79,12 @@ pub(crate) fn execute(
     }
     let payload = slot.payload.read();
     let block = slot.next_block.fetch_add(1, Ordering::AcqRel);
+    if block == 0 {
+        // Before any block runs: the other blocks are queued only after this capture.
+        if let Some(d) = dump.as_mut() {
+            d.capture(Stage::BeforeDispatch, &payload, &shared.memory);
+        }
+    }
     if block + 1 < payload.block_num {
         shared.push_ready(s);
     }
@@ -157,6 +165,11 @@ pub(crate) fn execute(
     }
     drop(payload);
     if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
+        // Every block has finished (blocks write disjoint slices): one capture of the whole
+        // outputs, before completion lets consumers run and the slot be reused.
+        if let Some(d) = dump.as_mut() {
+            d.capture(Stage::AfterCompletion, &slot.payload.read(), &shared.memory);
+        }
         shared.complete(s, scratch, batch);
     }
     if let Some(l) = lane.as_mut() {

@@ -24,6 +24,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
     let mut scratch = Vec::new();
     let mut batch = AdvanceBatch::default();
     let mut lane = shared.swimlane.as_ref().map(|s| s.producer());
+    let mut dump = shared.args_dump.as_ref().map(|s| s.producer());
     let mut idle = 0u32;
     loop {
         if shared.fatal.is_set() {
@@ -38,6 +39,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 &mut scratch,
                 &mut batch,
                 &mut lane,
+                &mut dump,
                 thread_index,
             );
             continue;
@@ -56,6 +58,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
     drop(lane); // hands its last rows over
+    drop(dump);
     shared.threads_exited.fetch_add(1, Ordering::AcqRel);
     shared.done_sleep.notify_all();
 }
