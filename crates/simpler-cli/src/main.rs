@@ -35,6 +35,8 @@ enum Command {
     DepsViewer(simpler_deps_viewer::Args),
     /// Convert l2_swimlane_records.json (+ deps.json) into a Perfetto trace.
     Swimlane(simpler_swimlane::Args),
+    /// List, show, export (.npy, raw) and diff the task arguments of an args dump.
+    DumpViewer(simpler_dump_viewer::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args).map_err(Into::into),
         Command::DepsViewer(args) => simpler_deps_viewer::run(args).map_err(Into::into),
         Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
+        Command::DumpViewer(args) => simpler_dump_viewer::run(args).map_err(Into::into),
     };
     report(result)
 }
