@@ -110,7 +110,11 @@ pub fn select(dump: &ArgsDump, args: &Args) -> Result<Vec<usize>, Error> {
     let all = &dump.manifest.args;
     if let Some(i) = args.index {
         if i >= all.len() {
-            return Err(ErrorKind::IndexOutOfRange { index: i, len: all.len() }.into());
+            return Err(ErrorKind::IndexOutOfRange {
+                index: i,
+                len: all.len(),
+            }
+            .into());
         }
         return Ok(vec![i]);
     }
@@ -125,7 +129,11 @@ pub fn select(dump: &ArgsDump, args: &Args) -> Result<Vec<usize>, Error> {
                 let mut valid: Vec<String> = all.iter().map(|e| e.task_id.clone()).collect();
                 valid.dedup();
                 valid.truncate(5);
-                return Err(ErrorKind::UnknownTask { task: t.clone(), valid }.into());
+                return Err(ErrorKind::UnknownTask {
+                    task: t.clone(),
+                    valid,
+                }
+                .into());
             }
             Some(id)
         }
@@ -291,13 +299,21 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
         e.arg_index,
         e.dtype,
         shape_text(e),
-        if e.truncated { " (TRUNCATED: only the first bytes were kept)" } else { "" }
+        if e.truncated {
+            " (TRUNCATED: only the first bytes were kept)"
+        } else {
+            ""
+        }
     ))?;
     if e.overwritten {
         return w(writeln!(out, "  DATA OVERWRITTEN (host too slow)"));
     }
     if e.is_scalar() {
-        let v = e.value.as_ref().map(ToString::to_string).unwrap_or_else(|| "null".into());
+        let v = e
+            .value
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "null".into());
         return w(writeln!(out, "  value: {v}"));
     }
     let Some(vals) = decode(dump, e)? else {
@@ -320,7 +336,9 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
         ));
     }
     let show = |r: std::ops::Range<usize>| {
-        r.map(|k| fmt_value(&e.dtype, vals[k])).collect::<Vec<_>>().join(", ")
+        r.map(|k| fmt_value(&e.dtype, vals[k]))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if vals.len() <= 2 * HEAD_TAIL {
         w(writeln!(out, "  [{}]", show(0..vals.len())))
@@ -355,11 +373,21 @@ pub fn export_name(e: &ArgEntry, format: Format) -> String {
         Format::Npy => "npy",
         Format::Raw => "bin",
     };
-    format!("task_{}_{}_{role}{}.{ext}", e.task_id, short_stage(e), e.arg_index)
+    format!(
+        "task_{}_{}_{role}{}.{ext}",
+        e.task_id,
+        short_stage(e),
+        e.arg_index
+    )
 }
 
 /// Exports entries `hits` into `out_dir`; returns the files written.
-pub fn export(dump: &ArgsDump, hits: &[usize], format: Format, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
+pub fn export(
+    dump: &ArgsDump,
+    hits: &[usize],
+    format: Format,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, Error> {
     let mut written = Vec::new();
     for &i in hits {
         let e = &dump.manifest.args[i];
@@ -375,8 +403,13 @@ pub fn export(dump: &ArgsDump, hits: &[usize], format: Format, out_dir: &Path) -
             Format::Npy => {
                 let size = args_dump::dtype_size(&e.dtype).unwrap_or(1);
                 let complete = !e.truncated && data.len() as u64 == e.elements() * size as u64;
-                let mut shape: Vec<u64> = if e.is_scalar() { Vec::new() } else { e.shape.clone() };
-                let (descr, bytes): (&str, Vec<u8>) = match (args_dump::npy_descr(&e.dtype), e.dtype.as_str()) {
+                let mut shape: Vec<u64> = if e.is_scalar() {
+                    Vec::new()
+                } else {
+                    e.shape.clone()
+                };
+                let (descr, bytes): (&str, Vec<u8>) = match (args_dump::npy_descr(&e.dtype), e.dtype.as_str())
+                {
                     (Some(d), _) => (d, data.clone()),
                     (None, "BFLOAT16") => (
                         "<f4",
@@ -452,7 +485,13 @@ pub fn compare(a: &[f64], b: &[f64], atol: f64) -> Comparison {
     c
 }
 
-fn describe(label: &str, e: &ArgEntry, c: &Comparison, names: (&str, &str), out: &mut impl Write) -> io::Result<bool> {
+fn describe(
+    label: &str,
+    e: &ArgEntry,
+    c: &Comparison,
+    names: (&str, &str),
+    out: &mut impl Write,
+) -> io::Result<bool> {
     let head = format!("{label} task {} {} arg {}", e.task_id, e.role, e.arg_index);
     if let Some((la, lb)) = c.length_mismatch {
         writeln!(out, "{head}: DIFFERENT LENGTHS {la} vs {lb} elements")?;
@@ -491,7 +530,12 @@ fn values_of(dump: &ArgsDump, e: &ArgEntry) -> Result<Vec<f64>, Error> {
 }
 
 /// BEFORE vs AFTER of every matched inout; returns (pairs compared, pairs that differ).
-pub fn diff_inout(dump: &ArgsDump, hits: &[usize], atol: f64, out: &mut impl Write) -> Result<(u64, u64), Error> {
+pub fn diff_inout(
+    dump: &ArgsDump,
+    hits: &[usize],
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
     let all = &dump.manifest.args;
     let (mut pairs, mut differ) = (0, 0);
     let mut seen = std::collections::BTreeSet::new();
@@ -501,8 +545,9 @@ pub fn diff_inout(dump: &ArgsDump, hits: &[usize], atol: f64, out: &mut impl Wri
             continue;
         }
         let find = |stage: &str| {
-            all.iter()
-                .find(|x| x.task_id == e.task_id && x.arg_index == e.arg_index && x.role == "inout" && x.stage == stage)
+            all.iter().find(|x| {
+                x.task_id == e.task_id && x.arg_index == e.arg_index && x.role == "inout" && x.stage == stage
+            })
         };
         let (Some(b), Some(a)) = (find("before_dispatch"), find("after_completion")) else {
             continue;
@@ -514,24 +559,40 @@ pub fn diff_inout(dump: &ArgsDump, hits: &[usize], atol: f64, out: &mut impl Wri
         }
     }
     if pairs == 0 {
-        return Err(ErrorKind::NothingToCompare("no inout argument with both a before and an after entry among the matched entries").into());
+        return Err(ErrorKind::NothingToCompare(
+            "no inout argument with both a before and an after entry among the matched entries",
+        )
+        .into());
     }
     Ok((pairs, differ))
 }
 
 /// The matched entries against the same (task, stage, arg, role) of `other`; returns (pairs
 /// compared, pairs that differ or are missing in `other`).
-pub fn diff_with(dump: &ArgsDump, other: &ArgsDump, hits: &[usize], atol: f64, out: &mut impl Write) -> Result<(u64, u64), Error> {
+pub fn diff_with(
+    dump: &ArgsDump,
+    other: &ArgsDump,
+    hits: &[usize],
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
     let (mut pairs, mut differ) = (0, 0);
     for &i in hits {
         let e = &dump.manifest.args[i];
         let twin = other.manifest.args.iter().find(|x| {
-            x.task_number() == e.task_number() && x.stage == e.stage && x.arg_index == e.arg_index && x.role == e.role
+            x.task_number() == e.task_number()
+                && x.stage == e.stage
+                && x.arg_index == e.arg_index
+                && x.role == e.role
         });
         let label = short_stage(e);
         let Some(t) = twin else {
-            writeln!(out, "{label} task {} {} arg {}: MISSING in the other dump", e.task_id, e.role, e.arg_index)
-                .map_err(ErrorKind::Output)?;
+            writeln!(
+                out,
+                "{label} task {} {} arg {}: MISSING in the other dump",
+                e.task_id, e.role, e.arg_index
+            )
+            .map_err(ErrorKind::Output)?;
             differ += 1;
             continue;
         };
@@ -550,7 +611,13 @@ pub fn diff_with(dump: &ArgsDump, other: &ArgsDump, hits: &[usize], atol: f64, o
 }
 
 /// Every matched tensor against `value`; returns (tensors compared, tensors that differ).
-pub fn expect(dump: &ArgsDump, hits: &[usize], value: f64, atol: f64, out: &mut impl Write) -> Result<(u64, u64), Error> {
+pub fn expect(
+    dump: &ArgsDump,
+    hits: &[usize],
+    value: f64,
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
     let (mut n, mut differ) = (0, 0);
     for &i in hits {
         let e = &dump.manifest.args[i];
@@ -604,7 +671,12 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         };
         let out_dir = args.out.clone().unwrap_or_else(|| dir.join("export"));
         let files = export(&dump, &hits, format, &out_dir)?;
-        o(writeln!(out, "exported {} file(s) to {}", files.len(), out_dir.display()))?;
+        o(writeln!(
+            out,
+            "exported {} file(s) to {}",
+            files.len(),
+            out_dir.display()
+        ))?;
     }
     let mut differ = 0;
     if args.diff {
