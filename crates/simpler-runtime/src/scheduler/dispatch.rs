@@ -50,6 +50,14 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(non-string payload)".into())
 }
 
+/// A scheduler thread's diagnostics producers (each `None` when its diagnostic is off).
+pub(crate) struct ThreadProbes {
+    /// Swimlane timing.
+    pub lane: Option<SwimlaneProducer>,
+    /// Args dump.
+    pub dump: Option<ArgsDumpProducer>,
+}
+
 /// Runs one claimed block (or completes a dummy) of task `s`.
 pub(crate) fn execute(
     shared: &RunShared,
@@ -57,10 +65,10 @@ pub(crate) fn execute(
     cursor: &mut CoreCursor,
     scratch: &mut Vec<SlotRef>,
     batch: &mut AdvanceBatch,
-    lane: &mut Option<SwimlaneProducer>,
-    dump: &mut Option<ArgsDumpProducer>,
+    probes: &mut ThreadProbes,
     thread: u32,
 ) {
+    let ThreadProbes { lane, dump } = probes;
     let dispatch_ns = lane.as_ref().map_or(0, |l| l.clock.now());
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));

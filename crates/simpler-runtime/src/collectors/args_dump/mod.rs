@@ -593,13 +593,13 @@ fn close(
     let has_bin = !(level == DumpArgsLevel::Hybrid && c.bin_bytes == 0);
     let dest = dir.join(JSON_FILE);
     let written = publish_with(&dest, Options::closing(true), |sink| {
-        write!(
+        writeln!(
             sink,
             "{{\"run_dir\":\"{DIR}\",\"bin_format\":{{\"type\":\"logical_contiguous\",\"byte_order\":\"little_endian\"}},\
              \"dump_args_level\":{},\"total_args\":{},\"before_dispatch\":{},\"after_completion\":{},\
              \"input_args\":{},\"output_args\":{},\"inout_args\":{},\"truncated_args\":{},\
              \"dropped_records\":{dropped_records},\"dropped_overwrite\":0,\"bin_file\":{},\
-             \"truncated_bytes\":{},\"dropped_bytes\":{dropped_bytes},\"complete\":{complete},\"args\":[\n",
+             \"truncated_bytes\":{},\"dropped_bytes\":{dropped_bytes},\"complete\":{complete},\"args\":[",
             level.number(),
             c.total,
             c.before,
