@@ -337,7 +337,8 @@ fn scalar_value(dtype: Option<DType>, v: u64) -> serde_json::Value {
             } else if f.is_infinite() {
                 Value::String(if f > 0.0 { "$Inf" } else { "-$Inf" }.into())
             } else {
-                serde_json::json!(f64::from(f))
+                // The shortest text that reads back as this f32 (0.1, not 0.10000000149011612).
+                serde_json::json!(f.to_string().parse::<f64>().unwrap_or(f64::from(f)))
             }
         }
         Some(DType::Int32) => serde_json::json!(v as u32 as i32),
@@ -666,4 +667,29 @@ fn close(
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scalar_values_decode_as_the_original_writes_them() {
+        let f = |x: f32| scalar_value(Some(DType::Float32), u64::from(x.to_bits()));
+        assert_eq!(f(0.1), json!(0.1));
+        assert_eq!(f(5.0).to_string(), "5.0");
+        assert_eq!(f(f32::NAN), serde_json::Value::Null);
+        assert_eq!(
+            (f(f32::INFINITY), f(f32::NEG_INFINITY)),
+            (json!("$Inf"), json!("-$Inf"))
+        );
+        assert_eq!(
+            scalar_value(Some(DType::Int32), u64::from((-3i32) as u32)),
+            json!(-3)
+        );
+        assert_eq!(scalar_value(Some(DType::Int64), (-3i64) as u64), json!(-3));
+        assert_eq!(scalar_value(Some(DType::Bool), 1), json!(true));
+        assert_eq!(scalar_value(None, u64::MAX), json!(u64::MAX));
+    }
 }
