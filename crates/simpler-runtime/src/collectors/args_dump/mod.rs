@@ -321,6 +321,8 @@ pub(crate) struct Streamed {
     entries_part: PathBuf,
     counts: Counts,
     error: Option<String>,
+    /// One entry's text, reused.
+    line: Vec<u8>,
 }
 
 fn dtype_name(d: Option<DType>) -> &'static str {
@@ -349,6 +351,8 @@ fn scalar_value(dtype: Option<DType>, v: u64) -> serde_json::Value {
     }
 }
 
+/// The entry of `r` as a value (the reference for [`write_entry`], which the tests hold to it).
+#[cfg(test)]
 fn entry(r: &ArgRecord, bin_offset: u64) -> ArgEntry {
     let nd = r.ndims as usize;
     ArgEntry {
@@ -384,20 +388,97 @@ fn entry(r: &ArgRecord, bin_offset: u64) -> ArgEntry {
     }
 }
 
+const ROLES: [&str; 3] = ["input", "output", "inout"];
+
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+fn put_list(out: &mut Vec<u8>, v: &[u32]) {
+    out.push(b'[');
+    for (k, &x) in v.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        put_u64(out, u64::from(x));
+    }
+    out.push(b']');
+}
+
+/// Appends the JSON entry of `r` (the original's keys, in its order) to `out`: written by hand
+/// because the collector writes millions of them.
+fn write_entry(out: &mut Vec<u8>, r: &ArgRecord, bin_offset: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let nd = r.ndims as usize;
+    out.extend_from_slice(b"{\"task_id\":\"0x");
+    for k in (0..16).rev() {
+        out.push(HEX[((r.task_id >> (4 * k)) & 0xf) as usize]);
+    }
+    out.extend_from_slice(b"\",\"func_id\":[");
+    if r.func_count == 0 {
+        out.extend_from_slice(b"-1");
+    }
+    for k in 0..r.func_count as usize {
+        if k > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(itoa::Buffer::new().format(r.func_ids[k]).as_bytes());
+    }
+    out.extend_from_slice(b"],\"arg_index\":");
+    put_u64(out, u64::from(r.arg_index));
+    out.extend_from_slice(b",\"role\":\"");
+    out.extend_from_slice(ROLES[r.role as usize].as_bytes());
+    out.extend_from_slice(match r.stage {
+        Stage::BeforeDispatch => b"\",\"stage\":\"before_dispatch\",\"kind\":\"",
+        Stage::AfterCompletion => b"\",\"stage\":\"after_completion\",\"kind\":\"",
+    });
+    out.extend_from_slice(if r.scalar { b"scalar" } else { b"tensor" });
+    out.extend_from_slice(b"\",\"dtype\":\"");
+    out.extend_from_slice(dtype_name(r.dtype).as_bytes());
+    out.extend_from_slice(b"\",");
+    if r.scalar {
+        out.extend_from_slice(b"\"value\":");
+        out.extend_from_slice(scalar_value(r.dtype, r.scalar_value).to_string().as_bytes());
+        out.push(b',');
+    }
+    out.extend_from_slice(if r.is_contiguous {
+        b"\"is_contiguous\":true,\"shape\":"
+    } else {
+        b"\"is_contiguous\":false,\"shape\":"
+    });
+    put_list(out, &r.shape[..nd]);
+    out.extend_from_slice(b",\"strides\":");
+    put_list(out, &r.strides[..nd]);
+    out.extend_from_slice(b",\"start_offset\":");
+    put_u64(out, r.start_offset);
+    out.extend_from_slice(b",\"numel\":");
+    put_u64(out, r.shape[..nd].iter().map(|&x| u64::from(x)).product());
+    out.extend_from_slice(b",\"bin_offset\":");
+    put_u64(out, if r.data_len > 0 { bin_offset } else { 0 });
+    out.extend_from_slice(b",\"bin_size\":");
+    put_u64(out, u64::from(r.data_len));
+    out.extend_from_slice(if r.truncated {
+        b",\"truncated\":true,\"overwritten\":false}"
+    } else {
+        b",\"truncated\":false,\"overwritten\":false}"
+    });
+}
+
 fn consume(st: &mut Streamed, buf: &ArgBuffer) -> io::Result<()> {
     let Some((bin, entries)) = st.files.as_mut() else {
         return Ok(());
     };
     for r in &buf.records {
         let c = &mut st.counts;
-        let e = entry(r, c.bin_bytes);
         let d = &buf.data[r.data_start as usize..(r.data_start + r.data_len) as usize];
+        st.line.clear();
+        if c.total > 0 {
+            st.line.extend_from_slice(b",\n");
+        }
+        write_entry(&mut st.line, r, c.bin_bytes);
+        entries.write_all(&st.line)?;
         bin.write_all(d)?;
         c.bin_bytes += d.len() as u64;
-        if c.total > 0 {
-            entries.write_all(b",\n")?;
-        }
-        serde_json::to_writer(&mut *entries, &e)?;
         c.total += 1;
         match r.stage {
             Stage::BeforeDispatch => c.before += 1,
@@ -435,6 +516,7 @@ fn spawn(
             entries_part,
             counts: Counts::default(),
             error,
+            line: Vec::with_capacity(512),
         }
     };
     CollectorThread::spawn("simpler-args-dump", channel, init, |st, buf: &ArgBuffer| {
@@ -673,6 +755,59 @@ fn close(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn record(scalar: bool, dtype: Option<DType>, data_len: u32) -> ArgRecord {
+        let mut shape = [0; MAX_DIMS];
+        let mut strides = [0; MAX_DIMS];
+        shape[..2].copy_from_slice(&[4, 8]);
+        strides[..2].copy_from_slice(&[16, 1]);
+        ArgRecord {
+            task_id: 0x0000_0001_0000_00ab,
+            func_ids: [3, 7, -1],
+            func_count: 2,
+            arg_index: 5,
+            role: 2,
+            stage: Stage::AfterCompletion,
+            scalar,
+            dtype,
+            is_contiguous: false,
+            truncated: true,
+            ndims: if scalar { 0 } else { 2 },
+            shape,
+            strides,
+            start_offset: 12,
+            scalar_value: u64::from(2.5f32.to_bits()),
+            data_start: 0,
+            data_len,
+            cut: 3,
+        }
+    }
+
+    #[test]
+    fn the_hand_written_entry_is_the_serde_entry() {
+        for r in [
+            record(false, Some(DType::BFloat16), 64),
+            record(true, Some(DType::Float32), 0),
+            record(true, None, 0),
+            ArgRecord {
+                func_count: 0,
+                is_contiguous: true,
+                truncated: false,
+                ..record(false, Some(DType::Int8), 0)
+            },
+        ] {
+            let mut text = Vec::new();
+            write_entry(&mut text, &r, 4096);
+            let parsed: ArgEntry = serde_json::from_slice(&text).unwrap();
+            assert_eq!(parsed, entry(&r, 4096), "{}", String::from_utf8_lossy(&text));
+            let via_serde = serde_json::to_string(&entry(&r, 4096)).unwrap();
+            assert_eq!(
+                String::from_utf8(text).unwrap(),
+                via_serde,
+                "same text, same key order"
+            );
+        }
+    }
 
     #[test]
     fn scalar_values_decode_as_the_original_writes_them() {
