@@ -18,7 +18,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_artifacts::args_dump::{ArgEntry, BIN_FILE, DIR, JSON_FILE};
+use simpler_artifacts::args_dump::{BIN_FILE, DIR, JSON_FILE};
 use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
 use simpler_artifacts::publish::{publish_with, Options};
 use simpler_core::{ArgTag, DType, MAX_DIMS};
@@ -244,7 +244,7 @@ impl ArgsDumpProducer {
                     role: 0,
                     stage,
                     scalar: true,
-                    dtype: p.scalar_dtypes[j],
+                    dtype: crate::slot::unpack_dtype(p.scalar_dtypes, j),
                     is_contiguous: true,
                     truncated: false,
                     ndims: 0,
@@ -353,9 +353,9 @@ fn scalar_value(dtype: Option<DType>, v: u64) -> serde_json::Value {
 
 /// The entry of `r` as a value (the reference for [`write_entry`], which the tests hold to it).
 #[cfg(test)]
-fn entry(r: &ArgRecord, bin_offset: u64) -> ArgEntry {
+fn entry(r: &ArgRecord, bin_offset: u64) -> simpler_artifacts::args_dump::ArgEntry {
     let nd = r.ndims as usize;
-    ArgEntry {
+    simpler_artifacts::args_dump::ArgEntry {
         task_id: format!("0x{:016x}", r.task_id),
         func_id: if r.func_count == 0 {
             vec![-1]
@@ -798,7 +798,7 @@ mod tests {
         ] {
             let mut text = Vec::new();
             write_entry(&mut text, &r, 4096);
-            let parsed: ArgEntry = serde_json::from_slice(&text).unwrap();
+            let parsed: simpler_artifacts::args_dump::ArgEntry = serde_json::from_slice(&text).unwrap();
             assert_eq!(parsed, entry(&r, 4096), "{}", String::from_utf8_lossy(&text));
             let via_serde = serde_json::to_string(&entry(&r, 4096)).unwrap();
             assert_eq!(
@@ -806,6 +806,19 @@ mod tests {
                 via_serde,
                 "same text, same key order"
             );
+        }
+    }
+
+    #[test]
+    fn scalar_dtypes_pack_4_bits_each() {
+        use crate::slot::{pack_dtypes, unpack_dtype};
+        let mut d = [None; simpler_core::MAX_SCALAR_ARGS];
+        for (j, t) in d.iter_mut().enumerate() {
+            *t = (j % 13 != 0).then(|| DType::ALL[j % 12]);
+        }
+        let packed = pack_dtypes(&d);
+        for (j, t) in d.iter().enumerate() {
+            assert_eq!(unpack_dtype(packed, j), *t, "scalar {j}");
         }
     }
 
