@@ -181,3 +181,39 @@ fn the_bare_flag_is_level_1_and_a_workload_file_selects() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn the_viewer_defaults_to_the_newest_dump_under_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = common::simpler_in(dir.path(), &["dump-viewer"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(
+        text(&none.stderr).contains("no args_dump.json in outputs/*"),
+        "{}",
+        text(&none.stderr)
+    );
+    let out = common::simpler_in(dir.path(), &["run", "vector_example", "--dump-args=2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let list = common::simpler_in(
+        dir.path(),
+        &[
+            "dump-viewer",
+            "--task",
+            "0x0000000100000003",
+            "--role",
+            "output",
+            "--expect",
+            "47",
+        ],
+    );
+    assert!(
+        list.status.success(),
+        "{}{}",
+        text(&list.stdout),
+        text(&list.stderr)
+    );
+    assert_eq!(
+        text(&list.stdout).trim(),
+        "after task 0x0000000100000003 output arg 2: equal (16384 elements)"
+    );
+}

@@ -538,6 +538,17 @@ fn a_buffer_starved_run_reports_its_losses_exactly() {
         (0, 18, 13 * size, Some(false))
     );
 
+    // The ready queue refuses every buffer: the same exact losses, counted at hand-over.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = cfg(RuntimeKind::Hbg, DumpArgsLevel::Full, dir.path());
+    c.faults.refuse_ready = true;
+    let (report, _) = vector_run(&c, mul, no_selection);
+    let o = report.args_dump.as_ref().unwrap();
+    assert_eq!(
+        (o.records, o.dropped_records, o.dropped_bytes),
+        (0, 18, 13 * size)
+    );
+
     // Buffers of 4096 bytes: every 16 KiB payload keeps its first 4096 bytes.
     let dir = tempfile::tempdir().unwrap();
     let mut c = cfg(RuntimeKind::Hbg, DumpArgsLevel::Full, dir.path());
@@ -677,4 +688,75 @@ fn viewer_errors_name_what_is_wrong() {
     .unwrap();
     let e = run(base());
     assert!(e.contains("args_dump.json:1:"), "{e}");
+}
+
+/// A dump written as the original writes it (no `numel`, none of our counters, entries under
+/// `tensors`): read, listed and exported; bf16 exports as float32 and a scalar as a 0-d array.
+#[test]
+fn an_original_dump_reads_and_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("args_dump");
+    std::fs::create_dir_all(&d).unwrap();
+    // bf16 1.0, 2.0, 3.0, -0.5 (the top halves of the f32 bits).
+    let bf16: Vec<u8> = [1.0f32, 2.0, 3.0, -0.5]
+        .iter()
+        .flat_map(|x| ((x.to_bits() >> 16) as u16).to_le_bytes())
+        .collect();
+    std::fs::write(d.join("args.bin"), &bf16).unwrap();
+    let manifest = serde_json::json!({
+        "run_dir": "args_dump",
+        "bin_format": {"type": "logical_contiguous", "byte_order": "little_endian"},
+        "dump_args_level": 2, "total_args": 2, "before_dispatch": 2, "after_completion": 0,
+        "input_args": 2, "output_args": 0, "inout_args": 0, "truncated_args": 0,
+        "dropped_records": 0, "dropped_overwrite": 0, "bin_file": "args.bin",
+        "tensors": [
+            {"task_id": "0x0000000100000000", "func_id": [0], "arg_index": 0, "role": "input",
+             "stage": "before_dispatch", "kind": "tensor", "dtype": "BFLOAT16", "is_contiguous": true,
+             "shape": [2, 2], "strides": [2, 1], "start_offset": 0, "bin_offset": 0, "bin_size": 8,
+             "truncated": false, "overwritten": false},
+            {"task_id": "0x0000000100000000", "func_id": [0], "arg_index": 1, "role": "input",
+             "stage": "before_dispatch", "kind": "scalar", "dtype": "INT32", "value": -7,
+             "is_contiguous": true, "shape": [], "strides": [], "start_offset": 0, "bin_offset": 0,
+             "bin_size": 0, "truncated": false, "overwritten": false}
+        ]
+    });
+    std::fs::write(d.join("args_dump.json"), manifest.to_string()).unwrap();
+    let dump = viewer::open(&d).unwrap();
+    assert_eq!(dump.manifest.args.len(), 2);
+    assert_eq!(
+        viewer::decode(&dump, &dump.manifest.args[0]).unwrap().unwrap(),
+        [1.0, 2.0, 3.0, -0.5]
+    );
+    let out = dir.path().join("x");
+    let files = viewer::export(&dump, &[0, 1], Format::Npy, &out).unwrap();
+    let (header, vals) = read_npy_f32(&files[0]);
+    assert!(
+        header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"),
+        "{header}"
+    );
+    assert_eq!(vals, [1.0, 2.0, 3.0, -0.5]);
+    let bytes = std::fs::read(&files[1]).unwrap();
+    let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + hlen]).unwrap();
+    assert!(
+        header.starts_with("{'descr': '<i4', 'fortran_order': False, 'shape': (), }"),
+        "{header}"
+    );
+    assert_eq!(i32::from_le_bytes(bytes[10 + hlen..].try_into().unwrap()), -7);
+    let mut text = Vec::new();
+    viewer::run_to(
+        &Args {
+            dir: Some(d.clone()),
+            format: "npy".into(),
+            ..Args::default()
+        },
+        &mut text,
+    )
+    .unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert!(
+        text.contains("0x0000000100000000  before  input     0  BFLOAT16  [2, 2]"),
+        "{text}"
+    );
 }
