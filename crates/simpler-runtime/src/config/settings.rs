@@ -142,5 +142,48 @@ mod tests {
         let d = Settings::default().into_config();
         assert_eq!(d.clusters, super::super::DEFAULT_CLUSTERS);
         assert_eq!(d.runtime, RuntimeKind::Tmr);
+        assert_eq!(d.dump_args, DumpArgsLevel::Off);
+    }
+
+    #[test]
+    fn dump_args_layers_and_counts_as_a_diagnostic() {
+        let file = Settings {
+            dump_args: Some(DumpArgsLevel::Hybrid),
+            ..Default::default()
+        };
+        assert!(file.any_diagnostic());
+        let off = Settings {
+            dump_args: Some(DumpArgsLevel::Off),
+            ..Default::default()
+        };
+        assert!(!off.any_diagnostic());
+        assert_eq!(
+            file.clone()
+                .overlaid(&Settings::default())
+                .into_config()
+                .dump_args,
+            DumpArgsLevel::Hybrid
+        );
+        let cfg = file.overlaid(&off).into_config();
+        assert_eq!(
+            cfg.dump_args,
+            DumpArgsLevel::Off,
+            "the command line's 0 turns a file's level off"
+        );
+        assert!(!cfg.any_diagnostic());
+        let on = CallConfig {
+            dump_args: DumpArgsLevel::Full,
+            ..CallConfig::default()
+        };
+        let e = on.validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "dump_args needs an output_prefix to write its artifacts"
+        );
+        assert_eq!("3".parse::<DumpArgsLevel>(), Ok(DumpArgsLevel::Hybrid));
+        assert!("9"
+            .parse::<DumpArgsLevel>()
+            .unwrap_err()
+            .contains("is not 0 (off)"));
     }
 }
