@@ -208,6 +208,12 @@ impl Expander {
         let n_args = args.len() + scalars.len();
         let dump_mask = match &t.dump {
             None | Some(DumpSelection::All(false)) => 0,
+            Some(_) if dummy => {
+                return Err(err(
+                    &format!("{base}.dump"),
+                    "a dummy task runs no kernel, so its arguments are never dumped",
+                ))
+            }
             Some(DumpSelection::All(true)) if n_args == 0 => {
                 return Err(err(&format!("{base}.dump"), "the task has no arguments to dump"))
             }
