@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain, from Debian's packages:
 # Graphviz (deps-viewer HTML), Chromium and ChromeDriver (headless browser tests).
-# Skips the install when everything is already there.
+# NumPy (pip) for the args-dump .npy export test. Skips the install when everything is
+# already there.
 set -euo pipefail
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import numpy" >/dev/null 2>&1; then
+    echo "installing: numpy (pip)"
+    python3 -m pip install -q numpy || python3 -m pip install -q --break-system-packages numpy \
+        || echo "warning: numpy could not be installed; the .npy test will skip"
+fi
 need=()
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)

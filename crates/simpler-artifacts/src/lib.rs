@@ -7,6 +7,7 @@
 //! folder is claimed by one run at a time ([`output_folder`]); [`manifest`] is the run's
 //! `run.json`, which tools consult before trusting an artifact.
 
+pub mod args_dump;
 pub mod deps;
 pub mod find;
 pub mod host;

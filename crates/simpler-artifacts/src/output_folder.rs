@@ -30,6 +30,8 @@ pub const RUN_FILES: &[&str] = &[
     "scope_stats/scope_stats.html",
     // `simpler plan`'s table for the run; an earlier run's would describe other samples.
     "scope_stats/plan.json",
+    "args_dump/args_dump.json",
+    "args_dump/args.bin",
 ];
 
 /// A claimed output folder; the claim lasts as long as this value.
@@ -159,7 +161,11 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
     if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
         names.extend(m.files().map(|f| f.name.clone()));
     }
-    for sub in [folder.to_path_buf(), folder.join("scope_stats")] {
+    for sub in [
+        folder.to_path_buf(),
+        folder.join("scope_stats"),
+        folder.join("args_dump"),
+    ] {
         let Ok(entries) = std::fs::read_dir(&sub) else {
             continue;
         };

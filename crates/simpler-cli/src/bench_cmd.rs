@@ -37,30 +37,34 @@ struct Setting {
     scope_stats: bool,
     dep_gen: bool,
     swimlane: bool,
+    /// Args dump at level 2 (every argument with its payload).
+    dump_args: bool,
     /// The host does no work per record (scope stats: keeps none; dep_gen: no replay):
     /// measures the device-side probe or capture and the hand-off alone.
     probe_only: bool,
 }
 
-const fn setting(name: &'static str, flags: [bool; 4]) -> Setting {
+const fn setting(name: &'static str, flags: [bool; 5]) -> Setting {
     Setting {
         name,
         scope_stats: flags[0],
         dep_gen: flags[1],
         swimlane: flags[2],
-        probe_only: flags[3],
+        dump_args: flags[3],
+        probe_only: flags[4],
     }
 }
 
-/// (scope_stats, dep_gen, swimlane, probe_only) per row.
-const SETTINGS: [Setting; 7] = [
-    setting("off", [false, false, false, false]),
-    setting("scope_stats", [true, false, false, false]),
-    setting("ss_probe", [true, false, false, true]),
-    setting("dep_gen", [false, true, false, false]),
-    setting("dg_capture", [false, true, false, true]),
-    setting("swimlane", [false, false, true, false]),
-    setting("all", [true, true, true, false]),
+/// (scope_stats, dep_gen, swimlane, dump_args, probe_only) per row.
+const SETTINGS: [Setting; 8] = [
+    setting("off", [false, false, false, false, false]),
+    setting("scope_stats", [true, false, false, false, false]),
+    setting("ss_probe", [true, false, false, false, true]),
+    setting("dep_gen", [false, true, false, false, false]),
+    setting("dg_capture", [false, true, false, false, true]),
+    setting("swimlane", [false, false, true, false, false]),
+    setting("args_dump", [false, false, false, true, false]),
+    setting("all", [true, true, true, false, false]),
 ];
 
 fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
@@ -81,6 +85,9 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             cfg.enable_scope_stats = s.scope_stats;
             cfg.enable_dep_gen = s.dep_gen;
             cfg.enable_l2_swimlane = s.swimlane;
+            if s.dump_args {
+                cfg.dump_args = simpler_runtime::config::DumpArgsLevel::Full;
+            }
             if s.probe_only {
                 cfg.faults.host_storage_limit = Some(0);
                 cfg.faults.skip_dep_gen_replay = true;
@@ -117,6 +124,22 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
                 if let Some(ns) = mean_submit_span(path) {
                     notes.push(format!("mean submit call {ns:.0} ns (orchestrator spans)"));
                 }
+            }
+            if let Some(a) = &r.args_dump {
+                let secs = r.wall.as_secs_f64().max(1e-9);
+                notes.push(format!(
+                    "args dump level 2: {} entries, {:.1} MB payload + {:.1} MB manifest, {:.0} MB/s of payload ({:.0} MB/s with the manifest){}",
+                    a.records,
+                    a.bin_bytes as f64 / 1e6,
+                    a.bytes as f64 / 1e6,
+                    a.bin_bytes as f64 / secs / 1e6,
+                    (a.bin_bytes + a.bytes) as f64 / secs / 1e6,
+                    if a.dropped_records > 0 || a.truncated_args > 0 {
+                        format!("; LOST {} records, {} truncated", a.dropped_records, a.truncated_args)
+                    } else {
+                        String::new()
+                    }
+                ));
             }
             if let Some(sc) = &r.scope_stats {
                 if !s.probe_only && (sc.dropped.unwrap_or(0) > 0 || sc.verdict != "published") {
@@ -157,6 +180,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
     println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
     println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
     println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
+    println!("args_dump: --dump-args=2 (every argument of every task with its data)");
     Ok(())
 }
 

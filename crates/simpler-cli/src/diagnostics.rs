@@ -91,6 +91,7 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
         "scope_stats" => "scope stats",
         "l2_swimlane" => "swimlane",
         "name_map" => "name map",
+        "args_dump" => "args dump",
         other => other,
     };
     let file = entry
@@ -116,6 +117,13 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
             Some(l) => format!(
                 "{file} ({} task rows, {} dummy rows, {} submit spans)",
                 l.rows[0], l.rows[1], l.rows[2]
+            ),
+            None => file,
+        },
+        ("args_dump", _) => match &report.args_dump {
+            Some(a) => format!(
+                "{file} ({} entries, {} payload bytes; dropped {} records / {} bytes, truncated {} entries / {} bytes)",
+                a.records, a.bin_bytes, a.dropped_records, a.dropped_bytes, a.truncated_args, a.truncated_bytes
             ),
             None => file,
         },

@@ -38,6 +38,8 @@ enum Command {
     /// How big each ring must be: structural minimum, observed peak and verified minimum per
     /// ring and resource, a ready-to-paste runtime_env; --check predicts whether sizes deadlock.
     Plan(simpler_plan::Args),
+    /// List, show, export (.npy, raw) and diff the task arguments of an args dump.
+    DumpViewer(simpler_dump_viewer::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::DepsViewer(args) => simpler_deps_viewer::run(args).map_err(Into::into),
         Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
         Command::Plan(args) => simpler_plan::run(args).map_err(Into::into),
+        Command::DumpViewer(args) => simpler_dump_viewer::run(args).map_err(Into::into),
     };
     report(result)
 }

@@ -36,6 +36,11 @@ pub struct RunArgs {
     /// Record per-task timing (l2_swimlane_records.json).
     #[arg(long)]
     pub enable_l2_swimlane: bool,
+    /// Capture the data of task arguments (args_dump/args_dump.json + args.bin): 0 off,
+    /// 1 partial (selected arguments only; the bare flag), 2 full, 3 hybrid (every record,
+    /// payload of selected tensors only). See docs/args-dump.md.
+    #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
+    pub dump_args: Option<simpler_runtime::config::DumpArgsLevel>,
     /// Ring size override KEY=VALUE; VALUE is one number or four comma-separated numbers.
     #[arg(long = "runtime-env", value_name = "KEY=VALUE", long_help = runtime_env::help())]
     pub runtime_env: Vec<String>,
@@ -84,6 +89,7 @@ impl RunArgs {
             enable_scope_stats: on(self.enable_scope_stats),
             enable_dep_gen: on(self.enable_dep_gen),
             enable_l2_swimlane: on(self.enable_l2_swimlane),
+            dump_args: self.dump_args,
             output_prefix: self.output_prefix.clone(),
             timeout: self
                 .timeout_secs

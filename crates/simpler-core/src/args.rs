@@ -7,7 +7,7 @@ use std::fmt;
 
 use arrayvec::ArrayVec;
 
-use crate::{DepFlags, TaskId, Tensor, TensorCreateInfo};
+use crate::{DType, DepFlags, TaskId, Tensor, TensorCreateInfo};
 
 /// Maximum tensor arguments of one task.
 pub const MAX_TENSOR_ARGS: usize = 32;
@@ -239,6 +239,15 @@ pub enum ArgError {
     },
     /// `block_num` of 0.
     ZeroBlockNum,
+    /// [`TaskArgs::dump_args`] before any argument was added.
+    DumpNothing,
+    /// [`TaskArgs::dump_arg`] names an argument that was not added.
+    DumpArgUnknown {
+        /// The index given (tensors first, then scalars).
+        index: usize,
+        /// Arguments added so far.
+        args: usize,
+    },
 }
 
 impl fmt::Display for ArgError {
@@ -260,6 +269,13 @@ impl fmt::Display for ArgError {
                 write!(f, "{ids} dependency ids but {kinds} dependency kinds")
             }
             ArgError::ZeroBlockNum => f.write_str("block_num must be at least 1"),
+            ArgError::DumpNothing => {
+                f.write_str("dump_args() was called before any argument was added")
+            }
+            ArgError::DumpArgUnknown { index, args } => write!(
+                f,
+                "dump_arg({index}) names no argument: {args} argument(s) were added (tensors first, then scalars)"
+            ),
         }
     }
 }
@@ -288,6 +304,8 @@ pub struct TaskArgs<'a> {
     launch: LaunchSpec,
     early_resolve: bool,
     error: Option<ArgError>,
+    dump_mask: u64,
+    scalar_dtypes: [Option<DType>; MAX_SCALAR_ARGS],
 }
 
 impl Default for TaskArgs<'_> {
@@ -306,6 +324,8 @@ impl<'a> TaskArgs<'a> {
             launch: LaunchSpec::default(),
             early_resolve: false,
             error: None,
+            dump_mask: 0,
+            scalar_dtypes: [None; MAX_SCALAR_ARGS],
         }
     }
 
@@ -342,28 +362,69 @@ impl<'a> TaskArgs<'a> {
     pub fn no_dep(&mut self, t: Tensor) -> &mut Self {
         self.arg(TensorArg::NoDep(t))
     }
-    /// Adds a raw 64-bit scalar.
+    /// Adds a raw 64-bit scalar (dumped as `UINT64`).
     pub fn scalar(&mut self, bits: u64) -> &mut Self {
+        self.scalar_typed(bits, None)
+    }
+    /// Adds a raw 64-bit scalar whose dtype the args dump records (`None`: `UINT64`).
+    pub fn scalar_typed(&mut self, bits: u64, dtype: Option<DType>) -> &mut Self {
+        let j = self.scalars.len();
         if self.scalars.try_push(bits).is_err() {
             self.fail(ArgError::TooManyScalars);
+        } else {
+            self.scalar_dtypes[j] = dtype;
         }
         self
     }
     /// Adds an f32 scalar (its bits, zero-extended).
     pub fn scalar_f32(&mut self, v: f32) -> &mut Self {
-        self.scalar(u64::from(v.to_bits()))
+        self.scalar_typed(u64::from(v.to_bits()), Some(DType::Float32))
     }
-    /// Adds an f64 scalar (its bits).
+    /// Adds an f64 scalar (its bits; dumped as `UINT64`, there is no 64-bit float dtype).
     pub fn scalar_f64(&mut self, v: f64) -> &mut Self {
         self.scalar(v.to_bits())
     }
     /// Adds an unsigned scalar.
     pub fn scalar_u32(&mut self, v: u32) -> &mut Self {
-        self.scalar(u64::from(v))
+        self.scalar_typed(u64::from(v), Some(DType::UInt32))
     }
     /// Adds a signed scalar (two's complement bits).
     pub fn scalar_i64(&mut self, v: i64) -> &mut Self {
-        self.scalar(v as u64)
+        self.scalar_typed(v as u64, Some(DType::Int64))
+    }
+
+    /// Selects every argument added so far (tensors and scalars) for the args dump; a no-op
+    /// unless the run dumps at level 1 (partial) or 3 (hybrid). An error (INVALID_ARGS at
+    /// submit) when nothing was added yet.
+    pub fn dump_args(&mut self) -> &mut Self {
+        let n = self.tensors.len() + self.scalars.len();
+        if n == 0 {
+            self.fail(ArgError::DumpNothing);
+        } else {
+            self.dump_mask |= if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        }
+        self
+    }
+    /// Selects argument `index` (tensors first, then scalars: scalar `j` is
+    /// `tensors().len() + j`) for the args dump. An error when it was not added yet.
+    pub fn dump_arg(&mut self, index: usize) -> &mut Self {
+        let n = self.tensors.len() + self.scalars.len();
+        if index >= n {
+            self.fail(ArgError::DumpArgUnknown { index, args: n });
+        } else {
+            self.dump_mask |= 1u64 << index;
+        }
+        self
+    }
+    /// The args-dump selection: bit `i` selects argument `i` (tensors first, then scalars).
+    #[inline]
+    pub fn dump_mask(&self) -> u64 {
+        self.dump_mask
+    }
+    /// The dtype of each scalar as the args dump records it (`None`: `UINT64`).
+    #[inline]
+    pub fn scalar_dtypes(&self) -> &[Option<DType>] {
+        &self.scalar_dtypes[..self.scalars.len()]
     }
 
     fn push_dep(&mut self, id: TaskId, kind: DepKind) -> &mut Self {
@@ -484,7 +545,23 @@ impl<'a> TaskArgs<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DType;
+
+    #[test]
+    fn dump_selection_marks_added_args_only() {
+        let mut a = TaskArgs::new();
+        a.dump_args();
+        assert_eq!(a.error(), Some(&ArgError::DumpNothing));
+        let mut a = TaskArgs::new();
+        a.input(t()).input(t()).scalar_f32(2.5).scalar(7);
+        a.dump_arg(1).dump_arg(3);
+        assert_eq!(a.dump_mask(), 0b1010);
+        assert_eq!(a.scalar_dtypes(), &[Some(DType::Float32), None]);
+        a.dump_arg(4);
+        assert_eq!(a.error(), Some(&ArgError::DumpArgUnknown { index: 4, args: 4 }));
+        let mut b = TaskArgs::new();
+        b.input(t()).scalar_u32(1).dump_args();
+        assert_eq!((b.dump_mask(), b.error()), (0b11, None));
+    }
 
     fn t() -> Tensor {
         Tensor::contiguous(0x1000, 64, &[16], DType::Float32, TaskId::INVALID).unwrap()

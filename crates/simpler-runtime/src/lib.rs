@@ -44,6 +44,7 @@ mod slot;
 pub(crate) mod sync;
 mod worker;
 
+pub use collectors::args_dump::ArgsDumpOutcome;
 pub use collectors::dep_gen::DepGenOutcome;
 pub use collectors::output::RunOutput;
 pub use collectors::scope_stats::ScopeStatsOutcome;

@@ -62,6 +62,8 @@ pub struct RunReport {
     pub dep_gen: Option<DepGenOutcome>,
     /// What became of this run's swimlane records (with `enable_l2_swimlane`).
     pub swimlane: Option<SwimlaneOutcome>,
+    /// What became of this run's args dump (with `dump_args` above 0).
+    pub args_dump: Option<crate::collectors::args_dump::ArgsDumpOutcome>,
     /// Every requested diagnostic's outcome and files, as the run manifest lists them.
     pub diagnostics: Vec<DiagnosticEntry>,
     /// The claimed output folder and its manifest (with any diagnostic on). The folder stays
@@ -357,6 +359,7 @@ pub(crate) fn execute(
         scope_stats: None,
         dep_gen: None,
         swimlane: None,
+        args_dump: None,
         diagnostics: Vec::new(),
         output: None,
     };

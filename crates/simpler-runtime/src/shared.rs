@@ -54,6 +54,8 @@ pub(crate) struct RunShared {
     pub platform: Platform,
     /// Swimlane timing, when enabled.
     pub swimlane: Option<SwimlaneShared>,
+    /// Args dump, when enabled.
+    pub args_dump: Option<crate::collectors::args_dump::ArgsDumpShared>,
 }
 
 /// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
@@ -115,6 +117,7 @@ impl RunShared {
             kernels,
             platform,
             swimlane: None,
+            args_dump: None,
         }
     }
 

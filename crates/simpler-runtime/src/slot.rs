@@ -7,7 +7,7 @@ use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
 use arrayvec::ArrayVec;
-use simpler_core::{ArgTag, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
+use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 
 use crate::platform::{MixedKernels, TaskShape};
 
@@ -57,6 +57,28 @@ pub(crate) struct Payload {
     pub block_num: u32,
     /// Claimed producers and the flags of each edge.
     pub fanin: Vec<(SlotRef, DepFlags)>,
+    /// Args dump selection (bit i = argument i, tensors first).
+    pub dump_mask: u64,
+    /// Scalar dtypes for the args dump, 4 bits per scalar ([`pack_dtypes`]).
+    pub scalar_dtypes: u64,
+}
+
+/// Packs scalar dtypes 4 bits each (0 = none, else `DType::ALL` index + 1): a slot carries 8
+/// bytes for them instead of 16.
+#[inline]
+pub(crate) fn pack_dtypes(d: &[Option<DType>]) -> u64 {
+    d.iter()
+        .take(MAX_SCALAR_ARGS)
+        .enumerate()
+        .fold(0, |acc, (j, t)| acc | (t.map_or(0, |t| t as u64 + 1) << (4 * j)))
+}
+
+/// The dtype of scalar `j` packed by [`pack_dtypes`].
+#[inline]
+pub(crate) fn unpack_dtype(packed: u64, j: usize) -> Option<DType> {
+    let code = (packed >> (4 * j)) & 0xf;
+    code.checked_sub(1)
+        .and_then(|i| DType::ALL.get(i as usize).copied())
 }
 
 /// Host bytes one task-window slot takes before any task uses it (what a window size costs).
@@ -98,6 +120,8 @@ impl Slot {
                 scalars: ArrayVec::new(),
                 block_num: 1,
                 fanin: Vec::new(),
+                dump_mask: 0,
+                scalar_dtypes: 0,
             }),
             fanin_count: AtomicU32::new(0),
             fanin_refcount: AtomicU32::new(0),

@@ -238,6 +238,7 @@ impl Worker {
             }
         };
         run_shared.swimlane = probes.swimlane.take();
+        run_shared.args_dump = probes.args_dump.take();
         let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), probes);
         let facts = RunFacts {
             proven: executed.report.stop_proven,
@@ -250,6 +251,7 @@ impl Worker {
         report.scope_stats = outcomes.scope_stats;
         report.dep_gen = outcomes.dep_gen;
         report.swimlane = outcomes.swimlane;
+        report.args_dump = outcomes.args_dump;
         if let Some(o) = output.as_mut() {
             o.finish(executed.fatal.as_ref(), outcomes.entries.clone());
         }

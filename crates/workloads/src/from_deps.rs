@@ -504,6 +504,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 },
                 require_sync_start: false,
                 allow_early_resolve: task.early_dispatch == Some(true),
+                dump_mask: 0,
             },
             manual,
         );

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_runtime::config::{RingResource, Settings, DEFAULT_HEAP, MAX_CLUSTERS};
+use simpler_runtime::config::{DumpArgsLevel, RingResource, Settings, DEFAULT_HEAP, MAX_CLUSTERS};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::{Error, ErrorKind, WorkloadError};
@@ -171,6 +171,15 @@ fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
             .map_err(|e| WorkloadError::new(format!("runtime_env.{k}"), e.to_string()))?;
     }
     let d = &spec.diagnostics;
+    let dump_args = match d.dump_args {
+        None => None,
+        Some(n) => Some(DumpArgsLevel::from_number(n).ok_or_else(|| {
+            WorkloadError::new(
+                "diagnostics.dump_args".to_string(),
+                format!("{n} is not a dump-args level: 0 (off), 1 (partial), 2 (full) or 3 (hybrid)"),
+            )
+        })?),
+    };
     Ok(Settings {
         runtime: spec.runtime.as_deref().and_then(RuntimeKind::from_name),
         clusters: spec.clusters,
@@ -179,6 +188,7 @@ fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
         enable_scope_stats: Some(d.enable_scope_stats),
         enable_dep_gen: Some(d.enable_dep_gen),
         enable_l2_swimlane: Some(d.enable_l2_swimlane),
+        dump_args,
         output_prefix: d.output_prefix.as_ref().map(PathBuf::from),
         ..Settings::default()
     })

@@ -43,6 +43,8 @@ pub(crate) struct SubmitOp {
     pub block_num: u16,
     pub require_sync_start: bool,
     pub allow_early_resolve: bool,
+    /// Args dump selection mask (bit i = argument i, tensors first).
+    pub dump_mask: u64,
 }
 
 /// One operation of the flat program.

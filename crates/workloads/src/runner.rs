@@ -139,6 +139,9 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
                 if s.allow_early_resolve {
                     args.allow_early_resolve();
                 }
+                for i in (0..64).filter(|i| s.dump_mask & (1u64 << i) != 0) {
+                    args.dump_arg(i);
+                }
                 let r = o.submit(s.kernels, &args)?;
                 for (k, slot) in out_slots.into_iter().enumerate() {
                     outputs[slot] = r.get(k);

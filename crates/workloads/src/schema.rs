@@ -107,6 +107,9 @@ pub struct Diagnostics {
     /// Write l2_swimlane_records.json.
     #[serde(default)]
     pub enable_l2_swimlane: bool,
+    /// Args dump level 0..=3 (`args_dump/`).
+    #[serde(default)]
+    pub dump_args: Option<u64>,
     /// Where artifacts go (default `outputs/<name>_<timestamp>/`).
     #[serde(default)]
     pub output_prefix: Option<String>,
@@ -312,6 +315,20 @@ pub struct TaskSpec {
     /// Early-dispatch hint.
     #[serde(default)]
     pub allow_early_resolve: bool,
+    /// Args dump selection: `true` selects every argument, a list selects argument indices
+    /// (tensors first, then scalars).
+    #[serde(default)]
+    pub dump: Option<DumpSelection>,
+}
+
+/// A task's args dump selection in a workload file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DumpSelection {
+    /// `true`: every argument; `false`: none.
+    All(bool),
+    /// These argument indices.
+    Indices(Vec<usize>),
 }
 
 /// One explicit dependency (a label template) or a range of them.

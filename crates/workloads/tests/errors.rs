@@ -324,3 +324,34 @@ fn mangled_shipped_files_never_panic() {
         }
     }
 }
+
+#[test]
+fn dump_selections() {
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a" } ], "dump": [ 0, 1 ] } } ]"#,
+        ),
+        "body[0].submit.dump[1]",
+        "argument 1 does not exist: the task has 1 (tensors first, then scalars)",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "dump": true } } ]"#),
+        "body[0].submit.dump",
+        "the task has no arguments to dump",
+    );
+    assert_error(
+        &with_body(r#"[ { "dummy": { "args": [ { "input": "a" } ], "dump": true } } ]"#),
+        "body[0].dummy.dump",
+        "a dummy task runs no kernel, so its arguments are never dumped",
+    );
+    assert_error(
+        r#"{ "diagnostics": { "dump_args": 5 }, "body": [] }"#,
+        "diagnostics.dump_args",
+        "5 is not a dump-args level: 0 (off), 1 (partial), 2 (full) or 3 (hybrid)",
+    );
+    assert!(load_str(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "input": "a" } ], "dump": false } } ]"#),
+        "t"
+    )
+    .is_ok());
+}

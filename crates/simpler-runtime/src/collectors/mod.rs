@@ -4,6 +4,7 @@
 //! - [`scope_stats`]: per-scope resource samples → `scope_stats/scope_stats.jsonl`.
 //! - [`dep_gen`]: every submit captured and replayed → `deps.json`.
 //! - [`swimlane`]: per-task timing → `l2_swimlane_records.json`.
+//! - [`args_dump`]: task arguments' data → `args_dump/args_dump.json` + `args.bin`.
 //! - `name_map`: kernel names → `name_map.json`.
 //!
 //! Every collector implements `Collector`: its `start` function (listed in `REGISTRY`)
@@ -12,6 +13,7 @@
 //! (and, with producer-stop proof, the producers' `Finals`) into files and a manifest entry.
 //! `session` runs the registry; `output` owns the output folder and the run manifest.
 
+pub mod args_dump;
 pub(crate) mod channel;
 pub mod dep_gen;
 mod error;
@@ -50,6 +52,8 @@ pub(crate) struct Probes {
     pub dep_graph: Option<GraphWriter>,
     /// What every run thread needs to record timing.
     pub swimlane: Option<SwimlaneShared>,
+    /// What every scheduler thread needs to capture arguments.
+    pub args_dump: Option<args_dump::ArgsDumpShared>,
 }
 
 /// What the producers leave behind; only present with producer-stop proof.
@@ -92,6 +96,7 @@ pub(crate) struct Outcomes {
     pub scope_stats: Option<scope_stats::ScopeStatsOutcome>,
     pub dep_gen: Option<dep_gen::DepGenOutcome>,
     pub swimlane: Option<swimlane::SwimlaneOutcome>,
+    pub args_dump: Option<args_dump::ArgsDumpOutcome>,
     /// One per enabled collector, in registry order.
     pub entries: Vec<DiagnosticEntry>,
 }
@@ -116,6 +121,7 @@ pub(crate) const REGISTRY: &[StartFn] = &[
     scope_stats::start,
     dep_gen::start,
     swimlane::start,
+    args_dump::start,
     name_map::start,
 ];
 

@@ -28,4 +28,6 @@ pub struct Faults {
     pub skip_dep_gen_replay: bool,
     /// dep_gen: slots per capture buffer (to exercise truncation with small buffers).
     pub dep_gen_slots_per_buffer: Option<usize>,
+    /// args_dump: payload bytes per buffer (to exercise truncation with small buffers).
+    pub args_dump_buffer_bytes: Option<usize>,
 }

@@ -36,6 +36,50 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// as given.
 pub const MAX_DEFAULT_SCHEDULER_THREADS: usize = 3;
 
+/// How much the args dump captures (`--dump-args[=LEVEL]`, the original's `DumpArgsLevel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, PartialOrd, Ord)]
+pub enum DumpArgsLevel {
+    /// 0: nothing; no storage is allocated.
+    #[default]
+    Off = 0,
+    /// 1: only the selected arguments of tasks that selected any (records and payload).
+    Partial = 1,
+    /// 2: every argument of every task, with its payload.
+    Full = 2,
+    /// 3: every argument's record; payload only for the selected tensors.
+    Hybrid = 3,
+}
+
+impl DumpArgsLevel {
+    /// The level of number `n` (0..=3).
+    pub fn from_number(n: u64) -> Option<DumpArgsLevel> {
+        Some(match n {
+            0 => DumpArgsLevel::Off,
+            1 => DumpArgsLevel::Partial,
+            2 => DumpArgsLevel::Full,
+            3 => DumpArgsLevel::Hybrid,
+            _ => return None,
+        })
+    }
+    /// The level's number, as written to `args_dump.json`.
+    pub const fn number(self) -> u8 {
+        self as u8
+    }
+}
+
+impl std::str::FromStr for DumpArgsLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        s.trim()
+            .parse::<u64>()
+            .ok()
+            .and_then(DumpArgsLevel::from_number)
+            .ok_or_else(|| {
+                format!("dump-args level {s:?} is not 0 (off), 1 (partial), 2 (full) or 3 (hybrid)")
+            })
+    }
+}
+
 /// Which runtime executes the orchestration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -162,6 +206,8 @@ pub struct CallConfig {
     pub enable_dep_gen: bool,
     /// Record per-task timing.
     pub enable_l2_swimlane: bool,
+    /// Capture task arguments' data (`args_dump/`); see `docs/args-dump.md`.
+    pub dump_args: DumpArgsLevel,
     /// Where diagnostics are written; required when any diagnostic is on.
     pub output_prefix: Option<PathBuf>,
     /// A run still going after this long is stopped with SCHEDULER_TIMEOUT (100).
@@ -190,6 +236,7 @@ impl Default for CallConfig {
             enable_scope_stats: false,
             enable_dep_gen: false,
             enable_l2_swimlane: false,
+            dump_args: DumpArgsLevel::Off,
             output_prefix: None,
             timeout: DEFAULT_TIMEOUT,
             record_fanin: false,
@@ -203,7 +250,10 @@ impl Default for CallConfig {
 impl CallConfig {
     /// True when any diagnostic is enabled.
     pub fn any_diagnostic(&self) -> bool {
-        self.enable_scope_stats || self.enable_dep_gen || self.enable_l2_swimlane
+        self.enable_scope_stats
+            || self.enable_dep_gen
+            || self.enable_l2_swimlane
+            || self.dump_args != DumpArgsLevel::Off
     }
 
     /// Checks the configuration and resolves the ring sizes.
@@ -219,6 +269,7 @@ impl CallConfig {
                 (self.enable_scope_stats, "enable_scope_stats"),
                 (self.enable_dep_gen, "enable_dep_gen"),
                 (self.enable_l2_swimlane, "enable_l2_swimlane"),
+                (self.dump_args != DumpArgsLevel::Off, "dump_args"),
             ] {
                 if flag {
                     on.push(name);

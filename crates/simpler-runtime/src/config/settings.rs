@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{CallConfig, RuntimeEnv, RuntimeKind};
+use super::{CallConfig, DumpArgsLevel, RuntimeEnv, RuntimeKind};
 
 /// One layer of run settings; see the module docs.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +32,8 @@ pub struct Settings {
     pub enable_dep_gen: Option<bool>,
     /// Record per-task timing.
     pub enable_l2_swimlane: Option<bool>,
+    /// Args dump level.
+    pub dump_args: Option<DumpArgsLevel>,
     /// Where diagnostics are written.
     pub output_prefix: Option<PathBuf>,
     /// Run timeout.
@@ -60,6 +62,7 @@ impl Settings {
             enable_scope_stats: pick(self.enable_scope_stats, &over.enable_scope_stats),
             enable_dep_gen: pick(self.enable_dep_gen, &over.enable_dep_gen),
             enable_l2_swimlane: pick(self.enable_l2_swimlane, &over.enable_l2_swimlane),
+            dump_args: pick(self.dump_args, &over.dump_args),
             output_prefix: pick(self.output_prefix, &over.output_prefix),
             timeout: pick(self.timeout, &over.timeout),
             record_fanin: pick(self.record_fanin, &over.record_fanin),
@@ -76,6 +79,7 @@ impl Settings {
             self.enable_l2_swimlane,
         ]
         .contains(&Some(true))
+            || self.dump_args.is_some_and(|l| l != DumpArgsLevel::Off)
     }
 
     /// The run configuration: these settings over the defaults. Not yet validated (the run
@@ -91,6 +95,7 @@ impl Settings {
             enable_scope_stats: self.enable_scope_stats.unwrap_or(d.enable_scope_stats),
             enable_dep_gen: self.enable_dep_gen.unwrap_or(d.enable_dep_gen),
             enable_l2_swimlane: self.enable_l2_swimlane.unwrap_or(d.enable_l2_swimlane),
+            dump_args: self.dump_args.unwrap_or(d.dump_args),
             output_prefix: self.output_prefix.or(d.output_prefix),
             timeout: self.timeout.unwrap_or(d.timeout),
             record_fanin: self.record_fanin.unwrap_or(d.record_fanin),
@@ -137,5 +142,48 @@ mod tests {
         let d = Settings::default().into_config();
         assert_eq!(d.clusters, super::super::DEFAULT_CLUSTERS);
         assert_eq!(d.runtime, RuntimeKind::Tmr);
+        assert_eq!(d.dump_args, DumpArgsLevel::Off);
+    }
+
+    #[test]
+    fn dump_args_layers_and_counts_as_a_diagnostic() {
+        let file = Settings {
+            dump_args: Some(DumpArgsLevel::Hybrid),
+            ..Default::default()
+        };
+        assert!(file.any_diagnostic());
+        let off = Settings {
+            dump_args: Some(DumpArgsLevel::Off),
+            ..Default::default()
+        };
+        assert!(!off.any_diagnostic());
+        assert_eq!(
+            file.clone()
+                .overlaid(&Settings::default())
+                .into_config()
+                .dump_args,
+            DumpArgsLevel::Hybrid
+        );
+        let cfg = file.overlaid(&off).into_config();
+        assert_eq!(
+            cfg.dump_args,
+            DumpArgsLevel::Off,
+            "the command line's 0 turns a file's level off"
+        );
+        assert!(!cfg.any_diagnostic());
+        let on = CallConfig {
+            dump_args: DumpArgsLevel::Full,
+            ..CallConfig::default()
+        };
+        let e = on.validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "dump_args needs an output_prefix to write its artifacts"
+        );
+        assert_eq!("3".parse::<DumpArgsLevel>(), Ok(DumpArgsLevel::Hybrid));
+        assert!("9"
+            .parse::<DumpArgsLevel>()
+            .unwrap_err()
+            .contains("is not 0 (off)"));
     }
 }

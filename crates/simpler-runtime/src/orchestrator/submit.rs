@@ -526,6 +526,8 @@ impl Orchestrator {
         p.args.clear();
         p.scalars.clear();
         p.scalars.extend(args.scalars().iter().copied());
+        p.dump_mask = args.dump_mask();
+        p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
         let mut offset = heap_start;
         for a in args.tensors() {
             match a {

@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, DummyRow, TaskRow};
 
+use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::fatal::FatalCode;
 use crate::platform::kernel::KernelCtx;
@@ -49,6 +50,14 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(non-string payload)".into())
 }
 
+/// A scheduler thread's diagnostics producers (each `None` when its diagnostic is off).
+pub(crate) struct ThreadProbes {
+    /// Swimlane timing.
+    pub lane: Option<SwimlaneProducer>,
+    /// Args dump.
+    pub dump: Option<ArgsDumpProducer>,
+}
+
 /// Runs one claimed block (or completes a dummy) of task `s`.
 pub(crate) fn execute(
     shared: &RunShared,
@@ -56,9 +65,10 @@ pub(crate) fn execute(
     cursor: &mut CoreCursor,
     scratch: &mut Vec<SlotRef>,
     batch: &mut AdvanceBatch,
-    lane: &mut Option<SwimlaneProducer>,
+    probes: &mut ThreadProbes,
     thread: u32,
 ) {
+    let ThreadProbes { lane, dump } = probes;
     let dispatch_ns = lane.as_ref().map_or(0, |l| l.clock.now());
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
@@ -77,6 +87,12 @@ pub(crate) fn execute(
     }
     let payload = slot.payload.read();
     let block = slot.next_block.fetch_add(1, Ordering::AcqRel);
+    if block == 0 {
+        // Before any block runs: the other blocks are queued only after this capture.
+        if let Some(d) = dump.as_mut() {
+            d.capture(Stage::BeforeDispatch, &payload, &shared.memory);
+        }
+    }
     if block + 1 < payload.block_num {
         shared.push_ready(s);
     }
@@ -157,6 +173,11 @@ pub(crate) fn execute(
     }
     drop(payload);
     if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
+        // Every block has finished (blocks write disjoint slices): one capture of the whole
+        // outputs, before completion lets consumers run and the slot be reused.
+        if let Some(d) = dump.as_mut() {
+            d.capture(Stage::AfterCompletion, &slot.payload.read(), &shared.memory);
+        }
         shared.complete(s, scratch, batch);
     }
     if let Some(l) = lane.as_mut() {

@@ -23,7 +23,10 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
     let mut cursor = CoreCursor::new(shared.platform, thread_index, thread_count);
     let mut scratch = Vec::new();
     let mut batch = AdvanceBatch::default();
-    let mut lane = shared.swimlane.as_ref().map(|s| s.producer());
+    let mut probes = dispatch::ThreadProbes {
+        lane: shared.swimlane.as_ref().map(|s| s.producer()),
+        dump: shared.args_dump.as_ref().map(|s| s.producer()),
+    };
     let mut idle = 0u32;
     loop {
         if shared.fatal.is_set() {
@@ -37,7 +40,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 &mut cursor,
                 &mut scratch,
                 &mut batch,
-                &mut lane,
+                &mut probes,
                 thread_index,
             );
             continue;
@@ -55,7 +58,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sched_sleep
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
-    drop(lane); // hands its last rows over
+    drop(probes); // hands its last rows and records over
     shared.threads_exited.fetch_add(1, Ordering::AcqRel);
     shared.done_sleep.notify_all();
 }

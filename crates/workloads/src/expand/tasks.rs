@@ -7,7 +7,7 @@ use super::{err, Expander, MAX_TASKS};
 use crate::error::WResult;
 use crate::kernels::{self, KernelInfo, ScalarType};
 use crate::program::{ArgOp, Base, SubmitOp, SymTensor};
-use crate::schema::{ArgSpec, CoreName, DepRef, KernelRef, Scalar, TaskSpec, TypedScalar};
+use crate::schema::{ArgSpec, CoreName, DepRef, DumpSelection, KernelRef, Scalar, TaskSpec, TypedScalar};
 
 impl Expander {
     fn kernel(&self, r: &KernelRef, path: &str) -> WResult<&'static KernelInfo> {
@@ -205,6 +205,33 @@ impl Expander {
             Some(e) => self.ranged(e, &format!("{base}.block_num"), 1, i64::from(u16::MAX))? as u16,
             None => 1,
         };
+        let n_args = args.len() + scalars.len();
+        let dump_mask = match &t.dump {
+            None | Some(DumpSelection::All(false)) => 0,
+            Some(_) if dummy => {
+                return Err(err(
+                    &format!("{base}.dump"),
+                    "a dummy task runs no kernel, so its arguments are never dumped",
+                ))
+            }
+            Some(DumpSelection::All(true)) if n_args == 0 => {
+                return Err(err(&format!("{base}.dump"), "the task has no arguments to dump"))
+            }
+            Some(DumpSelection::All(true)) => u64::MAX >> (64 - n_args),
+            Some(DumpSelection::Indices(v)) => {
+                let mut m = 0u64;
+                for (k, &i) in v.iter().enumerate() {
+                    if i >= n_args {
+                        return Err(err(
+                            &format!("{base}.dump[{k}]"),
+                            format!("argument {i} does not exist: the task has {n_args} (tensors first, then scalars)"),
+                        ));
+                    }
+                    m |= 1u64 << i;
+                }
+                m
+            }
+        };
         let task_index = self.prog.tasks;
         let manual = self.manual_depth.is_some();
         self.prog.push_submit(
@@ -216,6 +243,7 @@ impl Expander {
                 block_num,
                 require_sync_start: t.require_sync_start,
                 allow_early_resolve: t.allow_early_resolve,
+                dump_mask,
             },
             manual,
         );

@@ -1,0 +1,402 @@
+//! The args dump: `args_dump/args_dump.json` (one entry per captured argument) and
+//! `args_dump/args.bin` (the payloads, back to back, little-endian, logical-contiguous order).
+//!
+//! The layout is the original's (`docs/args-dump.md`), so files from either side read here
+//! and in the original's `dump_viewer.py`. Our files add four top-level counters the original
+//! does not write (`truncated_bytes`, `dropped_bytes`, `complete`); files without them read as
+//! 0 / unknown. Also here: element decoding for the viewer and the `.npy` writer.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The folder of the dump inside a run's output folder.
+pub const DIR: &str = "args_dump";
+/// The manifest's file name.
+pub const JSON_FILE: &str = "args_dump.json";
+/// The payload file's name.
+pub const BIN_FILE: &str = "args.bin";
+
+/// `bin_format` of the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BinFormat {
+    /// Always `logical_contiguous`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Always `little_endian`.
+    pub byte_order: String,
+}
+
+impl Default for BinFormat {
+    fn default() -> Self {
+        BinFormat {
+            kind: "logical_contiguous".into(),
+            byte_order: "little_endian".into(),
+        }
+    }
+}
+
+/// One captured argument (an `args[]` entry), keys in the original's order.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ArgEntry {
+    /// `0x%016x`: ring in bits 63..32, local id in 31..0.
+    pub task_id: String,
+    /// The task's active kernel ids (−1 = unknown).
+    #[serde(default)]
+    pub func_id: Vec<i64>,
+    /// Tensors first, then scalars.
+    pub arg_index: u32,
+    /// `input`, `output` or `inout`.
+    pub role: String,
+    /// `before_dispatch` or `after_completion`.
+    pub stage: String,
+    /// `tensor` or `scalar`.
+    #[serde(default = "tensor_kind")]
+    pub kind: String,
+    /// Upper-case dtype name (`FLOAT32`, ...), `UNKNOWN` otherwise.
+    pub dtype: String,
+    /// A scalar's value (decoded by dtype).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    /// Row-major strides (a scalar counts as contiguous).
+    #[serde(default)]
+    pub is_contiguous: bool,
+    /// Elements per dimension.
+    #[serde(default)]
+    pub shape: Vec<u64>,
+    /// Strides in elements.
+    #[serde(default)]
+    pub strides: Vec<u64>,
+    /// Offset of the first element in its buffer, in elements.
+    #[serde(default)]
+    pub start_offset: u64,
+    /// Elements (Π shape; 1 for a scalar).
+    #[serde(default)]
+    pub numel: Option<u64>,
+    /// Set when a scalar selection matched more than one scalar.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub arg_index_ambiguous: bool,
+    /// Offset of the payload in `args.bin`.
+    #[serde(default)]
+    pub bin_offset: u64,
+    /// Payload bytes kept (0: none).
+    #[serde(default)]
+    pub bin_size: u64,
+    /// Only the first `bin_size` bytes were kept.
+    #[serde(default)]
+    pub truncated: bool,
+    /// The payload was overwritten before the host read it (never in this runtime).
+    #[serde(default)]
+    pub overwritten: bool,
+}
+
+fn tensor_kind() -> String {
+    "tensor".into()
+}
+
+impl ArgEntry {
+    /// Elements of the argument (`numel`, else Π shape).
+    pub fn elements(&self) -> u64 {
+        self.numel.unwrap_or_else(|| self.shape.iter().product())
+    }
+    /// True for a scalar.
+    pub fn is_scalar(&self) -> bool {
+        self.kind == "scalar"
+    }
+    /// The task id as a number (`None` when it does not parse).
+    pub fn task_number(&self) -> Option<u64> {
+        parse_task_id(&self.task_id)
+    }
+}
+
+/// Parses a task id written as hex (`0x…` or bare hex digits).
+pub fn parse_task_id(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    u64::from_str_radix(t, 16).ok()
+}
+
+/// The whole manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ArgsDumpManifest {
+    /// `args_dump`.
+    #[serde(default)]
+    pub run_dir: String,
+    /// How `args.bin` is laid out.
+    #[serde(default)]
+    pub bin_format: BinFormat,
+    /// The level the run dumped at (0..=3).
+    #[serde(default)]
+    pub dump_args_level: u8,
+    /// Entries in `args`.
+    #[serde(default)]
+    pub total_args: u64,
+    /// Entries captured before dispatch.
+    #[serde(default)]
+    pub before_dispatch: u64,
+    /// Entries captured after completion.
+    #[serde(default)]
+    pub after_completion: u64,
+    /// Entries with role `input`.
+    #[serde(default)]
+    pub input_args: u64,
+    /// Entries with role `output`.
+    #[serde(default)]
+    pub output_args: u64,
+    /// Entries with role `inout`.
+    #[serde(default)]
+    pub inout_args: u64,
+    /// Entries whose payload was truncated.
+    #[serde(default)]
+    pub truncated_args: u64,
+    /// Records lost (no buffer in time): not in `args`.
+    #[serde(default)]
+    pub dropped_records: u64,
+    /// Payloads overwritten before the host read them (always 0 here).
+    #[serde(default)]
+    pub dropped_overwrite: u64,
+    /// `args.bin`, or `null` when no payload was written at level 3.
+    #[serde(default = "default_bin")]
+    pub bin_file: Option<String>,
+    /// Ours: payload bytes cut from truncated entries.
+    #[serde(default)]
+    pub truncated_bytes: u64,
+    /// Ours: payload bytes of the dropped records.
+    #[serde(default)]
+    pub dropped_bytes: u64,
+    /// Ours: every record and byte selected was kept (`None` in the original's files).
+    #[serde(default)]
+    pub complete: Option<bool>,
+    /// One entry per captured argument (the original's older files call it `tensors`).
+    #[serde(alias = "tensors")]
+    pub args: Vec<ArgEntry>,
+}
+
+fn default_bin() -> Option<String> {
+    Some(BIN_FILE.into())
+}
+
+/// A dump read from disk: its folder, manifest and payload file.
+#[derive(Clone, Debug)]
+pub struct ArgsDump {
+    /// The folder (`…/args_dump`).
+    pub dir: PathBuf,
+    /// The manifest.
+    pub manifest: ArgsDumpManifest,
+    /// The payload file, when the manifest names one.
+    pub bin: Option<PathBuf>,
+}
+
+/// Why a dump could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The manifest is not valid JSON of this layout.
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Line of the error.
+        line: usize,
+        /// Column of the error.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            ReadError::Json {
+                path,
+                line,
+                column,
+                message,
+            } => write!(f, "{}:{line}:{column}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads the dump in `dir` (the folder holding `args_dump.json`).
+pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
+    let path = dir.join(JSON_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|source| ReadError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
+        path: path.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let bin = manifest.bin_file.as_ref().map(|b| dir.join(b));
+    Ok(ArgsDump {
+        dir: dir.to_path_buf(),
+        manifest,
+        bin,
+    })
+}
+
+impl ArgsDump {
+    /// The payload bytes of `e` (empty when it has none).
+    pub fn payload(&self, e: &ArgEntry) -> Result<Vec<u8>, ReadError> {
+        use std::io::{Read, Seek, SeekFrom};
+        if e.bin_size == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(bin) = &self.bin else {
+            return Ok(Vec::new());
+        };
+        let io = |source| ReadError::Io {
+            path: bin.clone(),
+            source,
+        };
+        let mut f = std::fs::File::open(bin).map_err(io)?;
+        f.seek(SeekFrom::Start(e.bin_offset)).map_err(io)?;
+        let mut out = vec![0u8; e.bin_size as usize];
+        f.read_exact(&mut out).map_err(io)?;
+        Ok(out)
+    }
+}
+
+/// Bytes per element of a dtype name (`None` for an unknown one). FP8/FP4 are one byte.
+pub fn dtype_size(dtype: &str) -> Option<usize> {
+    Some(match dtype.to_ascii_uppercase().as_str() {
+        "FLOAT32" | "INT32" | "UINT32" => 4,
+        "FLOAT16" | "BFLOAT16" | "INT16" | "UINT16" => 2,
+        "INT8" | "UINT8" | "BOOL" | "FP8E4M3FN" | "FP8E8M0" | "FP4E2M1" => 1,
+        "INT64" | "UINT64" => 8,
+        _ => return None,
+    })
+}
+
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (h >> 10) & 0x1f;
+    let frac = f64::from(h & 0x3ff);
+    match exp {
+        0 => sign * frac * 2f64.powi(-24),
+        0x1f if frac == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        e => sign * (1.0 + frac / 1024.0) * 2f64.powi(i32::from(e) - 15),
+    }
+}
+
+/// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
+/// is unknown or the bytes end before it).
+pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
+    let size = dtype_size(dtype)?;
+    let b = bytes.get(k * size..(k + 1) * size)?;
+    let arr = |n: usize| -> [u8; 8] {
+        let mut a = [0u8; 8];
+        a[..n].copy_from_slice(&b[..n]);
+        a
+    };
+    let u = u64::from_le_bytes(arr(size));
+    Some(match dtype.to_ascii_uppercase().as_str() {
+        "FLOAT32" => f64::from(f32::from_bits(u as u32)),
+        "FLOAT16" => f16_to_f64(u as u16),
+        "BFLOAT16" => f64::from(f32::from_bits((u as u32) << 16)),
+        "INT8" => f64::from(u as u8 as i8),
+        "INT16" => f64::from(u as u16 as i16),
+        "INT32" => f64::from(u as u32 as i32),
+        "INT64" => u as i64 as f64,
+        _ => u as f64,
+    })
+}
+
+/// The NumPy `descr` of a dtype name (`None` for the ones NumPy has no type for: bf16, fp8,
+/// fp4, which export as raw bytes `|u1`).
+pub fn npy_descr(dtype: &str) -> Option<&'static str> {
+    Some(match dtype.to_ascii_uppercase().as_str() {
+        "FLOAT32" => "<f4",
+        "FLOAT16" => "<f2",
+        "INT8" => "|i1",
+        "INT16" => "<i2",
+        "INT32" => "<i4",
+        "INT64" => "<i8",
+        "UINT8" => "|u1",
+        "UINT16" => "<u2",
+        "UINT32" => "<u4",
+        "UINT64" => "<u8",
+        "BOOL" => "|b1",
+        _ => return None,
+    })
+}
+
+/// Writes a `.npy` file (format version 1.0): magic, version, header length, the header dict
+/// padded with spaces to a multiple of 64 bytes and ending in `\n`, then `data`. `descr` is a
+/// NumPy type string (`<f4`, ...); `shape` may be empty (a 0-d array).
+pub fn write_npy(w: &mut impl Write, descr: &str, shape: &[u64], data: &[u8]) -> io::Result<()> {
+    let dims = match shape {
+        [] => String::new(),
+        [n] => format!("{n},"),
+        more => more.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}");
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let len = u16::try_from(header.len()).map_err(|_| io::Error::other("npy header too long"))?;
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(header.as_bytes())?;
+    w.write_all(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_padded_to_64() {
+        let mut v = Vec::new();
+        write_npy(&mut v, "<f4", &[3], &[0u8; 12]).unwrap();
+        let hlen = u16::from_le_bytes([v[8], v[9]]) as usize;
+        assert_eq!((10 + hlen) % 64, 0);
+        assert_eq!(v[10 + hlen - 1], b'\n');
+        let h = std::str::from_utf8(&v[10..10 + hlen]).unwrap();
+        assert!(
+            h.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"),
+            "{h}"
+        );
+        assert_eq!(v.len(), 10 + hlen + 12);
+    }
+
+    #[test]
+    fn elements_decode_by_dtype() {
+        assert_eq!(element("FLOAT32", &47.0f32.to_le_bytes(), 0), Some(47.0));
+        assert_eq!(element("FLOAT16", &[0x00, 0x3c], 0), Some(1.0));
+        assert_eq!(element("BFLOAT16", &[0x40, 0x40], 0), Some(3.0));
+        assert_eq!(element("INT8", &[0xff], 0), Some(-1.0));
+        assert_eq!(element("FLOAT32", &[0; 4], 1), None);
+        assert_eq!(parse_task_id("0x0000000100000002"), Some(0x1_0000_0002));
+    }
+
+    #[test]
+    fn the_originals_manifest_reads() {
+        let text = r#"{"run_dir":"args_dump","bin_format":{"type":"logical_contiguous","byte_order":"little_endian"},
+        "dump_args_level":3,"total_args":1,"before_dispatch":1,"after_completion":0,"input_args":1,
+        "output_args":0,"inout_args":0,"truncated_args":0,"dropped_records":0,"dropped_overwrite":0,
+        "bin_file":null,"args":[{"task_id":"0x0000000100000000","func_id":[0],"arg_index":2,
+        "role":"input","stage":"before_dispatch","kind":"scalar","dtype":"FLOAT32","value":5.0,
+        "is_contiguous":true,"shape":[],"strides":[],"start_offset":0,"numel":1,
+        "arg_index_ambiguous":true,"bin_offset":0,"bin_size":0,"truncated":false,"overwritten":false}]}"#;
+        let m: ArgsDumpManifest = serde_json::from_str(text).unwrap();
+        assert_eq!(m.bin_file, None);
+        assert_eq!(m.complete, None);
+        assert!(m.args[0].arg_index_ambiguous && m.args[0].is_scalar());
+        assert_eq!(m.args[0].value, Some(serde_json::json!(5.0)));
+    }
+}

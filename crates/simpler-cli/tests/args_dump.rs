@@ -1,0 +1,219 @@
+//! `--dump-args` and `simpler dump-viewer` through the binary: the flag's levels, a workload
+//! file's level and selection, the viewer's listing and export, and the "diagnostic lost"
+//! status of a dump that could not keep everything.
+
+mod common;
+use common::{read_json, simpler, text};
+
+#[test]
+fn level_2_run_then_viewer_exports_f_as_the_golden() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&["run", "vector_example", "--dump-args=2", "--output-prefix", p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(
+            "(18 entries, 851968 payload bytes; dropped 0 records / 0 bytes, truncated 0 entries / 0 bytes)"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let m = read_json(&prefix.join("run.json"));
+    let entry = m["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "args_dump")
+        .unwrap()
+        .clone();
+    assert_eq!(entry["outcome"], "written");
+    assert_eq!(entry["files"][0]["name"], "args_dump/args_dump.json");
+    assert_eq!(entry["files"][1]["name"], "args_dump/args.bin");
+    assert_eq!(entry["files"][1]["bytes"], 851968);
+
+    let listing = simpler(&["dump-viewer", p]);
+    assert!(listing.status.success());
+    assert_eq!(
+        text(&listing.stdout).lines().count(),
+        2 + 18,
+        "{}",
+        text(&listing.stdout)
+    );
+    let exp = dir.path().join("exp");
+    let out = simpler(&[
+        "dump-viewer",
+        p,
+        "--task",
+        "0x0000000100000003",
+        "--role",
+        "output",
+        "--export",
+        "--out",
+        exp.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bytes = std::fs::read(exp.join("task_0x0000000100000003_after_out2.npy")).unwrap();
+    let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let data = &bytes[10 + hlen..];
+    assert_eq!(data.len(), 16384 * 4);
+    assert!(data
+        .chunks_exact(4)
+        .all(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) == 47.0));
+    let missing = simpler(&["dump-viewer", p, "--task", "0x77"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("task 0x77 is not in the dump"),
+        "{}",
+        text(&missing.stderr)
+    );
+}
+
+#[test]
+fn a_truncating_dump_exits_with_diagnostic_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("run");
+    // 300000 f32 = 1200000 bytes per tensor, more than a 1 MiB buffer: 13 payloads truncated.
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--param",
+        "size=300000",
+        "--dump-args=2",
+        "--output-prefix",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let cut = 13 * (1_200_000 - (1 << 20));
+    assert!(
+        text(&out.stdout).contains(&format!("13 payloads were truncated ({cut} bytes not kept)")),
+        "{}",
+        text(&out.stdout)
+    );
+    let m = read_json(&p.join("args_dump/args_dump.json"));
+    assert_eq!(
+        (
+            m["truncated_args"].as_u64(),
+            m["truncated_bytes"].as_u64(),
+            m["complete"].as_bool()
+        ),
+        (Some(13), Some(cut), Some(false))
+    );
+}
+
+#[test]
+fn the_bare_flag_is_level_1_and_a_workload_file_selects() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bare");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--dump-args",
+        "--output-prefix",
+        p.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m = read_json(&p.join("args_dump/args_dump.json"));
+    assert_eq!(
+        (m["dump_args_level"].as_u64(), m["total_args"].as_u64()),
+        (Some(1), Some(0)),
+        "nothing selected"
+    );
+
+    let bad = simpler(&["run", "vector_example", "--dump-args=4"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("is not 0 (off), 1 (partial), 2 (full) or 3 (hybrid)"),
+        "{}",
+        text(&bad.stderr)
+    );
+
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/vector_example.json");
+    let mut w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    w["diagnostics"] = serde_json::json!({ "dump_args": 1 });
+    w["body"][1]["scope"]["body"][2]["submit"]["dump"] = serde_json::json!([2]);
+    let wf = dir.path().join("w.json");
+    std::fs::write(&wf, w.to_string()).unwrap();
+    let p = dir.path().join("file");
+    let out = simpler(&[
+        "run",
+        wf.to_str().unwrap(),
+        "--output-prefix",
+        p.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let m = read_json(&p.join("args_dump/args_dump.json"));
+    let args = m["args"].as_array().unwrap();
+    assert_eq!(args.len(), 1);
+    assert_eq!(
+        (
+            args[0]["task_id"].as_str(),
+            args[0]["arg_index"].as_u64(),
+            args[0]["role"].as_str()
+        ),
+        (Some("0x0000000100000002"), Some(2), Some("output"))
+    );
+
+    w["body"][1]["scope"]["body"][2]["submit"]["dump"] = serde_json::json!([7]);
+    std::fs::write(&wf, w.to_string()).unwrap();
+    let out = simpler(&[
+        "run",
+        wf.to_str().unwrap(),
+        "--output-prefix",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("body[1].scope.body[2].submit.dump[0]: argument 7 does not exist: the task has 4"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_viewer_defaults_to_the_newest_dump_under_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = common::simpler_in(dir.path(), &["dump-viewer"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(
+        text(&none.stderr).contains("no args_dump.json in outputs/*"),
+        "{}",
+        text(&none.stderr)
+    );
+    let out = common::simpler_in(dir.path(), &["run", "vector_example", "--dump-args=2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let list = common::simpler_in(
+        dir.path(),
+        &[
+            "dump-viewer",
+            "--task",
+            "0x0000000100000003",
+            "--role",
+            "output",
+            "--expect",
+            "47",
+        ],
+    );
+    assert!(
+        list.status.success(),
+        "{}{}",
+        text(&list.stdout),
+        text(&list.stderr)
+    );
+    assert_eq!(
+        text(&list.stdout).trim(),
+        "after task 0x0000000100000003 output arg 2: equal (16384 elements)"
+    );
+}

@@ -1,0 +1,80 @@
+//! What `simpler dump-viewer` can fail on: an opaque [`Error`] around an [`ErrorKind`] that
+//! names the file, flag or value.
+
+use std::io;
+use std::path::PathBuf;
+
+use simpler_artifacts::args_dump::ReadError;
+use simpler_artifacts::publish::PublishError;
+
+simpler_artifacts::opaque_error! {
+    /// Why the viewer failed. `{}` shows the message; `{:#}` appends every cause.
+    pub struct Error(ErrorKind);
+}
+
+/// What went wrong, with the values the message names.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No dump under the given folder (or under ./outputs/).
+    #[error("no args_dump.json in {} or its args_dump/ (run with --dump-args to produce one)", .0.display())]
+    NoDump(PathBuf),
+    /// The dump could not be read or is invalid (file, line and column in the message).
+    #[error(transparent)]
+    Read(ReadError),
+    /// A flag's value is not valid.
+    #[error("{flag} {value:?}: expected {expected}")]
+    BadValue {
+        /// The flag.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// `--task` names a task the dump does not hold.
+    #[error("task {task} is not in the dump; some that are: {}", .valid.join(", "))]
+    UnknownTask {
+        /// The task given.
+        task: String,
+        /// Up to five task ids of the dump.
+        valid: Vec<String>,
+    },
+    /// `--index` is past the end.
+    #[error("--index {index} is out of range: the dump has {len} entries")]
+    IndexOutOfRange {
+        /// The index given.
+        index: usize,
+        /// Entries in the dump.
+        len: usize,
+    },
+    /// `--element` is past the end of the payload.
+    #[error("element {element} is out of range: the payload holds {len} elements")]
+    ElementOutOfRange {
+        /// The flat index.
+        element: u64,
+        /// Elements kept.
+        len: u64,
+    },
+    /// The filters matched nothing.
+    #[error("no entry matches the filters")]
+    NoMatch,
+    /// A comparison was asked of a dtype that cannot be decoded.
+    #[error("dtype {dtype} cannot be decoded for a comparison")]
+    Undecodable {
+        /// The dtype.
+        dtype: String,
+    },
+    /// A comparison found nothing to compare.
+    #[error("{0}")]
+    NothingToCompare(&'static str),
+    /// Comparisons found differences (the report says where).
+    #[error("{0} compared entries differ")]
+    Differs(u64),
+    /// An export file could not be written.
+    #[error(transparent)]
+    Publish(PublishError),
+    /// Standard output could not be written.
+    #[error(transparent)]
+    Output(io::Error),
+}

@@ -1,0 +1,696 @@
+//! `simpler dump-viewer`: finds, shows, exports and compares the task arguments an args dump
+//! captured (`args_dump/args_dump.json` + `args.bin`, ours or the original's; see
+//! `docs/args-dump.md`).
+//!
+//! - Listing: `idx task_id stage role arg dtype shape bytes`, filtered by `--task`, `--stage`,
+//!   `--role`, `--arg` (they combine); `--index N` picks entry N of the unfiltered list.
+//! - Values ([`values`]): head and tail of a large tensor, or one element (`--element`).
+//! - Export ([`export`]): matched entries as `.npy` (NumPy loads them) or raw bytes.
+//! - Compare ([`compare`]): BEFORE vs AFTER of an inout (`--diff`), the same entries of another
+//!   run's dump (`--diff-with`), or every element against a value (`--expect`); each reports
+//!   how many elements differ and the first one.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use simpler_artifacts::args_dump::{self, ArgEntry, ArgsDump};
+
+/// The crate's error type.
+pub mod error;
+
+pub use error::{Error, ErrorKind};
+
+/// `simpler dump-viewer`: list, show, export (.npy, raw) and diff captured task arguments.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// The dump folder (holding args_dump.json) or a run folder holding args_dump/
+    /// [default: the newest outputs/*/args_dump].
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Only this task (hex id, e.g. 0x0000000100000002).
+    #[arg(short = 't', long)]
+    pub task: Option<String>,
+    /// Only this stage: before or after.
+    #[arg(short = 's', long)]
+    pub stage: Option<String>,
+    /// Only this role: input, output or inout.
+    #[arg(short = 'r', long)]
+    pub role: Option<String>,
+    /// Only this argument index.
+    #[arg(short = 'a', long)]
+    pub arg: Option<u32>,
+    /// Entry N of the unfiltered list (replaces the filters).
+    #[arg(short = 'i', long)]
+    pub index: Option<usize>,
+    /// Export the matched entries (see --format, --out).
+    #[arg(short = 'e', long)]
+    pub export: bool,
+    /// Export format: npy (NumPy, the default) or raw (the payload bytes as captured).
+    #[arg(long, default_value = "npy")]
+    pub format: String,
+    /// Export folder [default: DIR/export].
+    #[arg(long, value_name = "OUT")]
+    pub out: Option<PathBuf>,
+    /// Print the values of every matched entry (head and tail of large tensors).
+    #[arg(long)]
+    pub values: bool,
+    /// Print one element of every matched entry: a flat index or one index per dimension
+    /// (`3,5`).
+    #[arg(long, value_name = "INDEX")]
+    pub element: Option<String>,
+    /// Compare BEFORE with AFTER of every matched inout argument.
+    #[arg(long)]
+    pub diff: bool,
+    /// Compare the matched entries with the same entries (task, stage, arg, role) of another
+    /// dump.
+    #[arg(long, value_name = "OTHER_DIR")]
+    pub diff_with: Option<PathBuf>,
+    /// Compare every element of the matched tensors with this value.
+    #[arg(long, value_name = "VALUE")]
+    pub expect: Option<f64>,
+    /// Absolute tolerance of the comparisons.
+    #[arg(long, default_value_t = 0.0)]
+    pub atol: f64,
+}
+
+/// Finds the dump folder: `dir` itself, `dir/args_dump`, or the newest `outputs/*/args_dump`.
+pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
+    if let Some(d) = dir {
+        if d.join(args_dump::JSON_FILE).is_file() {
+            return Ok(d.to_path_buf());
+        }
+        let sub = d.join(args_dump::DIR);
+        if sub.join(args_dump::JSON_FILE).is_file() {
+            return Ok(sub);
+        }
+        return Err(ErrorKind::NoDump(d.to_path_buf()).into());
+    }
+    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    for e in std::fs::read_dir("outputs").into_iter().flatten().flatten() {
+        let cand = e.path().join(args_dump::DIR);
+        let Ok(m) = std::fs::metadata(cand.join(args_dump::JSON_FILE)) else {
+            continue;
+        };
+        let t = m.modified().unwrap_or(std::time::UNIX_EPOCH);
+        if best.as_ref().is_none_or(|(bt, _)| t > *bt) {
+            best = Some((t, cand));
+        }
+    }
+    best.map(|(_, p)| p)
+        .ok_or_else(|| ErrorKind::NoDump(PathBuf::from("outputs/*")).into())
+}
+
+/// Reads a dump folder.
+pub fn open(dir: &Path) -> Result<ArgsDump, Error> {
+    args_dump::read_dir(dir).map_err(|e| ErrorKind::Read(e).into())
+}
+
+/// The entries `args` selects (indices into the manifest's list).
+pub fn select(dump: &ArgsDump, args: &Args) -> Result<Vec<usize>, Error> {
+    let all = &dump.manifest.args;
+    if let Some(i) = args.index {
+        if i >= all.len() {
+            return Err(ErrorKind::IndexOutOfRange {
+                index: i,
+                len: all.len(),
+            }
+            .into());
+        }
+        return Ok(vec![i]);
+    }
+    let task = match &args.task {
+        Some(t) => {
+            let id = args_dump::parse_task_id(t).ok_or_else(|| ErrorKind::BadValue {
+                flag: "--task",
+                value: t.clone(),
+                expected: "a hex task id such as 0x0000000100000002",
+            })?;
+            if !all.iter().any(|e| e.task_number() == Some(id)) {
+                let mut valid: Vec<String> = all.iter().map(|e| e.task_id.clone()).collect();
+                valid.dedup();
+                valid.truncate(5);
+                return Err(ErrorKind::UnknownTask {
+                    task: t.clone(),
+                    valid,
+                }
+                .into());
+            }
+            Some(id)
+        }
+        None => None,
+    };
+    let stage = match args.stage.as_deref() {
+        None => None,
+        Some("before" | "before_dispatch") => Some("before_dispatch"),
+        Some("after" | "after_completion") => Some("after_completion"),
+        Some(v) => {
+            return Err(ErrorKind::BadValue {
+                flag: "--stage",
+                value: v.into(),
+                expected: "before or after",
+            }
+            .into())
+        }
+    };
+    if let Some(r) = args.role.as_deref() {
+        if !["input", "output", "inout"].contains(&r) {
+            return Err(ErrorKind::BadValue {
+                flag: "--role",
+                value: r.into(),
+                expected: "input, output or inout",
+            }
+            .into());
+        }
+    }
+    let hits: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| task.is_none_or(|t| e.task_number() == Some(t)))
+        .filter(|(_, e)| stage.is_none_or(|s| e.stage == s))
+        .filter(|(_, e)| args.role.as_deref().is_none_or(|r| e.role == r))
+        .filter(|(_, e)| args.arg.is_none_or(|a| e.arg_index == a))
+        .map(|(i, _)| i)
+        .collect();
+    if hits.is_empty() {
+        return Err(ErrorKind::NoMatch.into());
+    }
+    Ok(hits)
+}
+
+fn shape_text(e: &ArgEntry) -> String {
+    format!(
+        "[{}]",
+        e.shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn short_stage(e: &ArgEntry) -> &str {
+    match e.stage.as_str() {
+        "before_dispatch" => "before",
+        "after_completion" => "after",
+        s => s,
+    }
+}
+
+/// Writes the listing of `hits` (with the `Filtered:` line when they are not every entry).
+pub fn list(dump: &ArgsDump, hits: &[usize], out: &mut impl Write) -> io::Result<()> {
+    let all = &dump.manifest.args;
+    if hits.len() != all.len() {
+        writeln!(out, "Filtered: {}/{} args", hits.len(), all.len())?;
+    }
+    writeln!(
+        out,
+        "{:>5}  {:<18}  {:<6}  {:<6}  {:>3}  {:<8}  {:<16}  {:>10}",
+        "idx", "task_id", "stage", "role", "arg", "dtype", "shape", "bytes"
+    )?;
+    writeln!(out, "{}", "-".repeat(100))?;
+    for &i in hits {
+        let e = &all[i];
+        writeln!(
+            out,
+            "{:>5}  {:<18}  {:<6}  {:<6}  {:>3}  {:<8}  {:<16}  {:>10}",
+            i,
+            e.task_id,
+            short_stage(e),
+            e.role,
+            e.arg_index,
+            e.dtype,
+            shape_text(e),
+            e.bin_size
+        )?;
+    }
+    let m = &dump.manifest;
+    if m.dropped_records > 0 || m.truncated_args > 0 || m.dropped_overwrite > 0 {
+        writeln!(
+            out,
+            "WARNING: the dump is incomplete: {} records dropped ({} bytes), {} payloads truncated ({} bytes), {} overwritten",
+            m.dropped_records, m.dropped_bytes, m.truncated_args, m.truncated_bytes, m.dropped_overwrite
+        )?;
+    }
+    Ok(())
+}
+
+/// The elements of an entry's payload as f64 (`None` for an unknown dtype).
+pub fn decode(dump: &ArgsDump, e: &ArgEntry) -> Result<Option<Vec<f64>>, Error> {
+    let bytes = dump.payload(e).map_err(ErrorKind::Read)?;
+    let Some(size) = args_dump::dtype_size(&e.dtype) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        (0..bytes.len() / size)
+            .map(|k| args_dump::element(&e.dtype, &bytes, k).unwrap_or(f64::NAN))
+            .collect(),
+    ))
+}
+
+/// The row-major multi-index of flat element `k` of `shape`.
+pub fn unravel(shape: &[u64], mut k: u64) -> Vec<u64> {
+    let mut idx = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        let n = shape[d].max(1);
+        idx[d] = k % n;
+        k /= n;
+    }
+    idx
+}
+
+fn parse_element(spec: &str, shape: &[u64]) -> Result<u64, Error> {
+    let bad = || ErrorKind::BadValue {
+        flag: "--element",
+        value: spec.into(),
+        expected: "a flat index or one index per dimension (e.g. 3,5)",
+    };
+    let parts: Vec<u64> = spec
+        .split(',')
+        .map(|p| p.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    if parts.len() == 1 {
+        return Ok(parts[0]);
+    }
+    if parts.len() != shape.len() || parts.iter().zip(shape).any(|(i, n)| i >= n) {
+        return Err(bad().into());
+    }
+    Ok(parts.iter().zip(shape).fold(0, |acc, (i, n)| acc * n + i))
+}
+
+fn fmt_value(dtype: &str, v: f64) -> String {
+    match dtype {
+        "FLOAT32" => format!("{}", v as f32),
+        "FLOAT16" | "BFLOAT16" => format!("{v:.4}"),
+        _ => format!("{v}"),
+    }
+}
+
+/// Elements shown at each end of a large tensor.
+pub const HEAD_TAIL: usize = 8;
+
+/// Writes the values of entry `i`: its header, then every element (≤ 2·`HEAD_TAIL` (8)),
+/// the head and tail, or the one element `element` names.
+pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl Write) -> Result<(), Error> {
+    let e = &dump.manifest.args[i];
+    let w = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
+    w(writeln!(
+        out,
+        "[{i}] task {} {} {} arg {} {} shape {}{}",
+        e.task_id,
+        short_stage(e),
+        e.role,
+        e.arg_index,
+        e.dtype,
+        shape_text(e),
+        if e.truncated {
+            " (TRUNCATED: only the first bytes were kept)"
+        } else {
+            ""
+        }
+    ))?;
+    if e.overwritten {
+        return w(writeln!(out, "  DATA OVERWRITTEN (host too slow)"));
+    }
+    if e.is_scalar() {
+        let v = e
+            .value
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "null".into());
+        return w(writeln!(out, "  value: {v}"));
+    }
+    let Some(vals) = decode(dump, e)? else {
+        return w(writeln!(out, "  (dtype {} cannot be decoded)", e.dtype));
+    };
+    if vals.is_empty() {
+        return w(writeln!(out, "  (no data)"));
+    }
+    if let Some(spec) = element {
+        let k = parse_element(spec, &e.shape)?;
+        let v = vals.get(k as usize).ok_or(ErrorKind::ElementOutOfRange {
+            element: k,
+            len: vals.len() as u64,
+        })?;
+        return w(writeln!(
+            out,
+            "  element {:?} (flat {k}) = {}",
+            unravel(&e.shape, k),
+            fmt_value(&e.dtype, *v)
+        ));
+    }
+    let show = |r: std::ops::Range<usize>| {
+        r.map(|k| fmt_value(&e.dtype, vals[k]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if vals.len() <= 2 * HEAD_TAIL {
+        w(writeln!(out, "  [{}]", show(0..vals.len())))
+    } else {
+        w(writeln!(
+            out,
+            "  [{}, ... {} more ..., {}]",
+            show(0..HEAD_TAIL),
+            vals.len() - 2 * HEAD_TAIL,
+            show(vals.len() - HEAD_TAIL..vals.len())
+        ))
+    }
+}
+
+/// An export format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// NumPy `.npy` (bf16 converted to f32; dtypes NumPy lacks as raw `u1` bytes).
+    Npy,
+    /// The payload bytes as captured (`.bin`).
+    Raw,
+}
+
+/// The export file name of an entry: `task_<id>_<before|after>_<in|out|inout><arg>.<ext>`.
+pub fn export_name(e: &ArgEntry, format: Format) -> String {
+    let role = match e.role.as_str() {
+        "input" => "in",
+        "output" => "out",
+        r => r,
+    };
+    let ext = match format {
+        Format::Npy => "npy",
+        Format::Raw => "bin",
+    };
+    format!(
+        "task_{}_{}_{role}{}.{ext}",
+        e.task_id,
+        short_stage(e),
+        e.arg_index
+    )
+}
+
+/// Exports entries `hits` into `out_dir`; returns the files written.
+pub fn export(
+    dump: &ArgsDump,
+    hits: &[usize],
+    format: Format,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, Error> {
+    let mut written = Vec::new();
+    for &i in hits {
+        let e = &dump.manifest.args[i];
+        let path = out_dir.join(export_name(e, format));
+        let mut data = dump.payload(e).map_err(ErrorKind::Read)?;
+        if e.is_scalar() {
+            let raw = scalar_bits(e);
+            let n = args_dump::dtype_size(&e.dtype).unwrap_or(8);
+            data = raw.to_le_bytes()[..n].to_vec();
+        }
+        let publish = simpler_artifacts::publish::publish(&path, |sink| match format {
+            Format::Raw => sink.write_all(&data),
+            Format::Npy => {
+                let size = args_dump::dtype_size(&e.dtype).unwrap_or(1);
+                let complete = !e.truncated && data.len() as u64 == e.elements() * size as u64;
+                let mut shape: Vec<u64> = if e.is_scalar() {
+                    Vec::new()
+                } else {
+                    e.shape.clone()
+                };
+                let (descr, bytes): (&str, Vec<u8>) = match (args_dump::npy_descr(&e.dtype), e.dtype.as_str())
+                {
+                    (Some(d), _) => (d, data.clone()),
+                    (None, "BFLOAT16") => (
+                        "<f4",
+                        data.chunks_exact(2)
+                            .flat_map(|c| (u32::from(u16::from_le_bytes([c[0], c[1]])) << 16).to_le_bytes())
+                            .collect(),
+                    ),
+                    (None, _) => ("|u1", data.clone()),
+                };
+                if !complete || descr == "|u1" && size != 1 {
+                    shape = vec![(bytes.len() / npy_item(descr)) as u64];
+                }
+                args_dump::write_npy(sink, descr, &shape, &bytes)
+            }
+        });
+        publish.map_err(ErrorKind::Publish)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn npy_item(descr: &str) -> usize {
+    descr[2..].parse().unwrap_or(1)
+}
+
+fn scalar_bits(e: &ArgEntry) -> u64 {
+    match &e.value {
+        Some(v) if e.dtype == "FLOAT32" => u64::from((v.as_f64().unwrap_or(f64::NAN) as f32).to_bits()),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_i64().map(|x| x as u64))
+            .or_else(|| v.as_bool().map(u64::from))
+            .unwrap_or(0),
+        None => 0,
+    }
+}
+
+/// How two value lists (or one and an expected value) compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Elements compared (the shorter list's length).
+    pub compared: u64,
+    /// Elements that differ by more than the tolerance.
+    pub differing: u64,
+    /// The first differing element: flat index, left value, right value.
+    pub first: Option<(u64, f64, f64)>,
+    /// Largest absolute difference.
+    pub max_abs: f64,
+    /// The lists have different lengths.
+    pub length_mismatch: Option<(u64, u64)>,
+}
+
+/// Compares `a` with `b` element by element (NaN equals NaN).
+pub fn compare(a: &[f64], b: &[f64], atol: f64) -> Comparison {
+    let mut c = Comparison {
+        compared: a.len().min(b.len()) as u64,
+        differing: 0,
+        first: None,
+        max_abs: 0.0,
+        length_mismatch: (a.len() != b.len()).then_some((a.len() as u64, b.len() as u64)),
+    };
+    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let same = (x.is_nan() && y.is_nan()) || (x - y).abs() <= atol;
+        if !same {
+            c.differing += 1;
+            c.first.get_or_insert((k as u64, x, y));
+            let d = (x - y).abs();
+            if d > c.max_abs || d.is_nan() {
+                c.max_abs = d;
+            }
+        }
+    }
+    c
+}
+
+fn describe(
+    label: &str,
+    e: &ArgEntry,
+    c: &Comparison,
+    names: (&str, &str),
+    out: &mut impl Write,
+) -> io::Result<bool> {
+    let head = format!("{label} task {} {} arg {}", e.task_id, e.role, e.arg_index);
+    if let Some((la, lb)) = c.length_mismatch {
+        writeln!(out, "{head}: DIFFERENT LENGTHS {la} vs {lb} elements")?;
+    }
+    match c.first {
+        None if c.length_mismatch.is_none() => {
+            writeln!(out, "{head}: equal ({} elements)", c.compared)?;
+            Ok(false)
+        }
+        None => Ok(true),
+        Some((k, x, y)) => {
+            writeln!(
+                out,
+                "{head}: DIFFERS in {} of {} elements; first at {:?} (flat {k}): {} {} vs {} {}; max |diff| {}",
+                c.differing,
+                c.compared,
+                unravel(&e.shape, k),
+                names.0,
+                fmt_value(&e.dtype, x),
+                names.1,
+                fmt_value(&e.dtype, y),
+                c.max_abs
+            )?;
+            Ok(true)
+        }
+    }
+}
+
+fn values_of(dump: &ArgsDump, e: &ArgEntry) -> Result<Vec<f64>, Error> {
+    decode(dump, e)?.ok_or_else(|| {
+        ErrorKind::Undecodable {
+            dtype: e.dtype.clone(),
+        }
+        .into()
+    })
+}
+
+/// BEFORE vs AFTER of every matched inout; returns (pairs compared, pairs that differ).
+pub fn diff_inout(
+    dump: &ArgsDump,
+    hits: &[usize],
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
+    let all = &dump.manifest.args;
+    let (mut pairs, mut differ) = (0, 0);
+    let mut seen = std::collections::BTreeSet::new();
+    for &i in hits {
+        let e = &all[i];
+        if e.role != "inout" || e.is_scalar() || !seen.insert((e.task_id.clone(), e.arg_index)) {
+            continue;
+        }
+        let find = |stage: &str| {
+            all.iter().find(|x| {
+                x.task_id == e.task_id && x.arg_index == e.arg_index && x.role == "inout" && x.stage == stage
+            })
+        };
+        let (Some(b), Some(a)) = (find("before_dispatch"), find("after_completion")) else {
+            continue;
+        };
+        let c = compare(&values_of(dump, b)?, &values_of(dump, a)?, atol);
+        pairs += 1;
+        if describe("inout", e, &c, ("before", "after"), out).map_err(ErrorKind::Output)? {
+            differ += 1;
+        }
+    }
+    if pairs == 0 {
+        return Err(ErrorKind::NothingToCompare(
+            "no inout argument with both a before and an after entry among the matched entries",
+        )
+        .into());
+    }
+    Ok((pairs, differ))
+}
+
+/// The matched entries against the same (task, stage, arg, role) of `other`; returns (pairs
+/// compared, pairs that differ or are missing in `other`).
+pub fn diff_with(
+    dump: &ArgsDump,
+    other: &ArgsDump,
+    hits: &[usize],
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
+    let (mut pairs, mut differ) = (0, 0);
+    for &i in hits {
+        let e = &dump.manifest.args[i];
+        let twin = other.manifest.args.iter().find(|x| {
+            x.task_number() == e.task_number()
+                && x.stage == e.stage
+                && x.arg_index == e.arg_index
+                && x.role == e.role
+        });
+        let label = short_stage(e);
+        let Some(t) = twin else {
+            writeln!(
+                out,
+                "{label} task {} {} arg {}: MISSING in the other dump",
+                e.task_id, e.role, e.arg_index
+            )
+            .map_err(ErrorKind::Output)?;
+            differ += 1;
+            continue;
+        };
+        pairs += 1;
+        let c = if e.is_scalar() {
+            let (x, y) = (scalar_bits(e) as f64, scalar_bits(t) as f64);
+            compare(&[x], &[y], atol)
+        } else {
+            compare(&values_of(dump, e)?, &values_of(other, t)?, atol)
+        };
+        if describe(label, e, &c, ("this", "other"), out).map_err(ErrorKind::Output)? {
+            differ += 1;
+        }
+    }
+    Ok((pairs, differ))
+}
+
+/// Every matched tensor against `value`; returns (tensors compared, tensors that differ).
+pub fn expect(
+    dump: &ArgsDump,
+    hits: &[usize],
+    value: f64,
+    atol: f64,
+    out: &mut impl Write,
+) -> Result<(u64, u64), Error> {
+    let (mut n, mut differ) = (0, 0);
+    for &i in hits {
+        let e = &dump.manifest.args[i];
+        if e.is_scalar() {
+            continue;
+        }
+        let vals = values_of(dump, e)?;
+        let c = compare(&vals, &vec![value; vals.len()], atol);
+        n += 1;
+        if describe(short_stage(e), e, &c, ("got", "expected"), out).map_err(ErrorKind::Output)? {
+            differ += 1;
+        }
+    }
+    Ok((n, differ))
+}
+
+/// Runs `simpler dump-viewer`, writing to standard output.
+pub fn run(args: Args) -> Result<(), Error> {
+    let stdout = io::stdout();
+    run_to(&args, &mut stdout.lock())
+}
+
+/// Runs `simpler dump-viewer`, writing to `out`. Comparisons that find a difference end with
+/// [`ErrorKind::Differs`].
+pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
+    let dir = locate(args.dir.as_deref())?;
+    let dump = open(&dir)?;
+    let hits = select(&dump, args)?;
+    let o = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
+    let comparing = args.diff || args.diff_with.is_some() || args.expect.is_some();
+    if !comparing {
+        o(list(&dump, &hits, out))?;
+    }
+    if args.values || args.element.is_some() || (hits.len() == 1 && !comparing) {
+        for &i in &hits {
+            values(&dump, i, args.element.as_deref(), out)?;
+        }
+    }
+    if args.export || args.index.is_some() {
+        let format = match args.format.as_str() {
+            "npy" => Format::Npy,
+            "raw" | "bin" => Format::Raw,
+            f => {
+                return Err(ErrorKind::BadValue {
+                    flag: "--format",
+                    value: f.into(),
+                    expected: "npy or raw",
+                }
+                .into())
+            }
+        };
+        let out_dir = args.out.clone().unwrap_or_else(|| dir.join("export"));
+        let files = export(&dump, &hits, format, &out_dir)?;
+        o(writeln!(
+            out,
+            "exported {} file(s) to {}",
+            files.len(),
+            out_dir.display()
+        ))?;
+    }
+    let mut differ = 0;
+    if args.diff {
+        differ += diff_inout(&dump, &hits, args.atol, out)?.1;
+    }
+    if let Some(other) = &args.diff_with {
+        let other = open(&locate(Some(other))?)?;
+        differ += diff_with(&dump, &other, &hits, args.atol, out)?.1;
+    }
+    if let Some(v) = args.expect {
+        differ += expect(&dump, &hits, v, args.atol, out)?.1;
+    }
+    if differ > 0 {
+        return Err(ErrorKind::Differs(differ).into());
+    }
+    Ok(())
+}
