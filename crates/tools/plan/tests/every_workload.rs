@@ -63,6 +63,13 @@ fn every_target(runtime: RuntimeKind) {
             if !(v.resource.decl().valid)(half) {
                 continue;
             }
+            // On tmr the dep pool holds an entry only for a producer still pending when its
+            // consumer is wired, so how much it needs depends on how far the schedulers got:
+            // a halved value can pass on a fast or idle machine (seen on synthetic_100k). Only
+            // the other resources' needs are fixed by the graph's scopes.
+            if runtime == RuntimeKind::Tmr && v.resource == RingResource::DepPool {
+                continue;
+            }
             let mut env = s.suggested_env;
             env.set_ring(v.resource, v.ring, half);
             // Predicted: from the recorded data when the half is below what open scopes hold,
