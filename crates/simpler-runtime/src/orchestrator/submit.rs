@@ -526,8 +526,11 @@ impl Orchestrator {
         p.args.clear();
         p.scalars.clear();
         p.scalars.extend(args.scalars().iter().copied());
-        p.dump_mask = args.dump_mask();
-        p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
+        if shared.args_dump.is_some() {
+            // Read only by the args dump's capture: not written when it is off.
+            p.dump_mask = args.dump_mask();
+            p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
+        }
         let mut offset = heap_start;
         for a in args.tensors() {
             match a {
