@@ -22,7 +22,8 @@ pub const KERNEL_ADD_SCALAR: u32 = 1;
 /// func id of `kernel_mul`.
 pub const KERNEL_MUL: u32 = 2;
 
-fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+/// `kernel_add`: `out = a + b` (tensors 0, 1 in; 2 out).
+pub fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
     for k in 0..out.len() {
         out.set(k, a.get(k) + b.get(k));
@@ -30,7 +31,8 @@ fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+/// `kernel_add_scalar`: `out = x + s` (tensor 0 in, 1 out; f32 scalar 0).
+pub fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, out, s) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.scalar_f32(0)?);
     for k in 0..out.len() {
         out.set(k, x.get(k) + s);
@@ -38,7 +40,8 @@ fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
+/// `kernel_mul`: `out = a · b` (tensors 0, 1 in; 2 out).
+pub fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
     for k in 0..out.len() {
         out.set(k, a.get(k) * b.get(k));

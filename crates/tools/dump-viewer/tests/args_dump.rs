@@ -8,34 +8,11 @@ use simpler_artifacts::args_dump::{ArgsDumpManifest, BIN_FILE};
 use simpler_artifacts::manifest::Outcome;
 use simpler_core::{DType, TaskArgs, Tensor, TensorCreateInfo};
 use simpler_dump_viewer::{self as viewer, Args, ErrorKind, Format};
+use simpler_examples::vector_example::{add, add_scalar, mul};
 use simpler_runtime::config::DumpArgsLevel;
 use simpler_runtime::{CallConfig, CoreType, KernelCtx, KernelError, RunReport, RuntimeKind, Worker};
 
 const N: u32 = 4096;
-
-fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
-    let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
-    for k in 0..out.len() {
-        out.set(k, a.get(k) + b.get(k));
-    }
-    Ok(())
-}
-
-fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
-    let (x, out, s) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.scalar_f32(0)?);
-    for k in 0..out.len() {
-        out.set(k, x.get(k) + s);
-    }
-    Ok(())
-}
-
-fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
-    let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
-    for k in 0..out.len() {
-        out.set(k, a.get(k) * b.get(k));
-    }
-    Ok(())
-}
 
 /// A deliberately wrong `mul`: element 1000 is off by one.
 fn wrong_mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {

@@ -14,31 +14,8 @@ use crate::search::{SearchResult, HEADROOM_PERCENT};
 
 pub use simpler_artifacts::plan::PLAN_FILE;
 
-/// One line of the table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    /// `runtime_env` key.
-    pub key: &'static str,
-    /// Ring.
-    pub ring: usize,
-    /// Capacity the recorded run used.
-    pub capacity: Option<u64>,
-    /// Observed peak occupancy, and the never-waits size.
-    pub peak: u64,
-    /// The never-waits size (peak, as the key accepts it).
-    pub never_waits: u64,
-    /// Structural minimum (as the key accepts it).
-    pub structural_min: u64,
-    /// The scope site that sets the structural minimum.
-    pub structural_site: String,
-    /// Verified minimum, when searched.
-    pub verified_min: Option<u64>,
-    /// Suggested size.
-    pub suggested: u64,
-}
-
-/// The rows of a plan: one per used ring and resource.
-pub fn rows(analysis: &Analysis, search: Option<&SearchResult>) -> Vec<Row> {
+/// The rows of a plan, as `plan.json` holds them: one per used ring and resource.
+pub fn rows(analysis: &Analysis, search: Option<&SearchResult>) -> Vec<PlanRow> {
     analysis
         .figures
         .iter()
@@ -53,9 +30,9 @@ pub fn rows(analysis: &Analysis, search: Option<&SearchResult>) -> Vec<Row> {
                 Some(s) => s.suggested_env.get(f.resource, f.ring).unwrap_or(f.never_waits),
                 None => f.never_waits.max(f.structural_min),
             };
-            Row {
-                key: f.resource.key(),
-                ring: f.ring,
+            PlanRow {
+                key: f.resource.key().to_string(),
+                ring: f.ring as u32,
                 capacity: f.capacity,
                 peak: f.peak,
                 never_waits: f.never_waits,
@@ -263,20 +240,7 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
 
 /// `plan.json`: the table and the blocks, as data.
 pub fn plan_file(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -> PlanFile {
-    let rows = rows(analysis, search)
-        .into_iter()
-        .map(|r| PlanRow {
-            key: r.key.to_string(),
-            ring: r.ring as u32,
-            capacity: r.capacity,
-            peak: r.peak,
-            never_waits: r.never_waits,
-            structural_min: r.structural_min,
-            structural_site: r.structural_site,
-            verified_min: r.verified_min,
-            suggested: r.suggested,
-        })
-        .collect();
+    let rows = rows(analysis, search);
     let env = suggested_env(analysis, search);
     PlanFile {
         subject: subject.to_string(),
