@@ -21,7 +21,6 @@ pub const KERNEL_ADD: u32 = 0;
 pub const KERNEL_ADD_SCALAR: u32 = 1;
 /// func id of `kernel_mul`.
 pub const KERNEL_MUL: u32 = 2;
-
 /// `kernel_add`: `out = a + b` (tensors 0, 1 in; 2 out).
 pub fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
@@ -30,7 +29,6 @@ pub fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     }
     Ok(())
 }
-
 /// `kernel_add_scalar`: `out = x + s` (tensor 0 in, 1 out; f32 scalar 0).
 pub fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, out, s) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.scalar_f32(0)?);
@@ -39,7 +37,6 @@ pub fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     }
     Ok(())
 }
-
 /// `kernel_mul`: `out = a · b` (tensors 0, 1 in; 2 out).
 pub fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
