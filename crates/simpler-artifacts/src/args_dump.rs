@@ -2,9 +2,10 @@
 //! `args_dump/args.bin` (the payloads, back to back, little-endian, logical-contiguous order).
 //!
 //! The layout is the original's (`docs/args-dump.md`), so files from either side read here
-//! and in the original's `dump_viewer.py`. Our files add four top-level counters the original
+//! and in the original's `dump_viewer.py`. Our files add three top-level counters the original
 //! does not write (`truncated_bytes`, `dropped_bytes`, `complete`); files without them read as
-//! 0 / unknown. Also here: element decoding for the viewer and the `.npy` writer.
+//! 0 / unknown. A manifest is input like any other: its `bin_file` must be a plain file name
+//! beside it and every payload must lie inside `args.bin` ([`ReadError::Invalid`] otherwise). Also here: element decoding for the viewer and the `.npy` writer.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -96,9 +97,15 @@ fn tensor_kind() -> String {
 }
 
 impl ArgEntry {
-    /// Elements of the argument (`numel`, else Π shape).
+    /// Elements of the argument (`numel`, else Π shape; `u64::MAX` when the product does not
+    /// fit, which no payload can match).
     pub fn elements(&self) -> u64 {
-        self.numel.unwrap_or_else(|| self.shape.iter().product())
+        self.numel.unwrap_or_else(|| {
+            self.shape
+                .iter()
+                .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+                .unwrap_or(u64::MAX)
+        })
     }
     /// True for a scalar.
     pub fn is_scalar(&self) -> bool {
@@ -209,6 +216,14 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
     },
+    /// The manifest is valid JSON but names something it may not: a `bin_file` that is not a
+    /// plain file name beside it, a payload past the end of `args.bin`.
+    Invalid {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for ReadError {
@@ -221,6 +236,7 @@ impl std::fmt::Display for ReadError {
                 column,
                 message,
             } => write!(f, "{}:{line}:{column}: {message}", path.display()),
+            ReadError::Invalid { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
 }
@@ -240,7 +256,22 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    let bin = manifest.bin_file.as_ref().map(|b| dir.join(b));
+    // The payload file sits beside the manifest: a plain file name, never a path (a hostile
+    // manifest must not make the viewer read, and export, any file of the machine).
+    let bin = match manifest.bin_file.as_deref() {
+        None => None,
+        Some(b)
+            if !b.is_empty() && Path::new(b).file_name() == Some(std::ffi::OsStr::new(b)) && b != ".." =>
+        {
+            Some(dir.join(b))
+        }
+        Some(b) => {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!("bin_file {b:?} is not a file name beside the manifest"),
+            })
+        }
+    };
     Ok(ArgsDump {
         dir: dir.to_path_buf(),
         manifest,
@@ -263,6 +294,17 @@ impl ArgsDump {
             source,
         };
         let mut f = std::fs::File::open(bin).map_err(io)?;
+        // Sizes come from the manifest: check them against the file before allocating.
+        let len = f.metadata().map_err(io)?.len();
+        if e.bin_offset.checked_add(e.bin_size).is_none_or(|end| end > len) {
+            return Err(ReadError::Invalid {
+                path: bin.clone(),
+                message: format!(
+                    "the payload of task {} arg {} ({} bytes at offset {}) lies past the end of the {len}-byte file",
+                    e.task_id, e.arg_index, e.bin_size, e.bin_offset
+                ),
+            });
+        }
         f.seek(SeekFrom::Start(e.bin_offset)).map_err(io)?;
         let mut out = vec![0u8; e.bin_size as usize];
         f.read_exact(&mut out).map_err(io)?;

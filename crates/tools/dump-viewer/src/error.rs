@@ -32,6 +32,14 @@ pub enum ErrorKind {
         /// What is accepted.
         expected: &'static str,
     },
+    /// An entry of the manifest that the command cannot use as it is.
+    #[error("args_dump.json entry {index}: {what}")]
+    BadEntry {
+        /// Its index in `args[]`.
+        index: usize,
+        /// What is wrong with it.
+        what: String,
+    },
     /// `--task` names a task the dump does not hold.
     #[error("task {task} is not in the dump; some that are: {}", .valid.join(", "))]
     UnknownTask {

@@ -271,7 +271,11 @@ fn parse_element(spec: &str, shape: &[u64]) -> Result<u64, Error> {
     if parts.len() != shape.len() || parts.iter().zip(shape).any(|(i, n)| i >= n) {
         return Err(bad().into());
     }
-    Ok(parts.iter().zip(shape).fold(0, |acc, (i, n)| acc * n + i))
+    parts
+        .iter()
+        .zip(shape)
+        .try_fold(0u64, |acc, (i, n)| acc.checked_mul(*n)?.checked_add(*i))
+        .ok_or_else(|| bad().into())
 }
 
 fn fmt_value(dtype: &str, v: f64) -> String {
@@ -362,23 +366,27 @@ pub enum Format {
     Raw,
 }
 
-/// The export file name of an entry: `task_<id>_<before|after>_<in|out|inout><arg>.<ext>`.
-pub fn export_name(e: &ArgEntry, format: Format) -> String {
+/// The export file name of an entry: `task_<0x id>_<before|after>_<in|out|inout><arg>.<ext>`,
+/// built only from parsed values (a manifest's strings never become part of a path); `None`
+/// for an entry whose task id, stage or role is not one the format has.
+pub fn export_name(e: &ArgEntry, format: Format) -> Option<String> {
+    let task = e.task_number()?;
     let role = match e.role.as_str() {
         "input" => "in",
         "output" => "out",
-        r => r,
+        "inout" => "inout",
+        _ => return None,
+    };
+    let stage = match e.stage.as_str() {
+        "before_dispatch" => "before",
+        "after_completion" => "after",
+        _ => return None,
     };
     let ext = match format {
         Format::Npy => "npy",
         Format::Raw => "bin",
     };
-    format!(
-        "task_{}_{}_{role}{}.{ext}",
-        e.task_id,
-        short_stage(e),
-        e.arg_index
-    )
+    Some(format!("task_0x{task:016x}_{stage}_{role}{}.{ext}", e.arg_index))
 }
 
 /// Exports entries `hits` into `out_dir`; returns the files written.
@@ -391,7 +399,17 @@ pub fn export(
     let mut written = Vec::new();
     for &i in hits {
         let e = &dump.manifest.args[i];
-        let path = out_dir.join(export_name(e, format));
+        let Some(name) = export_name(e, format) else {
+            return Err(ErrorKind::BadEntry {
+                index: i,
+                what: format!(
+                    "task_id {:?}, stage {:?} or role {:?} is not one an export can name",
+                    e.task_id, e.stage, e.role
+                ),
+            }
+            .into());
+        };
+        let path = out_dir.join(name);
         let mut data = dump.payload(e).map_err(ErrorKind::Read)?;
         if e.is_scalar() {
             let raw = scalar_bits(e);
@@ -402,7 +420,8 @@ pub fn export(
             Format::Raw => sink.write_all(&data),
             Format::Npy => {
                 let size = args_dump::dtype_size(&e.dtype).unwrap_or(1);
-                let complete = !e.truncated && data.len() as u64 == e.elements() * size as u64;
+                let complete =
+                    !e.truncated && e.elements().checked_mul(size as u64) == Some(data.len() as u64);
                 let mut shape: Vec<u64> = if e.is_scalar() {
                     Vec::new()
                 } else {
@@ -529,6 +548,18 @@ fn values_of(dump: &ArgsDump, e: &ArgEntry) -> Result<Vec<f64>, Error> {
     })
 }
 
+/// The entries by (task, stage, arg, role), first one kept: the diffs look each pair up in
+/// O(1) instead of scanning millions of entries per match.
+fn entry_index(all: &[ArgEntry]) -> std::collections::HashMap<(Option<u64>, &str, u32, &str), usize> {
+    let mut index = std::collections::HashMap::with_capacity(all.len());
+    for (j, x) in all.iter().enumerate() {
+        index
+            .entry((x.task_number(), x.stage.as_str(), x.arg_index, x.role.as_str()))
+            .or_insert(j);
+    }
+    index
+}
+
 /// BEFORE vs AFTER of every matched inout; returns (pairs compared, pairs that differ).
 pub fn diff_inout(
     dump: &ArgsDump,
@@ -537,6 +568,7 @@ pub fn diff_inout(
     out: &mut impl Write,
 ) -> Result<(u64, u64), Error> {
     let all = &dump.manifest.args;
+    let index = entry_index(all);
     let (mut pairs, mut differ) = (0, 0);
     let mut seen = std::collections::BTreeSet::new();
     for &i in hits {
@@ -545,9 +577,9 @@ pub fn diff_inout(
             continue;
         }
         let find = |stage: &str| {
-            all.iter().find(|x| {
-                x.task_id == e.task_id && x.arg_index == e.arg_index && x.role == "inout" && x.stage == stage
-            })
+            index
+                .get(&(e.task_number(), stage, e.arg_index, "inout"))
+                .map(|&j| &all[j])
         };
         let (Some(b), Some(a)) = (find("before_dispatch"), find("after_completion")) else {
             continue;
@@ -577,14 +609,12 @@ pub fn diff_with(
     out: &mut impl Write,
 ) -> Result<(u64, u64), Error> {
     let (mut pairs, mut differ) = (0, 0);
+    let index = entry_index(&other.manifest.args);
     for &i in hits {
         let e = &dump.manifest.args[i];
-        let twin = other.manifest.args.iter().find(|x| {
-            x.task_number() == e.task_number()
-                && x.stage == e.stage
-                && x.arg_index == e.arg_index
-                && x.role == e.role
-        });
+        let twin = index
+            .get(&(e.task_number(), e.stage.as_str(), e.arg_index, e.role.as_str()))
+            .map(|&j| &other.manifest.args[j]);
         let label = short_stage(e);
         let Some(t) = twin else {
             writeln!(

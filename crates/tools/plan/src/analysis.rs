@@ -115,7 +115,8 @@ impl Analysis {
 pub fn round_up(resource: RingResource, v: u64) -> u64 {
     let valid = resource.decl().valid;
     match resource {
-        RingResource::TaskWindow => v.max(4).next_power_of_two(),
+        // A size past 2^63 (from a hostile file) saturates; the key's rule then refuses it.
+        RingResource::TaskWindow => v.max(4).checked_next_power_of_two().unwrap_or(u64::MAX),
         RingResource::Heap => v.max(1024),
         RingResource::DepPool => {
             let v = v.max(4);
@@ -128,7 +129,7 @@ pub fn round_up(resource: RingResource, v: u64) -> u64 {
 /// The capacity a hold of `held` needs (window: held + 1).
 pub fn needed(resource: RingResource, held: u64) -> u64 {
     match resource {
-        RingResource::TaskWindow => held + 1,
+        RingResource::TaskWindow => held.saturating_add(1),
         _ => held,
     }
 }

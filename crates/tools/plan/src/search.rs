@@ -107,10 +107,12 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// The suggested size for a verified minimum.
 pub fn suggest(resource: RingResource, min: u64) -> u64 {
-    let with = min + (min * HEADROOM_PERCENT).div_ceil(100);
+    // Sizes come from recorded files: saturate instead of wrapping (the key's rule refuses a
+    // size that large with a clear message).
+    let with = min.saturating_add(min.saturating_mul(HEADROOM_PERCENT).div_ceil(100));
     let v = round_up(resource, with);
     match resource {
-        RingResource::Heap => v.div_ceil(1024) * 1024,
+        RingResource::Heap => v.div_ceil(1024).saturating_mul(1024),
         _ => v,
     }
 }
@@ -235,7 +237,11 @@ pub fn search(
         .tensormap_max
         .map_or(simpler_core_default_tensormap(), |v| v as usize);
     let mut tm_hi = recorded_tm;
-    let guess = ((analysis.tensormap_peak.0 as usize).max(1).next_power_of_two() * 2).min(recorded_tm);
+    let guess = usize::try_from(analysis.tensormap_peak.0)
+        .ok()
+        .and_then(|p| p.max(1).checked_next_power_of_two())
+        .map_or(recorded_tm, |p| p.saturating_mul(2))
+        .min(recorded_tm);
     if guess < tm_hi {
         r.tensormap = Some(guess);
         if r.trial(&base).is_ok() {

@@ -674,6 +674,27 @@ fn close(
     }
     let complete = dropped_records == 0 && c.truncated_bytes == 0 && proven;
     let has_bin = !(level == DumpArgsLevel::Hybrid && c.bin_bytes == 0);
+    // The payloads first, through the publish path like every artifact; the manifest that
+    // names them last, so a manifest never points at a missing or an earlier run's args.bin.
+    if has_bin {
+        let bin = dir.join(BIN_FILE);
+        let published = publish_with(&bin, Options::closing(true), |sink| {
+            let mut part = File::open(&st.bin_part)?;
+            io::copy(&mut part, sink).map(drop)
+        });
+        let _ = std::fs::remove_file(&st.bin_part);
+        match published {
+            Ok(_) => out.bin = Some(bin),
+            Err(e) => {
+                out.write_failed = true;
+                out.problem = Some(format!("cannot write the payloads to {}: {e}", bin.display()));
+                let _ = std::fs::remove_file(&st.entries_part);
+                return out;
+            }
+        }
+    } else {
+        let _ = std::fs::remove_file(&st.bin_part);
+    }
     let dest = dir.join(JSON_FILE);
     let written = publish_with(&dest, Options::closing(true), |sink| {
         writeln!(
@@ -707,21 +728,8 @@ fn close(
         Err(e) => {
             out.write_failed = true;
             out.problem = Some(e.to_string());
-            let _ = std::fs::remove_file(&st.bin_part);
             return out;
         }
-    }
-    if has_bin {
-        let bin = dir.join(BIN_FILE);
-        match std::fs::rename(&st.bin_part, &bin) {
-            Ok(()) => out.bin = Some(bin),
-            Err(e) => {
-                out.write_failed = true;
-                out.problem = Some(format!("cannot move the payloads to {}: {e}", bin.display()));
-            }
-        }
-    } else {
-        let _ = std::fs::remove_file(&st.bin_part);
     }
     let mut notes = Vec::new();
     if dropped_records > 0 {
