@@ -57,6 +57,17 @@ pub fn example_error(e: simpler_examples::Error) -> anyhow::Error {
     }
 }
 
+/// A workload's (or `--from-deps`') error as a command's error, likewise: a runtime or
+/// configuration error goes in as itself.
+pub fn workload_error(e: simpler_workloads::Error) -> anyhow::Error {
+    use simpler_workloads::ErrorKind;
+    match e.into_kind() {
+        ErrorKind::Run(run) => run.into(),
+        ErrorKind::Config(config) => config.into(),
+        other => simpler_workloads::Error::from(other).into(),
+    }
+}
+
 /// The exit status for an error returned by a command.
 pub fn status_of(err: &anyhow::Error) -> u8 {
     if simpler_artifacts::interrupt::requested() {

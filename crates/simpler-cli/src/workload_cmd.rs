@@ -9,20 +9,8 @@ use simpler_runtime::config::Settings;
 use simpler_runtime::RuntimeKind;
 use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
+use crate::exit::workload_error;
 use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs};
-
-/// A workload's error as a command's error; a runtime or configuration error goes in as itself,
-/// so the exit status and `report_stopped` find the fatal (or the usage error) it carries.
-///
-/// [`RunError`]: simpler_runtime::RunError
-fn workload_error(e: simpler_workloads::Error) -> anyhow::Error {
-    use simpler_workloads::ErrorKind;
-    match e.into_kind() {
-        ErrorKind::Run(run) => run.into(),
-        ErrorKind::Config(config) => config.into(),
-        other => simpler_workloads::Error::from(other).into(),
-    }
-}
 
 /// The command line as overrides of a workload file or a captured graph.
 fn overrides(args: &RunArgs) -> Result<Overrides> {

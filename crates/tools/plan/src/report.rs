@@ -20,12 +20,7 @@ pub fn rows(analysis: &Analysis, search: Option<&SearchResult>) -> Vec<PlanRow> 
         .figures
         .iter()
         .map(|f| {
-            let verified_min = search.and_then(|s| {
-                s.verified
-                    .iter()
-                    .find(|v| v.resource == f.resource && v.ring == f.ring)
-                    .map(|v| v.min)
-            });
+            let verified_min = search.and_then(|s| s.verified(f.resource, f.ring)).map(|v| v.min);
             let suggested = match search {
                 Some(s) => s.suggested_env.get(f.resource, f.ring).unwrap_or(f.never_waits),
                 None => f.never_waits.max(f.structural_min),

@@ -72,6 +72,15 @@ pub struct SearchResult {
     pub runs: usize,
 }
 
+impl SearchResult {
+    /// The verified figure of one ring and resource, if it was searched.
+    pub fn verified(&self, resource: RingResource, ring: usize) -> Option<&Verified> {
+        self.verified
+            .iter()
+            .find(|v| v.resource == resource && v.ring == ring)
+    }
+}
+
 /// Why the search could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BaseFailed(pub Trial);

@@ -72,13 +72,7 @@ fn vector_example_ring_1_needs_a_window_of_8_and_a_window_of_4_deadlocks_at_its_
 
     // The verified search agrees.
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
-    let min = |res, ring| {
-        s.verified
-            .iter()
-            .find(|v| v.resource == res && v.ring == ring)
-            .unwrap()
-            .min
-    };
+    let min = |res, ring| s.verified(res, ring).unwrap().min;
     assert_eq!(min(RingResource::TaskWindow, 1), 8);
     assert_eq!(min(RingResource::TaskWindow, 0), 4);
     assert_eq!(min(RingResource::Heap, 1), 196608);
@@ -88,9 +82,7 @@ fn vector_example_ring_1_needs_a_window_of_8_and_a_window_of_4_deadlocks_at_its_
     assert_eq!(s.suggested_env.get(RingResource::Heap, 1), Some(245760));
     // Below the window minimum the search saw the scope deadlock.
     let below = s
-        .verified
-        .iter()
-        .find(|v| v.resource == RingResource::TaskWindow && v.ring == 1)
+        .verified(RingResource::TaskWindow, 1)
         .unwrap()
         .below
         .clone()
@@ -156,13 +148,7 @@ fn a_streaming_workload_peaks_far_above_its_structural_minimum() {
     assert!(f.peak >= 32, "peak {}", f.peak);
     assert_eq!(held(&a, RingResource::Heap, 1), (2048, 2048));
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
-    let min = |res, ring| {
-        s.verified
-            .iter()
-            .find(|v| v.resource == res && v.ring == ring)
-            .unwrap()
-            .min
-    };
+    let min = |res, ring| s.verified(res, ring).unwrap().min;
     assert_eq!(min(RingResource::TaskWindow, 1), 4);
     assert!(s.combination_passed && s.suggested_passed);
 }
@@ -287,13 +273,7 @@ fn hbg_is_sized_from_its_graph_build_samples() {
         other => panic!("expected FLOW_CONTROL_DEADLOCK, got {other:?}"),
     }
     let s = search(&target, &a, RuntimeKind::Hbg, 1).unwrap();
-    let min = |res| {
-        s.verified
-            .iter()
-            .find(|v| v.resource == res && v.ring == 0)
-            .unwrap()
-            .min
-    };
+    let min = |res| s.verified(res, 0).unwrap().min;
     assert_eq!(
         (min(RingResource::TaskWindow), min(RingResource::Heap)),
         (8, 262144)
