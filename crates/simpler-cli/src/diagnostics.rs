@@ -115,8 +115,11 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
         },
         ("l2_swimlane", _) => match &report.swimlane {
             Some(l) => format!(
-                "{file} ({} task rows, {} dummy rows, {} submit spans)",
-                l.rows[0], l.rows[1], l.rows[2]
+                "{file} (level {}: {} task rows, {} scheduler phases, {} submit spans)",
+                l.level.number(),
+                l.rows.tasks,
+                l.rows.phases,
+                l.rows.submits
             ),
             None => file,
         },

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use simpler_artifacts::output_folder::unique_folder;
 use simpler_artifacts::time::utc_stamp;
-use simpler_runtime::config::{runtime_env, Settings};
+use simpler_runtime::config::{runtime_env, Settings, SwimlaneLevel};
 use simpler_runtime::{RunError, RunReport, RuntimeEnv, RuntimeKind};
 
 use crate::exit::{Exit, DIAGNOSTIC_LOST};
@@ -33,9 +33,20 @@ pub struct RunArgs {
     /// Capture the dependency graph (deps.json).
     #[arg(long)]
     pub enable_dep_gen: bool,
-    /// Record per-task timing (l2_swimlane_records.json).
-    #[arg(long)]
-    pub enable_l2_swimlane: bool,
+    /// Record per-task timing (l2_swimlane_records.json, also linked as
+    /// chip_swimlane_records.json) at LEVEL: 1 kernel start/end, 2 + dispatch/finish, 3 +
+    /// scheduler phases, 4 + submit spans (the bare flag); 0 off. `--enable-chip-swimlane` (the
+    /// original's newer name) is the same flag. See docs/swimlane.md.
+    #[arg(
+        long,
+        visible_alias = "enable-chip-swimlane",
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "4",
+        value_parser = clap::value_parser!(u64).range(0..=4)
+    )]
+    pub enable_l2_swimlane: Option<u64>,
     /// Capture the data of task arguments (args_dump/args_dump.json + args.bin): 0 off,
     /// 1 partial (selected arguments only; the bare flag), 2 full, 3 hybrid (every record,
     /// payload of selected tensors only). See docs/args-dump.md.
@@ -88,7 +99,8 @@ impl RunArgs {
             runtime_env: env,
             enable_scope_stats: on(self.enable_scope_stats),
             enable_dep_gen: on(self.enable_dep_gen),
-            enable_l2_swimlane: on(self.enable_l2_swimlane),
+            enable_l2_swimlane: self.enable_l2_swimlane.map(|level| level > 0),
+            l2_swimlane_level: self.enable_l2_swimlane.and_then(SwimlaneLevel::from_number),
             dump_args: self.dump_args,
             output_prefix: self.output_prefix.clone(),
             timeout: self

@@ -159,7 +159,10 @@ fn orchestrate(
     orch.dep_gen = probes.dep_gen;
     orch.dep_graph = probes.dep_graph;
     orch.skip_dep_gen_flush = cfg.faults.skip_dep_gen_flush;
-    orch.lane = shared.swimlane.as_ref().map(|s| s.producer());
+    // Submit spans are level 4 (`aicpu_orchestrator_phases`).
+    orch.lane = (shared.swimlane.as_ref())
+        .filter(|s| s.level.has_orch_phases())
+        .map(|s| s.producer());
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));

@@ -18,6 +18,8 @@ pub use runtime_env::{
     RUNTIME_ENV_KEYS,
 };
 pub use settings::Settings;
+/// How much swimlane timing a run records (levels 1–4 of the original).
+pub use simpler_artifacts::swimlane::Level as SwimlaneLevel;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -206,6 +208,9 @@ pub struct CallConfig {
     pub enable_dep_gen: bool,
     /// Record per-task timing.
     pub enable_l2_swimlane: bool,
+    /// How much swimlane timing records when enabled (the original's levels 1–4; default 4,
+    /// everything). See `docs/swimlane.md`.
+    pub l2_swimlane_level: SwimlaneLevel,
     /// Capture task arguments' data (`args_dump/`); see `docs/args-dump.md`.
     pub dump_args: DumpArgsLevel,
     /// Where diagnostics are written; required when any diagnostic is on.
@@ -236,6 +241,7 @@ impl Default for CallConfig {
             enable_scope_stats: false,
             enable_dep_gen: false,
             enable_l2_swimlane: false,
+            l2_swimlane_level: SwimlaneLevel::OrchPhases,
             dump_args: DumpArgsLevel::Off,
             output_prefix: None,
             timeout: DEFAULT_TIMEOUT,

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{CallConfig, DumpArgsLevel, RuntimeEnv, RuntimeKind};
+use super::{CallConfig, DumpArgsLevel, RuntimeEnv, RuntimeKind, SwimlaneLevel};
 
 /// One layer of run settings; see the module docs.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +32,8 @@ pub struct Settings {
     pub enable_dep_gen: Option<bool>,
     /// Record per-task timing.
     pub enable_l2_swimlane: Option<bool>,
+    /// Swimlane level.
+    pub l2_swimlane_level: Option<SwimlaneLevel>,
     /// Args dump level.
     pub dump_args: Option<DumpArgsLevel>,
     /// Where diagnostics are written.
@@ -62,6 +64,7 @@ impl Settings {
             enable_scope_stats: pick(self.enable_scope_stats, &over.enable_scope_stats),
             enable_dep_gen: pick(self.enable_dep_gen, &over.enable_dep_gen),
             enable_l2_swimlane: pick(self.enable_l2_swimlane, &over.enable_l2_swimlane),
+            l2_swimlane_level: pick(self.l2_swimlane_level, &over.l2_swimlane_level),
             dump_args: pick(self.dump_args, &over.dump_args),
             output_prefix: pick(self.output_prefix, &over.output_prefix),
             timeout: pick(self.timeout, &over.timeout),
@@ -95,6 +98,7 @@ impl Settings {
             enable_scope_stats: self.enable_scope_stats.unwrap_or(d.enable_scope_stats),
             enable_dep_gen: self.enable_dep_gen.unwrap_or(d.enable_dep_gen),
             enable_l2_swimlane: self.enable_l2_swimlane.unwrap_or(d.enable_l2_swimlane),
+            l2_swimlane_level: self.l2_swimlane_level.unwrap_or(d.l2_swimlane_level),
             dump_args: self.dump_args.unwrap_or(d.dump_args),
             output_prefix: self.output_prefix.or(d.output_prefix),
             timeout: self.timeout.unwrap_or(d.timeout),

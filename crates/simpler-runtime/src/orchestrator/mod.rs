@@ -98,6 +98,8 @@ pub struct Orchestrator {
     pub(crate) skip_dep_gen_flush: bool,
     /// Swimlane submit spans.
     pub(crate) lane: Option<SwimlaneProducer>,
+    /// Submit spans recorded so far (the next span's `submit_idx`).
+    submits_timed: u64,
     /// Ready tasks not yet published: handed to the schedulers [`READY_BATCH`] at a time (and at
     /// every scope end, before any wait, and at the end), so a burst of submits moves the
     /// ready-queue cache lines once instead of once per task.
@@ -151,6 +153,7 @@ impl Orchestrator {
             dep_graph: None,
             skip_dep_gen_flush: false,
             lane: None,
+            submits_timed: 0,
             ready_batch: ArrayVec::new(),
             shared,
         }
@@ -347,8 +350,12 @@ impl Orchestrator {
         let out = self.submit_task(kernels, args, alloc)?;
         if let Some(l) = self.lane.as_mut() {
             let end = l.clock.now();
+            let submit_idx = self.submits_timed;
+            self.submits_timed += 1;
             l.push(Row::Orch(OrchRow {
                 task_id: out.id().raw(),
+                submit_idx,
+                thread: 0,
                 submit_start_ns: start,
                 submit_end_ns: end,
             }));

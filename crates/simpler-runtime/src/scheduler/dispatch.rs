@@ -4,7 +4,7 @@ use crate::sync::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use arrayvec::ArrayVec;
-use simpler_artifacts::swimlane::{self as lane_rows, DummyRow, TaskRow};
+use simpler_artifacts::swimlane::{self as lane_rows, TaskRow};
 
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
@@ -76,12 +76,7 @@ pub(crate) fn execute(
         let id = lane.as_ref().map(|_| slot.payload.read().id);
         shared.complete(s, scratch, batch);
         if let (Some(l), Some(id)) = (lane.as_mut(), id) {
-            let finish_ns = l.clock.now();
-            l.push(Row::Dummy(DummyRow {
-                task_id: id.raw(),
-                sched_thread: thread,
-                finish_ns,
-            }));
+            l.dummy_done(thread, id.raw(), dispatch_ns);
         }
         return;
     }
@@ -163,11 +158,13 @@ pub(crate) fn execute(
                     CoreType::Aic => lane_rows::CoreType::Aic,
                     CoreType::Aiv => lane_rows::CoreType::Aiv,
                 },
-                sched_thread: thread,
-                dispatch_ns,
+                sched_thread: Some(thread),
+                reg_task_id: 0,
+                dispatch_ns: Some(dispatch_ns),
+                receive_ns: start_ns,
                 start_ns,
                 end_ns,
-                finish_ns: 0,
+                finish_ns: None,
             });
         }
     }
@@ -183,7 +180,7 @@ pub(crate) fn execute(
     if let Some(l) = lane.as_mut() {
         let finish_ns = l.clock.now();
         for mut r in rows {
-            r.finish_ns = finish_ns;
+            r.finish_ns = Some(finish_ns);
             l.push(Row::Task(r));
         }
     }

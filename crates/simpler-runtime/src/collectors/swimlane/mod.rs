@@ -1,11 +1,13 @@
 //! Swimlane timing: per (task, block, subslot) dispatch/start/end/finish timestamps from the
-//! scheduler threads, dummy completions, and the orchestrator's submit spans, written to
-//! `l2_swimlane_records.json` (schema: `docs/swimlane.md`).
+//! scheduler threads, their loop phases, and the orchestrator's submit spans, written to
+//! `l2_swimlane_records.json` in the original's raw layout (linked as
+//! `chip_swimlane_records.json`; schema: `docs/swimlane.md`), at the level the run asked for.
 //!
 //! Every run thread owns a `SwimlaneProducer` that fills fixed-capacity row buffers and hands
 //! them to one host collector through the bounded buffer channel; the collector spills rows to
-//! per-section files while the run goes on, and the close writes the final file in section
-//! order. Rows a producer could not hand over are counted and reported, never silently lost.
+//! per-section files while the run goes on (phases one file per scheduler thread), and the
+//! close writes the final file in section order. Rows a producer could not hand over are
+//! counted and reported, never silently lost.
 
 use crate::sync::{AtomicU64, Ordering};
 use std::fs::File;
@@ -16,7 +18,10 @@ use std::time::{Duration, Instant};
 
 use simpler_artifacts::manifest::DiagnosticEntry;
 use simpler_artifacts::publish::{publish_with, Options};
-use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
+use simpler_artifacts::swimlane::{
+    core_types_for_clusters, AicoreRecord, AicpuRecord, Level, OrchRecord, OrchRow, PhaseRecord,
+    SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
+};
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 
@@ -28,9 +33,66 @@ pub const ROWS_PER_BUFFER: usize = 4096;
 /// One timing row.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Row {
+    /// A kernel execution (every level).
     Task(TaskRow),
-    Dummy(DummyRow),
+    /// A scheduler loop phase of thread `.0` (level ≥ 3).
+    Phase(u32, Phase),
+    /// A submit span (level 4).
     Orch(OrchRow),
+}
+
+/// The scheduler loop phases this runtime records (`docs/swimlane.md`); the names are the
+/// original's where the step corresponds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PhaseKind {
+    /// Pop a ready task, pick its cores, hand the block over (ends at kernel start).
+    Dispatch,
+    /// Completion: mark the task done, release its consumers (ends at finish).
+    Complete,
+    /// A dummy task completed inline (`task_id` set).
+    DummyTask,
+    /// Ring advance of a batch of consumed tasks (ours).
+    Advance,
+    /// Nothing to do: yielding or parked (ours).
+    Idle,
+}
+
+impl PhaseKind {
+    const ALL: [PhaseKind; 5] = [
+        PhaseKind::Dispatch,
+        PhaseKind::Complete,
+        PhaseKind::DummyTask,
+        PhaseKind::Advance,
+        PhaseKind::Idle,
+    ];
+
+    /// The phase name written in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseKind::Dispatch => "dispatch",
+            PhaseKind::Complete => "complete",
+            PhaseKind::DummyTask => "dummy_task",
+            PhaseKind::Advance => "advance",
+            PhaseKind::Idle => "idle",
+        }
+    }
+}
+
+/// One scheduler phase as recorded (compact; the collector writes it as a [`PhaseRecord`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Phase {
+    pub kind: PhaseKind,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub loop_iter: u64,
+    pub tasks_processed: u32,
+    /// Pops that found work / found none since the previous dispatch phase (dispatch only).
+    pub pops: Option<(u32, u32)>,
+    /// The task of a `dummy_task` phase.
+    pub task_id: Option<u64>,
+    /// Ready-queue depth `[aic, aiv, mix]` at start and end.
+    pub shared_at_start: [u32; 3],
+    pub shared_at_end: [u32; 3],
 }
 
 /// A buffer of rows.
@@ -72,12 +134,18 @@ pub(crate) struct SwimlaneShared {
     pub dropped: Arc<AtomicU64>,
     pub clock: RunClock,
     pub wait: Duration,
+    pub level: Level,
 }
 
 impl SwimlaneShared {
     /// A producer for one run thread.
     pub fn producer(&self) -> SwimlaneProducer {
-        SwimlaneProducer::new(self.channel.clone(), self.dropped.clone(), self.clock, self.wait)
+        SwimlaneProducer {
+            producer: Producer::new(self.channel.clone(), self.wait),
+            dropped: self.dropped.clone(),
+            clock: self.clock,
+            level: self.level,
+        }
     }
 }
 
@@ -86,21 +154,11 @@ pub(crate) struct SwimlaneProducer {
     producer: Producer<RowBuffer>,
     dropped: Arc<AtomicU64>,
     pub clock: RunClock,
+    /// What to record: phases from level 3, submit spans at level 4.
+    pub level: Level,
 }
 
 impl SwimlaneProducer {
-    pub fn new(
-        channel: Arc<BufferChannel<RowBuffer>>,
-        dropped: Arc<AtomicU64>,
-        clock: RunClock,
-        wait: Duration,
-    ) -> Self {
-        SwimlaneProducer {
-            producer: Producer::new(channel, wait),
-            dropped,
-            clock,
-        }
-    }
 
     /// Appends a row (dropped and counted when no buffer can be had in time).
     pub fn push(&mut self, row: Row) {
@@ -117,6 +175,29 @@ impl SwimlaneProducer {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Records a dummy task completed inline by scheduler `thread` (a `dummy_task` phase from
+    /// `start_ns` to now; level ≥ 3).
+    pub fn dummy_done(&mut self, thread: u32, task_id: u64, start_ns: u64) {
+        if !self.level.has_sched_phases() {
+            return;
+        }
+        let end_ns = self.clock.now();
+        self.push(Row::Phase(
+            thread,
+            Phase {
+                kind: PhaseKind::DummyTask,
+                start_ns,
+                end_ns,
+                loop_iter: 0,
+                tasks_processed: 1,
+                pops: None,
+                task_id: Some(task_id),
+                shared_at_start: [0; 3],
+                shared_at_end: [0; 3],
+            },
+        ));
     }
 
     /// Hands the current buffer over (an empty one goes back to the free queue).
@@ -151,6 +232,7 @@ impl Spill {
             rows: 0,
         })
     }
+
     fn put(&mut self, words: &[u64]) -> io::Result<()> {
         self.rows += 1;
         for w in words {
@@ -158,10 +240,31 @@ impl Spill {
         }
         Ok(())
     }
-    fn reopen(self) -> io::Result<(PathBuf, BufReader<File>, u64)> {
+
+    /// Flushes the file; rows are then read back with [`Spilled::rows`], as often as needed.
+    fn seal(self) -> io::Result<Sealed> {
         self.out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        let f = File::open(&self.path)?;
-        Ok((self.path, BufReader::with_capacity(256 << 10, f), self.rows))
+        Ok(Sealed {
+            path: self.path,
+            rows: self.rows,
+        })
+    }
+}
+
+/// A flushed spill file.
+struct Sealed {
+    path: PathBuf,
+    rows: u64,
+}
+
+impl Sealed {
+    /// Reads every record of `N` words back, in order.
+    fn read<const N: usize>(&self, mut each: impl FnMut([u64; N]) -> io::Result<()>) -> io::Result<()> {
+        let mut r = BufReader::with_capacity(256 << 10, File::open(&self.path)?);
+        for _ in 0..self.rows {
+            each(read_words::<N>(&mut r)?)?;
+        }
+        Ok(())
     }
 }
 
@@ -175,14 +278,9 @@ fn read_words<const N: usize>(r: &mut impl Read) -> io::Result<[u64; N]> {
     Ok(out)
 }
 
-fn core_code(c: CoreType) -> u64 {
-    match c {
-        CoreType::Aic => 0,
-        _ => 1,
-    }
-}
+const TASK_WORDS: usize = 13;
 
-fn encode_task(r: &TaskRow) -> [u64; 14] {
+fn encode_task(r: &TaskRow) -> [u64; TASK_WORDS] {
     [
         r.task_id,
         r.kernel_ids[0] as i64 as u64,
@@ -192,35 +290,98 @@ fn encode_task(r: &TaskRow) -> [u64; 14] {
         u64::from(r.block_idx),
         u64::from(r.block_num),
         u64::from(r.core_id),
-        core_code(r.core_type),
-        u64::from(r.sched_thread),
-        r.dispatch_ns,
+        u64::from(r.sched_thread.unwrap_or(0)),
+        r.dispatch_ns.unwrap_or(0),
         r.start_ns,
         r.end_ns,
-        r.finish_ns,
+        r.finish_ns.unwrap_or(0),
     ]
 }
 
-fn decode_task(w: [u64; 14]) -> TaskRow {
-    TaskRow {
+/// A spilled task row, as the writer needs it.
+struct SpilledTask {
+    task_id: u64,
+    kernel_ids: [i32; 3],
+    func_id: i32,
+    block_idx: u32,
+    block_num: u32,
+    core_id: u32,
+    sched_thread: u32,
+    dispatch: u64,
+    start: u64,
+    end: u64,
+    finish: u64,
+}
+
+fn decode_task(w: [u64; TASK_WORDS]) -> SpilledTask {
+    SpilledTask {
         task_id: w[0],
         kernel_ids: [w[1] as i64 as i32, w[2] as i64 as i32, w[3] as i64 as i32],
         func_id: w[4] as i64 as i32,
         block_idx: w[5] as u32,
         block_num: w[6] as u32,
         core_id: w[7] as u32,
-        core_type: if w[8] == 0 { CoreType::Aic } else { CoreType::Aiv },
-        sched_thread: w[9] as u32,
-        dispatch_ns: w[10],
-        start_ns: w[11],
-        end_ns: w[12],
-        finish_ns: w[13],
+        sched_thread: w[8] as u32,
+        dispatch: w[9],
+        start: w[10],
+        end: w[11],
+        finish: w[12],
     }
+}
+
+const PHASE_WORDS: usize = 14;
+const NONE: u64 = u64::MAX;
+
+fn encode_phase(p: &Phase) -> [u64; PHASE_WORDS] {
+    let kind = PhaseKind::ALL.iter().position(|k| *k == p.kind).unwrap_or(0) as u64;
+    let (hit, miss) = p.pops.map_or((NONE, NONE), |(h, m)| (u64::from(h), u64::from(m)));
+    let s = p.shared_at_start.map(u64::from);
+    let e = p.shared_at_end.map(u64::from);
+    [
+        kind,
+        p.start_ns,
+        p.end_ns,
+        p.loop_iter,
+        u64::from(p.tasks_processed),
+        hit,
+        miss,
+        p.task_id.unwrap_or(NONE),
+        s[0],
+        s[1],
+        s[2],
+        e[0],
+        e[1],
+        e[2],
+    ]
+}
+
+fn decode_phase(w: [u64; PHASE_WORDS]) -> PhaseRecord {
+    let some = |v: u64| (v != NONE).then_some(v);
+    PhaseRecord {
+        kind: PhaseKind::ALL[(w[0] as usize).min(PhaseKind::ALL.len() - 1)].name(),
+        start_cycles: w[1],
+        end_cycles: w[2],
+        loop_iter: w[3],
+        tasks_processed: w[4],
+        pop_hit: some(w[5]),
+        pop_miss: some(w[6]),
+        task_id: some(w[7]),
+        shared_at_start: [w[8] as i64, w[9] as i64, w[10] as i64],
+        shared_at_end: [w[11] as i64, w[12] as i64, w[13] as i64],
+    }
+}
+
+/// The spill files of one run.
+struct Parts {
+    tasks: Spill,
+    orch: Spill,
+    /// One per scheduler thread.
+    phases: Vec<Spill>,
 }
 
 /// What the collector thread holds at the end.
 pub(crate) struct Spilled {
-    parts: Option<[Spill; 3]>,
+    parts: Option<Parts>,
     error: Option<String>,
     pub received: u64,
 }
@@ -230,11 +391,18 @@ pub(crate) fn spawn(
     channel: Arc<BufferChannel<RowBuffer>>,
     dir: PathBuf,
     run_epoch: u64,
+    scheduler_threads: u32,
 ) -> CollectorThread<RowBuffer, Spilled> {
     let init = move || {
         let parts = std::fs::create_dir_all(&dir).and_then(|()| {
             let p = |s: &str| Spill::create(dir.join(format!(".swimlane.{run_epoch}.{s}.part")));
-            Ok([p("tasks")?, p("dummies")?, p("orch")?])
+            Ok(Parts {
+                tasks: p("tasks")?,
+                orch: p("orch")?,
+                phases: (0..scheduler_threads)
+                    .map(|t| p(&format!("phases{t}")))
+                    .collect::<io::Result<_>>()?,
+            })
         });
         match parts {
             Ok(p) => Spilled {
@@ -254,9 +422,14 @@ pub(crate) fn spawn(
         let Some(parts) = st.parts.as_mut() else { return };
         for row in &buf.rows {
             let r = match row {
-                Row::Task(t) => parts[0].put(&encode_task(t)),
-                Row::Dummy(d) => parts[1].put(&[d.task_id, u64::from(d.sched_thread), d.finish_ns]),
-                Row::Orch(o) => parts[2].put(&[o.task_id, o.submit_start_ns, o.submit_end_ns]),
+                Row::Task(t) => parts.tasks.put(&encode_task(t)),
+                Row::Phase(thread, p) => match parts.phases.get_mut(*thread as usize) {
+                    Some(spill) => spill.put(&encode_phase(p)),
+                    None => Err(io::Error::other(format!("phase of unknown scheduler thread {thread}"))),
+                },
+                Row::Orch(o) => parts
+                    .orch
+                    .put(&[o.task_id, o.submit_idx, o.submit_start_ns, o.submit_end_ns]),
             };
             if let Err(e) = r {
                 st.error.get_or_insert(format!("spilling rows: {e}"));
@@ -286,10 +459,12 @@ pub(crate) fn start<'a>(
         dropped: dropped.clone(),
         clock: RunClock(Instant::now()),
         wait: ctx.wait,
+        level: cfg.l2_swimlane_level,
     });
     Ok(Some(Box::new(Swimlane {
-        thread: spawn(channel, ctx.prefix.to_path_buf(), ctx.run_epoch),
+        thread: spawn(channel, ctx.prefix.to_path_buf(), ctx.run_epoch, threads as u32),
         dropped,
+        level: cfg.l2_swimlane_level,
     })))
 }
 
@@ -297,12 +472,21 @@ pub(crate) fn start<'a>(
 struct Swimlane {
     thread: CollectorThread<RowBuffer, Spilled>,
     dropped: Arc<AtomicU64>,
+    level: Level,
 }
 
 impl Collector for Swimlane {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
         let spilled = self.thread.stop();
-        let header = Header::for_clusters(run.clusters as u32, run.scheduler_threads as u32);
+        let clusters = run.clusters as u32;
+        let threads = run.scheduler_threads as u32;
+        let header = WriteHeader {
+            level: self.level,
+            clusters,
+            scheduler_threads: threads,
+            core_types: core_types_for_clusters(clusters),
+            core_to_thread: core_to_thread(clusters, threads),
+        };
         let dropped = self.dropped.load(Ordering::Relaxed);
         let o = close(prefix, spilled, dropped, &header, run.proven);
         out.entries.push(o.manifest_entry(prefix));
@@ -310,13 +494,35 @@ impl Collector for Swimlane {
     }
 }
 
+/// The scheduler thread serving each core: cluster `c` belongs to thread `c % threads`
+/// (`scheduler::CoreCursor`), and a cluster's AIV cores to the same thread as its AIC.
+fn core_to_thread(clusters: u32, threads: u32) -> Vec<i32> {
+    let threads = threads.max(1);
+    let aic = (0..clusters).map(|c| (c % threads) as i32);
+    let aiv = (0..clusters).flat_map(|c| [(c % threads) as i32; 2]);
+    aic.chain(aiv).collect()
+}
+
+/// Rows of each kind a run's records file holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SwimlaneRows {
+    /// Kernel executions (`aicore_tasks`).
+    pub tasks: u64,
+    /// Scheduler loop phases (level ≥ 3).
+    pub phases: u64,
+    /// Submit spans (level 4).
+    pub submits: u64,
+}
+
 /// What became of a run's swimlane records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SwimlaneOutcome {
     /// The written records file.
     pub path: Option<PathBuf>,
-    /// Task, dummy and orchestrator rows written.
-    pub rows: [u64; 3],
+    /// The level recorded.
+    pub level: Level,
+    /// Rows written.
+    pub rows: SwimlaneRows,
     /// Rows the run threads could not hand over (counted, not written).
     pub dropped: u64,
     /// Why the file is missing or incomplete.
@@ -346,79 +552,141 @@ impl SwimlaneOutcome {
 /// The diagnostic's name in the run manifest.
 pub const NAME: &str = "l2_swimlane";
 
-/// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows.
-pub(crate) fn close(
-    prefix: &Path,
-    spilled: Spilled,
-    dropped: u64,
-    header: &Header,
-    proven: bool,
-) -> SwimlaneOutcome {
+/// Writes the records from the spilled rows: every section from one pass over its spill.
+fn write_records<W: Write>(
+    w: &mut SwimlaneWriter<W>,
+    tasks: &Sealed,
+    phases: &[Sealed],
+    orch: &Sealed,
+    header: &WriteHeader,
+) -> io::Result<SwimlaneRows> {
+    // reg_task_id: the per-core dispatch sequence, recomputed identically on each pass.
+    let cores = header.core_types.len().max(1);
+    let mut reg = vec![0u32; cores];
+    tasks.read(|x| {
+        let t = decode_task(x);
+        let seq = next_reg(&mut reg, t.core_id);
+        w.aicore(&AicoreRecord {
+            core_id: t.core_id,
+            task_token: t.task_id,
+            reg_task_id: seq,
+            start: t.start,
+            end: t.end,
+            receive_to_start: 0,
+        })
+    })?;
+    if header.level.has_dispatch() {
+        reg.iter_mut().for_each(|r| *r = 0);
+        tasks.read(|x| {
+            let t = decode_task(x);
+            let seq = next_reg(&mut reg, t.core_id);
+            w.aicpu(&AicpuRecord {
+                core_id: t.core_id,
+                reg_task_id: seq,
+                dispatch: t.dispatch,
+                finish: t.finish,
+            })
+        })?;
+    }
+    tasks.read(|x| {
+        let t = decode_task(x);
+        w.task_info(&TaskInfo {
+            func_id: t.func_id,
+            block_idx: t.block_idx,
+            block_num: t.block_num,
+            kernel_ids: t.kernel_ids,
+            sched_thread: t.sched_thread,
+        })
+    })?;
+    let mut rows = SwimlaneRows {
+        tasks: tasks.rows,
+        ..SwimlaneRows::default()
+    };
+    if header.level.has_sched_phases() {
+        for (thread, spill) in phases.iter().enumerate() {
+            spill.read(|x| w.phase(thread as u32, &decode_phase(x)))?;
+            rows.phases += spill.rows;
+        }
+    }
+    if header.level.has_orch_phases() {
+        orch.read(|x: [u64; 4]| {
+            w.orch(&OrchRecord {
+                task_id: x[0],
+                submit_idx: x[1],
+                start_cycles: x[2],
+                end_cycles: x[3],
+            })
+        })?;
+        rows.submits = orch.rows;
+    }
+    Ok(rows)
+}
+
+fn next_reg(reg: &mut Vec<u32>, core: u32) -> u32 {
+    let i = core as usize;
+    if i >= reg.len() {
+        reg.resize(i + 1, 0);
+    }
+    let seq = reg[i];
+    reg[i] = seq.wrapping_add(1);
+    seq
+}
+
+/// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows and links it as
+/// `chip_swimlane_records.json`.
+fn close(prefix: &Path, spilled: Spilled, dropped: u64, header: &WriteHeader, proven: bool) -> SwimlaneOutcome {
     let dest = prefix.join(FILE_NAME);
     let mut out = SwimlaneOutcome {
         path: None,
-        rows: [0; 3],
+        level: header.level,
+        rows: SwimlaneRows::default(),
         dropped,
         problem: spilled.error.clone(),
         bytes: 0,
         write_failed: spilled.error.is_some(),
     };
     let Some(parts) = spilled.parts else { return out };
+    let Parts { tasks, orch, phases } = parts;
+    let all_paths: Vec<PathBuf> = std::iter::once(&tasks)
+        .chain(std::iter::once(&orch))
+        .chain(&phases)
+        .map(|s| s.path.clone())
+        .collect();
+    let remove_spills = || {
+        for p in &all_paths {
+            let _ = std::fs::remove_file(p);
+        }
+    };
     if spilled.error.is_some() {
         // A failed spill write may have left a partial row behind: reading the spill back could
         // misalign every later row, so no timeline is written rather than a wrong one.
-        for p in parts {
-            let _ = std::fs::remove_file(&p.path);
-        }
+        remove_spills();
         let lost = spilled.received;
         out.problem =
             (out.problem).map(|p| format!("{p}; no timeline was written ({lost} received rows lost)"));
         return out;
     }
-    let [tasks, dummies, orch] = parts;
-    let mut spills = Vec::new();
-    let written = publish_with(&dest, Options::closing(true), |sink| {
-        let mut w = SwimlaneWriter::begin(sink, header)?;
-        let mut counts = [0u64; 3];
-        let (p0, mut r, n) = tasks.reopen()?;
-        spills.push(p0);
-        for _ in 0..n {
-            w.task(&decode_task(read_words::<14>(&mut r)?))?;
-        }
-        counts[0] = n;
-        let (p1, mut r, n) = dummies.reopen()?;
-        spills.push(p1);
-        for _ in 0..n {
-            let x = read_words::<3>(&mut r)?;
-            w.dummy(&DummyRow {
-                task_id: x[0],
-                sched_thread: x[1] as u32,
-                finish_ns: x[2],
-            })?;
-        }
-        counts[1] = n;
-        let (p2, mut r, n) = orch.reopen()?;
-        spills.push(p2);
-        for _ in 0..n {
-            let x = read_words::<3>(&mut r)?;
-            w.orch(&OrchRow {
-                task_id: x[0],
-                submit_start_ns: x[1],
-                submit_end_ns: x[2],
-            })?;
-        }
-        counts[2] = n;
-        w.finish()?;
-        Ok(counts)
-    });
-    for p in spills {
-        let _ = std::fs::remove_file(p);
-    }
+    let written = (|| {
+        let tasks = tasks.seal()?;
+        let orch = orch.seal()?;
+        let phases = phases.into_iter().map(Spill::seal).collect::<io::Result<Vec<_>>>()?;
+        publish_with(&dest, Options::closing(true), |sink| {
+            let mut w = SwimlaneWriter::begin(sink, header)?;
+            let rows = write_records(&mut w, &tasks, &phases, &orch, header)?;
+            w.finish()?;
+            Ok(rows)
+        })
+        .map_err(io::Error::other)
+    })();
+    remove_spills();
     match written {
         Ok(p) => {
             out.rows = p.value;
             out.bytes = p.bytes;
-            out.path = Some(dest);
+            out.path = Some(dest.clone());
+            if let Err(e) = link_chip_name(&dest, &prefix.join(CHIP_FILE_NAME)) {
+                out.problem = Some(format!("could not link {CHIP_FILE_NAME}: {e}"));
+            }
         }
         Err(e) => {
             out.write_failed = true;
@@ -444,4 +712,15 @@ pub(crate) fn close(
         });
     }
     out
+}
+
+/// Makes `chip` the same file as `records` (a hard link; a copy where links are refused), so
+/// the original's tools, which look for that name, find the run's records.
+fn link_chip_name(records: &Path, chip: &Path) -> io::Result<()> {
+    match std::fs::remove_file(chip) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::fs::hard_link(records, chip).or_else(|_| std::fs::copy(records, chip).map(|_| ()))
 }
