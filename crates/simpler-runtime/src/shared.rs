@@ -72,6 +72,12 @@ pub(crate) struct AdvanceBatch {
 }
 
 impl AdvanceBatch {
+    /// True when no consumed task waits for its ring's advance.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.rings == 0
+    }
+
     #[inline]
     fn mark(&mut self, ring: u8) {
         self.rings |= 1 << ring;
@@ -162,6 +168,31 @@ impl RunShared {
             }
         }
         None
+    }
+
+    /// Takes the next ready task of a shape `can` accepts, in [`RunShared::pop_ready`]'s
+    /// order (a scheduler thread whose cores are held pops only what it can place).
+    pub fn pop_ready_for(&self, can: impl Fn(TaskShape) -> bool) -> Option<SlotRef> {
+        for shape in [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv] {
+            if can(shape) {
+                if let Some(s) = self.queues[shape as usize].pop() {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether a task of a shape `can` accepts is queued (a snapshot).
+    pub fn pop_ready_peek(&self, can: impl Fn(TaskShape) -> bool) -> bool {
+        [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv]
+            .into_iter()
+            .any(|shape| can(shape) && !self.queues[shape as usize].is_empty())
+    }
+
+    /// Ready tasks queued per shape `[aic, aiv, mix]` (a snapshot).
+    pub fn queue_depths(&self) -> [u32; 3] {
+        [TaskShape::Aic, TaskShape::Aiv, TaskShape::Mix].map(|s| self.queues[s as usize].len() as u32)
     }
 
     /// True when some queue holds work.

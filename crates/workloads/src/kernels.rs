@@ -17,8 +17,9 @@
 //!
 //! The duration is a separate kernel, not an optional scalar of `noop`, because the subslots of
 //! a mixed task share their scalars: a `noop` next to `add_scalar` would otherwise sleep for
-//! the bits of the f32 addend. `busy` sleeps (it does not spin: the platform multiplexes
-//! virtual cores on few OS threads).
+//! the bits of the f32 addend. `busy` occupies its virtual core for the duration
+//! (`KernelCtx::occupy`): it neither sleeps nor spins, so the scheduler keeps dispatching to the
+//! other cores meanwhile and the simulated chip's cores really run side by side.
 //!
 //! Ids 0–2 are the vector example's, so a workload of it has the same `kernel_ids`.
 
@@ -296,7 +297,7 @@ fn busy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
             "busy: duration {us} us is over the limit of {MAX_BUSY_US} us"
         )));
     }
-    std::thread::sleep(Duration::from_micros(us));
+    ctx.occupy(Duration::from_micros(us));
     Ok(())
 }
 

@@ -215,7 +215,13 @@ impl Header {
 /// cluster `c`'s two AIV cores `clusters + 2c` and `clusters + 2c + 1`.
 pub fn core_types_for_clusters(clusters: u32) -> Vec<CoreType> {
     (0..clusters.saturating_mul(3))
-        .map(|id| if id < clusters { CoreType::Aic } else { CoreType::Aiv })
+        .map(|id| {
+            if id < clusters {
+                CoreType::Aic
+            } else {
+                CoreType::Aiv
+            }
+        })
         .collect()
 }
 

@@ -1,8 +1,10 @@
 //! Kernels: Rust functions registered by func id, and the context they run with.
 
+use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use simpler_core::{ArgTag, DType, Tensor};
 
@@ -110,6 +112,8 @@ pub struct KernelCtx<'a> {
     pub(crate) block_idx: u32,
     pub(crate) block_num: u32,
     pub(crate) core: CoreId,
+    /// Set by [`KernelCtx::occupy`]: the core is busy until then.
+    pub(crate) busy_until: Cell<Option<Instant>>,
 }
 
 impl<'a> KernelCtx<'a> {
@@ -158,6 +162,19 @@ impl<'a> KernelCtx<'a> {
     /// The virtual core running this block.
     pub fn core(&self) -> CoreId {
         self.core
+    }
+    /// Keeps this kernel's core busy for `duration` from this call, as a device kernel of that
+    /// length would, without holding the scheduler thread: the kernel returns at once, the
+    /// scheduler dispatches other ready work to the other virtual cores meanwhile, and the task
+    /// completes (its consumers become ready) once the time has passed. The kernel's writes to
+    /// memory are made before it returns, as usual. Calling it again extends to the later end.
+    ///
+    /// A kernel that computes for real occupies its scheduler thread instead (and with it that
+    /// thread's other cores): such kernels are bounded by the host's cores, not the chip's.
+    pub fn occupy(&self, duration: Duration) {
+        let until = Instant::now() + duration;
+        let later = self.busy_until.get().map_or(until, |u| u.max(until));
+        self.busy_until.set(Some(later));
     }
     /// Typed access to tensor argument `i`; its dtype must be `T`'s.
     pub fn view<T: Element>(&self, i: usize) -> Result<View<'a, T>, KernelError> {

@@ -1,46 +1,22 @@
-//! Running one ready task: claim a block, pick virtual cores, call the kernels, complete.
+//! Running one ready task: claim a block, place it on free virtual cores, call the kernels,
+//! then complete it now or, when a kernel occupies its core, once the core is released.
 
 use crate::sync::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
 
 use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, TaskRow};
 
+use super::cores::Cores;
+use super::phases::PhaseLog;
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
-use crate::collectors::swimlane::{Row, SwimlaneProducer};
+use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::FatalCode;
 use crate::platform::kernel::KernelCtx;
-use crate::platform::{CoreId, CoreType, Platform, TaskShape};
+use crate::platform::{CoreId, CoreType, TaskShape};
 use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
-
-/// Round-robin choice among the clusters a scheduler thread owns.
-pub(crate) struct CoreCursor {
-    platform: Platform,
-    owned: Vec<u32>,
-    next: usize,
-}
-
-impl CoreCursor {
-    pub fn new(platform: Platform, thread_index: u32, thread_count: u32) -> Self {
-        let mut owned: Vec<u32> = (0..platform.clusters)
-            .filter(|c| c % thread_count == thread_index)
-            .collect();
-        if owned.is_empty() {
-            owned.push(thread_index % platform.clusters);
-        }
-        CoreCursor {
-            platform,
-            owned,
-            next: 0,
-        }
-    }
-    fn next_cluster(&mut self) -> u32 {
-        let c = self.owned[self.next % self.owned.len()];
-        self.next = self.next.wrapping_add(1);
-        c
-    }
-}
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
@@ -58,25 +34,66 @@ pub(crate) struct ThreadProbes {
     pub dump: Option<ArgsDumpProducer>,
 }
 
-/// Runs one claimed block (or completes a dummy) of task `s`.
-pub(crate) fn execute(
-    shared: &RunShared,
-    s: SlotRef,
-    cursor: &mut CoreCursor,
-    scratch: &mut Vec<SlotRef>,
-    batch: &mut AdvanceBatch,
-    probes: &mut ThreadProbes,
-    thread: u32,
-) {
-    let ThreadProbes { lane, dump } = probes;
-    let dispatch_ns = lane.as_ref().map_or(0, |l| l.clock.now());
+/// A block whose kernels occupy their cores past their return: completed at `until`.
+pub(crate) struct Held {
+    pub until: Instant,
+    slot: SlotRef,
+    subtasks: u32,
+    cores: ArrayVec<CoreId, 3>,
+    rows: ArrayVec<TaskRow, 3>,
+}
+
+/// What one scheduler thread keeps between tasks.
+pub(crate) struct ThreadState {
+    pub thread: u32,
+    pub cores: Cores,
+    pub scratch: Vec<SlotRef>,
+    pub batch: AdvanceBatch,
+    pub probes: ThreadProbes,
+    pub phases: PhaseLog,
+    /// Blocks waiting for their cores' deadlines, in no particular order.
+    pub held: Vec<Held>,
+}
+
+impl ThreadState {
+    /// The earliest deadline of a held block.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.held.iter().map(|h| h.until).min()
+    }
+
+    /// Completes every held block whose deadline has passed; true if any did.
+    pub fn release_expired(&mut self, shared: &RunShared) -> bool {
+        let now = Instant::now();
+        let mut any = false;
+        let mut i = 0;
+        while i < self.held.len() {
+            if self.held[i].until > now {
+                i += 1;
+                continue;
+            }
+            let h = self.held.swap_remove(i);
+            for &core in &h.cores {
+                self.cores.release(core);
+            }
+            finish_block(shared, self, h.slot, h.subtasks, h.rows);
+            any = true;
+        }
+        any
+    }
+}
+
+/// Runs one claimed block (or completes a dummy) of task `s`. `popped`: when phases are
+/// recorded, the run-clock time of the pop and the ready-queue depths then.
+pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popped: Option<(u64, [u32; 3])>) {
+    let thread = st.thread;
+    let dispatch_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
-        let id = lane.as_ref().map(|_| slot.payload.read().id);
-        shared.complete(s, scratch, batch);
-        if let (Some(l), Some(id)) = (lane.as_mut(), id) {
-            l.dummy_done(thread, id.raw(), dispatch_ns);
+        let id = popped.map(|_| slot.payload.read().id);
+        shared.complete(s, &mut st.scratch, &mut st.batch);
+        if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
+            st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
         return;
     }
@@ -84,33 +101,32 @@ pub(crate) fn execute(
     let block = slot.next_block.fetch_add(1, Ordering::AcqRel);
     if block == 0 {
         // Before any block runs: the other blocks are queued only after this capture.
-        if let Some(d) = dump.as_mut() {
+        if let Some(d) = st.probes.dump.as_mut() {
             d.capture(Stage::BeforeDispatch, &payload, &shared.memory);
         }
     }
     if block + 1 < payload.block_num {
         shared.push_ready(s);
     }
-    let cluster = cursor.next_cluster();
     let kernels = payload.kernels.as_array();
-    let mut rows: ArrayVec<TaskRow, 3> = ArrayVec::new();
-    let mut subtasks = 0;
-    for (sub, &kid) in kernels.iter().enumerate() {
-        if kid < 0 {
-            continue;
-        }
-        subtasks += 1;
-        let core: CoreId = match sub {
-            0 => cursor.platform.aic(cluster),
-            k => cursor.platform.aiv(
-                cluster,
-                if shape == TaskShape::Mix {
-                    k as u32 - 1
-                } else {
-                    (block + cluster) % 2
-                },
+    let Some(placement) = st.cores.place(shape, &kernels, block) else {
+        // The loop pops only shapes it can place; this is a bug, not a user error.
+        shared.fatal.raise(
+            FatalCode::KernelFailed,
+            format!(
+                "task {} block {block}: no free core on scheduler thread {thread}",
+                payload.id
             ),
-        };
+        );
+        shared.wake_all();
+        return;
+    };
+    let mut rows: ArrayVec<TaskRow, 3> = ArrayVec::new();
+    let mut held_until: Option<Instant> = None;
+    let mut cores: ArrayVec<CoreId, 3> = ArrayVec::new();
+    let mut first_start = None;
+    for &(sub, core) in &placement {
+        let kid = kernels[sub];
         let Some(def) = shared.kernels.get(kid) else {
             shared.fatal.raise(
                 FatalCode::KernelFailed,
@@ -126,10 +142,12 @@ pub(crate) fn execute(
             block_idx: block,
             block_num: payload.block_num,
             core,
+            busy_until: Default::default(),
         };
-        let start_ns = lane.as_ref().map_or(0, |l| l.clock.now());
+        let start_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
+        first_start.get_or_insert(start_ns);
         let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
-        let end_ns = lane.as_ref().map_or(0, |l| l.clock.now());
+        let mut end_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
         let failure = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e.0),
@@ -146,9 +164,18 @@ pub(crate) fn execute(
             shared.wake_all();
             return;
         }
-        if lane.is_some() {
+        if let Some(until) = ctx.busy_until.get() {
+            st.cores.hold(core, until);
+            cores.push(core);
+            held_until = Some(held_until.map_or(until, |h| h.max(until)));
+            if let Some(l) = st.probes.lane.as_ref() {
+                end_ns = end_ns.max(l.clock.ns_at(until));
+            }
+        }
+        if st.probes.lane.is_some() {
             rows.push(TaskRow {
                 task_id: payload.id.raw(),
+                reg_task_id: 0,
                 kernel_ids: kernels,
                 func_id: kid,
                 block_idx: block,
@@ -159,7 +186,6 @@ pub(crate) fn execute(
                     CoreType::Aiv => lane_rows::CoreType::Aiv,
                 },
                 sched_thread: Some(thread),
-                reg_task_id: 0,
                 dispatch_ns: Some(dispatch_ns),
                 receive_ns: start_ns,
                 start_ns,
@@ -169,19 +195,67 @@ pub(crate) fn execute(
         }
     }
     drop(payload);
+    if let (Some(l), Some(start), Some((popped_ns, depths))) = (st.probes.lane.as_mut(), first_start, popped)
+    {
+        st.phases.record(
+            l,
+            shared,
+            thread,
+            PhaseKind::Dispatch,
+            popped_ns,
+            start,
+            1,
+            depths,
+        );
+    }
+    let subtasks = placement.len() as u32;
+    match held_until {
+        Some(until) => st.held.push(Held {
+            until,
+            slot: s,
+            subtasks,
+            cores,
+            rows,
+        }),
+        None => finish_block(shared, st, s, subtasks, rows),
+    }
+}
+
+/// One block's kernels have ended: count them off the task, complete the task when it was the
+/// last block, and write the block's rows with their finish time.
+fn finish_block(
+    shared: &RunShared,
+    st: &mut ThreadState,
+    s: SlotRef,
+    subtasks: u32,
+    rows: ArrayVec<TaskRow, 3>,
+) {
+    let complete_start = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
+    let start_depths = st.phases.depths(shared);
+    let slot = shared.slot(s);
     if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
         // Every block has finished (blocks write disjoint slices): one capture of the whole
         // outputs, before completion lets consumers run and the slot be reused.
-        if let Some(d) = dump.as_mut() {
+        if let Some(d) = st.probes.dump.as_mut() {
             d.capture(Stage::AfterCompletion, &slot.payload.read(), &shared.memory);
         }
-        shared.complete(s, scratch, batch);
+        shared.complete(s, &mut st.scratch, &mut st.batch);
     }
-    if let Some(l) = lane.as_mut() {
+    if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();
         for mut r in rows {
             r.finish_ns = Some(finish_ns);
             l.push(Row::Task(r));
         }
+        st.phases.record(
+            l,
+            shared,
+            st.thread,
+            PhaseKind::Complete,
+            complete_start,
+            finish_ns,
+            1,
+            start_depths,
+        );
     }
 }

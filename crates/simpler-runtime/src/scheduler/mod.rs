@@ -1,53 +1,115 @@
 //! Scheduler threads: pop ready tasks, run their kernels on virtual cores, complete them.
 //!
 //! Each scheduler thread owns a round-robin share of the clusters and runs the kernels of its
-//! own virtual cores itself (virtual cores are multiplexed onto these threads). An SPMD task is
-//! re-queued while blocks remain, so several threads can run its blocks at once. Dummy tasks
-//! complete inline without a core. Idle threads spin briefly, then park on the run's
-//! [`Sleep`](crate::sync::Sleep) until a task is pushed or the run ends.
+//! own virtual cores itself (virtual cores are multiplexed onto these threads, [`cores`]). A
+//! kernel that occupies its core (`KernelCtx::occupy`, e.g. the workload kernel `busy`) returns
+//! at once and holds only that core until its deadline, so the thread keeps dispatching to its
+//! other cores and the simulated cores run side by side ([`dispatch`]); the thread then pops
+//! only shapes it has room for. An SPMD task is re-queued while blocks remain, so several
+//! threads can run its blocks at once. Dummy tasks complete inline without a core. Idle threads
+//! spin briefly, then park on the run's [`Sleep`](crate::sync::Sleep) until a task is pushed, a
+//! held core's deadline comes, or the run ends. At swimlane level ≥ 3 the loop records its
+//! phases ([`phases`]).
 
+mod cores;
 mod dispatch;
+mod phases;
 
 use crate::sync::Ordering;
 use std::sync::Arc;
+use std::time::Instant;
 
+use crate::collectors::swimlane::PhaseKind;
 use crate::shared::{AdvanceBatch, RunShared, PARK_TICK};
 
-pub(crate) use dispatch::CoreCursor;
+pub(crate) use cores::Cores;
+use dispatch::{ThreadProbes, ThreadState};
+use phases::PhaseLog;
 
 /// Rounds of `yield_now` an idle scheduler makes before it parks.
 const IDLE_YIELDS: u32 = 64;
 
 /// The body of one scheduler thread.
 pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_count: u32) {
-    let mut cursor = CoreCursor::new(shared.platform, thread_index, thread_count);
-    let mut scratch = Vec::new();
-    let mut batch = AdvanceBatch::default();
-    let mut probes = dispatch::ThreadProbes {
-        lane: shared.swimlane.as_ref().map(|s| s.producer()),
-        dump: shared.args_dump.as_ref().map(|s| s.producer()),
+    let lane = shared.swimlane.as_ref().map(|s| s.producer());
+    let phases_on = lane.as_ref().is_some_and(|l| l.level.has_sched_phases());
+    let mut st = ThreadState {
+        thread: thread_index,
+        cores: Cores::new(shared.platform, thread_index, thread_count),
+        scratch: Vec::new(),
+        batch: AdvanceBatch::default(),
+        probes: ThreadProbes {
+            lane,
+            dump: shared.args_dump.as_ref().map(|s| s.producer()),
+        },
+        phases: PhaseLog::new(phases_on),
+        held: Vec::new(),
     };
     let mut idle = 0u32;
+    // Whether this thread passed on a wake-up it could not use since it last made progress
+    // (at most once, so two threads with full cores cannot wake each other in a loop).
+    let mut forwarded = false;
     loop {
         if shared.fatal.is_set() {
             break;
         }
-        if let Some(task) = shared.pop_ready() {
+        st.phases.tick();
+        if !st.held.is_empty() && st.release_expired(&shared) {
+            forwarded = false;
+        }
+        let popped_at = st.phases.on().then(|| {
+            (
+                st.probes.lane.as_ref().map_or(0, |l| l.clock.now()),
+                st.phases.depths(&shared),
+            )
+        });
+        let task = if st.cores.any_held() {
+            shared.pop_ready_for(|shape| st.cores.can_place(shape))
+        } else {
+            shared.pop_ready()
+        };
+        if let Some((now, _)) = popped_at {
+            st.phases
+                .popped(task.is_some(), now, &mut st.probes.lane, &shared, thread_index);
+        }
+        if let Some(task) = task {
             idle = 0;
-            dispatch::execute(
-                &shared,
-                task,
-                &mut cursor,
-                &mut scratch,
-                &mut batch,
-                &mut probes,
-                thread_index,
-            );
+            forwarded = false;
+            dispatch::execute(&shared, task, &mut st, popped_at);
             continue;
         }
-        shared.flush_advances(&mut batch);
+        if !st.batch.is_empty() {
+            let start = popped_at.map(|_| {
+                (
+                    st.probes.lane.as_ref().map_or(0, |l| l.clock.now()),
+                    st.phases.depths(&shared),
+                )
+            });
+            shared.flush_advances(&mut st.batch);
+            if let (Some(l), Some((t0, depths))) = (st.probes.lane.as_mut(), start) {
+                let t1 = l.clock.now();
+                st.phases
+                    .record(l, &shared, thread_index, PhaseKind::Advance, t0, t1, 1, depths);
+            }
+        }
         if shared.finished() {
             break;
+        }
+        if let Some(deadline) = st.next_deadline() {
+            // Cores are held: wait for the first deadline or for work this thread can place.
+            if shared.has_ready() && !forwarded {
+                // Ready work this thread has no room for: let another thread see it.
+                shared.sched_sleep.notify_one();
+                forwarded = true;
+            }
+            let wait = deadline.saturating_duration_since(Instant::now()).min(PARK_TICK);
+            if !wait.is_zero() {
+                let cores = &st.cores;
+                shared.sched_sleep.sleep_unless(wait, || {
+                    shared.finished() || shared.pop_ready_peek(|shape| cores.can_place(shape))
+                });
+            }
+            continue;
         }
         idle += 1;
         if idle < IDLE_YIELDS {
@@ -58,7 +120,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sched_sleep
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
-    drop(probes); // hands its last rows and records over
+    drop(st); // hands its last rows and records over
     shared.threads_exited.fetch_add(1, Ordering::AcqRel);
     shared.done_sleep.notify_all();
 }

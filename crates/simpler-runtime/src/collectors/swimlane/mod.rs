@@ -126,6 +126,11 @@ impl RunClock {
     pub fn now(&self) -> u64 {
         self.0.elapsed().as_nanos() as u64
     }
+
+    /// `at` on this clock (0 before the run started).
+    pub fn ns_at(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.0).as_nanos() as u64
+    }
 }
 
 /// What run threads share to record timing.
@@ -159,7 +164,6 @@ pub(crate) struct SwimlaneProducer {
 }
 
 impl SwimlaneProducer {
-
     /// Appends a row (dropped and counted when no buffer can be had in time).
     pub fn push(&mut self, row: Row) {
         if self
@@ -175,29 +179,6 @@ impl SwimlaneProducer {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
             }
         }
-    }
-
-    /// Records a dummy task completed inline by scheduler `thread` (a `dummy_task` phase from
-    /// `start_ns` to now; level ≥ 3).
-    pub fn dummy_done(&mut self, thread: u32, task_id: u64, start_ns: u64) {
-        if !self.level.has_sched_phases() {
-            return;
-        }
-        let end_ns = self.clock.now();
-        self.push(Row::Phase(
-            thread,
-            Phase {
-                kind: PhaseKind::DummyTask,
-                start_ns,
-                end_ns,
-                loop_iter: 0,
-                tasks_processed: 1,
-                pops: None,
-                task_id: Some(task_id),
-                shared_at_start: [0; 3],
-                shared_at_end: [0; 3],
-            },
-        ));
     }
 
     /// Hands the current buffer over (an empty one goes back to the free queue).
@@ -425,11 +406,15 @@ pub(crate) fn spawn(
                 Row::Task(t) => parts.tasks.put(&encode_task(t)),
                 Row::Phase(thread, p) => match parts.phases.get_mut(*thread as usize) {
                     Some(spill) => spill.put(&encode_phase(p)),
-                    None => Err(io::Error::other(format!("phase of unknown scheduler thread {thread}"))),
+                    None => Err(io::Error::other(format!(
+                        "phase of unknown scheduler thread {thread}"
+                    ))),
                 },
-                Row::Orch(o) => parts
-                    .orch
-                    .put(&[o.task_id, o.submit_idx, o.submit_start_ns, o.submit_end_ns]),
+                Row::Orch(o) => {
+                    parts
+                        .orch
+                        .put(&[o.task_id, o.submit_idx, o.submit_start_ns, o.submit_end_ns])
+                }
             };
             if let Err(e) = r {
                 st.error.get_or_insert(format!("spilling rows: {e}"));
@@ -495,7 +480,7 @@ impl Collector for Swimlane {
 }
 
 /// The scheduler thread serving each core: cluster `c` belongs to thread `c % threads`
-/// (`scheduler::CoreCursor`), and a cluster's AIV cores to the same thread as its AIC.
+/// (`scheduler::Cores`), and a cluster's AIV cores to the same thread as its AIC.
 fn core_to_thread(clusters: u32, threads: u32) -> Vec<i32> {
     let threads = threads.max(1);
     let aic = (0..clusters).map(|c| (c % threads) as i32);
@@ -634,7 +619,13 @@ fn next_reg(reg: &mut Vec<u32>, core: u32) -> u32 {
 
 /// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows and links it as
 /// `chip_swimlane_records.json`.
-fn close(prefix: &Path, spilled: Spilled, dropped: u64, header: &WriteHeader, proven: bool) -> SwimlaneOutcome {
+fn close(
+    prefix: &Path,
+    spilled: Spilled,
+    dropped: u64,
+    header: &WriteHeader,
+    proven: bool,
+) -> SwimlaneOutcome {
     let dest = prefix.join(FILE_NAME);
     let mut out = SwimlaneOutcome {
         path: None,
@@ -669,7 +660,10 @@ fn close(prefix: &Path, spilled: Spilled, dropped: u64, header: &WriteHeader, pr
     let written = (|| {
         let tasks = tasks.seal()?;
         let orch = orch.seal()?;
-        let phases = phases.into_iter().map(Spill::seal).collect::<io::Result<Vec<_>>>()?;
+        let phases = phases
+            .into_iter()
+            .map(Spill::seal)
+            .collect::<io::Result<Vec<_>>>()?;
         publish_with(&dest, Options::closing(true), |sink| {
             let mut w = SwimlaneWriter::begin(sink, header)?;
             let rows = write_records(&mut w, &tasks, &phases, &orch, header)?;
