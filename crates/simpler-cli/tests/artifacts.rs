@@ -14,6 +14,8 @@ mod common;
 use common::{dep_gen_run, read_json, simpler, simpler_cmd, text};
 
 /// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
+/// `n` tasks of 20 ms in a chain (INOUT on one tensor): independent `busy` tasks would run side
+/// by side on the virtual cores and end too soon.
 fn slow_workload(dir: &Path, n: u32) -> PathBuf {
     let path = dir.join("slow.json");
     let w = serde_json::json!({
@@ -22,7 +24,7 @@ fn slow_workload(dir: &Path, n: u32) -> PathBuf {
         "tensors": [ { "name": "X", "shape": [16] } ],
         "body": [ { "scope": { "body": [
             { "repeat": { "var": "i", "count": "N", "body": [
-                { "submit": { "kernel": "busy", "args": [ { "input": "X" } ], "scalars": [ { "u64": "US" } ] } }
+                { "submit": { "kernel": "busy", "args": [ { "inout": "X" } ], "scalars": [ { "u64": "US" } ] } }
             ] } }
         ] } } ]
     });
@@ -148,7 +150,7 @@ fn success_then_fatal_into_one_folder_leaves_nothing_of_the_first_run() {
     let stdout = text(&fatal.stdout);
     assert_eq!(fatal.status.code(), Some(64 + 2), "HEAP_RING_DEADLOCK: {stdout}");
     assert!(
-        stdout.contains("removed    8 file(s) an earlier run left in this folder"),
+        stdout.contains("removed    9 file(s) an earlier run left in this folder"),
         "{stdout}"
     );
 

@@ -71,9 +71,9 @@ impl Layout {
             .tasks
             .iter()
             .map(|r| Interval {
-                group: r.sched_thread,
-                start: r.dispatch_ns,
-                end: r.finish_ns,
+                group: r.sched_thread.unwrap_or(0),
+                start: r.dispatch_ns.unwrap_or(r.start_ns),
+                end: r.finish_ns.unwrap_or(r.end_ns),
             })
             .chain(file.dummy_tasks.iter().map(|r| Interval {
                 group: r.sched_thread,
@@ -88,7 +88,14 @@ impl Layout {
             .tasks
             .iter()
             .zip(&sched_lanes)
-            .map(|(r, &lane)| tracks.get(SCHEDULERS_PID, r.sched_thread, lane, sched_name(r.sched_thread)))
+            .map(|(r, &lane)| {
+                tracks.get(
+                    SCHEDULERS_PID,
+                    r.sched_thread.unwrap_or(0),
+                    lane,
+                    sched_name(r.sched_thread.unwrap_or(0)),
+                )
+            })
             .collect();
         let dummy = file
             .dummy_tasks

@@ -60,8 +60,11 @@ pub fn write_slices<W: Write>(
             name: &kernel_names[&r.func_id],
             cat: "dispatch",
             track,
-            ts_ns: r.dispatch_ns,
-            dur_ns: r.finish_ns.saturating_sub(r.dispatch_ns),
+            ts_ns: r.dispatch_ns.unwrap_or(r.start_ns),
+            dur_ns: r
+                .finish_ns
+                .unwrap_or(r.end_ns)
+                .saturating_sub(r.dispatch_ns.unwrap_or(r.start_ns)),
             args: &[
                 ("task_id", Arg::Id(r.task_id)),
                 ("task", Arg::Task(r.task_id)),
@@ -69,7 +72,11 @@ pub fn write_slices<W: Write>(
                 ("block_idx", Arg::Int(r.block_idx.into())),
                 (
                     "dispatch_to_finish_us",
-                    Arg::Us(r.finish_ns.saturating_sub(r.dispatch_ns)),
+                    Arg::Us(
+                        r.finish_ns
+                            .unwrap_or(r.end_ns)
+                            .saturating_sub(r.dispatch_ns.unwrap_or(r.start_ns)),
+                    ),
                 ),
             ],
         })?;
@@ -97,7 +104,7 @@ pub fn write_slices<W: Write>(
             ("func_id", Arg::Int(r.func_id.into())),
             ("block_idx", Arg::Int(r.block_idx.into())),
             ("block_num", Arg::Int(r.block_num.into())),
-            ("sched_thread", Arg::Int(r.sched_thread.into())),
+            ("sched_thread", Arg::Int(r.sched_thread.unwrap_or(0).into())),
             ("duration_us", Arg::Us(dur_ns)),
             ("fanin", Arg::Int(fanin.into())),
             ("fanout", Arg::Int(fanout.into())),

@@ -91,9 +91,13 @@ pub fn kernel_stats(rows: &[TaskRow], names: &Names) -> Vec<KernelStats> {
         });
         s.count += 1;
         s.exec_ns += r.end_ns.saturating_sub(r.start_ns);
-        s.latency_ns += r.finish_ns.saturating_sub(r.dispatch_ns);
-        s.head_ns += r.start_ns as i64 - r.dispatch_ns as i64;
-        s.tail_ns += r.finish_ns as i64 - r.end_ns as i64;
+        let (dispatch, finish) = (
+            r.dispatch_ns.unwrap_or(r.start_ns),
+            r.finish_ns.unwrap_or(r.end_ns),
+        );
+        s.latency_ns += finish.saturating_sub(dispatch);
+        s.head_ns += r.start_ns as i64 - dispatch as i64;
+        s.tail_ns += finish as i64 - r.end_ns as i64;
     }
     by_id.into_values().collect()
 }
@@ -112,8 +116,16 @@ const NAME_COLUMN: usize = 48;
 
 /// The run's span: max finish − min dispatch over `rows`, ns (the original's "Total Test Time").
 pub fn span_ns(rows: &[TaskRow]) -> u64 {
-    let first = rows.iter().map(|r| r.dispatch_ns).min().unwrap_or(0);
-    let last = rows.iter().map(|r| r.finish_ns).max().unwrap_or(0);
+    let first = rows
+        .iter()
+        .map(|r| r.dispatch_ns.unwrap_or(r.start_ns))
+        .min()
+        .unwrap_or(0);
+    let last = rows
+        .iter()
+        .map(|r| r.finish_ns.unwrap_or(r.end_ns))
+        .max()
+        .unwrap_or(0);
     last.saturating_sub(first)
 }
 
@@ -197,11 +209,13 @@ mod tests {
             block_num: 1,
             core_id: 1,
             core_type: CoreType::Aiv,
-            sched_thread: 0,
-            dispatch_ns,
+            sched_thread: Some(0),
+            reg_task_id: 0,
+            dispatch_ns: Some(dispatch_ns),
+            receive_ns: start_ns,
             start_ns,
             end_ns,
-            finish_ns,
+            finish_ns: Some(finish_ns),
         }
     }
 

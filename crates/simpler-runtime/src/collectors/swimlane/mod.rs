@@ -504,6 +504,8 @@ pub struct SwimlaneRows {
 pub struct SwimlaneOutcome {
     /// The written records file.
     pub path: Option<PathBuf>,
+    /// The same file under the original's name (`chip_swimlane_records.json`), when linked.
+    pub chip_path: Option<PathBuf>,
     /// The level recorded.
     pub level: Level,
     /// Rows written.
@@ -523,14 +525,18 @@ impl SwimlaneOutcome {
     pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
         let written = self.path.as_deref().map(|p| (p, self.bytes));
         let partial = self.problem.is_some();
-        super::manifest_entry(
+        let mut entry = super::manifest_entry(
             NAME,
             folder,
             written,
             partial,
             self.write_failed,
             self.problem.clone(),
-        )
+        );
+        if let Some(chip) = &self.chip_path {
+            entry.files.push(super::file_entry(folder, chip, self.bytes));
+        }
+        entry
     }
 }
 
@@ -629,6 +635,7 @@ fn close(
     let dest = prefix.join(FILE_NAME);
     let mut out = SwimlaneOutcome {
         path: None,
+        chip_path: None,
         level: header.level,
         rows: SwimlaneRows::default(),
         dropped,
@@ -678,8 +685,10 @@ fn close(
             out.rows = p.value;
             out.bytes = p.bytes;
             out.path = Some(dest.clone());
-            if let Err(e) = link_chip_name(&dest, &prefix.join(CHIP_FILE_NAME)) {
-                out.problem = Some(format!("could not link {CHIP_FILE_NAME}: {e}"));
+            let chip = prefix.join(CHIP_FILE_NAME);
+            match link_chip_name(&dest, &chip) {
+                Ok(()) => out.chip_path = Some(chip),
+                Err(e) => out.problem = Some(format!("could not link {CHIP_FILE_NAME}: {e}")),
             }
         }
         Err(e) => {

@@ -6,7 +6,10 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use simpler_artifacts::deps::{DepsWriter, Edge};
-use simpler_artifacts::swimlane::{CoreType, DummyRow, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
+use simpler_artifacts::swimlane::{
+    core_types_for_clusters, AicoreRecord, AicpuRecord, CoreType, DummyRow, Level, OrchRecord, PhaseRecord,
+    SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, FILE_NAME,
+};
 use simpler_swimlane::ConvertSummary;
 
 use crate::check::Trace;
@@ -38,11 +41,13 @@ pub fn row(
         block_num: block.1,
         core_id,
         core_type,
-        sched_thread: core_id % 2,
-        dispatch_ns: start_ns - 50,
+        sched_thread: Some(core_id % 2),
+        reg_task_id: 0,
+        dispatch_ns: Some(start_ns - 50),
+        receive_ns: start_ns,
         start_ns,
         end_ns,
-        finish_ns: end_ns + 50,
+        finish_ns: Some(end_ns + 50),
     }
 }
 
@@ -71,27 +76,79 @@ pub fn write_records(
 ) -> PathBuf {
     let path = dir.join(FILE_NAME);
     let out = BufWriter::new(File::create(&path).unwrap());
-    let mut w = SwimlaneWriter::begin(out, &Header::for_clusters(clusters, 2)).unwrap();
-    for t in tasks {
-        w.task(t).unwrap();
+    let header = WriteHeader {
+        level: Level::OrchPhases,
+        clusters,
+        scheduler_threads: 2,
+        core_types: core_types_for_clusters(clusters),
+        core_to_thread: (0..clusters * 3).map(|c| (c % 2) as i32).collect(),
+    };
+    let mut w = SwimlaneWriter::begin(out, &header).unwrap();
+    let reg = |i: usize| i as u32;
+    for (i, t) in tasks.iter().enumerate() {
+        w.aicore(&AicoreRecord {
+            core_id: t.core_id,
+            task_token: t.task_id,
+            reg_task_id: reg(i),
+            start: t.start_ns,
+            end: t.end_ns,
+            receive_to_start: 0,
+        })
+        .unwrap();
     }
+    for (i, t) in tasks.iter().enumerate() {
+        w.aicpu(&AicpuRecord {
+            core_id: t.core_id,
+            reg_task_id: reg(i),
+            dispatch: t.dispatch_ns.unwrap(),
+            finish: t.finish_ns.unwrap(),
+        })
+        .unwrap();
+    }
+    for t in tasks {
+        w.task_info(&TaskInfo {
+            func_id: t.func_id,
+            block_idx: t.block_idx,
+            block_num: t.block_num,
+            kernel_ids: t.kernel_ids,
+            sched_thread: t.sched_thread.unwrap(),
+        })
+        .unwrap();
+    }
+    let mut dummies: Vec<&DummyRow> = dummies.iter().collect();
+    dummies.sort_by_key(|d| d.sched_thread);
     for d in dummies {
-        w.dummy(d).unwrap();
+        w.phase(
+            d.sched_thread,
+            &PhaseRecord {
+                kind: "dummy_task",
+                start_cycles: d.finish_ns,
+                end_cycles: d.finish_ns,
+                loop_iter: 0,
+                tasks_processed: 1,
+                pop_hit: None,
+                pop_miss: None,
+                task_id: Some(d.task_id),
+                shared_at_start: [0; 3],
+                shared_at_end: [0; 3],
+            },
+        )
+        .unwrap();
     }
     let mut ids: Vec<u64> = tasks
         .iter()
         .map(|t| t.task_id)
-        .chain(dummies.iter().map(|d| d.task_id))
         .chain(submit_only.iter().copied())
         .collect();
     ids.sort_unstable();
     ids.dedup();
     for (i, id) in ids.into_iter().enumerate() {
         let start = 10 * i as u64;
-        w.orch(&OrchRow {
+        w.orch(&OrchRecord {
+            submit_idx: i as u64,
             task_id: id,
-            submit_start_ns: start,
-            submit_end_ns: start + 5,
+            start_cycles: start,
+            end_cycles: start + 5,
         })
         .unwrap();
     }
