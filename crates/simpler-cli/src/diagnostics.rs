@@ -24,6 +24,19 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
         r.orchestration.as_secs_f64() * 1e3,
         r.scheduler_threads,
     );
+    if let Some(b) = &r.build {
+        let ms = |d: std::time::Duration| format!("{:.3} ms", d.as_secs_f64() * 1e3);
+        let inference = match b.inference {
+            Some(d) => format!("dependency inference {}", ms(d)),
+            None => "dependency inference not timed (with --enable-l2-swimlane)".into(),
+        };
+        println!(
+            "  hbg build  submit {}, {inference}, finalise {}, launch {}",
+            ms(b.submit),
+            ms(b.finalise),
+            ms(b.launch)
+        );
+    }
 }
 
 /// Reports the artifacts of a finished run, renders their views and rewrites the manifest

@@ -55,5 +55,5 @@ pub use fatal::{Fatal, FatalCode, Stopped};
 pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOutputs};
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};
-pub use run::{RunError, RunReport};
+pub use run::{BuildPhases, RunError, RunReport};
 pub use worker::Worker;

@@ -46,6 +46,9 @@ pub struct RunReport {
     pub wall: Duration,
     /// Time spent in the orchestration function.
     pub orchestration: Duration,
+    /// Where an `hbg` run's graph-build time went (`None` under `tmr`, whose orchestration
+    /// overlaps execution).
+    pub build: Option<BuildPhases>,
     /// Effective ring sizes.
     pub sizes: RingSizes,
     /// The root scope's site.
@@ -163,10 +166,15 @@ fn orchestrate(
     orch.lane = (shared.swimlane.as_ref())
         .filter(|s| s.level.has_orch_phases())
         .map(|s| s.producer());
+    if shared.kind == RuntimeKind::Hbg && shared.swimlane.is_some() {
+        // hbg's build phases: split the orchestration into submit and dependency inference.
+        orch.inference_ns = Some(0);
+    }
     orch.begin_scope(ScopeMode::Auto, root);
     let t0 = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut orch)));
-    let elapsed = t0.elapsed();
+    let returned = Instant::now();
+    let elapsed = returned - t0;
     match outcome {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
@@ -195,6 +203,7 @@ fn orchestrate(
     orch.close_scope(); // the root
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
+    stats.timeline = Some([t0, returned, Instant::now()]);
     drop(orch.lane.take()); // hands its last rows over
     let outputs = Finals {
         scope_stats: orch.take_scope_stats(),
@@ -213,6 +222,47 @@ pub(crate) struct Executed {
     pub fatal: Option<Fatal>,
     /// The producers' final states; only present with producer-stop proof.
     pub finals: Finals,
+    /// When an `hbg` run built and launched its graph.
+    pub build: Option<BuildTimeline>,
+}
+
+/// Where an `hbg` run's graph-build time went, in the run summary and the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildPhases {
+    /// The orchestration function's submits, dependency inference excluded when it was timed.
+    pub submit: Duration,
+    /// Dependency inference (tensor-map lookups and inserts) within the submits; timed only
+    /// with swimlane timing on (two clock reads per submit).
+    pub inference: Option<Duration>,
+    /// Graph finalisation: closing the scopes the function left open and the root scope,
+    /// handing the graph to the schedulers.
+    pub finalise: Duration,
+    /// Launch: from starting the scheduler threads to the first one running.
+    pub launch: Duration,
+}
+
+/// The instants behind [`BuildPhases`], for the swimlane records.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BuildTimeline {
+    pub begun: Instant,
+    pub returned: Instant,
+    pub finalised: Instant,
+    pub launch: Instant,
+    pub launched: Instant,
+    pub inference_ns: Option<u64>,
+}
+
+impl BuildTimeline {
+    pub fn phases(&self) -> BuildPhases {
+        let inference = self.inference_ns.map(Duration::from_nanos);
+        let orchestration = self.returned.saturating_duration_since(self.begun);
+        BuildPhases {
+            submit: orchestration.saturating_sub(inference.unwrap_or_default()),
+            inference,
+            finalise: self.finalised.saturating_duration_since(self.returned),
+            launch: self.launched.saturating_duration_since(self.launch),
+        }
+    }
 }
 
 impl Executed {
@@ -253,6 +303,7 @@ pub(crate) fn execute(
         .effective_scheduler_threads()
         .min(shared.platform.clusters as usize)
         .max(1);
+    let mut launch_start = None;
     let (mut handles, orch_handle, hbg_stats) = match shared.kind {
         RuntimeKind::Tmr => {
             let scheds = spawn_schedulers(&shared, threads);
@@ -271,6 +322,7 @@ pub(crate) fn execute(
         RuntimeKind::Hbg => {
             let out = orchestrate(&shared, cfg, root, f, probes);
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
+            launch_start = Some(Instant::now());
             (spawn_schedulers(&shared, threads), None, Some(out))
         }
     };
@@ -347,7 +399,19 @@ pub(crate) fn execute(
         // Without proof nothing the producer still holds may be read.
         (hbg_stats.map(|s| s.0).unwrap_or_default(), Finals::default())
     };
+    let build = match (launch_start, stats.timeline, shared.first_scheduler_start.get()) {
+        (Some(launch), Some([begun, returned, finalised]), Some(&launched)) => Some(BuildTimeline {
+            begun,
+            returned,
+            finalised,
+            launch,
+            launched,
+            inference_ns: stats.inference_ns,
+        }),
+        _ => None,
+    };
     let report = RunReport {
+        build: build.map(|b| b.phases()),
         runtime: shared.kind,
         tasks: stats.tasks.max(shared.total_tasks.load(Ordering::Acquire)),
         tasks_per_ring: stats.tasks_per_ring,
@@ -370,5 +434,6 @@ pub(crate) fn execute(
         report,
         fatal: shared.fatal.get(),
         finals,
+        build,
     }
 }

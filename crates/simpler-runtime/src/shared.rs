@@ -56,6 +56,8 @@ pub(crate) struct RunShared {
     pub swimlane: Option<SwimlaneShared>,
     /// Args dump, when enabled.
     pub args_dump: Option<crate::collectors::args_dump::ArgsDumpShared>,
+    /// When the first scheduler thread began its loop (the end of an `hbg` launch).
+    pub first_scheduler_start: std::sync::OnceLock<std::time::Instant>,
 }
 
 /// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
@@ -124,6 +126,7 @@ impl RunShared {
             platform,
             swimlane: None,
             args_dump: None,
+            first_scheduler_start: std::sync::OnceLock::new(),
         }
     }
 

@@ -245,6 +245,7 @@ impl Worker {
             fatal: executed.fatal.is_some(),
             clusters: cfg.clusters,
             scheduler_threads: executed.report.scheduler_threads,
+            build: executed.build,
         };
         let outcomes = session.close(&facts, &mut executed.finals);
         let report = &mut executed.report;

@@ -41,7 +41,10 @@ mod read;
 pub mod write;
 
 pub use read::{read_swimlane, read_swimlane_file, read_swimlane_from};
-pub use write::{AicoreRecord, AicpuRecord, OrchRecord, PhaseRecord, SwimlaneWriter, TaskInfo, WriteHeader};
+pub use write::{
+    AicoreRecord, AicpuRecord, BuildPhaseRecord, OrchRecord, PhaseRecord, SwimlaneWriter, TaskInfo,
+    WriteHeader,
+};
 
 /// File name of the records, inside the run's output prefix (the spec's name).
 pub const FILE_NAME: &str = "l2_swimlane_records.json";
@@ -316,6 +319,19 @@ pub struct SchedPhase {
     pub shared_at_end: Option<[i64; 3]>,
 }
 
+/// A step of an `hbg` run's graph build (this runtime's `simpler_build_phases`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildPhase {
+    /// `orchestration` (the submits), `finalise` or `launch`.
+    pub phase: String,
+    /// When it began.
+    pub start_ns: u64,
+    /// When it ended.
+    pub end_ns: u64,
+    /// Of `orchestration`: dependency inference within it, ns, when timed.
+    pub inference_ns: Option<u64>,
+}
+
 /// A whole records file in memory; see [`read_swimlane_file`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwimlaneFile {
@@ -329,6 +345,8 @@ pub struct SwimlaneFile {
     pub orchestrator: Vec<OrchRow>,
     /// Every scheduler phase, thread by thread.
     pub phases: Vec<SchedPhase>,
+    /// The graph-build steps of an `hbg` run.
+    pub build_phases: Vec<BuildPhase>,
 }
 
 /// Receives the rows of a records file as [`read_swimlane`] produces them.
@@ -341,6 +359,8 @@ pub trait SwimlaneSink {
     fn orch(&mut self, _row: OrchRow) {}
     /// Called once per scheduler phase.
     fn sched_phase(&mut self, _phase: SchedPhase) {}
+    /// Called once per graph-build step of an `hbg` run.
+    fn build_phase(&mut self, _phase: BuildPhase) {}
 }
 
 /// Why a records file could not be read. The message names the file and, for malformed or

@@ -18,8 +18,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer};
 
 use super::{
-    Core, CoreType, DummyRow, Header, Level, OrchRow, OrchestratorSource, SchedPhase, SwimlaneFile,
-    SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, NO_KERNEL,
+    BuildPhase, Core, CoreType, DummyRow, Header, Level, OrchRow, OrchestratorSource, SchedPhase,
+    SwimlaneFile, SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, NO_KERNEL,
 };
 
 /// Reading buffer size: large enough that the parser rarely waits on a read call.
@@ -52,6 +52,7 @@ pub fn read_swimlane_file(path: &Path) -> Result<SwimlaneFile, SwimlaneReadError
         dummy_tasks: rows.dummy_tasks,
         orchestrator: rows.orchestrator,
         phases: rows.phases,
+        build_phases: rows.build_phases,
     })
 }
 
@@ -62,6 +63,7 @@ struct CollectRows {
     dummy_tasks: Vec<DummyRow>,
     orchestrator: Vec<OrchRow>,
     phases: Vec<SchedPhase>,
+    build_phases: Vec<BuildPhase>,
 }
 
 impl SwimlaneSink for CollectRows {
@@ -76,6 +78,9 @@ impl SwimlaneSink for CollectRows {
     }
     fn sched_phase(&mut self, phase: SchedPhase) {
         self.phases.push(phase);
+    }
+    fn build_phase(&mut self, phase: BuildPhase) {
+        self.build_phases.push(phase);
     }
 }
 
@@ -312,6 +317,16 @@ struct OrchRaw {
     end_cycles: u64,
 }
 
+/// A `simpler_build_phases` object (ours).
+#[derive(Debug, Deserialize)]
+struct BuildPhaseRaw {
+    phase: String,
+    start_cycles: u64,
+    end_cycles: u64,
+    #[serde(default)]
+    inference_ns: Option<u64>,
+}
+
 /// `metadata`.
 #[derive(Debug, Deserialize)]
 struct MetadataRaw {
@@ -345,6 +360,7 @@ struct Raw {
     aicpu_orch: Option<Vec<Vec<OrchRaw>>>,
     host_orch: Option<Vec<Vec<OrchRaw>>>,
     host_uploads: bool,
+    build: Vec<BuildPhaseRaw>,
     /// This runtime's pre-raw layout (`"tasks"` at the top level).
     legacy: bool,
 }
@@ -421,6 +437,11 @@ impl<'de> de::Visitor<'de> for TopLevel<'_> {
                 "host_orchestrator_phases" => {
                     raw.host_orch =
                         Some(map.next_value_seed(Lists::new("host_orchestrator_phases", failed))?);
+                }
+                "simpler_build_phases" => {
+                    failed.set(Some("simpler_build_phases".into()));
+                    raw.build = map.next_value()?;
+                    failed.set(None);
                 }
                 "host_device_uploads" => {
                     raw.host_uploads = true;
@@ -672,6 +693,10 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         consider(r.dispatch);
         consider(r.finish);
     }
+    for b in &raw.build {
+        consider(b.start_cycles);
+        consider(b.end_cycles);
+    }
     for p in raw.sched_phases.iter().flatten().flatten() {
         consider(p.start_cycles);
         consider(p.end_cycles);
@@ -865,6 +890,14 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     }
     for p in out_phases {
         sink.sched_phase(p);
+    }
+    for b in raw.build {
+        sink.build_phase(BuildPhase {
+            phase: b.phase,
+            start_ns: time.ns(b.start_cycles),
+            end_ns: time.ns(b.end_cycles),
+            inference_ns: b.inference_ns,
+        });
     }
 
     let (clusters, scheduler_threads) = match meta.simpler {

@@ -119,6 +119,20 @@ pub struct OrchRecord {
     pub end_cycles: u64,
 }
 
+/// One `simpler_build_phases` object (ours): a step of an `hbg` run's graph build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BuildPhaseRecord {
+    /// `orchestration` (the submits), `finalise` or `launch`.
+    pub phase: &'static str,
+    /// Start, cycles.
+    pub start_cycles: u64,
+    /// End, cycles.
+    pub end_cycles: u64,
+    /// Of `orchestration`: nanoseconds of dependency inference within it, when timed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inference_ns: Option<u64>,
+}
+
 /// The arrays, in the order they are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Section {
@@ -127,6 +141,7 @@ enum Section {
     TaskInfo,
     SchedPhases,
     OrchPhases,
+    BuildPhases,
     Done,
 }
 
@@ -138,6 +153,7 @@ impl Section {
             Section::TaskInfo => "simpler_task_info",
             Section::SchedPhases => "aicpu_scheduler_phases",
             Section::OrchPhases => "aicpu_orchestrator_phases",
+            Section::BuildPhases => "simpler_build_phases",
             Section::Done => "(end)",
         }
     }
@@ -148,7 +164,8 @@ impl Section {
             Section::Aicpu => Section::TaskInfo,
             Section::TaskInfo => Section::SchedPhases,
             Section::SchedPhases => Section::OrchPhases,
-            Section::OrchPhases | Section::Done => Section::Done,
+            Section::OrchPhases => Section::BuildPhases,
+            Section::BuildPhases | Section::Done => Section::Done,
         }
     }
 
@@ -276,6 +293,17 @@ impl<W: Write> SwimlaneWriter<W> {
         serde_json::to_writer(&mut self.out, &r).map_err(io::Error::from)
     }
 
+    /// Appends a graph-build phase of an `hbg` run.
+    pub fn build_phase(&mut self, r: &BuildPhaseRecord) -> io::Result<()> {
+        self.row(Section::BuildPhases, 0)?;
+        let r = BuildPhaseRecord {
+            start_cycles: stamp(r.start_cycles),
+            end_cycles: stamp(r.end_cycles),
+            ..*r
+        };
+        serde_json::to_writer(&mut self.out, &r).map_err(io::Error::from)
+    }
+
     /// Closes every remaining section and the object, flushes, and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.advance_to(Section::Done, 0)?;
@@ -305,7 +333,8 @@ impl<W: Write> SwimlaneWriter<W> {
         if section < self.section || (section == self.section && thread < self.thread) {
             return Err(refused(format!(
                 "{FILE_NAME} sections are written in order aicore_tasks, aicpu_tasks, simpler_task_info, \
-                 aicpu_scheduler_phases (thread by thread), aicpu_orchestrator_phases: cannot add to \
+                 aicpu_scheduler_phases (thread by thread), aicpu_orchestrator_phases, simpler_build_phases: \
+                 cannot add to \
                  \"{}\"{} after \"{}\"{}",
                 section.key(),
                 thread_suffix(section, thread),

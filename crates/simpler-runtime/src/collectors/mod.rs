@@ -88,6 +88,8 @@ pub(crate) struct RunFacts {
     pub fatal: bool,
     pub clusters: usize,
     pub scheduler_threads: usize,
+    /// When an `hbg` run built and launched its graph.
+    pub build: Option<crate::run::BuildTimeline>,
 }
 
 /// The typed outcomes of a run's collectors (for the `RunReport`) and their manifest entries.

@@ -73,8 +73,14 @@ pub struct OrchStats {
     pub tasks: u64,
     /// Nanoseconds spent inside the orchestration function.
     pub orchestration_ns: u64,
+    /// Nanoseconds of dependency inference (tensor-map lookups and inserts) within it, when
+    /// timed (`hbg` with swimlane timing on).
+    pub inference_ns: Option<u64>,
     /// Wired fanin per task, when recorded.
     pub fanin_log: Option<Vec<FaninRecord>>,
+    /// When the orchestration function began and returned, and when the orchestrator had
+    /// closed every scope (the end of graph finalisation).
+    pub timeline: Option<[std::time::Instant; 3]>,
 }
 
 /// The device-side orchestrator of one run; see the module docs.
@@ -100,6 +106,8 @@ pub struct Orchestrator {
     pub(crate) lane: Option<SwimlaneProducer>,
     /// Submit spans recorded so far (the next span's `submit_idx`).
     submits_timed: u64,
+    /// Time spent inferring dependencies, when timed (see [`OrchStats::inference_ns`]).
+    pub(crate) inference_ns: Option<u64>,
     /// Ready tasks not yet published: handed to the schedulers [`READY_BATCH`] at a time (and at
     /// every scope end, before any wait, and at the end), so a burst of submits moves the
     /// ready-queue cache lines once instead of once per task.
@@ -154,6 +162,7 @@ impl Orchestrator {
             skip_dep_gen_flush: false,
             lane: None,
             submits_timed: 0,
+            inference_ns: None,
             ready_batch: ArrayVec::new(),
             shared,
         }
@@ -432,7 +441,9 @@ impl Orchestrator {
             tasks_per_ring: std::array::from_fn(|r| self.rings[r].window.next_local()),
             tasks: self.total_tasks,
             orchestration_ns: 0,
+            inference_ns: self.inference_ns,
             fanin_log: self.fanin_log.take(),
+            timeline: None,
         }
     }
 }

@@ -31,6 +31,7 @@ const IDLE_YIELDS: u32 = 64;
 
 /// The body of one scheduler thread.
 pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_count: u32) {
+    shared.first_scheduler_start.get_or_init(Instant::now);
     let lane = shared.swimlane.as_ref().map(|s| s.producer());
     let phases_on = lane.as_ref().is_some_and(|l| l.level.has_sched_phases());
     let mut st = ThreadState {

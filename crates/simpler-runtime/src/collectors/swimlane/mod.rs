@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use simpler_artifacts::manifest::DiagnosticEntry;
 use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::swimlane::{
-    core_types_for_clusters, AicoreRecord, AicpuRecord, Level, OrchRecord, OrchRow, PhaseRecord,
-    SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
+    core_types_for_clusters, AicoreRecord, AicpuRecord, BuildPhaseRecord, Level, OrchRecord, OrchRow,
+    PhaseRecord, SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
 };
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
@@ -439,10 +439,11 @@ pub(crate) fn start<'a>(
         .collect();
     let channel = Arc::new(BufferChannel::new(buffers, (&cfg.faults).into()));
     let dropped = Arc::new(AtomicU64::new(0));
+    let clock = RunClock(Instant::now());
     probes.swimlane = Some(SwimlaneShared {
         channel: channel.clone(),
         dropped: dropped.clone(),
-        clock: RunClock(Instant::now()),
+        clock,
         wait: ctx.wait,
         level: cfg.l2_swimlane_level,
     });
@@ -450,6 +451,7 @@ pub(crate) fn start<'a>(
         thread: spawn(channel, ctx.prefix.to_path_buf(), ctx.run_epoch, threads as u32),
         dropped,
         level: cfg.l2_swimlane_level,
+        clock,
     })))
 }
 
@@ -458,6 +460,7 @@ struct Swimlane {
     thread: CollectorThread<RowBuffer, Spilled>,
     dropped: Arc<AtomicU64>,
     level: Level,
+    clock: RunClock,
 }
 
 impl Collector for Swimlane {
@@ -473,10 +476,29 @@ impl Collector for Swimlane {
             core_to_thread: core_to_thread(clusters, threads),
         };
         let dropped = self.dropped.load(Ordering::Relaxed);
-        let o = close(prefix, spilled, dropped, &header, run.proven);
+        let build = run
+            .build
+            .map(|b| build_records(&b, self.clock))
+            .unwrap_or_default();
+        let o = close(prefix, spilled, dropped, &header, &build, run.proven);
         out.entries.push(o.manifest_entry(prefix));
         out.swimlane = Some(o);
     }
+}
+
+/// An `hbg` run's graph-build steps on the run clock.
+fn build_records(b: &crate::run::BuildTimeline, clock: RunClock) -> Vec<BuildPhaseRecord> {
+    let span = |phase, from, to, inference_ns| BuildPhaseRecord {
+        phase,
+        start_cycles: clock.ns_at(from),
+        end_cycles: clock.ns_at(to),
+        inference_ns,
+    };
+    vec![
+        span("orchestration", b.begun, b.returned, b.inference_ns),
+        span("finalise", b.returned, b.finalised, None),
+        span("launch", b.launch, b.launched, None),
+    ]
 }
 
 /// The scheduler thread serving each core: cluster `c` belongs to thread `c % threads`
@@ -550,6 +572,7 @@ fn write_records<W: Write>(
     phases: &[Sealed],
     orch: &Sealed,
     header: &WriteHeader,
+    build: &[BuildPhaseRecord],
 ) -> io::Result<SwimlaneRows> {
     // reg_task_id: the per-core dispatch sequence, recomputed identically on each pass.
     let cores = header.core_types.len().max(1);
@@ -610,6 +633,9 @@ fn write_records<W: Write>(
         })?;
         rows.submits = orch.rows;
     }
+    for b in build {
+        w.build_phase(b)?;
+    }
     Ok(rows)
 }
 
@@ -630,6 +656,7 @@ fn close(
     spilled: Spilled,
     dropped: u64,
     header: &WriteHeader,
+    build: &[BuildPhaseRecord],
     proven: bool,
 ) -> SwimlaneOutcome {
     let dest = prefix.join(FILE_NAME);
@@ -673,7 +700,7 @@ fn close(
             .collect::<io::Result<Vec<_>>>()?;
         publish_with(&dest, Options::closing(true), |sink| {
             let mut w = SwimlaneWriter::begin(sink, header)?;
-            let rows = write_records(&mut w, &tasks, &phases, &orch, header)?;
+            let rows = write_records(&mut w, &tasks, &phases, &orch, header, build)?;
             w.finish()?;
             Ok(rows)
         })
