@@ -221,16 +221,8 @@ pub fn print_summary<W: Write>(
     writeln!(w, "Analyzed {} run(s) under {}", analyses.len(), root.display())?;
     for a in analyses {
         writeln!(w, "{}", report::summary_line(a))?;
-        writeln!(
-            w,
-            "  static path:   {}",
-            report::path_line(a.static_ids().into_iter())
-        )?;
-        writeln!(
-            w,
-            "  observed path: {}",
-            report::path_line(a.observed_ids().into_iter())
-        )?;
+        writeln!(w, "  static path:   {}", report::path_line(&a.static_ids()))?;
+        writeln!(w, "  observed path: {}", report::path_line(&a.observed_ids()))?;
     }
     for out in written {
         writeln!(w, "Report written to: {}", out.report.display())?;
