@@ -103,16 +103,28 @@ pub fn analyze(
     }))
 }
 
-/// Reads a run's records and deps.json (streamed) into its graph; returns the graph and the
-/// records' clock.
+/// Reads a run's records and deps.json (both streamed, each on its own thread: parsing is most
+/// of the time) into its graph; returns the graph and the records' clock.
 pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Result<(Graph, u64), Error> {
     let mut builder = GraphBuilder::default();
-    let timing = adapter::read_slices(records, |s| builder.add_slice(s))?;
+    let mut tasks = Vec::new();
+    let mut edges = Vec::new();
+    let (timing, graph) = std::thread::scope(|s| {
+        let deps_reader = s.spawn(|| adapter::read_graph(deps, |t| tasks.push(t), |e| edges.push(e)));
+        let timing = adapter::read_slices(records, |s| builder.add_slice(s));
+        (
+            timing,
+            deps_reader.join().expect("the deps.json reader does not panic"),
+        )
+    });
+    let timing = timing?;
+    graph?;
     if builder.tasks() == 0 {
         return Err(ErrorKind::NoTasks(records.to_path_buf()).into());
     }
-    let mut edges = Vec::new();
-    adapter::read_graph(deps, |t| builder.add_task(t), |e| edges.push(e))?;
+    for t in tasks {
+        builder.add_task(t);
+    }
     for e in edges {
         builder.add_edge(e);
     }
