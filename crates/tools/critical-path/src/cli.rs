@@ -12,7 +12,7 @@ pub const DEFAULT_TOP: usize = 25;
 pub const DEFAULT_TOL: u64 = 2;
 
 /// `simpler critical-path`: which chain of tasks sets the makespan, and how much of it is
-/// compute and how much stall. Writes `critical_path_report.md` and, when the run has a
+/// compute and how much stall. Writes `<run>/critical_path_report.md` and, when the run has a
 /// `merged_swimlane.json`, `CPM_static.json` and `CPM_observed.json` beside each records file.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

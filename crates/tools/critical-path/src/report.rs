@@ -1,4 +1,4 @@
-//! The Markdown report (`critical_path_report.md`) and the one-line summary per run, in the
+//! The Markdown report (`<run>/critical_path_report.md`) and the one-line summary per run, in the
 //! original's layout (`../shared/reference/timing-analysis.md` §2, "Outputs"). Times are shown
 //! in ms and µs: ticks / `clock_freq_hz` · 1e6 µs.
 
