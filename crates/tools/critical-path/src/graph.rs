@@ -283,10 +283,12 @@ fn core_predecessors(n: usize, mut slices: Vec<CoreSlice>, start: &[u64], tol: u
             let s = slices[i];
             let t = s.task as usize;
             if let Some(b) = best {
-                if b.holder != s.task && b.end <= s.start.saturating_add(tol) && s.start == start[t] {
-                    if prev[t].is_none_or(|cur| b.end > cur.end) {
-                        prev[t] = Some(b);
-                    }
+                if b.holder != s.task
+                    && b.end <= s.start.saturating_add(tol)
+                    && s.start == start[t]
+                    && prev[t].is_none_or(|cur| b.end > cur.end)
+                {
+                    prev[t] = Some(b);
                 }
             }
             if best.is_none_or(|b| s.end > b.end) {

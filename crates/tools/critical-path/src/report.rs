@@ -50,7 +50,7 @@ fn stalls_by_kind(a: &Analysis) -> Vec<(StallKind, u64)> {
         .map(|&k| (k, a.observed.stall_of(k)))
         .filter(|&(_, v)| v > 0)
         .collect();
-    kinds.sort_by(|x, y| y.1.cmp(&x.1));
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
     kinds
 }
 
@@ -142,7 +142,7 @@ fn render_run(w: &mut String, a: &Analysis, top: usize) {
             None => families.push((fam, s.compute, s.stall, 1)),
         }
     }
-    families.sort_by(|x, y| y.1.cmp(&x.1));
+    families.sort_by_key(|f| std::cmp::Reverse(f.1));
     let _ = writeln!(w, "\n### Time on the observed critical path, by kernel family\n");
     let _ = writeln!(
         w,

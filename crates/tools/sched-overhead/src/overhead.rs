@@ -142,10 +142,8 @@ pub fn sweep(rows: &[TimedTask], tasks: &Tasks) -> Overhead {
         if len > 0 {
             let idle = |e: usize| i64::from(k[e]) - running[e] > 0;
             let over: [bool; 2] = [0, 1].map(|e| k[e] > 0 && idle(e) && ready[e] > 0);
-            for e in 0..2 {
-                if over[e] {
-                    out.engine[e] += len;
-                }
+            for (total, _) in out.engine.iter_mut().zip(over).filter(|(_, o)| *o) {
+                *total += len;
             }
             if !present.is_empty() && present.iter().all(|&e| over[e]) {
                 out.all += len;
@@ -176,9 +174,9 @@ pub fn sweep(rows: &[TimedTask], tasks: &Tasks) -> Overhead {
             }
         }
     }
-    for e in 0..2 {
-        if let Some(since) = ready_since[e] {
-            out.ready_intervals[e].push((since, w1));
+    for (intervals, since) in out.ready_intervals.iter_mut().zip(ready_since) {
+        if let Some(since) = since {
+            intervals.push((since, w1));
         }
     }
     out

@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use crate::adapter::Engine;
 use crate::head_tail::{Distribution, PERCENTILES};
 use crate::sched_loop::{ThreadLoop, WORK_PHASES};
-use crate::switch::{slot, CoreSwitch, EngineSwitch};
+use crate::switch::{CoreSwitch, EngineSwitch};
+use crate::tasks::engine_ix as slot;
 use crate::Analysis;
 
 /// The report's first line.

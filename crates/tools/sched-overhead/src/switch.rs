@@ -6,7 +6,7 @@
 
 use crate::adapter::{Engine, TimedTask};
 use crate::overhead::Overhead;
-use crate::tasks::{engine_ix, rows_by_core, Tasks};
+use crate::tasks::{rows_by_core, Tasks};
 
 /// One core's switches, ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,9 +98,4 @@ pub fn makespan_bound(cores: &[CoreSwitch], engines: &[Option<EngineSwitch>; 2])
     let lower = cores.iter().map(|c| c.total).min().unwrap_or(0);
     let upper = engines.iter().flatten().map(|e| e.min).sum();
     (lower, upper)
-}
-
-/// Index helper for reports: the engine's slot in `[aic, aiv]`.
-pub fn slot(e: Engine) -> usize {
-    engine_ix(e)
 }
