@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink};
+use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink, EdgeEnds};
 use simpler_artifacts::swimlane::{
     read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
 };
@@ -47,13 +47,11 @@ pub struct TaskKernels {
 }
 
 /// A deps.json edge, endpoints only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DepEdge {
     /// Producer.
-    #[serde(with = "u64_string")]
     pub pred: u64,
     /// Consumer.
-    #[serde(with = "u64_string")]
     pub succ: u64,
 }
 
@@ -88,13 +86,16 @@ pub fn read_graph(
     impl<T: FnMut(TaskKernels), E: FnMut(DepEdge)> DepsSink for Graph<T, E> {
         type Task = TaskKernels;
         type Tensor = IgnoredAny;
-        type Edge = DepEdge;
+        type Edge = EdgeEnds;
         fn task(&mut self, task: TaskKernels) {
             (self.0)(task);
         }
         fn tensor(&mut self, _: IgnoredAny) {}
-        fn edge(&mut self, edge: DepEdge) {
-            (self.1)(edge);
+        fn edge(&mut self, e: EdgeEnds) {
+            (self.1)(DepEdge {
+                pred: e.pred,
+                succ: e.succ,
+            });
         }
     }
     read_deps(path, &mut Graph(on_task, on_edge))

@@ -8,8 +8,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashSet;
 use serde::de::IgnoredAny;
-use serde::Deserialize;
-use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink};
+use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds};
 use simpler_artifacts::swimlane::{
     self, read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
 };
@@ -119,13 +118,6 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
 
 /// Reads the unique dependency pairs of the deps.json at `path`.
 pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
-    #[derive(Deserialize)]
-    struct Ends {
-        #[serde(with = "u64_string")]
-        pred: u64,
-        #[serde(with = "u64_string")]
-        succ: u64,
-    }
     struct Pairs<'a> {
         seen: FxHashSet<(u64, u64)>,
         out: &'a mut Vec<(u64, u64)>,
@@ -133,10 +125,10 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
     impl DepsSink for Pairs<'_> {
         type Task = IgnoredAny;
         type Tensor = IgnoredAny;
-        type Edge = Ends;
+        type Edge = EdgeEnds;
         fn task(&mut self, _: IgnoredAny) {}
         fn tensor(&mut self, _: IgnoredAny) {}
-        fn edge(&mut self, e: Ends) {
+        fn edge(&mut self, e: EdgeEnds) {
             if self.seen.insert((e.pred, e.succ)) {
                 self.out.push((e.pred, e.succ));
             }

@@ -98,22 +98,16 @@ fn part2(w: &mut String, a: &Analysis) {
             );
         }
     }
-    let _ = writeln!(
-        w,
-        "  {:<8} {:>6} {:>14} {:>11}",
-        "all",
-        "",
-        us(o.all),
-        pct(o.all, o.makespan)
-    );
-    let _ = writeln!(
-        w,
-        "  {:<8} {:>6} {:>14} {:>11}",
-        "has",
-        "",
-        us(o.has),
-        pct(o.has, o.makespan)
-    );
+    for (name, ns) in [("all", o.all), ("has", o.has)] {
+        let _ = writeln!(
+            w,
+            "  {:<8} {:>6} {:>14} {:>11}",
+            name,
+            "",
+            us(ns),
+            pct(ns, o.makespan)
+        );
+    }
 }
 
 fn part3(w: &mut String, cores: &[CoreSwitch], engines: &[Option<EngineSwitch>; 2], bound: (u64, u64)) {
