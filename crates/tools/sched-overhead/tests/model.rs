@@ -247,3 +247,51 @@ Part 6: Critical-path latency attribution
 ";
     assert_eq!(text, expected);
 }
+
+#[test]
+fn inputs_the_model_cannot_use_are_named() {
+    let mut level1 = row(5, 0, 0, 1, 2, 3);
+    level1.dispatch_ns = None;
+    let input = Input {
+        tasks: vec![level1],
+        phases: Vec::new(),
+        edges: Vec::new(),
+    };
+    let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "run/l2_swimlane_records.json: task 5 has no dispatch/finish time; the overhead model needs swimlane level >= 2"
+    );
+    let err = analyze(&Input::default(), Path::new("r.json")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "r.json: no task rows (an empty or failed timing run?)"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let err = simpler_sched_overhead::records_of(dir.path()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: no l2_swimlane_records.json or chip_swimlane_records.json (run with --enable-l2-swimlane)",
+            dir.path().display()
+        )
+    );
+    let records = dir.path().join("l2_swimlane_records.json");
+    std::fs::write(&records, "{}").unwrap();
+    assert_eq!(simpler_sched_overhead::records_of(dir.path()).unwrap(), records);
+    let err = simpler_sched_overhead::load(&records, None).unwrap_err();
+    assert!(
+        err.to_string().starts_with(&format!(
+            "no deps.json beside {} (pass --deps-json)",
+            records.display()
+        )),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("deps.json"), "{}").unwrap();
+    let err = simpler_sched_overhead::load(&records, None).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid l2_swimlane_records.json"),
+        "{err}"
+    );
+}
