@@ -311,6 +311,18 @@ impl Edge {
     }
 }
 
+/// The endpoints of an `edges[]` entry, every other field skipped: the cheap [`DepsSink::Edge`]
+/// of a tool that needs only the graph's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+pub struct EdgeEnds {
+    /// Producer task id.
+    #[serde(with = "u64_string")]
+    pub pred: u64,
+    /// Consumer task id.
+    #[serde(with = "u64_string")]
+    pub succ: u64,
+}
+
 /// A whole deps.json held in memory; see [`read_deps_file`]. Large files should be streamed
 /// with [`read_deps`] instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -30,3 +30,20 @@ pub fn newest_named(root: &Path, name: &str) -> Option<PathBuf> {
     }
     best.map(|(_, p)| p)
 }
+
+/// The newest file in `dir` (not below it) whose name starts with `prefix` and ends with
+/// `suffix`, by (modification time, name): how a tool picks the sibling `name_map*.json` or
+/// `merged_swimlane*.json` of an artifact.
+pub fn newest_in(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(suffix) && e.file_type().is_ok_and(|t| t.is_file())
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.file_name(), e.path())))
+        .max()
+        .map(|(_, _, path)| path)
+}

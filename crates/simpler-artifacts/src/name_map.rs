@@ -149,17 +149,7 @@ impl NameMap {
 
 /// The newest `name_map*.json` in `dir` (by modification time, then name).
 pub fn discover(dir: &Path) -> Option<PathBuf> {
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("name_map") && name.ends_with(".json")
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.file_name(), e.path())))
-        .max()
-        .map(|(_, _, path)| path)
+    crate::find::newest_in(dir, "name_map", ".json")
 }
 
 /// `explicit` if given (an error if it cannot be read), else the newest `name_map*.json` in

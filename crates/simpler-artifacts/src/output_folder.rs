@@ -30,6 +30,10 @@ pub const RUN_FILES: &[&str] = &[
     "scope_stats/scope_stats.html",
     // `simpler plan`'s table for the run; an earlier run's would describe other samples.
     "scope_stats/plan.json",
+    // `simpler critical-path`'s report and traces; an earlier run's would describe other timing.
+    "critical_path_report.md",
+    "CPM_static.json",
+    "CPM_observed.json",
     "args_dump/args_dump.json",
     "args_dump/args.bin",
 ];

@@ -40,6 +40,12 @@ enum Command {
     Plan(simpler_plan::Args),
     /// List, show, export (.npy, raw) and diff the task arguments of an args dump.
     DumpViewer(simpler_dump_viewer::Args),
+    /// Which chain of tasks sets the makespan: static (CPM) and observed critical paths,
+    /// compute vs stall, a Markdown report and CPM_static.json / CPM_observed.json traces.
+    CriticalPath(simpler_critical_path::Args),
+    /// Is the scheduler the bottleneck? Per-engine overhead (idle cores next to ready work),
+    /// core switches, head/tail overhead, scheduler loop and critical-path attribution.
+    SchedOverhead(simpler_sched_overhead::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +60,8 @@ fn main() -> ExitCode {
         Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
         Command::Plan(args) => simpler_plan::run(args).map_err(Into::into),
         Command::DumpViewer(args) => simpler_dump_viewer::run(args).map_err(Into::into),
+        Command::CriticalPath(args) => simpler_critical_path::run(args).map_err(Into::into),
+        Command::SchedOverhead(args) => simpler_sched_overhead::run(args).map_err(Into::into),
     };
     report(result)
 }

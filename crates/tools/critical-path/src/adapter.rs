@@ -1,0 +1,102 @@
+//! The one place this tool touches the artifact formats: the swimlane records (through
+//! `simpler_artifacts::swimlane::read_swimlane`) and deps.json (through
+//! `simpler_artifacts::deps::read_deps`) are streamed and turned at once into this tool's own
+//! values, [`TimedSlice`], [`TaskKernels`] and [`DepEdge`]. Nothing else in the crate names a
+//! record type, so a change of the records layout is a change of this file only.
+
+use std::path::Path;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink, EdgeEnds};
+use simpler_artifacts::swimlane::{
+    read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
+};
+
+/// The clock of the runtime's records: 1 GHz, so one tick is one nanosecond.
+pub const RUNTIME_CLOCK_HZ: u64 = 1_000_000_000;
+
+/// One execution slice: a block of a task on one core, in clock ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedSlice {
+    /// Raw task id, `(ring << 32) | local`.
+    pub task: u64,
+    /// The core it ran on.
+    pub core: u32,
+    /// When the kernel started.
+    pub start: u64,
+    /// When the kernel returned.
+    pub end: u64,
+}
+
+/// The run-level facts of a records file this tool needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Ticks per second of every time in the file.
+    pub clock_freq_hz: u64,
+}
+
+/// A deps.json task: its id and its kernel per subslot (`-1` inactive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct TaskKernels {
+    /// Raw task id.
+    #[serde(with = "u64_string")]
+    pub task_id: u64,
+    /// `[aic, aiv0, aiv1]` kernel ids.
+    pub kernel_ids: [i32; 3],
+}
+
+/// A deps.json edge, endpoints only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepEdge {
+    /// Producer.
+    pub pred: u64,
+    /// Consumer.
+    pub succ: u64,
+}
+
+/// Streams the slices of the records file at `path` into `on_slice`, in file order.
+pub fn read_slices(path: &Path, on_slice: impl FnMut(TimedSlice)) -> Result<Timing, SwimlaneReadError> {
+    struct Slices<F>(F);
+    impl<F: FnMut(TimedSlice)> SwimlaneSink for Slices<F> {
+        fn task(&mut self, row: TaskRow) {
+            (self.0)(TimedSlice {
+                task: row.task_id,
+                core: row.core_id,
+                start: row.start_ns,
+                end: row.end_ns,
+            });
+        }
+        fn dummy(&mut self, _: DummyRow) {}
+        fn orch(&mut self, _: OrchRow) {}
+    }
+    read_swimlane(path, &mut Slices(on_slice))?;
+    Ok(Timing {
+        clock_freq_hz: RUNTIME_CLOCK_HZ,
+    })
+}
+
+/// Streams the tasks (id and kernels) and the edges (endpoints) of the deps.json at `path`.
+pub fn read_graph(
+    path: &Path,
+    on_task: impl FnMut(TaskKernels),
+    on_edge: impl FnMut(DepEdge),
+) -> Result<(), DepsReadError> {
+    struct Graph<T, E>(T, E);
+    impl<T: FnMut(TaskKernels), E: FnMut(DepEdge)> DepsSink for Graph<T, E> {
+        type Task = TaskKernels;
+        type Tensor = IgnoredAny;
+        type Edge = EdgeEnds;
+        fn task(&mut self, task: TaskKernels) {
+            (self.0)(task);
+        }
+        fn tensor(&mut self, _: IgnoredAny) {}
+        fn edge(&mut self, e: EdgeEnds) {
+            (self.1)(DepEdge {
+                pred: e.pred,
+                succ: e.succ,
+            });
+        }
+    }
+    read_deps(path, &mut Graph(on_task, on_edge))
+}

@@ -1,0 +1,251 @@
+//! `simpler critical-path`: which chain of tasks sets a run's makespan, and how much of it is
+//! compute and how much stall (`../shared/reference/timing-analysis.md` §2; `docs/why-slow.md`).
+//!
+//! For each run folder (timing records + deps.json) it builds the timed task graph
+//! ([`graph`]), finds the static critical path ([`cpm`]: the longest duration-weighted chain of
+//! happens-before edges, the floor the dependencies allow on unlimited cores) and the observed
+//! one ([`observed`]: walked back from the last task to end through whatever actually released
+//! each task, a producer or the previous holder of its core), and writes the Markdown report
+//! ([`report`]) and, from the run's Perfetto trace, `CPM_static.json` / `CPM_observed.json`
+//! ([`trace`]). Every time is in clock ticks (ns for this runtime's records).
+//!
+//! Modules, one job each: [`cli`] (flags), [`input`] (which folders and files), [`adapter`]
+//! (the only reader of the artifact formats), [`graph`], [`cpm`], [`observed`], [`report`],
+//! [`trace`], [`error`].
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use simpler_artifacts::name_map::NameMap;
+
+pub mod adapter;
+pub mod cli;
+pub mod cpm;
+pub mod error;
+pub mod graph;
+pub mod input;
+pub mod observed;
+pub mod report;
+pub mod trace;
+
+pub use cli::Args;
+pub use error::{Error, ErrorKind};
+
+use cpm::StaticPath;
+use graph::{Graph, GraphBuilder};
+use input::RunDir;
+use observed::ObservedPath;
+
+/// The analysis of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// The run's label in reports.
+    pub label: String,
+    /// Ticks per second of its times.
+    pub clock_freq_hz: u64,
+    /// The timed task graph.
+    pub graph: Graph,
+    /// The static critical path.
+    pub static_path: StaticPath,
+    /// The observed critical path.
+    pub observed: ObservedPath,
+}
+
+impl Analysis {
+    /// Latest end − earliest start, ticks.
+    pub fn makespan(&self) -> u64 {
+        self.graph.t1 - self.graph.t0
+    }
+
+    /// The static path's raw task ids, first to last.
+    pub fn static_ids(&self) -> Vec<u64> {
+        self.static_path
+            .tasks
+            .iter()
+            .map(|&t| self.graph.ids[t as usize])
+            .collect()
+    }
+
+    /// The observed path's raw task ids, first to last.
+    pub fn observed_ids(&self) -> Vec<u64> {
+        self.observed
+            .segments
+            .iter()
+            .map(|s| self.graph.ids[s.task as usize])
+            .collect()
+    }
+}
+
+/// Both paths of `graph`; `None` for a graph without tasks. `dir` names the run in a
+/// [`ErrorKind::Cycle`] error.
+pub fn analyze(
+    label: String,
+    clock_freq_hz: u64,
+    graph: Graph,
+    tol: u64,
+    dir: &Path,
+) -> Result<Option<Analysis>, Error> {
+    let static_path = cpm::static_cpm(&graph).map_err(|c| ErrorKind::Cycle {
+        dir: dir.to_path_buf(),
+        ordered: c.ordered,
+        total: c.total,
+    })?;
+    let Some(static_path) = static_path else {
+        return Ok(None);
+    };
+    let observed = observed::observed_path(&graph, tol);
+    Ok(Some(Analysis {
+        label,
+        clock_freq_hz,
+        graph,
+        static_path,
+        observed,
+    }))
+}
+
+/// Reads a run's records and deps.json (both streamed, each on its own thread: parsing is most
+/// of the time) into its graph; returns the graph and the records' clock.
+pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Result<(Graph, u64), Error> {
+    let mut builder = GraphBuilder::default();
+    let mut tasks = Vec::new();
+    let mut edges = Vec::new();
+    let (timing, graph) = std::thread::scope(|s| {
+        let deps_reader = s.spawn(|| adapter::read_graph(deps, |t| tasks.push(t), |e| edges.push(e)));
+        let timing = adapter::read_slices(records, |s| builder.add_slice(s));
+        (
+            timing,
+            deps_reader.join().expect("the deps.json reader does not panic"),
+        )
+    });
+    let timing = timing?;
+    graph?;
+    if builder.tasks() == 0 {
+        return Err(ErrorKind::NoTasks(records.to_path_buf()).into());
+    }
+    for t in tasks {
+        builder.add_task(t);
+    }
+    for e in edges {
+        builder.add_edge(e);
+    }
+    Ok((builder.build(names, tol), timing.clock_freq_hz))
+}
+
+/// Analyses one run folder.
+pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
+    for path in [&run.records, &run.deps] {
+        if let Some(w) = simpler_artifacts::manifest::check(path) {
+            eprintln!("warning: {w}");
+        }
+    }
+    let (names, _) = simpler_artifacts::name_map::resolve(None, &run.dir)?;
+    let (graph, freq) = load_graph(&run.records, &run.deps, &names, tol)?;
+    analyze(run.label.clone(), freq, graph, tol, &run.dir)?
+        .ok_or_else(|| ErrorKind::NoTasks(run.records.clone()).into())
+}
+
+/// What [`run`] wrote for one run folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The report.
+    pub report: PathBuf,
+    /// `CPM_static.json` and `CPM_observed.json`, when the run had a valid Perfetto trace.
+    pub traces: Option<[PathBuf; 2]>,
+}
+
+/// Runs `simpler critical-path`: analyses every run folder under the input, writes each one's
+/// report and CPM traces, and prints the summary (and the report with `--stdout`). A run whose
+/// Perfetto trace lacks a path task gets its report but no CPM traces, and the command fails
+/// at the end ([`ErrorKind::InvalidTraces`]).
+pub fn run(args: Args) -> Result<(), Error> {
+    let root = input::root_of(&args.input)?;
+    let runs = input::discover(&root)?;
+    let mut analyses = Vec::with_capacity(runs.len());
+    let mut written = Vec::with_capacity(runs.len());
+    let mut invalid_traces = 0;
+    for run in &runs {
+        let analysis = analyze_run(run, args.tol)?;
+        let report = run.dir.join(&args.report);
+        simpler_artifacts::publish::publish_bytes(
+            &report,
+            report::render(std::slice::from_ref(&analysis), args.top).as_bytes(),
+        )?;
+        let traces = match run.merged_trace() {
+            None => {
+                eprintln!(
+                    "warning: no merged_swimlane*.json in {}; skipped the Perfetto critical-path traces (run `simpler swimlane` first)",
+                    run.dir.display()
+                );
+                None
+            }
+            Some(merged) => {
+                match trace::write_cpm_traces(
+                    &merged,
+                    &run.dir,
+                    &analysis.static_ids(),
+                    &analysis.observed_ids(),
+                ) {
+                    Ok(paths) => Some(paths),
+                    Err(e) => {
+                        eprintln!(
+                            "error: invalid {} in {}: {e}",
+                            merged.file_name().map_or_else(
+                                || merged.display().to_string(),
+                                |n| n.to_string_lossy().into_owned()
+                            ),
+                            run.dir.display()
+                        );
+                        invalid_traces += 1;
+                        None
+                    }
+                }
+            }
+        };
+        written.push(Written { report, traces });
+        analyses.push(analysis);
+    }
+    print_summary(
+        io::stdout().lock(),
+        &root,
+        &analyses,
+        &written,
+        args.stdout.then_some(args.top),
+    )
+    .map_err(|e| ErrorKind::Walk {
+        path: PathBuf::from("<stdout>"),
+        source: e,
+    })?;
+    if invalid_traces > 0 {
+        return Err(ErrorKind::InvalidTraces(invalid_traces).into());
+    }
+    Ok(())
+}
+
+/// The summary `run` prints: the runs, one line each with both paths, the files written, and
+/// the whole report when `full_report` gives its family-table rows.
+pub fn print_summary<W: Write>(
+    mut w: W,
+    root: &Path,
+    analyses: &[Analysis],
+    written: &[Written],
+    full_report: Option<usize>,
+) -> io::Result<()> {
+    writeln!(w, "Analyzed {} run(s) under {}", analyses.len(), root.display())?;
+    for a in analyses {
+        writeln!(w, "{}", report::summary_line(a))?;
+        writeln!(w, "  static path:   {}", report::path_line(&a.static_ids()))?;
+        writeln!(w, "  observed path: {}", report::path_line(&a.observed_ids()))?;
+    }
+    for out in written {
+        writeln!(w, "Report written to: {}", out.report.display())?;
+    }
+    for paths in written.iter().filter_map(|o| o.traces.as_ref()) {
+        for p in paths {
+            writeln!(w, "Perfetto trace written to: {}", p.display())?;
+        }
+    }
+    if let Some(top) = full_report {
+        writeln!(w, "\n{}", report::render(analyses, top))?;
+    }
+    Ok(())
+}

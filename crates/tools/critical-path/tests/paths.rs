@@ -1,0 +1,217 @@
+//! Critical paths of crafted graphs whose answers are known by hand: the static (CPM) path and
+//! the observed path (task ids, lengths, compute and stall), the reference's 1 MHz case, and
+//! the Markdown report of that case to the printed digit.
+
+use std::path::Path;
+
+use simpler_artifacts::name_map::NameMap;
+use simpler_critical_path::adapter::{DepEdge, TaskKernels, TimedSlice};
+use simpler_critical_path::graph::GraphBuilder;
+use simpler_critical_path::observed::StallKind;
+use simpler_critical_path::observed::StallKind::{CoreWait, DataWait, FrontGap};
+use simpler_critical_path::{analyze, report, Analysis};
+
+/// `(task, core, start, end)` slices and `(pred, succ)` edges → the analysis at 1 GHz.
+fn analysis(slices: &[(u64, u32, u64, u64)], edges: &[(u64, u64)], tol: u64) -> Analysis {
+    analysis_at(slices, edges, tol, 1_000_000_000, &NameMap::default())
+}
+
+fn analysis_at(
+    slices: &[(u64, u32, u64, u64)],
+    edges: &[(u64, u64)],
+    tol: u64,
+    hz: u64,
+    names: &NameMap,
+) -> Analysis {
+    let mut b = GraphBuilder::default();
+    for &(task, core, start, end) in slices {
+        b.add_slice(TimedSlice {
+            task,
+            core,
+            start,
+            end,
+        });
+    }
+    for &(task, _, _, _) in slices {
+        b.add_task(TaskKernels {
+            task_id: task,
+            kernel_ids: [-1, task as i32 % 3, -1],
+        });
+    }
+    for &(pred, succ) in edges {
+        b.add_edge(DepEdge { pred, succ });
+    }
+    analyze("case".into(), hz, b.build(names, tol), tol, Path::new("case"))
+        .unwrap()
+        .unwrap()
+}
+
+/// The observed path as `(task id, compute, stall, kind)`.
+fn observed(a: &Analysis) -> Vec<(u64, u64, u64, StallKind)> {
+    a.observed
+        .segments
+        .iter()
+        .map(|s| (a.graph.ids[s.task as usize], s.compute, s.stall, s.kind))
+        .collect()
+}
+
+#[test]
+fn diamond_static_and_observed_follow_the_long_branch() {
+    // t0 (20 µs) → t1 (60 µs, core 1) | t2 (10 µs, core 2) → t3 (20 µs), times in ns.
+    let a = analysis(
+        &[
+            (0, 0, 0, 20_000),
+            (1, 1, 20_000, 80_000),
+            (2, 2, 20_000, 30_000),
+            (3, 0, 80_000, 100_000),
+        ],
+        &[(0, 1), (0, 2), (1, 3), (2, 3)],
+        2,
+    );
+    assert_eq!(a.static_ids(), [0, 1, 3]);
+    assert_eq!(a.static_path.length, 100_000);
+    assert_eq!(
+        observed(&a),
+        [
+            (0, 20_000, 0, FrontGap),
+            (1, 60_000, 0, DataWait),
+            (3, 20_000, 0, DataWait)
+        ]
+    );
+    assert_eq!(
+        (a.observed.compute, a.observed.stall, a.makespan()),
+        (100_000, 0, 100_000)
+    );
+    assert_eq!(a.graph.kept_edges(), 4);
+}
+
+#[test]
+fn chain_with_a_longer_side_branch() {
+    // a → b → c → d on core 0 (10 each); b → e on core 1 runs 35 and ends last.
+    let (a_, b_, c_, d_, e_) = (10, 11, 12, 13, 14);
+    let a = analysis(
+        &[
+            (a_, 0, 0, 10),
+            (b_, 0, 10, 20),
+            (c_, 0, 20, 30),
+            (d_, 0, 30, 40),
+            (e_, 1, 20, 55),
+        ],
+        &[(a_, b_), (b_, c_), (c_, d_), (b_, e_)],
+        0,
+    );
+    assert_eq!(a.static_ids(), [a_, b_, e_]);
+    assert_eq!(a.static_path.length, 55);
+    // d waits for c both as its producer and as the previous holder of core 0; e ends last.
+    assert_eq!(
+        observed(&a),
+        [
+            (a_, 10, 0, FrontGap),
+            (b_, 10, 0, DataWait),
+            (e_, 35, 0, DataWait)
+        ]
+    );
+    // Without the branch the chain is the path, each link a data wait (a data wait wins a tie
+    // with the core wait on the same task).
+    let chain = analysis(
+        &[(a_, 0, 0, 10), (b_, 0, 10, 20), (c_, 0, 20, 30), (d_, 0, 30, 40)],
+        &[(a_, b_), (b_, c_), (c_, d_)],
+        0,
+    );
+    assert_eq!(chain.static_ids(), [a_, b_, c_, d_]);
+    assert_eq!(
+        observed(&chain).iter().map(|s| s.3).collect::<Vec<_>>(),
+        [FrontGap, DataWait, DataWait, DataWait]
+    );
+}
+
+#[test]
+fn a_late_dispatch_makes_the_observed_path_leave_the_static_one() {
+    // x (10) → y (40) → z (10) is the longest chain (60); x → w (30) → z is shorter (50), but w
+    // was dispatched late: it starts at 45 instead of 10, so z waits for w, not for y.
+    let (x, y, z, w) = (0, 1, 2, 3);
+    let a = analysis(
+        &[(x, 0, 0, 10), (y, 1, 10, 50), (w, 2, 45, 75), (z, 0, 75, 85)],
+        &[(x, y), (y, z), (x, w), (w, z)],
+        2,
+    );
+    assert_eq!(a.static_ids(), [x, y, z]);
+    assert_eq!(a.static_path.length, 60);
+    assert_eq!(
+        observed(&a),
+        [(x, 10, 0, FrontGap), (w, 30, 35, DataWait), (z, 10, 0, DataWait)]
+    );
+    assert_eq!((a.observed.compute, a.observed.stall, a.makespan()), (50, 35, 85));
+    assert_eq!(a.observed.stall_of(DataWait), 35);
+}
+
+/// The reference's 1 MHz graph: t1 on core 0 [0,10], t2 on core 1 [0,19], t3 on core 1
+/// [20,30], edge t1 → t3.
+fn reference_case() -> Analysis {
+    let names = NameMap::from_pairs([(1, "kernel_add".to_owned()), (0, "kernel_mul_0_aiv".to_owned())]);
+    analysis_at(
+        &[(1, 0, 0, 10), (2, 1, 0, 19), (3, 1, 20, 30)],
+        &[(1, 3)],
+        2,
+        1_000_000,
+        &names,
+    )
+}
+
+#[test]
+fn reference_graph_static_is_1_3_and_observed_is_2_3() {
+    let a = reference_case();
+    assert_eq!((a.static_ids(), a.static_path.length), (vec![1, 3], 20));
+    // t3's core was freed at 19 by t2, later than t1's end at 10: a core wait.
+    assert_eq!(observed(&a), [(2, 19, 0, FrontGap), (3, 10, 1, CoreWait)]);
+    assert_eq!((a.observed.compute, a.observed.stall), (29, 1));
+}
+
+#[test]
+fn tolerance_decides_what_finished_before() {
+    // p ends 3 ticks after s starts: kept with tol 3, dropped with tol 2 (the default).
+    let slices = [(1, 0, 0, 23), (2, 1, 20, 50)];
+    let loose = analysis(&slices, &[(1, 2)], 3);
+    assert_eq!((loose.static_ids(), loose.static_path.length), (vec![1, 2], 53));
+    assert_eq!(observed(&loose), [(1, 23, 0, FrontGap), (2, 27, 0, DataWait)]);
+    let strict = analysis(&slices, &[(1, 2)], 2);
+    assert_eq!((strict.static_ids(), strict.static_path.length), (vec![2], 30));
+    assert_eq!(observed(&strict), [(2, 30, 20, FrontGap)]);
+}
+
+#[test]
+fn reference_report_to_the_printed_digit() {
+    let a = reference_case();
+    assert_eq!(
+        report::summary_line(&a),
+        "[case] makespan=0.030ms  CPM=0.02ms(67%)  compute=96.7%  stall=3.3% (core-wait 3.3%)"
+    );
+    let text = report::render(std::slice::from_ref(&a), 25);
+    let body = text.split_once("\n## Rank `case`\n").unwrap().1;
+    assert_eq!(
+        body,
+        "\n\
+         - tasks: 3 | happens-before edges: 1\n\
+         - **makespan**: 0.030 ms\n\
+         - **static CPM path**: 0.020 ms (66.7% of makespan) over 2 tasks\n\
+         - **observed critical path**: 2 tasks\n  \
+         - compute: 0.029 ms (96.7%)\n  \
+         - stall (runtime scheduling): 0.001 ms (3.3%)\n    \
+         - core-wait: 0.001 ms (3.3%)\n  \
+         - tiling check: compute+stall = 30 ticks vs makespan 30 ticks (exact)\n\
+         \n### Time on the observed critical path, by kernel family\n\n\
+         | kernel family | compute ms | % makespan | stall ms | # on path |\n\
+         |---|---:|---:|---:|---:|\n\
+         | cid2 | 0.019 | 63.3% | 0.000 | 1 |\n\
+         | kernel_mul | 0.010 | 33.3% | 0.001 | 1 |\n\
+         \n### Observed critical path — all 2 tasks\n\n\
+         | # | kernel | task µs | compute µs (%mk) | stall µs (%mk) | stall kind |\n\
+         |---:|---|---:|---:|---:|---|\n\
+         | 0 | cid2 | 19.0 | 19.0 (63.33%) | 0.0 (0.00%) |  |\n\
+         | 1 | kernel_mul_0_aiv | 10.0 | 10.0 (33.33%) | 1.0 (3.33%) | core-wait |\n"
+    );
+    assert!(
+        text.starts_with("# Critical-path report (chip swimlane)\n"),
+        "{text}"
+    );
+}

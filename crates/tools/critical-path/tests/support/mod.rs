@@ -1,0 +1,64 @@
+//! Writing crafted run folders: the records and deps.json formats appear only here (shared by
+//! the tests and the benchmark through `#[path]`).
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use simpler_artifacts::deps::{DepsWriter, Edge, Scope, Task};
+use simpler_artifacts::swimlane::{CoreType, Header, SwimlaneWriter, TaskRow};
+
+/// Writes a records file of `(task, core, start, end)` slices (dispatched 1 tick before the
+/// start, finished 1 tick after the end; cores `0..clusters` are AIC, the rest AIV).
+pub fn write_records(path: &Path, clusters: u32, slices: impl IntoIterator<Item = (u64, u32, u64, u64)>) {
+    let out = BufWriter::new(File::create(path).unwrap());
+    let mut w = SwimlaneWriter::begin(out, &Header::for_clusters(clusters, 1)).unwrap();
+    for (task_id, core_id, start, end) in slices {
+        w.task(&TaskRow {
+            task_id,
+            kernel_ids: [-1, 0, -1],
+            func_id: 0,
+            block_idx: 0,
+            block_num: 1,
+            core_id,
+            core_type: if core_id < clusters {
+                CoreType::Aic
+            } else {
+                CoreType::Aiv
+            },
+            sched_thread: 0,
+            dispatch_ns: start.saturating_sub(1),
+            start_ns: start,
+            end_ns: end,
+            finish_ns: end + 1,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// Writes a deps.json of `(task, kernel_ids)` tasks and explicit `(pred, succ)` edges.
+pub fn write_deps(
+    path: &Path,
+    tasks: impl IntoIterator<Item = (u64, [i32; 3])>,
+    edges: impl IntoIterator<Item = (u64, u64)>,
+) {
+    let out = BufWriter::new(File::create(path).unwrap());
+    let mut w = DepsWriter::new(out).unwrap();
+    for (task_id, kernel_ids) in tasks {
+        w.task(&Task {
+            task_id,
+            scope: Scope::Auto,
+            early_dispatch: None,
+            kernel_ids,
+            block_num: 1,
+            args: Vec::new(),
+        })
+        .unwrap();
+    }
+    for (pred, succ) in edges {
+        w.edge(&Edge::explicit(pred, succ)).unwrap();
+    }
+    w.finish().unwrap();
+}

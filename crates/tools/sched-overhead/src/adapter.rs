@@ -1,0 +1,144 @@
+//! The one place this tool touches the artifact formats: the swimlane records (through
+//! `simpler_artifacts::swimlane::read_swimlane`) and deps.json (through
+//! `simpler_artifacts::deps::read_deps`) are streamed and turned at once into this tool's own
+//! values, [`TimedTask`], [`Phase`] and the unique dependency pairs. Nothing else in the crate
+//! names a record type.
+
+use std::path::Path;
+
+use rustc_hash::FxHashSet;
+use serde::de::IgnoredAny;
+use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds};
+use simpler_artifacts::swimlane::{
+    self, read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
+};
+
+/// The kind of core a row ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Engine {
+    /// Cube core.
+    Aic,
+    /// Vector core.
+    Aiv,
+}
+
+impl Engine {
+    /// Both engines, in report order.
+    pub const ALL: [Engine; 2] = [Engine::Aic, Engine::Aiv];
+
+    /// `AIC` or `AIV`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Engine::Aic => "AIC",
+            Engine::Aiv => "AIV",
+        }
+    }
+}
+
+/// One row of the timing: a block of a task on one core, times in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedTask {
+    /// Raw task id.
+    pub id: u64,
+    /// The core.
+    pub core: u32,
+    /// Its kind.
+    pub engine: Engine,
+    /// When the scheduler handed it to the core (`None` when the level does not record it).
+    pub dispatch_ns: Option<u64>,
+    /// Kernel start.
+    pub start_ns: u64,
+    /// Kernel end.
+    pub end_ns: u64,
+    /// When the scheduler saw it complete (`None` when the level does not record it).
+    pub finish_ns: Option<u64>,
+    /// The kernel.
+    pub func_id: i32,
+    /// The scheduler thread that served the core, if known.
+    pub sched_thread: Option<u32>,
+}
+
+/// One scheduler loop phase record (swimlane level ≥ 3), times in ns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    /// Scheduler thread.
+    pub thread: u32,
+    /// The phase (`complete`, `dispatch`, `async_poll`, ...).
+    pub kind: String,
+    /// Start.
+    pub start_ns: u64,
+    /// End.
+    pub end_ns: u64,
+    /// The loop iteration it belongs to.
+    pub loop_iter: u64,
+    /// Tasks it handled (for `complete`: finishes).
+    pub tasks_processed: u64,
+    /// `dispatch` only: ready-queue pops that found a task since the previous record.
+    pub pop_hit: u64,
+    /// `dispatch` only: pops that found none.
+    pub pop_miss: u64,
+}
+
+/// Everything the analysis reads from a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    /// Every row, in file order.
+    pub tasks: Vec<TimedTask>,
+    /// Scheduler phases (empty below level 3).
+    pub phases: Vec<Phase>,
+    /// Unique `(pred, succ)` pairs of deps.json, in first-seen order.
+    pub edges: Vec<(u64, u64)>,
+}
+
+/// Reads the rows of the records file at `path`.
+pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadError> {
+    struct Rows<'a>(&'a mut Input);
+    impl SwimlaneSink for Rows<'_> {
+        fn task(&mut self, row: TaskRow) {
+            self.0.tasks.push(TimedTask {
+                id: row.task_id,
+                core: row.core_id,
+                engine: match row.core_type {
+                    swimlane::CoreType::Aic => Engine::Aic,
+                    swimlane::CoreType::Aiv => Engine::Aiv,
+                },
+                dispatch_ns: Some(row.dispatch_ns),
+                start_ns: row.start_ns,
+                end_ns: row.end_ns,
+                finish_ns: Some(row.finish_ns),
+                func_id: row.func_id,
+                sched_thread: Some(row.sched_thread),
+            });
+        }
+        fn dummy(&mut self, _: DummyRow) {}
+        fn orch(&mut self, _: OrchRow) {}
+    }
+    read_swimlane(path, &mut Rows(input)).map(|_| ())
+}
+
+/// Reads the unique dependency pairs of the deps.json at `path`.
+pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
+    struct Pairs<'a> {
+        seen: FxHashSet<(u64, u64)>,
+        out: &'a mut Vec<(u64, u64)>,
+    }
+    impl DepsSink for Pairs<'_> {
+        type Task = IgnoredAny;
+        type Tensor = IgnoredAny;
+        type Edge = EdgeEnds;
+        fn task(&mut self, _: IgnoredAny) {}
+        fn tensor(&mut self, _: IgnoredAny) {}
+        fn edge(&mut self, e: EdgeEnds) {
+            if self.seen.insert((e.pred, e.succ)) {
+                self.out.push((e.pred, e.succ));
+            }
+        }
+    }
+    read_deps(
+        path,
+        &mut Pairs {
+            seen: FxHashSet::default(),
+            out: &mut input.edges,
+        },
+    )
+}

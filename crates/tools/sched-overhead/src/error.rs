@@ -1,0 +1,45 @@
+//! The crate's error: an opaque [`Error`] whose [`ErrorKind`] says which input failed and why.
+
+use std::path::PathBuf;
+
+use simpler_artifacts::read_error::JsonReadError;
+
+simpler_artifacts::opaque_error! {
+    /// Why `simpler sched-overhead` failed.
+    ///
+    /// `{}` shows the message; `{:#}` appends every cause, `: `-separated, as `anyhow` does.
+    pub struct Error(ErrorKind);
+}
+
+/// What went wrong, with the values the message names.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The path given does not exist, or the folder holds no records.
+    #[error("{}: no l2_swimlane_records.json or chip_swimlane_records.json (run with --enable-l2-swimlane)", .0.display())]
+    NoRecords(PathBuf),
+    /// There is no deps.json to tell which task waited for which.
+    #[error(
+        "no deps.json beside {} (pass --deps-json): the overhead model needs the dependencies; \
+         capture them with --enable-dep-gen, in a separate run if its capture cost must stay out of the timing",
+        .0.display()
+    )]
+    NoDeps(PathBuf),
+    /// The records or deps.json could not be read (the error names the file, line and field).
+    #[error(transparent)]
+    Read(#[from] JsonReadError),
+    /// The records hold no task row.
+    #[error("{}: no task rows (an empty or failed timing run?)", .0.display())]
+    NoTasks(PathBuf),
+    /// A row has no dispatch or finish time.
+    #[error(
+        "{}: task {task} has no dispatch/finish time; the overhead model needs swimlane level >= 2",
+        .path.display()
+    )]
+    NoSchedulerStamps {
+        /// The records file.
+        path: PathBuf,
+        /// The first such row's task.
+        task: u64,
+    },
+}
