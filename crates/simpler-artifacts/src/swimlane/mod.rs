@@ -42,8 +42,8 @@ pub mod write;
 
 pub use read::{read_swimlane, read_swimlane_file, read_swimlane_from};
 pub use write::{
-    AicoreRecord, AicpuRecord, BuildPhaseRecord, OrchRecord, PhaseRecord, SwimlaneWriter, TaskInfo,
-    WriteHeader,
+    write_rows, AicoreRecord, AicpuRecord, BuildPhaseRecord, OrchRecord, PhaseRecord, SwimlaneWriter,
+    TaskInfo, WriteHeader,
 };
 
 /// File name of the records, inside the run's output prefix (the spec's name).

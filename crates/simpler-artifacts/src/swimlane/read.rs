@@ -3,7 +3,8 @@
 //! The whole file is parsed into compact raw rows first (the join and the time base need every
 //! row), then normalised as the original's reader does (`../shared/reference/swimlane-format.md`
 //! §4): `aicore_tasks` and `aicpu_tasks` are joined on `(core_id, reg_task_id)`; the time base
-//! is the smallest nonzero timestamp; cycles become nanoseconds since the base. Unknown keys
+//! is the smallest nonzero timestamp (0 for this runtime's files, already nanoseconds since the
+//! run started); cycles become nanoseconds since the base. Unknown keys
 //! are skipped. Rows of this runtime's `simpler_task_info` fill kernel ids, blocks and
 //! scheduler threads; without them those stay unknown and [`Header::notes`] says so.
 
@@ -707,10 +708,13 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             consider(o.end_cycles);
         }
     }
-    let time = TimeBase {
-        base: if base == u64::MAX { 0 } else { base },
-        freq,
+    // This runtime's files are already nanoseconds since the run started: kept as they are.
+    let base = if meta.simpler.is_some() || base == u64::MAX {
+        0
+    } else {
+        base
     };
+    let time = TimeBase { base, freq };
 
     // Join aicpu rows onto aicore rows by (core, reg).
     let mut by_key: HashMap<(u32, u32), AicpuRaw> = HashMap::with_capacity(raw.aicpu.len());

@@ -6,8 +6,9 @@
 //! the row. Going back to an earlier section (or thread) is an `InvalidInput` error. Sections
 //! the level does not record are not written; rows given for them are refused.
 //!
-//! Timestamps are cycles of [`CLOCK_FREQ_HZ`] (nanoseconds of the run clock). The original's
-//! reader treats a timestamp of 0 as "not recorded", so a 0 is written as 1.
+//! Timestamps are cycles of [`CLOCK_FREQ_HZ`]: nanoseconds of the run clock, which starts
+//! before the first event (the original's reader takes a timestamp of 0 as "not recorded"; a
+//! run's events are never at 0).
 
 use std::io::{self, Write};
 
@@ -197,11 +198,6 @@ pub struct SwimlaneWriter<W: Write> {
     thread: u32,
 }
 
-/// A timestamp as written: 0 means "not recorded" to the original's reader.
-fn stamp(cycles: u64) -> u64 {
-    cycles.max(1)
-}
-
 impl<W: Write> SwimlaneWriter<W> {
     /// Writes the level and `metadata`.
     pub fn begin(mut out: W, header: &WriteHeader) -> io::Result<Self> {
@@ -238,12 +234,7 @@ impl<W: Write> SwimlaneWriter<W> {
         write!(
             self.out,
             "[{},{},{},{},{},{}]",
-            r.core_id,
-            r.task_token,
-            r.reg_task_id,
-            stamp(r.start),
-            stamp(r.end),
-            r.receive_to_start
+            r.core_id, r.task_token, r.reg_task_id, r.start, r.end, r.receive_to_start
         )
     }
 
@@ -253,10 +244,7 @@ impl<W: Write> SwimlaneWriter<W> {
         write!(
             self.out,
             "[{},{},{},{}]",
-            r.core_id,
-            r.reg_task_id,
-            stamp(r.dispatch),
-            stamp(r.finish)
+            r.core_id, r.reg_task_id, r.dispatch, r.finish
         )
     }
 
@@ -275,8 +263,8 @@ impl<W: Write> SwimlaneWriter<W> {
     pub fn phase(&mut self, thread: u32, r: &PhaseRecord) -> io::Result<()> {
         self.row(Section::SchedPhases, thread)?;
         let r = PhaseRecord {
-            start_cycles: stamp(r.start_cycles),
-            end_cycles: stamp(r.end_cycles),
+            start_cycles: r.start_cycles,
+            end_cycles: r.end_cycles,
             ..r.clone()
         };
         serde_json::to_writer(&mut self.out, &r).map_err(io::Error::from)
@@ -286,8 +274,8 @@ impl<W: Write> SwimlaneWriter<W> {
     pub fn orch(&mut self, r: &OrchRecord) -> io::Result<()> {
         self.row(Section::OrchPhases, 0)?;
         let r = OrchRecord {
-            start_cycles: stamp(r.start_cycles),
-            end_cycles: stamp(r.end_cycles),
+            start_cycles: r.start_cycles,
+            end_cycles: r.end_cycles,
             ..*r
         };
         serde_json::to_writer(&mut self.out, &r).map_err(io::Error::from)
@@ -297,8 +285,8 @@ impl<W: Write> SwimlaneWriter<W> {
     pub fn build_phase(&mut self, r: &BuildPhaseRecord) -> io::Result<()> {
         self.row(Section::BuildPhases, 0)?;
         let r = BuildPhaseRecord {
-            start_cycles: stamp(r.start_cycles),
-            end_cycles: stamp(r.end_cycles),
+            start_cycles: r.start_cycles,
+            end_cycles: r.end_cycles,
             ..*r
         };
         serde_json::to_writer(&mut self.out, &r).map_err(io::Error::from)
@@ -417,4 +405,115 @@ fn thread_suffix(section: Section, thread: u32) -> String {
 
 fn refused(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// Writes normalised rows as a records file: `tasks` become `aicore_tasks`, `aicpu_tasks`
+/// (their dispatch and finish, from level 2) and `simpler_task_info` (per-core
+/// `reg_task_id`s in row order); `dummies` become `dummy_task` phases and `submits` submit
+/// spans, when the level records them. For tools and tests that synthesise records; the runtime
+/// streams its rows through [`SwimlaneWriter`] instead. A task without a dispatch or finish time
+/// at level ≥ 2 is an `InvalidInput` error.
+pub fn write_rows<W: Write>(
+    out: W,
+    header: &WriteHeader,
+    tasks: &[super::TaskRow],
+    dummies: &[super::DummyRow],
+    submits: &[super::OrchRow],
+) -> io::Result<W> {
+    let mut w = SwimlaneWriter::begin(out, header)?;
+    let mut reg: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let regs: Vec<u32> = tasks
+        .iter()
+        .map(|t| {
+            let r = reg.entry(t.core_id).or_insert(0);
+            *r += 1;
+            *r - 1
+        })
+        .collect();
+    for (t, &reg_task_id) in tasks.iter().zip(&regs) {
+        w.aicore(&AicoreRecord {
+            core_id: t.core_id,
+            task_token: t.task_id,
+            reg_task_id,
+            start: t.start_ns,
+            end: t.end_ns,
+            receive_to_start: u32::try_from(t.start_ns.saturating_sub(t.receive_ns)).unwrap_or(u32::MAX),
+        })?;
+    }
+    if header.level.has_dispatch() {
+        for (t, &reg_task_id) in tasks.iter().zip(&regs) {
+            let (Some(dispatch), Some(finish)) = (t.dispatch_ns, t.finish_ns) else {
+                return Err(refused(format!(
+                    "task {} on core {} has no dispatch or finish time, which level {} records",
+                    t.task_id,
+                    t.core_id,
+                    header.level.number()
+                )));
+            };
+            w.aicpu(&AicpuRecord {
+                core_id: t.core_id,
+                reg_task_id,
+                dispatch,
+                finish,
+            })?;
+        }
+    }
+    for t in tasks {
+        w.task_info(&TaskInfo {
+            func_id: t.func_id,
+            block_idx: t.block_idx,
+            block_num: t.block_num,
+            kernel_ids: t.kernel_ids,
+            sched_thread: t.sched_thread.unwrap_or(0),
+        })?;
+    }
+    if header.level.has_sched_phases() {
+        let mut dummies: Vec<&super::DummyRow> = dummies.iter().collect();
+        dummies.sort_by_key(|d| d.sched_thread);
+        for d in dummies {
+            w.phase(
+                d.sched_thread,
+                &PhaseRecord {
+                    kind: "dummy_task",
+                    start_cycles: d.finish_ns,
+                    end_cycles: d.finish_ns,
+                    loop_iter: 0,
+                    tasks_processed: 1,
+                    pop_hit: None,
+                    pop_miss: None,
+                    task_id: Some(d.task_id),
+                    shared_at_start: [0; 3],
+                    shared_at_end: [0; 3],
+                },
+            )?;
+        }
+    }
+    if header.level.has_orch_phases() {
+        for o in submits {
+            w.orch(&OrchRecord {
+                submit_idx: o.submit_idx,
+                task_id: o.task_id,
+                start_cycles: o.submit_start_ns,
+                end_cycles: o.submit_end_ns,
+            })?;
+        }
+    }
+    w.finish()
+}
+
+impl WriteHeader {
+    /// A header for `clusters` clusters served by `scheduler_threads` threads (cluster `c` by
+    /// thread `c % threads`, as the runtime assigns them), at `level`.
+    pub fn for_clusters(level: Level, clusters: u32, scheduler_threads: u32) -> WriteHeader {
+        let threads = scheduler_threads.max(1);
+        let aic = (0..clusters).map(|c| (c % threads) as i32);
+        let aiv = (0..clusters).flat_map(|c| [(c % threads) as i32; 2]);
+        WriteHeader {
+            level,
+            clusters,
+            scheduler_threads,
+            core_types: super::core_types_for_clusters(clusters),
+            core_to_thread: aic.chain(aiv).collect(),
+        }
+    }
 }

@@ -9,11 +9,10 @@ use std::path::Path;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink, EdgeEnds};
-use simpler_artifacts::swimlane::{
-    read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
-};
+use simpler_artifacts::swimlane::{read_swimlane, SwimlaneReadError, SwimlaneSink, TaskRow};
 
-/// The clock of the runtime's records: 1 GHz, so one tick is one nanosecond.
+/// The clock of the times the reader hands over: nanoseconds, whatever the file's clock (the
+/// records reader converts the original's cycles).
 pub const RUNTIME_CLOCK_HZ: u64 = 1_000_000_000;
 
 /// One execution slice: a block of a task on one core, in clock ticks.
@@ -32,8 +31,20 @@ pub struct TimedSlice {
 /// The run-level facts of a records file this tool needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// Ticks per second of every time in the file.
+    /// Ticks per second of the times this adapter hands over ([`RUNTIME_CLOCK_HZ`]).
     pub clock_freq_hz: u64,
+    /// Cycles per second of the file itself (`metadata.clock_freq_hz`): `--tol` is in its
+    /// ticks, as in the original.
+    pub file_clock_hz: u64,
+}
+
+impl Timing {
+    /// `ticks` of the file's clock in the handed-over unit (rounded up, so a tolerance of one
+    /// tick is never zero).
+    pub fn file_ticks(&self, ticks: u64) -> u64 {
+        let t = u128::from(ticks) * u128::from(self.clock_freq_hz);
+        u64::try_from(t.div_ceil(u128::from(self.file_clock_hz.max(1)))).unwrap_or(u64::MAX)
+    }
 }
 
 /// A deps.json task: its id and its kernel per subslot (`-1` inactive).
@@ -67,12 +78,11 @@ pub fn read_slices(path: &Path, on_slice: impl FnMut(TimedSlice)) -> Result<Timi
                 end: row.end_ns,
             });
         }
-        fn dummy(&mut self, _: DummyRow) {}
-        fn orch(&mut self, _: OrchRow) {}
     }
-    read_swimlane(path, &mut Slices(on_slice))?;
+    let header = read_swimlane(path, &mut Slices(on_slice))?;
     Ok(Timing {
         clock_freq_hz: RUNTIME_CLOCK_HZ,
+        file_clock_hz: header.clock_freq_hz,
     })
 }
 

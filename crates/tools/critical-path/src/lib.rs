@@ -128,7 +128,7 @@ pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Res
     for e in edges {
         builder.add_edge(e);
     }
-    Ok((builder.build(names, tol), timing.clock_freq_hz))
+    Ok((builder.build(names, timing.file_ticks(tol)), timing.clock_freq_hz))
 }
 
 /// Analyses one run folder.

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 use serde::de::IgnoredAny;
 use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds};
 use simpler_artifacts::swimlane::{
-    self, read_swimlane, DummyRow, OrchRow, SwimlaneReadError, SwimlaneSink, TaskRow,
+    self, read_swimlane, SchedPhase, SwimlaneReadError, SwimlaneSink, TaskRow,
 };
 
 /// The kind of core a row ran on.
@@ -102,16 +102,26 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
                     swimlane::CoreType::Aic => Engine::Aic,
                     swimlane::CoreType::Aiv => Engine::Aiv,
                 },
-                dispatch_ns: Some(row.dispatch_ns),
+                dispatch_ns: row.dispatch_ns,
                 start_ns: row.start_ns,
                 end_ns: row.end_ns,
-                finish_ns: Some(row.finish_ns),
+                finish_ns: row.finish_ns,
                 func_id: row.func_id,
-                sched_thread: Some(row.sched_thread),
+                sched_thread: row.sched_thread,
             });
         }
-        fn dummy(&mut self, _: DummyRow) {}
-        fn orch(&mut self, _: OrchRow) {}
+        fn sched_phase(&mut self, p: SchedPhase) {
+            self.0.phases.push(Phase {
+                thread: p.sched_thread,
+                kind: p.kind,
+                start_ns: p.start_ns,
+                end_ns: p.end_ns,
+                loop_iter: p.loop_iter,
+                tasks_processed: p.tasks_processed,
+                pop_hit: p.pop_hit.unwrap_or(0),
+                pop_miss: p.pop_miss.unwrap_or(0),
+            });
+        }
     }
     read_swimlane(path, &mut Rows(input)).map(|_| ())
 }

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use simpler_artifacts::manifest::DiagnosticEntry;
 use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::swimlane::{
-    core_types_for_clusters, AicoreRecord, AicpuRecord, BuildPhaseRecord, Level, OrchRecord, OrchRow,
-    PhaseRecord, SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
+    AicoreRecord, AicpuRecord, BuildPhaseRecord, Level, OrchRecord, OrchRow, PhaseRecord, SwimlaneWriter,
+    TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
 };
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
@@ -468,13 +468,7 @@ impl Collector for Swimlane {
         let spilled = self.thread.stop();
         let clusters = run.clusters as u32;
         let threads = run.scheduler_threads as u32;
-        let header = WriteHeader {
-            level: self.level,
-            clusters,
-            scheduler_threads: threads,
-            core_types: core_types_for_clusters(clusters),
-            core_to_thread: core_to_thread(clusters, threads),
-        };
+        let header = WriteHeader::for_clusters(self.level, clusters, threads);
         let dropped = self.dropped.load(Ordering::Relaxed);
         let build = run
             .build
@@ -499,15 +493,6 @@ fn build_records(b: &crate::run::BuildTimeline, clock: RunClock) -> Vec<BuildPha
         span("finalise", b.returned, b.finalised, None),
         span("launch", b.launch, b.launched, None),
     ]
-}
-
-/// The scheduler thread serving each core: cluster `c` belongs to thread `c % threads`
-/// (`scheduler::Cores`), and a cluster's AIV cores to the same thread as its AIC.
-fn core_to_thread(clusters: u32, threads: u32) -> Vec<i32> {
-    let threads = threads.max(1);
-    let aic = (0..clusters).map(|c| (c % threads) as i32);
-    let aiv = (0..clusters).flat_map(|c| [(c % threads) as i32; 2]);
-    aic.chain(aiv).collect()
 }
 
 /// Rows of each kind a run's records file holds.

@@ -7,16 +7,16 @@ use std::io::BufWriter;
 use std::path::Path;
 
 use simpler_artifacts::deps::{DepsWriter, Edge, Scope, Task};
-use simpler_artifacts::swimlane::{CoreType, Header, SwimlaneWriter, TaskRow};
+use simpler_artifacts::swimlane::{write_rows, CoreType, Level, TaskRow, WriteHeader};
 
 /// Writes a records file of `(task, core, start, end)` slices (dispatched 1 tick before the
 /// start, finished 1 tick after the end; cores `0..clusters` are AIC, the rest AIV).
 pub fn write_records(path: &Path, clusters: u32, slices: impl IntoIterator<Item = (u64, u32, u64, u64)>) {
-    let out = BufWriter::new(File::create(path).unwrap());
-    let mut w = SwimlaneWriter::begin(out, &Header::for_clusters(clusters, 1)).unwrap();
-    for (task_id, core_id, start, end) in slices {
-        w.task(&TaskRow {
+    let rows: Vec<TaskRow> = slices
+        .into_iter()
+        .map(|(task_id, core_id, start, end)| TaskRow {
             task_id,
+            reg_task_id: 0,
             kernel_ids: [-1, 0, -1],
             func_id: 0,
             block_idx: 0,
@@ -27,15 +27,17 @@ pub fn write_records(path: &Path, clusters: u32, slices: impl IntoIterator<Item 
             } else {
                 CoreType::Aiv
             },
-            sched_thread: 0,
-            dispatch_ns: start.saturating_sub(1),
+            sched_thread: Some(0),
+            dispatch_ns: Some(start.saturating_sub(1)),
+            receive_ns: start,
             start_ns: start,
             end_ns: end,
-            finish_ns: end + 1,
+            finish_ns: Some(end + 1),
         })
-        .unwrap();
-    }
-    w.finish().unwrap();
+        .collect();
+    let out = BufWriter::new(File::create(path).unwrap());
+    let header = WriteHeader::for_clusters(Level::AicpuTiming, clusters, 1);
+    write_rows(out, &header, &rows, &[], &[]).unwrap();
 }
 
 /// Writes a deps.json of `(task, kernel_ids)` tasks and explicit `(pred, succ)` edges.
