@@ -52,7 +52,7 @@ pub use collectors::swimlane::SwimlaneOutcome;
 pub use collectors::{DiagnosticsError, DiagnosticsErrorKind};
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
 pub use fatal::{Fatal, FatalCode, Stopped};
-pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, TaskOutputs};
+pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, Site, TaskOutputs};
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};
 pub use run::{RunError, RunReport};

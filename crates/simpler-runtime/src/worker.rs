@@ -16,7 +16,7 @@ use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
     load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
 };
-use crate::orchestrator::{site_string, OrchResult, Orchestrator};
+use crate::orchestrator::{OrchResult, Orchestrator, Site};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
 use crate::platform::{CoreType, Platform};
 use crate::run::{execute, RunError, RunReport};
@@ -179,16 +179,18 @@ impl Worker {
         self.run_at(cfg, Location::caller(), orchestration)
     }
 
-    /// [`Worker::run`] with an explicit root-scope site.
+    /// [`Worker::run`] with an explicit root-scope site (a `Location`, or a [`Site`] named by
+    /// a caller in another language).
     pub fn run_at<F>(
         &self,
         cfg: &CallConfig,
-        root: &'static Location<'static>,
+        root: impl Into<Site>,
         orchestration: F,
     ) -> Result<RunReport, RunError>
     where
         F: FnOnce(&mut Orchestrator) -> OrchResult + Send + 'static,
     {
+        let root = root.into();
         let sizes = cfg.validate()?;
         let heap_sizes = match cfg.runtime {
             RuntimeKind::Tmr => sizes.heap,
@@ -203,7 +205,7 @@ impl Worker {
         let prefix = cfg.output_prefix.clone().unwrap_or_default();
         let mut output = match cfg.any_diagnostic() {
             true => {
-                let subject = cfg.subject.clone().unwrap_or_else(|| site_string(root));
+                let subject = cfg.subject.clone().unwrap_or_else(|| root.to_string());
                 let claimed = RunOutput::claim(&prefix, cfg, subject, background.is_some());
                 Some(claimed.map_err(RunError::OutputFolder)?)
             }

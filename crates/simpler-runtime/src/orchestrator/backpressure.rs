@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use super::Orchestrator;
 use crate::config::{RingResource, RuntimeKind};
 use crate::fatal::{FatalCode, Stopped};
-use crate::orchestrator::scope::site_string;
 
 /// How long the orchestrator waits without any reclaim progress before declaring a deadlock.
 pub const DEADLOCK_TIMEOUT: Duration = Duration::from_millis(500);
@@ -90,7 +89,7 @@ impl Orchestrator {
         detail: &str,
     ) -> String {
         let scope = self.scopes.last();
-        let site = scope.map_or_else(|| "<none>".to_string(), |f| site_string(f.site));
+        let site = scope.map_or_else(|| "<none>".to_string(), |f| f.site.to_string());
         let place = if what == Exhausted::TensorMap {
             "(global)".to_string()
         } else {
@@ -127,7 +126,7 @@ impl Orchestrator {
                     head,
                     format!(
                         "{} (which holds {} tasks)",
-                        site_string(f.site),
+                        f.site.to_string(),
                         end - f.first_task
                     ),
                 ));

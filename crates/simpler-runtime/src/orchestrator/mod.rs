@@ -20,6 +20,7 @@ use simpler_core::{
     MAX_TENSOR_ARGS,
 };
 
+pub use crate::site::Site;
 pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
 
 use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
@@ -172,7 +173,7 @@ impl Orchestrator {
     pub fn scope_with<R>(
         &mut self,
         mode: ScopeMode,
-        site: &'static Location<'static>,
+        site: impl Into<Site>,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         self.begin_scope(mode, site);
@@ -187,7 +188,8 @@ impl Orchestrator {
     }
 
     /// Opens a scope (prefer [`Orchestrator::scope`], which cannot be left unbalanced).
-    pub fn begin_scope(&mut self, mode: ScopeMode, site: &'static Location<'static>) {
+    pub fn begin_scope(&mut self, mode: ScopeMode, site: impl Into<Site>) {
+        let site = site.into();
         let depth = self.scopes.len();
         let ring = scope::ring_for_depth(self.kind, depth);
         if !self.shared.fatal.is_set() {
@@ -201,7 +203,7 @@ impl Orchestrator {
                     FatalCode::InvalidArgs,
                     format!(
                         "auto scope at {} nested inside a manual scope is not supported",
-                        site_string(site)
+                        site
                     ),
                 );
             }
@@ -398,7 +400,7 @@ impl Orchestrator {
     pub fn current_site(&self) -> String {
         self.scopes
             .last()
-            .map_or_else(|| "<no scope>".into(), |f| site_string(f.site))
+            .map_or_else(|| "<no scope>".into(), |f| f.site.to_string())
     }
 
     /// Latches a fatal (first wins) and wakes everyone; returns the latched code.

@@ -353,7 +353,7 @@ impl Orchestrator {
                 let msg = format!(
                     "scope at {} already holds {in_scope} tasks on ring {ring}, whose task window is {window} slots \
                      (a scope holds at most window-1 tasks); raise runtime_env {} or split the scope",
-                    super::site_string(frame.site),
+                    frame.site.to_string(),
                     RingResource::TaskWindow.key(),
                 );
                 return Err(Stopped(self.raise(FatalCode::ScopeDeadlock, msg)));
