@@ -51,7 +51,7 @@ pub use collectors::scope_stats::ScopeStatsOutcome;
 pub use collectors::swimlane::SwimlaneOutcome;
 pub use collectors::{DiagnosticsError, DiagnosticsErrorKind};
 pub use config::{CallConfig, RingSizes, RuntimeEnv, RuntimeKind};
-pub use fatal::{Fatal, FatalCode, Stopped};
+pub use fatal::{Fatal, FatalCode, FatalContext, Stopped};
 pub use orchestrator::{FaninRecord, OrchResult, Orchestrator, ScopeMode, Site, TaskOutputs};
 pub use platform::kernel::{KernelCtx, KernelError};
 pub use platform::{CoreType, MixedKernels};

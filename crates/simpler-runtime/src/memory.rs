@@ -88,6 +88,13 @@ pub enum MemoryError {
         /// Elements given.
         got: u64,
     },
+    /// Host bytes of the wrong length for the view's elements.
+    ByteLengthMismatch {
+        /// Bytes of the view's elements.
+        expected: u64,
+        /// Bytes given.
+        got: u64,
+    },
     /// A bad tensor description.
     Tensor(TensorError),
     /// The requested buffer cannot exist in this process's address space.
@@ -111,6 +118,9 @@ impl fmt::Display for MemoryError {
             }
             MemoryError::LengthMismatch { expected, got } => {
                 write!(f, "tensor has {expected} elements but {got} were given")
+            }
+            MemoryError::ByteLengthMismatch { expected, got } => {
+                write!(f, "tensor has {expected} bytes of elements but {got} bytes were given")
             }
             MemoryError::Tensor(e) => e.fmt(f),
             MemoryError::TooLarge { shape, dtype } => {

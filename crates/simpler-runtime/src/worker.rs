@@ -151,6 +151,41 @@ impl Worker {
             .collect())
     }
 
+    /// Copies raw little-endian element bytes into view `t` (row-major order of the view,
+    /// `numel × element size` bytes): for callers that hold typed data as bytes (the Python
+    /// binding's NumPy arrays).
+    pub fn write_bytes(&self, t: &Tensor, data: &[u8]) -> Result<(), MemoryError> {
+        let es = t.dtype().size();
+        if data.len() as u64 != t.numel() * es {
+            return Err(MemoryError::ByteLengthMismatch {
+                expected: t.numel() * es,
+                got: data.len() as u64,
+            });
+        }
+        let b = self.buffer(t)?;
+        let bytes = b.as_slice();
+        for (off, elem) in view_offsets(t).zip(data.chunks_exact(es as usize)) {
+            let at = (off * es) as usize;
+            for (dst, &v) in bytes[at..at + elem.len()].iter().zip(elem) {
+                dst.store(v, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the elements of view `t` as raw little-endian bytes (row-major order).
+    pub fn read_bytes(&self, t: &Tensor) -> Result<Vec<u8>, MemoryError> {
+        let b = self.buffer(t)?;
+        let bytes = b.as_slice();
+        let es = t.dtype().size() as usize;
+        let mut out = Vec::with_capacity(t.numel() as usize * es);
+        for off in view_offsets(t) {
+            let at = off as usize * es;
+            out.extend(bytes[at..at + es].iter().map(|v| v.load(Ordering::Relaxed)));
+        }
+        Ok(out)
+    }
+
     /// Fills view `t` with values produced by `f(k)` for element `k`, converted to its dtype.
     pub fn fill_with(&self, t: &Tensor, mut f: impl FnMut(u64) -> f64) -> Result<(), MemoryError> {
         let b = self.buffer(t)?;

@@ -28,7 +28,7 @@ use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, ScopeStatsProducer};
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::config::RuntimeKind;
-use crate::fatal::{FatalCode, Stopped};
+use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::platform::{MixedKernels, Platform};
 use crate::ring::alloc::RingAllocator;
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
@@ -406,7 +406,13 @@ impl Orchestrator {
     /// Latches a fatal (first wins) and wakes everyone; returns the latched code.
     #[cold]
     pub(crate) fn raise(&self, code: FatalCode, message: String) -> FatalCode {
-        let c = self.shared.fatal.raise(code, message);
+        self.raise_with(code, message, None)
+    }
+
+    /// [`Orchestrator::raise`] with the facts of a resource fatal.
+    #[cold]
+    pub(crate) fn raise_with(&self, code: FatalCode, message: String, context: Option<FatalContext>) -> FatalCode {
+        let c = self.shared.fatal.raise_with(code, message, context);
         if let Some(p) = &self.scope_stats {
             p.borrow_mut().on_fatal();
         }
