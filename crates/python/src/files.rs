@@ -135,6 +135,20 @@ fn run_from_deps(
     }
 }
 
+/// Creates and returns a new output folder `outputs/<base>_<UTC stamp>[_N]` (relative to the
+/// working directory), as `simpler run` picks one; `base` is sanitized as the original's scene
+/// tests do (alphanumerics and `._-` kept, anything else `_`).
+#[pyfunction]
+fn output_folder(base: &str) -> PyResult<PathBuf> {
+    let clean: String = base
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .collect();
+    let name = format!("{clean}_{}", simpler_artifacts::time::utc_stamp());
+    simpler_artifacts::output_folder::unique_folder(std::path::Path::new("outputs"), &name)
+        .map_err(|e| WorkloadError::new_err(format!("creating outputs/{name}: {e}")))
+}
+
 /// Names of the built-in examples.
 #[pyfunction]
 fn examples() -> Vec<&'static str> {
@@ -147,5 +161,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_workload, m)?)?;
     m.add_function(wrap_pyfunction!(run_from_deps, m)?)?;
     m.add_function(wrap_pyfunction!(examples, m)?)?;
+    m.add_function(wrap_pyfunction!(output_folder, m)?)?;
     Ok(())
 }
