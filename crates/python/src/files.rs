@@ -12,6 +12,12 @@ use crate::errors::WorkloadError;
 use crate::report::PyReport;
 use crate::worker::finish;
 
+/// The layer with the wired edges recorded unless it says otherwise (`Report.edges`).
+fn edges_on(mut s: simpler_runtime::config::Settings) -> simpler_runtime::config::Settings {
+    s.record_fanin = s.record_fanin.or(Some(true));
+    s
+}
+
 /// `(passed, description)` of each golden check.
 type Checks = Vec<(bool, String)>;
 
@@ -77,7 +83,7 @@ fn run_example(
     };
     let params = simpler_examples::Params::parse(ex.name(), &params, ex.params())
         .map_err(|e| WorkloadError::new_err(chain(&e)))?;
-    let mut settings = crate::config::settings(config)?;
+    let mut settings = edges_on(crate::config::settings(config)?);
     settings.subject = settings
         .subject
         .or_else(|| Some(format!("{} ({})", ex.name(), params.case_name(ex.params()))));
@@ -104,7 +110,7 @@ fn run_workload(
 ) -> PyResult<(Py<PyReport>, Checks)> {
     let w = simpler_workloads::load(&path).map_err(|e| WorkloadError::new_err(chain(&e)))?;
     let o = Overrides {
-        settings: crate::config::settings(config)?,
+        settings: edges_on(crate::config::settings(config)?),
         params,
         allow_incomplete: false,
     };
@@ -125,7 +131,7 @@ fn run_from_deps(
     render_views: bool,
 ) -> PyResult<(Py<PyReport>, Checks)> {
     let o = Overrides {
-        settings: crate::config::settings(config)?,
+        settings: edges_on(crate::config::settings(config)?),
         params: Vec::new(),
         allow_incomplete,
     };

@@ -5,10 +5,10 @@
 //! The Python object borrows the run's [`Orchestrator`] for exactly the duration of the
 //! orchestration function (see [`call_orchestration`]); afterwards every call raises.
 
-use std::cell::Cell;
 use std::collections::HashMap;
-use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use arrayvec::ArrayVec;
 use pyo3::prelude::*;
@@ -133,16 +133,20 @@ impl PyTask {
     }
 }
 
-/// The orchestrator handed to a Python orchestration function.
-#[pyclass(name = "Orchestrator", module = "simpler", unsendable)]
+/// The orchestrator handed to a Python orchestration function. The Python object may outlive
+/// the function (a traceback or a list can keep it, and drop it on any thread); the run's
+/// orchestrator is reachable through it only on the orchestration thread, during the call.
+#[pyclass(name = "Orchestrator", module = "simpler", frozen)]
 pub struct PyOrchestrator {
-    /// The run's orchestrator while the function runs; `None` before and after.
-    orch: Cell<Option<NonNull<Orchestrator>>>,
+    /// The run's orchestrator while the function runs; null before and after.
+    orch: AtomicPtr<Orchestrator>,
+    /// The thread that runs the orchestration function.
+    owner: ThreadId,
     /// True while a method holds the orchestrator (no second borrow can start).
-    busy: Cell<bool>,
+    busy: AtomicBool,
     /// The last [`Stopped`] a call returned, handed back to the runtime when the function
     /// lets the `StoppedError` propagate.
-    stopped: Cell<Option<Stopped>>,
+    stopped: Mutex<Option<Stopped>>,
     kernels: Arc<KernelTable>,
 }
 
@@ -151,25 +155,34 @@ impl PyOrchestrator {
     /// needs is converted before, so no Python code (which could call back into this object)
     /// runs while the orchestrator is borrowed.
     fn with<R>(&self, f: impl FnOnce(&mut Orchestrator) -> R) -> PyResult<R> {
-        let Some(ptr) = self.orch.get() else {
+        let ptr = self.orch.load(Ordering::Acquire);
+        if ptr.is_null() {
             return Err(SimplerError::new_err(
                 "this orchestrator belongs to an orchestration function that has returned; use it only inside that function",
             ));
-        };
-        if self.busy.replace(true) {
+        }
+        if std::thread::current().id() != self.owner {
+            return Err(SimplerError::new_err(
+                "the orchestrator is used from another thread; use it only inside its orchestration function",
+            ));
+        }
+        if self.busy.swap(true, Ordering::Acquire) {
             return Err(SimplerError::new_err("the orchestrator is already in use by this call"));
         }
         // SAFETY: `ptr` was made from the `&mut Orchestrator` that `call_orchestration` holds
-        // for the whole call of the Python function, and `call_orchestration` resets `orch` to
-        // `None` (by a drop guard, so on unwinding too) before that borrow ends; so the pointee
-        // is alive and borrowed by nothing else while `orch` is `Some`. The class is
-        // `unsendable`: PyO3 refuses every access from a thread other than the orchestration's,
-        // so no two threads reach here. `busy` makes a second `&mut` from this thread
-        // impossible while `f` runs, and `f` runs no Python code that could try.
-        let o = unsafe { &mut *ptr.as_ptr() };
+        // for the whole call of the Python function, on this thread (`owner`, checked above),
+        // and `call_orchestration` nulls `orch` (by a drop guard, so on unwinding too) before
+        // that borrow ends; so while `orch` is non-null the pointee is alive and used by
+        // nothing but this thread's calls into this object. `busy` makes a second `&mut` from
+        // this thread impossible while `f` runs, and `f` runs no Python code that could try.
+        let o = unsafe { &mut *ptr };
         let r = f(o);
-        self.busy.set(false);
+        self.busy.store(false, Ordering::Release);
         Ok(r)
+    }
+
+    fn set_stopped(&self, s: Stopped) {
+        *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some(s);
     }
 
     /// A submit's result as a Python `Task`, or the `StoppedError`.
@@ -177,7 +190,7 @@ impl PyOrchestrator {
         match r {
             Ok(t) => Ok(PyTask::of(&t)),
             Err(s) => {
-                self.stopped.set(Some(s));
+                self.set_stopped(s);
                 Err(stopped_error(py, s))
             }
         }
@@ -303,7 +316,7 @@ impl PyOrchestrator {
     /// Stops the run with EXPLICIT_ORCH_FATAL (9) and `message`; raises the `StoppedError`.
     fn report_fatal(&self, py: Python<'_>, message: String) -> PyResult<()> {
         let s = self.with(|o| o.report_fatal(message))?;
-        self.stopped.set(Some(s));
+        self.set_stopped(s);
         Err(stopped_error(py, s))
     }
 
@@ -358,7 +371,7 @@ pub fn caller_site(py: Python<'_>) -> PyResult<String> {
 }
 
 /// `with o.scope():` — opens the scope on enter, closes it on exit (an exception too).
-#[pyclass(module = "simpler", unsendable)]
+#[pyclass(module = "simpler", frozen)]
 pub struct ScopeGuard {
     orch: Py<PyOrchestrator>,
     mode: ScopeMode,
@@ -370,27 +383,26 @@ impl ScopeGuard {
     fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyOrchestrator>> {
         let site = crate::sites::named(&self.site);
         let mode = self.mode;
-        self.orch.borrow(py).with(|o| o.begin_scope(mode, site))?;
+        self.orch.get().with(|o| o.begin_scope(mode, site))?;
         Ok(self.orch.clone_ref(py))
     }
     fn __exit__(
         &self,
-        py: Python<'_>,
         _ty: &Bound<'_, PyAny>,
         _value: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        self.orch.borrow(py).with(|o| o.end_scope())?;
+        self.orch.get().with(|o| o.end_scope())?;
         Ok(false)
     }
 }
 
-/// Clears the orchestrator's pointer when dropped (the end of the orchestration function).
+/// Nulls the orchestrator's pointer when dropped (the end of the orchestration function).
 struct Lend<'a, 'py>(&'a Bound<'py, PyOrchestrator>);
 
 impl Drop for Lend<'_, '_> {
     fn drop(&mut self) {
-        self.0.borrow().orch.set(None);
+        self.0.get().orch.store(std::ptr::null_mut(), Ordering::Release);
     }
 }
 
@@ -406,9 +418,10 @@ pub fn call_orchestration(
 ) -> OrchResult {
     Python::attach(|py| {
         let lent = PyOrchestrator {
-            orch: Cell::new(Some(NonNull::from(&mut *orch))),
-            busy: Cell::new(false),
-            stopped: Cell::new(None),
+            orch: AtomicPtr::new(orch as *mut Orchestrator),
+            owner: std::thread::current().id(),
+            busy: AtomicBool::new(false),
+            stopped: Mutex::new(None),
             kernels,
         };
         let handle = Bound::new(py, lent).map_err(|e| e.to_string())?;
@@ -420,7 +433,7 @@ pub fn call_orchestration(
             Ok(_) => return Ok(()),
             Err(e) => e,
         };
-        let stopped = handle.borrow().stopped.get();
+        let stopped = *handle.get().stopped.lock().unwrap_or_else(|p| p.into_inner());
         if let (true, Some(s)) = (err.is_instance_of::<StoppedError>(py), stopped) {
             return Err(Box::new(s) as Box<dyn std::error::Error + Send + Sync>);
         }
