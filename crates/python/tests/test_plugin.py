@@ -63,7 +63,7 @@ def test_the_flags_write_every_artifact_and_view_per_case(pytester):
     assert {d["name"]: d["outcome"] for d in manifest["diagnostics"]}["dep_gen"] == "written"
     assert {v["name"] for v in manifest["views"]} >= {"deps_viewer.txt", "scope_stats/scope_stats.html"}
     samples = (vector / "scope_stats" / "scope_stats.jsonl").read_text().splitlines()[1:]
-    scope_line = next(i + 1 for i, t in enumerate(SCENE.splitlines()) if "with o.scope()" in t)
+    scope_line = next(i + 1 for i, t in enumerate(SCENE.lstrip("\n").splitlines()) if "with o.scope()" in t)
     assert json.loads(samples[1])["site"] == f"test_scene.py:{scope_line}"
 
 
