@@ -7,6 +7,7 @@
 //! its two's complement and a float its f32 bits.
 
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use simpler_core::{ArgTag, DType, TaskArgs, TaskId, TensorArg};
 use simpler_workloads::kernels::ScalarType;
 
@@ -85,27 +86,23 @@ pub struct PyScalar {
 
 #[pyfunction]
 fn scalar(value: &Bound<'_, PyAny>, kind: &str) -> PyResult<PyScalar> {
+    // The dtype recorded in the args dump; f64 has none of its own (its bits go untyped).
     let (bits, dtype) = match kind {
-        "f32" => (u64::from((value.extract::<f64>()? as f32).to_bits()), DType::Float32),
-        "f64" => (value.extract::<f64>()?.to_bits(), DType::Float32),
-        "u32" => (u64::from(value.extract::<u32>()?), DType::UInt32),
-        "u64" => (value.extract::<u64>()?, DType::UInt64),
-        "i64" => (value.extract::<i64>()? as u64, DType::Int64),
+        "f32" => (
+            u64::from((value.extract::<f64>()? as f32).to_bits()),
+            Some(DType::Float32),
+        ),
+        "f64" => (value.extract::<f64>()?.to_bits(), None),
+        "u32" => (u64::from(value.extract::<u32>()?), Some(DType::UInt32)),
+        "u64" => (value.extract::<u64>()?, Some(DType::UInt64)),
+        "i64" => (value.extract::<i64>()? as u64, Some(DType::Int64)),
         other => {
             return Err(SimplerError::new_err(format!(
                 "unknown scalar type {other:?}; types: f32, f64, u32, u64, i64"
             )))
         }
     };
-    // f64 has no dtype of its own in the args dump: it records the bits untyped.
-    let dtype = (kind != "f64").then_some(dtype);
     Ok(PyScalar { bits, dtype })
-}
-
-/// A submit's arguments, converted before the orchestrator is touched (no Python code runs
-/// while the orchestrator is borrowed).
-pub struct Converted {
-    pub args: TaskArgs<'static>,
 }
 
 /// What a submit's options say besides the positional arguments.
@@ -118,12 +115,12 @@ pub struct Options<'a, 'py> {
     pub scalar_types: &'a [ScalarType],
 }
 
-/// Converts `items` (tagged tensors and scalars, in order) into task arguments.
-pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<Converted> {
+/// Converts `items` (tagged tensors and scalars, in order) into task arguments. This runs
+/// before the orchestrator is touched: no Python code runs while it is borrowed.
+pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<TaskArgs<'static>> {
     let mut args = TaskArgs::new();
     let mut scalars = 0usize;
-    for item in items.try_iter()? {
-        let item = item?;
+    let mut add = |item: Bound<'_, PyAny>| -> PyResult<()> {
         if let Ok(a) = item.cast::<PyArg>() {
             args.arg(a.get().inner);
         } else if let Ok(s) = item.cast::<PyScalar>() {
@@ -140,6 +137,11 @@ pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<Con
             args.scalar(number_bits(&item, declared)?);
             scalars += 1;
         }
+        Ok(())
+    };
+    match items.cast::<PyTuple>() {
+        Ok(t) => t.iter().try_for_each(&mut add)?,
+        Err(_) => items.try_iter()?.try_for_each(|item| add(item?))?,
     }
     if let Some(deps) = opts.deps {
         for d in deps.try_iter()? {
@@ -149,10 +151,7 @@ pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<Con
     if opts.block_num != 1 {
         args.block_num(opts.block_num);
     }
-    if let Some(e) = args.error() {
-        return Err(SimplerError::new_err(e.to_string()));
-    }
-    Ok(Converted { args })
+    Ok(args)
 }
 
 /// A task's raw id from an int or an object with an `id` attribute (a `Task`).

@@ -15,9 +15,8 @@ use crate::errors::ConfigError;
 
 /// A runtime from its name.
 pub fn runtime_kind(name: &str) -> PyResult<RuntimeKind> {
-    RuntimeKind::from_name(name).ok_or_else(|| {
-        ConfigError::new_err(format!("unknown runtime {name:?}; runtimes: tmr, hbg"))
-    })
+    RuntimeKind::from_name(name)
+        .ok_or_else(|| ConfigError::new_err(format!("unknown runtime {name:?}; runtimes: tmr, hbg")))
 }
 
 /// The `runtime_env` dict: each value one number for every ring, four numbers (a list), or the
@@ -38,13 +37,17 @@ fn runtime_env(d: &Bound<'_, PyDict>) -> PyResult<RuntimeEnv> {
                 v.repr()?
             )));
         };
-        env.set(&key, &text).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        env.set(&key, &text)
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
     }
     Ok(env)
 }
 
 /// Reads attribute `name` of `cfg`, `None` when it is `None`.
-fn field<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(cfg: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<T>> {
+fn field<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
+    cfg: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<Option<T>> {
     let v = cfg.getattr(name)?;
     if v.is_none() {
         return Ok(None);
@@ -62,9 +65,10 @@ pub fn settings(cfg: &Bound<'_, PyAny>) -> PyResult<Settings> {
         .transpose()?;
     let env = match cfg.getattr("runtime_env")? {
         v if v.is_none() => RuntimeEnv::default(),
-        v => runtime_env(v.cast::<PyDict>().map_err(|_| {
-            ConfigError::new_err("CallConfig.runtime_env: not a dict of key -> size")
-        })?)?,
+        v => runtime_env(
+            v.cast::<PyDict>()
+                .map_err(|_| ConfigError::new_err("CallConfig.runtime_env: not a dict of key -> size"))?,
+        )?,
     };
     let dump_args = match field::<u64>(cfg, "dump_args")? {
         None => None,

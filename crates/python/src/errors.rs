@@ -19,14 +19,44 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use simpler_runtime::{Fatal, RunError, Stopped};
 
-create_exception!(simpler, SimplerError, PyException, "Base of every error of `simpler`.");
+create_exception!(
+    simpler,
+    SimplerError,
+    PyException,
+    "Base of every error of `simpler`."
+);
 create_exception!(simpler, ConfigError, SimplerError, "An invalid configuration.");
-create_exception!(simpler, RunRefusedError, SimplerError, "The run was refused before it started.");
-create_exception!(simpler, FatalError, SimplerError, "The run stopped on a coded fatal.");
-create_exception!(simpler, StoppedError, SimplerError, "The run is stopped by a fatal.");
+create_exception!(
+    simpler,
+    RunRefusedError,
+    SimplerError,
+    "The run was refused before it started."
+);
+create_exception!(
+    simpler,
+    FatalError,
+    SimplerError,
+    "The run stopped on a coded fatal."
+);
+create_exception!(
+    simpler,
+    StoppedError,
+    SimplerError,
+    "The run is stopped by a fatal."
+);
 create_exception!(simpler, DiagnosticsError, SimplerError, "A diagnostic was lost.");
-create_exception!(simpler, TensorError, SimplerError, "A bad tensor, view or access.");
-create_exception!(simpler, WorkloadError, SimplerError, "A workload that cannot run.");
+create_exception!(
+    simpler,
+    TensorError,
+    SimplerError,
+    "A bad tensor, view or access."
+);
+create_exception!(
+    simpler,
+    WorkloadError,
+    SimplerError,
+    "A workload that cannot run."
+);
 
 /// Adds the exception types to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

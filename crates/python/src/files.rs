@@ -94,7 +94,11 @@ fn run_example(
             let checks = vec![(o.golden.passed(), o.golden.describe())];
             Ok((finish(py, Ok(o.report), render_views, None)?, checks))
         }
-        Err(e) => Err(failed(py, e.into_run_error().map_err(|e| chain(&e)), render_views)),
+        Err(e) => Err(failed(
+            py,
+            e.into_run_error().map_err(|e| chain(&e)),
+            render_views,
+        )),
     }
 }
 
@@ -116,7 +120,11 @@ fn run_workload(
     };
     match py.detach(|| simpler_workloads::run_workload(&w, &o)) {
         Ok(outcome) => workload_outcome(py, outcome, render_views),
-        Err(e) => Err(failed(py, e.into_run_error().map_err(|e| chain(&e)), render_views)),
+        Err(e) => Err(failed(
+            py,
+            e.into_run_error().map_err(|e| chain(&e)),
+            render_views,
+        )),
     }
 }
 
@@ -137,7 +145,11 @@ fn run_from_deps(
     };
     match py.detach(|| simpler_workloads::run_from_deps(&path, &o)) {
         Ok(outcome) => workload_outcome(py, outcome, render_views),
-        Err(e) => Err(failed(py, e.into_run_error().map_err(|e| chain(&e)), render_views)),
+        Err(e) => Err(failed(
+            py,
+            e.into_run_error().map_err(|e| chain(&e)),
+            render_views,
+        )),
     }
 }
 
@@ -148,7 +160,13 @@ fn run_from_deps(
 fn output_folder(base: &str) -> PyResult<PathBuf> {
     let clean: String = base
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let name = format!("{clean}_{}", simpler_artifacts::time::utc_stamp());
     simpler_artifacts::output_folder::unique_folder(std::path::Path::new("outputs"), &name)

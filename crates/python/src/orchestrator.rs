@@ -10,10 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
-use arrayvec::ArrayVec;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
-use simpler_core::{Tensor, TensorArg, TensorCreateInfo, MAX_TENSOR_ARGS};
+use pyo3::types::{PyString, PyTuple};
+use simpler_core::{Tensor, TensorArg, TensorCreateInfo};
 use simpler_runtime::platform::kernel::KernelRegistry;
 use simpler_runtime::{CoreType, MixedKernels, OrchResult, Orchestrator, ScopeMode, Stopped, TaskOutputs};
 use simpler_workloads::kernels::{self, ScalarType};
@@ -60,9 +59,11 @@ impl KernelTable {
     }
 
     fn resolve(&self, kernel: &Bound<'_, PyAny>) -> PyResult<KernelEntry> {
-        let found = match kernel.extract::<u32>() {
-            Ok(id) => self.by_id.get(&id),
-            Err(_) => self.by_name.get(&kernel.extract::<String>()?),
+        // A name is checked first: a failed integer extraction builds an exception (about a
+        // microsecond), too much for every submit.
+        let found = match kernel.cast::<PyString>() {
+            Ok(name) => self.by_name.get(name.to_cow()?.as_ref()),
+            Err(_) => self.by_id.get(&kernel.extract::<u32>()?),
         };
         found.copied().ok_or_else(|| {
             let mut names: Vec<_> = self.by_name.values().map(|e| e.id).collect();
@@ -91,14 +92,15 @@ pub struct PyTask {
     /// The raw task id.
     #[pyo3(get)]
     id: u64,
-    outputs: ArrayVec<Tensor, MAX_TENSOR_ARGS>,
+    /// Empty (no allocation) for the common task without runtime-allocated outputs.
+    outputs: Vec<Tensor>,
 }
 
 impl PyTask {
     fn of(t: &TaskOutputs) -> PyTask {
         PyTask {
             id: t.id().raw(),
-            outputs: t.outputs().iter().copied().collect(),
+            outputs: t.outputs().to_vec(),
         }
     }
 }
@@ -126,10 +128,21 @@ impl PyTask {
         self.outputs
             .get(i)
             .map(|&inner| PyTensor { inner })
-            .ok_or_else(|| SimplerError::new_err(format!("the task has {} outputs, not {}", self.outputs.len(), i + 1)))
+            .ok_or_else(|| {
+                SimplerError::new_err(format!(
+                    "the task has {} outputs, not {}",
+                    self.outputs.len(),
+                    i + 1
+                ))
+            })
     }
     fn __repr__(&self) -> String {
-        format!("Task(ring={}, local={}, outputs={})", self.ring(), self.local(), self.outputs.len())
+        format!(
+            "Task(ring={}, local={}, outputs={})",
+            self.ring(),
+            self.local(),
+            self.outputs.len()
+        )
     }
 }
 
@@ -167,7 +180,9 @@ impl PyOrchestrator {
             ));
         }
         if self.busy.swap(true, Ordering::Acquire) {
-            return Err(SimplerError::new_err("the orchestrator is already in use by this call"));
+            return Err(SimplerError::new_err(
+                "the orchestrator is already in use by this call",
+            ));
         }
         // SAFETY: `ptr` was made from the `&mut Orchestrator` that `call_orchestration` holds
         // for the whole call of the Python function, on this thread (`owner`, checked above),
@@ -210,8 +225,8 @@ impl PyOrchestrator {
             block_num,
             scalar_types,
         };
-        let c = convert(items, &opts)?;
-        let r = self.with(|o| o.submit(kernels, &c.args))?;
+        let args = convert(items, &opts)?;
+        let r = self.with(|o| o.submit(kernels, &args))?;
         self.task(py, r)
     }
 }
@@ -269,8 +284,8 @@ impl PyOrchestrator {
         };
         let mut tasks = Vec::new();
         for items in batch.try_iter()? {
-            let c = convert(&items?, &opts)?;
-            let r = self.with(|o| o.submit(mixed(k), &c.args))?;
+            let args = convert(&items?, &opts)?;
+            let r = self.with(|o| o.submit(mixed(k), &args))?;
             tasks.push(self.task(py, r)?);
         }
         Ok(tasks)
@@ -298,7 +313,11 @@ impl PyOrchestrator {
         };
         Ok(ScopeGuard {
             orch: slf.unbind(),
-            mode: if manual { ScopeMode::Manual } else { ScopeMode::Auto },
+            mode: if manual {
+                ScopeMode::Manual
+            } else {
+                ScopeMode::Auto
+            },
             site,
         })
     }

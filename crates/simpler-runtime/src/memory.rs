@@ -120,7 +120,10 @@ impl fmt::Display for MemoryError {
                 write!(f, "tensor has {expected} elements but {got} were given")
             }
             MemoryError::ByteLengthMismatch { expected, got } => {
-                write!(f, "tensor has {expected} bytes of elements but {got} bytes were given")
+                write!(
+                    f,
+                    "tensor has {expected} bytes of elements but {got} bytes were given"
+                )
             }
             MemoryError::Tensor(e) => e.fmt(f),
             MemoryError::TooLarge { shape, dtype } => {

@@ -25,9 +25,9 @@ use crate::collectors::{Finals, Probes};
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
 use crate::orchestrator::{FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
-use crate::site::Site;
 use crate::scheduler::scheduler_loop;
 use crate::shared::{RunShared, PARK_TICK};
+use crate::site::Site;
 
 /// How long threads get to stop after a timeout before they are abandoned.
 const ABANDON_GRACE: Duration = Duration::from_secs(2);

@@ -176,7 +176,9 @@ fn a_resource_fatal_carries_its_facts_as_values() {
             Ok(())
         })
     });
-    let Err(RunError::Fatal { fatal, .. }) = r else { panic!("expected a fatal, got {r:?}") };
+    let Err(RunError::Fatal { fatal, .. }) = r else {
+        panic!("expected a fatal, got {r:?}")
+    };
     let ctx = fatal.context.expect("a heap exhaustion has a context");
     assert_eq!(
         (ctx.resource, ctx.ring, ctx.capacity, ctx.key),

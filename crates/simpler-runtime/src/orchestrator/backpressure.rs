@@ -151,11 +151,7 @@ impl Orchestrator {
             {
                 return Some((
                     head,
-                    format!(
-                        "{} (which holds {} tasks)",
-                        f.site,
-                        end - f.first_task
-                    ),
+                    format!("{} (which holds {} tasks)", f.site, end - f.first_task),
                 ));
             }
         }

@@ -411,7 +411,12 @@ impl Orchestrator {
 
     /// [`Orchestrator::raise`] with the facts of a resource fatal.
     #[cold]
-    pub(crate) fn raise_with(&self, code: FatalCode, message: String, context: Option<FatalContext>) -> FatalCode {
+    pub(crate) fn raise_with(
+        &self,
+        code: FatalCode,
+        message: String,
+        context: Option<FatalContext>,
+    ) -> FatalCode {
         let c = self.shared.fatal.raise_with(code, message, context);
         if let Some(p) = &self.scope_stats {
             p.borrow_mut().on_fatal();

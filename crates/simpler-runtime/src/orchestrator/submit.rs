@@ -363,7 +363,11 @@ impl Orchestrator {
                     site: frame.site.to_string(),
                     key: Some(RingResource::TaskWindow.key()),
                 };
-                return Err(Stopped(self.raise_with(FatalCode::ScopeDeadlock, msg, Some(context))));
+                return Err(Stopped(self.raise_with(
+                    FatalCode::ScopeDeadlock,
+                    msg,
+                    Some(context),
+                )));
             }
         }
         Ok(Admitted {
