@@ -13,10 +13,19 @@ use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
 use crate::errors::ConfigError;
 
-/// A runtime from its name.
+/// A runtime from its name (`"tmr"`, `"hbg"`), or the original's long name
+/// (`"tensormap_and_ringbuffer"`, `"host_build_graph"`).
 pub fn runtime_kind(name: &str) -> PyResult<RuntimeKind> {
-    RuntimeKind::from_name(name)
-        .ok_or_else(|| ConfigError::new_err(format!("unknown runtime {name:?}; runtimes: tmr, hbg")))
+    let short = match name {
+        "tensormap_and_ringbuffer" => "tmr",
+        "host_build_graph" => "hbg",
+        other => other,
+    };
+    RuntimeKind::from_name(short).ok_or_else(|| {
+        ConfigError::new_err(format!(
+            "unknown runtime {name:?}; runtimes: tmr (tensormap_and_ringbuffer), hbg (host_build_graph)"
+        ))
+    })
 }
 
 /// The `runtime_env` dict: each value one number for every ring, four numbers (a list), or the

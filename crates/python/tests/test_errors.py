@@ -120,7 +120,7 @@ def test_an_invalid_runtime_env_is_a_config_error_with_the_runtime_message():
     with pytest.raises(simpler.ConfigError) as info:
         w.run(lambda o: None, simpler.CallConfig(runtime_env={"ring_task_windw": 64}))
     assert str(info.value).startswith("unknown runtime_env key `ring_task_windw`")
-    with pytest.raises(simpler.ConfigError, match="unknown runtime \"gpu\"; runtimes: tmr, hbg"):
+    with pytest.raises(simpler.ConfigError, match=r"unknown runtime \"gpu\"; runtimes: tmr \(tensormap_and_ringbuffer\), hbg \(host_build_graph\)"):
         w.run(lambda o: None, simpler.CallConfig(runtime="gpu"))
 
 

@@ -2,6 +2,7 @@
 the artifacts (and their views) under `outputs/<test>_<case>_<timestamp>/`."""
 
 import json
+import sys
 
 SCENE = '''
 import numpy as np
@@ -73,6 +74,19 @@ def test_without_flags_nothing_is_written(pytester):
     result.assert_outcomes(passed=2)
     assert reports(result) == [["tmr", "None"], ["tmr", "None"]]
     assert not (pytester.path / "outputs").exists()
+
+
+def test_a_scene_file_runs_as_a_script_with_the_flags(pytester):
+    script = pytester.makepyfile(test_script=SCENE + """
+if __name__ == "__main__":
+    import simpler.scene
+    simpler.scene.main()
+""")
+    result = pytester.run(sys.executable, str(script), "-s", "-p", "no:cacheprovider", "--enable-dep-gen")
+    assert result.ret == 0, result.outlines
+    folders = sorted(p.name for p in (pytester.path / "outputs").iterdir())
+    assert [f.rsplit("_", 2)[0] for f in folders] == ["test_plain_default", "test_vector_small"]
+    assert (pytester.path / "outputs" / folders[1] / "deps_viewer.txt").is_file()
 
 
 def test_the_flags_are_registered(pytester):
