@@ -47,6 +47,7 @@ from ._native import (
 )
 from .config import CallConfig
 from .files import RunResult, run_example, run_from_deps, run_workload
+from .kernel import KernelContext
 from .worker import Worker
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "ConfigError",
     "DiagnosticsError",
     "FatalError",
+    "KernelContext",
     "Orchestrator",
     "Report",
     "RunRefusedError",

@@ -10,6 +10,7 @@ import numpy as np
 from . import _native, _session
 from .config import CallConfig
 from ._native import Orchestrator, Report, Tensor
+from .kernel import KernelContext
 
 #: NumPy dtypes by the runtime's names; ``bfloat16`` has no NumPy dtype (read it as ``uint16``
 #: bits with ``Worker.read_bytes``).
@@ -32,6 +33,14 @@ def caller_site(depth: int = 2) -> str:
     """``"<file base name>:<line>"`` of the caller ``depth`` frames up."""
     frame = sys._getframe(depth)
     return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def numpy_dtype(t: Tensor) -> np.dtype:
+    """The NumPy dtype of tensor ``t``; a ``TensorError`` for ``bfloat16``."""
+    dt = NUMPY_DTYPES.get(t.dtype)
+    if dt is None:
+        raise _native.TensorError(f"a {t.dtype} tensor has no NumPy dtype; use read_bytes / write_bytes")
+    return np.dtype(dt)
 
 
 def _dtype_of(array: np.ndarray) -> str:
@@ -85,24 +94,20 @@ class Worker:
 
     def write(self, t: Tensor, array) -> None:
         """Copies ``array`` into the elements of view ``t`` (same shape, same dtype)."""
-        dt = NUMPY_DTYPES.get(t.dtype)
-        if dt is None:
-            raise _native.TensorError(f"a {t.dtype} tensor has no NumPy dtype; use write_bytes")
+        dt = numpy_dtype(t)
         array = np.asarray(array)
-        if array.dtype != np.dtype(dt):
+        if array.dtype != dt:
             raise _native.TensorError(f"array dtype {array.dtype} does not match the tensor's {t.dtype}")
         if tuple(array.shape) != tuple(t.shape):
             raise _native.TensorError(f"array shape {tuple(array.shape)} does not match the view's {t.shape}")
-        little = np.ascontiguousarray(array, dtype=np.dtype(dt).newbyteorder("<"))
+        little = np.ascontiguousarray(array, dtype=dt.newbyteorder("<"))
         self._native.write_bytes(t, little.tobytes())
 
     def read(self, t: Tensor) -> np.ndarray:
         """The elements of view ``t`` as a new NumPy array of its shape."""
-        dt = NUMPY_DTYPES.get(t.dtype)
-        if dt is None:
-            raise _native.TensorError(f"a {t.dtype} tensor has no NumPy dtype; use read_bytes")
+        dt = numpy_dtype(t)
         data = self._native.read_bytes(t)
-        return np.frombuffer(data, dtype=np.dtype(dt).newbyteorder("<")).astype(dt).reshape(t.shape)
+        return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(t.shape)
 
     def write_bytes(self, t: Tensor, data: bytes) -> None:
         """Writes the view's elements from little-endian bytes (row-major)."""
@@ -115,6 +120,13 @@ class Worker:
     def free(self, t: Tensor) -> None:
         """Frees an external tensor's buffer."""
         self._native.free(t)
+
+    def register_kernel(self, func_id: int, name: str, body: Callable[[KernelContext], None], core: str = "aiv") -> None:
+        """Registers the Python callable ``body`` as kernel ``func_id`` (submitted by ``name``
+        or id) on ``core`` (``"aiv"`` or ``"aic"``); ``body(ctx)`` gets a ``KernelContext``
+        once per block. Only these kernels run Python; with any registered, every submit of
+        this worker releases the GIL (``docs/python.md``, "Cost")."""
+        self._native.register_kernel(func_id, name, core, lambda native: body(KernelContext(native)))
 
     def kernels(self):
         """``(func_id, name, core)`` of every registered kernel."""

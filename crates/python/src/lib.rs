@@ -12,6 +12,8 @@ mod args;
 mod config;
 mod errors;
 mod files;
+mod kernel;
+mod lend;
 mod orchestrator;
 mod report;
 mod sites;
@@ -38,5 +40,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     orchestrator::register(m)?;
     worker::register(m)?;
     files::register(m)?;
+    kernel::register(m)?;
     Ok(())
 }

@@ -6,9 +6,7 @@
 //! orchestration function (see [`call_orchestration`]); afterwards every call raises.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::ThreadId;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
@@ -19,6 +17,7 @@ use simpler_workloads::kernels::{self, ScalarType};
 
 use crate::args::{convert, Options};
 use crate::errors::{stopped_error, SimplerError, StoppedError};
+use crate::lend::{Lending, Lent};
 use crate::tensor::PyTensor;
 
 /// A kernel as a submit resolves it.
@@ -34,14 +33,18 @@ struct KernelEntry {
 pub struct KernelTable {
     by_name: HashMap<String, KernelEntry>,
     by_id: HashMap<u32, KernelEntry>,
+    /// True when a kernel is a Python callable: a submit then releases the GIL while it may
+    /// wait for room (those kernels need it to complete).
+    pub python_kernels: bool,
 }
 
 impl KernelTable {
-    /// The table of `registry`.
-    pub fn of(registry: &KernelRegistry) -> KernelTable {
+    /// The table of `registry`; `python_kernels` says whether any kernel is a Python callable.
+    pub fn of(registry: &KernelRegistry, python_kernels: bool) -> KernelTable {
         let mut t = KernelTable {
             by_name: HashMap::new(),
             by_id: HashMap::new(),
+            python_kernels,
         };
         for d in registry.iter() {
             let scalar_types = kernels::by_id(d.func_id)
@@ -151,12 +154,8 @@ impl PyTask {
 /// orchestrator is reachable through it only on the orchestration thread, during the call.
 #[pyclass(name = "Orchestrator", module = "simpler", frozen)]
 pub struct PyOrchestrator {
-    /// The run's orchestrator while the function runs; null before and after.
-    orch: AtomicPtr<Orchestrator>,
-    /// The thread that runs the orchestration function.
-    owner: ThreadId,
-    /// True while a method holds the orchestrator (no second borrow can start).
-    busy: AtomicBool,
+    /// The run's orchestrator, lent for the call of the orchestration function.
+    orch: Lent<Orchestrator>,
     /// The last [`Stopped`] a call returned, handed back to the runtime when the function
     /// lets the `StoppedError` propagate.
     stopped: Mutex<Option<Stopped>>,
@@ -164,36 +163,14 @@ pub struct PyOrchestrator {
 }
 
 impl PyOrchestrator {
-    /// Runs `f` on the borrowed orchestrator. `f` is plain Rust: every Python value a call
-    /// needs is converted before, so no Python code (which could call back into this object)
-    /// runs while the orchestrator is borrowed.
-    fn with<R>(&self, f: impl FnOnce(&mut Orchestrator) -> R) -> PyResult<R> {
-        let ptr = self.orch.load(Ordering::Acquire);
-        if ptr.is_null() {
-            return Err(SimplerError::new_err(
-                "this orchestrator belongs to an orchestration function that has returned; use it only inside that function",
-            ));
+    /// Runs `f` on the lent orchestrator (see `Lent::with`); with Python kernels registered,
+    /// without the GIL, so that a submit waiting for room lets them run.
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Orchestrator) -> R + Send) -> PyResult<R> {
+        if self.kernels.python_kernels {
+            py.detach(|| self.orch.with(f))
+        } else {
+            self.orch.with(f)
         }
-        if std::thread::current().id() != self.owner {
-            return Err(SimplerError::new_err(
-                "the orchestrator is used from another thread; use it only inside its orchestration function",
-            ));
-        }
-        if self.busy.swap(true, Ordering::Acquire) {
-            return Err(SimplerError::new_err(
-                "the orchestrator is already in use by this call",
-            ));
-        }
-        // SAFETY: `ptr` was made from the `&mut Orchestrator` that `call_orchestration` holds
-        // for the whole call of the Python function, on this thread (`owner`, checked above),
-        // and `call_orchestration` nulls `orch` (by a drop guard, so on unwinding too) before
-        // that borrow ends; so while `orch` is non-null the pointee is alive and used by
-        // nothing but this thread's calls into this object. `busy` makes a second `&mut` from
-        // this thread impossible while `f` runs, and `f` runs no Python code that could try.
-        let o = unsafe { &mut *ptr };
-        let r = f(o);
-        self.busy.store(false, Ordering::Release);
-        Ok(r)
     }
 
     fn set_stopped(&self, s: Stopped) {
@@ -226,7 +203,7 @@ impl PyOrchestrator {
             scalar_types,
         };
         let args = convert(items, &opts)?;
-        let r = self.with(|o| o.submit(kernels, &args))?;
+        let r = self.with(py, |o| o.submit(kernels, &args))?;
         self.task(py, r)
     }
 }
@@ -285,7 +262,7 @@ impl PyOrchestrator {
         let mut tasks = Vec::new();
         for items in batch.try_iter()? {
             let args = convert(&items?, &opts)?;
-            let r = self.with(|o| o.submit(mixed(k), &args))?;
+            let r = self.with(py, |o| o.submit(mixed(k), &args))?;
             tasks.push(self.task(py, r)?);
         }
         Ok(tasks)
@@ -299,7 +276,7 @@ impl PyOrchestrator {
         for info in infos.iter() {
             cis.push(create_info(&info)?);
         }
-        let r = self.with(|o| o.alloc_tensors(&cis))?;
+        let r = self.with(py, |o| o.alloc_tensors(&cis))?;
         Ok(self.task(py, r)?.outputs())
     }
 
@@ -334,7 +311,7 @@ impl PyOrchestrator {
 
     /// Stops the run with EXPLICIT_ORCH_FATAL (9) and `message`; raises the `StoppedError`.
     fn report_fatal(&self, py: Python<'_>, message: String) -> PyResult<()> {
-        let s = self.with(|o| o.report_fatal(message))?;
+        let s = self.with(py, |o| o.report_fatal(message))?;
         self.set_stopped(s);
         Err(stopped_error(py, s))
     }
@@ -342,22 +319,22 @@ impl PyOrchestrator {
     /// Current scope depth (0 = root).
     #[getter]
     fn depth(&self) -> PyResult<usize> {
-        self.with(|o| o.depth())
+        self.orch.with(|o| o.depth())
     }
     /// True once the run is fatal.
     #[getter]
     fn is_fatal(&self) -> PyResult<bool> {
-        self.with(|o| o.is_fatal())
+        self.orch.with(|o| o.is_fatal())
     }
     /// Clusters of this run.
     #[getter]
     fn cluster_count(&self) -> PyResult<u32> {
-        self.with(|o| o.available_cluster_count())
+        self.orch.with(|o| o.available_cluster_count())
     }
     /// The innermost open scope's site.
     #[getter]
     fn current_site(&self) -> PyResult<String> {
-        self.with(|o| o.current_site())
+        self.orch.with(|o| o.current_site())
     }
 }
 
@@ -402,7 +379,7 @@ impl ScopeGuard {
     fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyOrchestrator>> {
         let site = crate::sites::named(&self.site);
         let mode = self.mode;
-        self.orch.get().with(|o| o.begin_scope(mode, site))?;
+        self.orch.get().orch.with(|o| o.begin_scope(mode, site))?;
         Ok(self.orch.clone_ref(py))
     }
     fn __exit__(
@@ -411,17 +388,8 @@ impl ScopeGuard {
         _value: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        self.orch.get().with(|o| o.end_scope())?;
+        self.orch.get().orch.with(|o| o.end_scope())?;
         Ok(false)
-    }
-}
-
-/// Nulls the orchestrator's pointer when dropped (the end of the orchestration function).
-struct Lend<'a, 'py>(&'a Bound<'py, PyOrchestrator>);
-
-impl Drop for Lend<'_, '_> {
-    fn drop(&mut self) {
-        self.0.get().orch.store(std::ptr::null_mut(), Ordering::Release);
     }
 }
 
@@ -437,15 +405,13 @@ pub fn call_orchestration(
 ) -> OrchResult {
     Python::attach(|py| {
         let lent = PyOrchestrator {
-            orch: AtomicPtr::new(orch as *mut Orchestrator),
-            owner: std::thread::current().id(),
-            busy: AtomicBool::new(false),
+            orch: Lent::new(orch, "orchestrator", "an orchestration function"),
             stopped: Mutex::new(None),
             kernels,
         };
         let handle = Bound::new(py, lent).map_err(|e| e.to_string())?;
         let result = {
-            let _lend = Lend(&handle);
+            let _loan = Lending(&handle.get().orch);
             func.call1(py, (handle.clone(),))
         };
         let err = match result {
@@ -463,7 +429,7 @@ pub fn call_orchestration(
 }
 
 /// `"TypeError: message"` for a Python exception.
-fn python_error_text(py: Python<'_>, err: &PyErr) -> String {
+pub fn python_error_text(py: Python<'_>, err: &PyErr) -> String {
     let ty = err
         .get_type(py)
         .qualname()

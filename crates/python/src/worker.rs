@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simpler_runtime::config::Settings;
-use simpler_runtime::{RunError, RunReport, Worker};
+use simpler_runtime::{CoreType, RunError, RunReport, Worker};
 
 use crate::errors::{fatal_error, run_error, DiagnosticsError, SimplerError, TensorError};
+use crate::kernel::call_kernel;
 use crate::orchestrator::{call_orchestration, KernelTable};
 use crate::report::PyReport;
 use crate::tensor::{dtype, PyTensor};
@@ -19,6 +20,8 @@ use crate::tensor::{dtype, PyTensor};
 #[pyclass(name = "NativeWorker", module = "simpler._native")]
 pub struct PyWorker {
     worker: Worker,
+    /// True once a Python callable is registered as a kernel.
+    python_kernels: bool,
 }
 
 /// A memory error as the Python exception.
@@ -35,7 +38,10 @@ impl PyWorker {
         simpler_workloads::kernels::register_library(&mut worker)
             .map_err(|e| SimplerError::new_err(e.to_string()))?;
         worker.set_collect_across_runs(collect_across_runs);
-        Ok(PyWorker { worker })
+        Ok(PyWorker {
+            worker,
+            python_kernels: false,
+        })
     }
 
     /// Background mode for diagnostics (see `Worker.flush_diagnostics`).
@@ -80,6 +86,25 @@ impl PyWorker {
         Ok(PyBytes::new(py, &v))
     }
 
+    /// Registers the Python callable `body` as kernel `func_id` named `name` on `core`
+    /// (`"aiv"` or `"aic"`), replacing any kernel of that id; `body(ctx)` runs once per block.
+    fn register_kernel(&mut self, func_id: u32, name: &str, core: &str, body: Py<PyAny>) -> PyResult<()> {
+        let core = match core {
+            "aiv" => CoreType::Aiv,
+            "aic" => CoreType::Aic,
+            other => {
+                return Err(SimplerError::new_err(format!(
+                    "unknown core type {other:?}; core types: aiv, aic"
+                )))
+            }
+        };
+        self.worker
+            .register_kernel(func_id, name, core, move |ctx| call_kernel(&body, ctx))
+            .map_err(|e| SimplerError::new_err(e.0))?;
+        self.python_kernels = true;
+        Ok(())
+    }
+
     /// `(func_id, name, core)` of every registered kernel.
     fn kernels(&self) -> Vec<(u32, String, &'static str)> {
         self.worker
@@ -106,7 +131,7 @@ impl PyWorker {
         under.record_fanin = under.record_fanin.or(Some(true));
         let settings: Settings = under.overlaid(&crate::config::settings(config)?);
         let cfg = settings.into_config();
-        let kernels = Arc::new(KernelTable::of(self.worker.kernels()));
+        let kernels = Arc::new(KernelTable::of(self.worker.kernels(), self.python_kernels));
         let raised: Arc<Mutex<Option<PyErr>>> = Arc::default();
         let root = crate::sites::named(site);
         let slot = raised.clone();

@@ -128,7 +128,7 @@ def test_the_orchestrator_is_only_valid_inside_its_function():
     w = simpler.Worker()
     kept = []
     w.run(kept.append)
-    with pytest.raises(simpler.SimplerError, match="belongs to an orchestration function that has returned"):
+    with pytest.raises(simpler.SimplerError, match="this orchestrator belongs to an orchestration function that has returned; use it only inside it"):
         kept[0].submit("noop")
 
 

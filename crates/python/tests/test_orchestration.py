@@ -161,7 +161,7 @@ def test_the_orchestrator_refuses_other_threads():
         t.join()
 
     w.run(orch)
-    assert errors == ["the orchestrator is used from another thread; use it only inside its orchestration function"]
+    assert errors == ["the orchestrator is used from another thread; use it only inside an orchestration function"]
 
 
 def test_workload_files_and_from_deps_run_from_python(repo, tmp_path):

@@ -14,7 +14,8 @@ use crate::collectors::session::Session;
 use crate::collectors::{DiagnosticsError, RunFacts, StartCtx};
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
-    load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
+    load_as_f64, read_view_bytes, store_from_f64, view_offsets, write_view_bytes, Element, ExternalMemory,
+    HeapMemory, MemoryError, RunMemory,
 };
 use crate::orchestrator::{OrchResult, Orchestrator, Site};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
@@ -155,35 +156,12 @@ impl Worker {
     /// `numel × element size` bytes): for callers that hold typed data as bytes (the Python
     /// binding's NumPy arrays).
     pub fn write_bytes(&self, t: &Tensor, data: &[u8]) -> Result<(), MemoryError> {
-        let es = t.dtype().size();
-        if data.len() as u64 != t.numel() * es {
-            return Err(MemoryError::ByteLengthMismatch {
-                expected: t.numel() * es,
-                got: data.len() as u64,
-            });
-        }
-        let b = self.buffer(t)?;
-        let bytes = b.as_slice();
-        for (off, elem) in view_offsets(t).zip(data.chunks_exact(es as usize)) {
-            let at = (off * es) as usize;
-            for (dst, &v) in bytes[at..at + elem.len()].iter().zip(elem) {
-                dst.store(v, Ordering::Relaxed);
-            }
-        }
-        Ok(())
+        write_view_bytes(self.buffer(t)?.as_slice(), t, data)
     }
 
     /// Reads the elements of view `t` as raw little-endian bytes (row-major order).
     pub fn read_bytes(&self, t: &Tensor) -> Result<Vec<u8>, MemoryError> {
-        let b = self.buffer(t)?;
-        let bytes = b.as_slice();
-        let es = t.dtype().size() as usize;
-        let mut out = Vec::with_capacity(t.numel() as usize * es);
-        for off in view_offsets(t) {
-            let at = off as usize * es;
-            out.extend(bytes[at..at + es].iter().map(|v| v.load(Ordering::Relaxed)));
-        }
-        Ok(out)
+        Ok(read_view_bytes(self.buffer(t)?.as_slice(), t))
     }
 
     /// Fills view `t` with values produced by `f(k)` for element `k`, converted to its dtype.
