@@ -102,6 +102,31 @@ fn run_example(
     }
 }
 
+/// The workload runner's overrides: the config as the command line's layer.
+fn overrides(config: &Bound<'_, PyAny>, params: Vec<String>, allow_incomplete: bool) -> PyResult<Overrides> {
+    Ok(Overrides {
+        settings: edges_on(crate::config::settings(config)?),
+        params,
+        allow_incomplete,
+    })
+}
+
+/// Runs a workload-runner call without the GIL; its outcome, or its error as the exception.
+fn run_file(
+    py: Python<'_>,
+    render_views: bool,
+    run: impl FnOnce() -> Result<Outcome, simpler_workloads::Error> + Send,
+) -> PyResult<(Py<PyReport>, Checks)> {
+    match py.detach(run) {
+        Ok(outcome) => workload_outcome(py, outcome, render_views),
+        Err(e) => Err(failed(
+            py,
+            e.into_run_error().map_err(|e| chain(&e)),
+            render_views,
+        )),
+    }
+}
+
 /// Runs the workload file at `path` (`docs/workloads.md`) with `params` (`"NAME=VALUE"`).
 #[pyfunction]
 #[pyo3(signature = (path, params, config, render_views = false))]
@@ -113,19 +138,8 @@ fn run_workload(
     render_views: bool,
 ) -> PyResult<(Py<PyReport>, Checks)> {
     let w = simpler_workloads::load(&path).map_err(|e| WorkloadError::new_err(chain(&e)))?;
-    let o = Overrides {
-        settings: edges_on(crate::config::settings(config)?),
-        params,
-        allow_incomplete: false,
-    };
-    match py.detach(|| simpler_workloads::run_workload(&w, &o)) {
-        Ok(outcome) => workload_outcome(py, outcome, render_views),
-        Err(e) => Err(failed(
-            py,
-            e.into_run_error().map_err(|e| chain(&e)),
-            render_views,
-        )),
-    }
+    let o = overrides(config, params, false)?;
+    run_file(py, render_views, || simpler_workloads::run_workload(&w, &o))
 }
 
 /// Re-runs the tasks of a captured deps.json (no-op kernels, same views and deps).
@@ -138,19 +152,8 @@ fn run_from_deps(
     allow_incomplete: bool,
     render_views: bool,
 ) -> PyResult<(Py<PyReport>, Checks)> {
-    let o = Overrides {
-        settings: edges_on(crate::config::settings(config)?),
-        params: Vec::new(),
-        allow_incomplete,
-    };
-    match py.detach(|| simpler_workloads::run_from_deps(&path, &o)) {
-        Ok(outcome) => workload_outcome(py, outcome, render_views),
-        Err(e) => Err(failed(
-            py,
-            e.into_run_error().map_err(|e| chain(&e)),
-            render_views,
-        )),
-    }
+    let o = overrides(config, Vec::new(), allow_incomplete)?;
+    run_file(py, render_views, || simpler_workloads::run_from_deps(&path, &o))
 }
 
 /// Creates and returns a new output folder `outputs/<base>_<UTC stamp>[_N]` (relative to the

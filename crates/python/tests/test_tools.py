@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simpler
-from simpler import INPUT, OUTPUT, OUTPUT_EXISTING
+from test_vector import vector
 
 N = 4096
 
@@ -22,20 +22,11 @@ def run_folder(tmp_path_factory) -> Path:
     a = w.tensor(np.full(N, 2.0, np.float32))
     b = w.tensor(np.full(N, 3.0, np.float32))
     f = w.alloc((N,), "float32")
-
-    def orch(o):
-        c = o.submit("add", INPUT(a), INPUT(b), OUTPUT((N,), "float32")).output(0)
-        with o.scope():
-            d = o.submit("add_scalar", INPUT(c), OUTPUT((N,)), 1.0).output(0)
-            e = o.submit("add_scalar", INPUT(c), OUTPUT((N,)), 2.0).output(0)
-            g = o.submit("mul", INPUT(d), INPUT(e), OUTPUT((N,))).output(0)
-            o.submit("add", INPUT(g), INPUT(c), OUTPUT_EXISTING(f))
-
     cfg = simpler.CallConfig(
         enable_scope_stats=True, enable_dep_gen=True, enable_l2_swimlane=True, dump_args=2,
         output_prefix=str(folder),
     )
-    report = w.run(orch, cfg, render_views=False)
+    report = w.run(vector(a, b, f, N), cfg, render_views=False)
     assert report.lost == [] and report.views == []
     assert set(report.outcomes.values()) == {"written"}, report.outcomes
     return folder
@@ -74,7 +65,7 @@ def test_scope_stats_plot(run_folder, tmp_path, simpler_bin):
     assert py.returncode == 0
     html = (tmp_path / "py" / "scope_stats.html").read_bytes()
     assert html == (tmp_path / "rust" / "scope_stats.html").read_bytes()
-    assert b"test_tools.py:" in html
+    assert b"test_vector.py:" in html
     # The original's module path gives the same report.
     subprocess.run([sys.executable, "-m", "simpler.tools.tmr.scope_stats_plot", str(jsonl),
                     "--out-dir", str(tmp_path / "tmr")], cwd=tmp_path, check=True, capture_output=True)

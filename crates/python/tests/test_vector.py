@@ -10,15 +10,16 @@ from simpler import INPUT, OUTPUT, OUTPUT_EXISTING
 N = 16384
 
 
-def vector(a, b, f):
-    """The orchestration of reference §8: t0 in the root scope, t1..t4 in a nested scope."""
+def vector(a, b, f, n=N):
+    """The orchestration of reference §8 over `n` elements: t0 in the root scope, t1..t4 in a
+    nested scope."""
 
     def orch(o):
-        c = o.submit("add", INPUT(a), INPUT(b), OUTPUT((N,), "float32")).output(0)
+        c = o.submit("add", INPUT(a), INPUT(b), OUTPUT((n,), "float32")).output(0)
         with o.scope():
-            d = o.submit("add_scalar", INPUT(c), OUTPUT((N,)), 1.0).output(0)
-            e = o.submit("add_scalar", INPUT(c), OUTPUT((N,)), 2.0).output(0)
-            g = o.submit("mul", INPUT(d), INPUT(e), OUTPUT((N,))).output(0)
+            d = o.submit("add_scalar", INPUT(c), OUTPUT((n,)), 1.0).output(0)
+            e = o.submit("add_scalar", INPUT(c), OUTPUT((n,)), 2.0).output(0)
+            g = o.submit("mul", INPUT(d), INPUT(e), OUTPUT((n,))).output(0)
             o.submit("add", INPUT(g), INPUT(c), OUTPUT_EXISTING(f))
 
     return orch
