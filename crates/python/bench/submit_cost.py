@@ -9,7 +9,9 @@ function (`Report.orchestration`) and end to end (`Report.wall`), the median of 
 
 - `loop, views built`: the views, the tags and the submit in Python, one call each per task;
 - `loop, args prebuilt`: only `o.submit` per task (the arguments were built before the run);
-- `submit_many`: one `o.submit_many` call per scope of 1000 prebuilt argument lists.
+- `submit_many`: one `o.submit_many` call per scope of 1000 prebuilt argument lists;
+- `loop, Python kernel on`: `loop, args prebuilt` on a worker that also has a Python kernel
+  registered (unused): each submit then releases and re-takes the GIL.
 
 The Rust line is `simpler bench --tasks TASKS --runtime tmr --workload independent`, run
 in this process through `python -m simpler` (its figures are printed as the binary prints them).
@@ -25,8 +27,10 @@ from simpler._native import cli
 PER_SCOPE = 1000
 
 
-def measure(name, tasks, reps, make_orch):
+def measure(name, tasks, reps, make_orch, python_kernel=False):
     w = simpler.Worker(runtime="tmr")
+    if python_kernel:
+        w.register_kernel(30, "unused", lambda ctx: None)
     a = w.alloc((tasks,), "float32")
     b = w.alloc((tasks,), "float32")
     orch = make_orch(a, b, tasks)
@@ -82,6 +86,7 @@ def main():
     measure("loop, views built", tasks, reps, loop_views)
     measure("loop, args prebuilt", tasks, reps, loop_prebuilt)
     measure("submit_many", tasks, reps, batched)
+    measure("loop, Python kernel on", tasks, reps, loop_prebuilt, python_kernel=True)
     print("Rust (simpler bench):")
     sys.stdout.flush()
     cli(["simpler", "bench", "--tasks", str(tasks), "--runtime", "tmr", "--workload", "independent"])
