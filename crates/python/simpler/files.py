@@ -1,6 +1,7 @@
 """Built-in examples, workload files and ``--from-deps`` re-runs, from Python: the runners of
 ``simpler run``, with a ``CallConfig`` as the command line's layer."""
 
+import os
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _native, _session
@@ -25,9 +26,8 @@ def _layer(config: Optional[CallConfig], base: str) -> Tuple[CallConfig, bool]:
     cfg = config if config is not None else CallConfig()
     active = _session.active
     if active is not None:
-        cfg = active.config.under(cfg)
-        if active.runtime is not None and cfg.runtime is None:
-            cfg = CallConfig(runtime=active.runtime).under(cfg)
+        # The flags under the caller's config; --runtime under both.
+        cfg = CallConfig(runtime=active.runtime).under(active.config.under(cfg))
         base = active.folder_base
     return cfg.with_output_folder(base), active is not None
 
@@ -50,8 +50,6 @@ def run_example(name: str, params=None, config: Optional[CallConfig] = None) -> 
 
 def run_workload(path, params=None, config: Optional[CallConfig] = None) -> RunResult:
     """Runs a workload file (``docs/workloads.md``); ``params`` override its constants."""
-    import os
-
     stem = os.path.splitext(os.path.basename(str(path)))[0]
     cfg, views = _layer(config, stem)
     report, checks = _native.run_workload(str(path), _params(params), cfg, views)

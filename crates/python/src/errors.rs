@@ -14,9 +14,8 @@
 //! ```
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyBaseException, PyException};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use simpler_runtime::{Fatal, RunError, Stopped};
 
 create_exception!(
@@ -76,25 +75,19 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// report (`report`, a `Report`).
 pub fn fatal_error(py: Python<'_>, fatal: &Fatal, report: Option<Py<PyAny>>) -> PyErr {
     let err = FatalError::new_err(fatal.to_string());
-    let value = err.value(py);
     let ctx = fatal.context.as_ref();
-    let attrs = PyDict::new(py);
-    let set = || -> PyResult<()> {
-        attrs.set_item("code", fatal.code.code())?;
-        attrs.set_item("name", fatal.code.name())?;
-        attrs.set_item("message", &fatal.message)?;
-        attrs.set_item("resource", ctx.map(|c| c.resource))?;
-        attrs.set_item("ring", ctx.and_then(|c| c.ring))?;
-        attrs.set_item("capacity", ctx.map(|c| c.capacity))?;
-        attrs.set_item("site", ctx.map(|c| c.site.as_str()))?;
-        attrs.set_item("key", ctx.and_then(|c| c.key))?;
-        attrs.set_item("report", report)?;
-        for (k, v) in attrs.iter() {
-            value.setattr(k.extract::<String>()?, v)?;
-        }
-        Ok(())
+    let set = |value: &Bound<'_, PyBaseException>| -> PyResult<()> {
+        value.setattr("code", fatal.code.code())?;
+        value.setattr("name", fatal.code.name())?;
+        value.setattr("message", &fatal.message)?;
+        value.setattr("resource", ctx.map(|c| c.resource))?;
+        value.setattr("ring", ctx.and_then(|c| c.ring))?;
+        value.setattr("capacity", ctx.map(|c| c.capacity))?;
+        value.setattr("site", ctx.map(|c| c.site.as_str()))?;
+        value.setattr("key", ctx.and_then(|c| c.key))?;
+        value.setattr("report", report)
     };
-    match set() {
+    match set(err.value(py)) {
         Ok(()) => err,
         Err(e) => e,
     }
