@@ -81,6 +81,25 @@ pub struct Fatal {
     pub code: FatalCode,
     /// What happened, where, and what to change.
     pub message: String,
+    /// The facts of a resource fatal (SCOPE_DEADLOCK and the exhaustions 2, 3, 4, 11) as
+    /// values, for callers that act on them (the Python binding's exception attributes);
+    /// `None` for every other fatal. The message says the same in words.
+    pub context: Option<FatalContext>,
+}
+
+/// What ran out, where, and which knob sizes it (see [`Fatal::context`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FatalContext {
+    /// The resource: `"task_window"`, `"heap"`, `"dep_pool"`, `"fanin_spill"` or `"tensormap"`.
+    pub resource: &'static str,
+    /// The ring, for a per-ring resource (the tensor map is global).
+    pub ring: Option<u8>,
+    /// The resource's capacity (slots, bytes or entries).
+    pub capacity: u64,
+    /// The innermost open scope's site (`"<file>:<line>"`).
+    pub site: String,
+    /// The `runtime_env` key that sizes the resource, when one does.
+    pub key: Option<&'static str>,
 }
 
 impl fmt::Display for Fatal {
@@ -127,12 +146,21 @@ impl FatalLatch {
     /// is latched afterwards.
     #[cold]
     pub fn raise(&self, code: FatalCode, message: String) -> FatalCode {
+        self.raise_with(code, message, None)
+    }
+    /// [`FatalLatch::raise`] with the facts of a resource fatal.
+    #[cold]
+    pub fn raise_with(&self, code: FatalCode, message: String, context: Option<FatalContext>) -> FatalCode {
         match self
             .code
             .compare_exchange(0, code.code(), Ordering::AcqRel, Ordering::Acquire)
         {
             Ok(_) => {
-                *self.detail.lock() = Some(Fatal { code, message });
+                *self.detail.lock() = Some(Fatal {
+                    code,
+                    message,
+                    context,
+                });
                 code
             }
             Err(prev) => FatalCode::from_u32(prev).unwrap_or(code),
@@ -158,6 +186,7 @@ impl FatalLatch {
         Some(self.detail.lock().clone().unwrap_or(Fatal {
             code,
             message: "(no detail was recorded)".into(),
+            context: None,
         }))
     }
 }

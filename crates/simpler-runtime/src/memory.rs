@@ -88,6 +88,13 @@ pub enum MemoryError {
         /// Elements given.
         got: u64,
     },
+    /// Host bytes of the wrong length for the view's elements.
+    ByteLengthMismatch {
+        /// Bytes of the view's elements.
+        expected: u64,
+        /// Bytes given.
+        got: u64,
+    },
     /// A bad tensor description.
     Tensor(TensorError),
     /// The requested buffer cannot exist in this process's address space.
@@ -111,6 +118,12 @@ impl fmt::Display for MemoryError {
             }
             MemoryError::LengthMismatch { expected, got } => {
                 write!(f, "tensor has {expected} elements but {got} were given")
+            }
+            MemoryError::ByteLengthMismatch { expected, got } => {
+                write!(
+                    f,
+                    "tensor has {expected} bytes of elements but {got} bytes were given"
+                )
             }
             MemoryError::Tensor(e) => e.fmt(f),
             MemoryError::TooLarge { shape, dtype } => {
@@ -293,6 +306,37 @@ element!(u8, DType::UInt8);
 element!(u16, DType::UInt16);
 element!(u32, DType::UInt32);
 element!(u64, DType::UInt64);
+
+/// The elements of view `t` of `bytes` (its buffer) as little-endian bytes, row-major: for
+/// callers that hold typed data as bytes (the Python binding's NumPy arrays).
+pub fn read_view_bytes(bytes: &[AtomicU8], t: &Tensor) -> Vec<u8> {
+    let es = t.dtype().size() as usize;
+    let mut out = Vec::with_capacity(t.numel() as usize * es);
+    for off in view_offsets(t) {
+        let at = off as usize * es;
+        out.extend(bytes[at..at + es].iter().map(|v| v.load(Ordering::Relaxed)));
+    }
+    out
+}
+
+/// Writes `data`, the little-endian bytes of view `t`'s elements in row-major order, into
+/// `bytes` (its buffer); `data` must hold exactly `numel × element size` bytes.
+pub fn write_view_bytes(bytes: &[AtomicU8], t: &Tensor, data: &[u8]) -> Result<(), MemoryError> {
+    let es = t.dtype().size();
+    if data.len() as u64 != t.numel() * es {
+        return Err(MemoryError::ByteLengthMismatch {
+            expected: t.numel() * es,
+            got: data.len() as u64,
+        });
+    }
+    for (off, elem) in view_offsets(t).zip(data.chunks_exact(es as usize)) {
+        let at = (off * es) as usize;
+        for (dst, &v) in bytes[at..at + elem.len()].iter().zip(elem) {
+            dst.store(v, Ordering::Relaxed);
+        }
+    }
+    Ok(())
+}
 
 /// Reads the element at byte offset `at` of a buffer holding `dtype`, widened to f64.
 pub fn load_as_f64(dtype: DType, bytes: &[AtomicU8], at: usize) -> f64 {

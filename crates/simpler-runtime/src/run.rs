@@ -9,7 +9,7 @@
 
 use crate::sync::Ordering;
 use std::fmt;
-use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -24,9 +24,10 @@ use crate::collectors::swimlane::SwimlaneOutcome;
 use crate::collectors::{Finals, Probes};
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
 use crate::fatal::{Fatal, FatalCode, Stopped};
-use crate::orchestrator::{site_string, FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
+use crate::orchestrator::{FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
 use crate::scheduler::scheduler_loop;
 use crate::shared::{RunShared, PARK_TICK};
+use crate::site::Site;
 
 /// How long threads get to stop after a timeout before they are abandoned.
 const ABANDON_GRACE: Duration = Duration::from_secs(2);
@@ -149,7 +150,7 @@ pub type OrchFn = Box<dyn FnOnce(&mut Orchestrator) -> OrchResult + Send + 'stat
 fn orchestrate(
     shared: &Arc<RunShared>,
     cfg: &CallConfig,
-    root: &'static Location<'static>,
+    root: Site,
     f: OrchFn,
     probes: Probes,
 ) -> (OrchStats, Finals) {
@@ -294,7 +295,7 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
 pub(crate) fn execute(
     shared: Arc<RunShared>,
     cfg: &CallConfig,
-    root: &'static Location<'static>,
+    root: Site,
     f: OrchFn,
     probes: Probes,
 ) -> Executed {
@@ -419,7 +420,7 @@ pub(crate) fn execute(
         wall: start.elapsed(),
         orchestration: Duration::from_nanos(stats.orchestration_ns),
         sizes: shared.sizes,
-        root_site: site_string(root),
+        root_site: root.to_string(),
         scheduler_threads: threads,
         stop_proven,
         fanin_log: stats.fanin_log,

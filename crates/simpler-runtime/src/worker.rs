@@ -14,9 +14,10 @@ use crate::collectors::session::Session;
 use crate::collectors::{DiagnosticsError, RunFacts, StartCtx};
 use crate::config::{CallConfig, RuntimeKind};
 use crate::memory::{
-    load_as_f64, store_from_f64, view_offsets, Element, ExternalMemory, HeapMemory, MemoryError, RunMemory,
+    load_as_f64, read_view_bytes, store_from_f64, view_offsets, write_view_bytes, Element, ExternalMemory,
+    HeapMemory, MemoryError, RunMemory,
 };
-use crate::orchestrator::{site_string, OrchResult, Orchestrator};
+use crate::orchestrator::{OrchResult, Orchestrator, Site};
 use crate::platform::kernel::{KernelCtx, KernelError, KernelRegistry};
 use crate::platform::{CoreType, Platform};
 use crate::run::{execute, RunError, RunReport};
@@ -151,6 +152,18 @@ impl Worker {
             .collect())
     }
 
+    /// Copies raw little-endian element bytes into view `t` (row-major order of the view,
+    /// `numel × element size` bytes): for callers that hold typed data as bytes (the Python
+    /// binding's NumPy arrays).
+    pub fn write_bytes(&self, t: &Tensor, data: &[u8]) -> Result<(), MemoryError> {
+        write_view_bytes(self.buffer(t)?.as_slice(), t, data)
+    }
+
+    /// Reads the elements of view `t` as raw little-endian bytes (row-major order).
+    pub fn read_bytes(&self, t: &Tensor) -> Result<Vec<u8>, MemoryError> {
+        Ok(read_view_bytes(self.buffer(t)?.as_slice(), t))
+    }
+
     /// Fills view `t` with values produced by `f(k)` for element `k`, converted to its dtype.
     pub fn fill_with(&self, t: &Tensor, mut f: impl FnMut(u64) -> f64) -> Result<(), MemoryError> {
         let b = self.buffer(t)?;
@@ -179,16 +192,18 @@ impl Worker {
         self.run_at(cfg, Location::caller(), orchestration)
     }
 
-    /// [`Worker::run`] with an explicit root-scope site.
+    /// [`Worker::run`] with an explicit root-scope site (a `Location`, or a [`Site`] named by
+    /// a caller in another language).
     pub fn run_at<F>(
         &self,
         cfg: &CallConfig,
-        root: &'static Location<'static>,
+        root: impl Into<Site>,
         orchestration: F,
     ) -> Result<RunReport, RunError>
     where
         F: FnOnce(&mut Orchestrator) -> OrchResult + Send + 'static,
     {
+        let root = root.into();
         let sizes = cfg.validate()?;
         let heap_sizes = match cfg.runtime {
             RuntimeKind::Tmr => sizes.heap,
@@ -203,7 +218,7 @@ impl Worker {
         let prefix = cfg.output_prefix.clone().unwrap_or_default();
         let mut output = match cfg.any_diagnostic() {
             true => {
-                let subject = cfg.subject.clone().unwrap_or_else(|| site_string(root));
+                let subject = cfg.subject.clone().unwrap_or_else(|| root.to_string());
                 let claimed = RunOutput::claim(&prefix, cfg, subject, background.is_some());
                 Some(claimed.map_err(RunError::OutputFolder)?)
             }

@@ -166,6 +166,41 @@ fn heap_exhaustion() {
 }
 
 #[test]
+fn a_resource_fatal_carries_its_facts_as_values() {
+    let w = worker();
+    let r = w.run(&cfg(&["ring_heap=1024"]), |o| {
+        o.scope(|o| {
+            let mut a = TaskArgs::new();
+            a.output(TensorCreateInfo::new(&[8192], DType::Float32)?);
+            o.submit_dummy(&a)?;
+            Ok(())
+        })
+    });
+    let Err(RunError::Fatal { fatal, .. }) = r else {
+        panic!("expected a fatal, got {r:?}")
+    };
+    let ctx = fatal.context.expect("a heap exhaustion has a context");
+    assert_eq!(
+        (ctx.resource, ctx.ring, ctx.capacity, ctx.key),
+        ("heap", Some(1), 1024, Some("ring_heap"))
+    );
+    assert!(ctx.site.starts_with("fatal_codes.rs:"), "{}", ctx.site);
+    // A fatal that is not about a resource has none.
+    assert_eq!(fatal_of_kernel_failure(&w), (FatalCode::KernelFailed, None));
+}
+
+/// A run whose kernel fails: its code and context.
+fn fatal_of_kernel_failure(w: &Worker) -> (FatalCode, Option<simpler_runtime::FatalContext>) {
+    match w.run(&CallConfig::default(), |o| {
+        o.submit_aiv(1, &TaskArgs::new())?;
+        Ok(())
+    }) {
+        Err(RunError::Fatal { fatal, .. }) => (fatal.code, fatal.context),
+        other => panic!("expected a fatal, got {other:?}"),
+    }
+}
+
+#[test]
 fn heap_full_behind_an_open_scope_is_a_structural_deadlock() {
     let w = worker();
     let (code, msg) = fatal(&w, &cfg(&["ring_heap=4096"]), |o| {

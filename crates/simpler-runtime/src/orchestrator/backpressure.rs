@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::Orchestrator;
 use crate::config::{RingResource, RuntimeKind};
-use crate::fatal::{FatalCode, Stopped};
-use crate::orchestrator::scope::site_string;
+use crate::fatal::{FatalCode, FatalContext, Stopped};
 
 /// How long the orchestrator waits without any reclaim progress before declaring a deadlock.
 pub const DEADLOCK_TIMEOUT: Duration = Duration::from_millis(500);
@@ -49,6 +48,25 @@ impl Exhausted {
             Exhausted::DepPool => "dependency pool".into(),
             Exhausted::FaninSpill => format!("fanin spill pool (sized by {})", RingResource::DepPool.key()),
             Exhausted::TensorMap => "tensor map".into(),
+        }
+    }
+    /// The resource's name in [`FatalContext`].
+    fn resource(self) -> &'static str {
+        match self {
+            Exhausted::TaskWindow => "task_window",
+            Exhausted::Heap => "heap",
+            Exhausted::DepPool => "dep_pool",
+            Exhausted::FaninSpill => "fanin_spill",
+            Exhausted::TensorMap => "tensormap",
+        }
+    }
+    /// The `runtime_env` key that sizes it.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Exhausted::TaskWindow => Some(RingResource::TaskWindow.key()),
+            Exhausted::Heap => Some(RingResource::Heap.key()),
+            Exhausted::DepPool | Exhausted::FaninSpill => Some(RingResource::DepPool.key()),
+            Exhausted::TensorMap => None,
         }
     }
     fn unit(self) -> &'static str {
@@ -90,7 +108,7 @@ impl Orchestrator {
         detail: &str,
     ) -> String {
         let scope = self.scopes.last();
-        let site = scope.map_or_else(|| "<none>".to_string(), |f| site_string(f.site));
+        let site = scope.map_or_else(|| "<none>".to_string(), |f| f.site.to_string());
         let place = if what == Exhausted::TensorMap {
             "(global)".to_string()
         } else {
@@ -108,7 +126,15 @@ impl Orchestrator {
     /// Raises the fatal for `what` and returns the [`Stopped`] to propagate.
     #[cold]
     pub(crate) fn exhausted(&self, what: Exhausted, ring: usize, capacity: u64, detail: &str) -> Stopped {
-        Stopped(self.raise(what.code(), self.exhaustion_message(what, ring, capacity, detail)))
+        let context = FatalContext {
+            resource: what.resource(),
+            ring: (what != Exhausted::TensorMap).then_some(ring as u8),
+            capacity,
+            site: self.current_site(),
+            key: what.key(),
+        };
+        let message = self.exhaustion_message(what, ring, capacity, detail);
+        Stopped(self.raise_with(what.code(), message, Some(context)))
     }
 
     /// The open scope pinning `ring`'s head task, if any: then no reclaim can ever come.
@@ -125,11 +151,7 @@ impl Orchestrator {
             {
                 return Some((
                     head,
-                    format!(
-                        "{} (which holds {} tasks)",
-                        site_string(f.site),
-                        end - f.first_task
-                    ),
+                    format!("{} (which holds {} tasks)", f.site, end - f.first_task),
                 ));
             }
         }

@@ -20,6 +20,7 @@ use simpler_core::{
     MAX_TENSOR_ARGS,
 };
 
+pub use crate::site::Site;
 pub use scope::{site_string, ScopeMode, MAX_SCOPE_DEPTH};
 
 use crate::collectors::dep_gen::capture::{CaptureFinal, DepGenCapture};
@@ -27,7 +28,7 @@ use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, ScopeStatsProducer};
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::config::RuntimeKind;
-use crate::fatal::{FatalCode, Stopped};
+use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::platform::{MixedKernels, Platform};
 use crate::ring::alloc::RingAllocator;
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
@@ -184,7 +185,7 @@ impl Orchestrator {
     pub fn scope_with<R>(
         &mut self,
         mode: ScopeMode,
-        site: &'static Location<'static>,
+        site: impl Into<Site>,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         self.begin_scope(mode, site);
@@ -199,7 +200,8 @@ impl Orchestrator {
     }
 
     /// Opens a scope (prefer [`Orchestrator::scope`], which cannot be left unbalanced).
-    pub fn begin_scope(&mut self, mode: ScopeMode, site: &'static Location<'static>) {
+    pub fn begin_scope(&mut self, mode: ScopeMode, site: impl Into<Site>) {
+        let site = site.into();
         let depth = self.scopes.len();
         let ring = scope::ring_for_depth(self.kind, depth);
         if !self.shared.fatal.is_set() {
@@ -213,7 +215,7 @@ impl Orchestrator {
                     FatalCode::InvalidArgs,
                     format!(
                         "auto scope at {} nested inside a manual scope is not supported",
-                        site_string(site)
+                        site
                     ),
                 );
             }
@@ -414,13 +416,24 @@ impl Orchestrator {
     pub fn current_site(&self) -> String {
         self.scopes
             .last()
-            .map_or_else(|| "<no scope>".into(), |f| site_string(f.site))
+            .map_or_else(|| "<no scope>".into(), |f| f.site.to_string())
     }
 
     /// Latches a fatal (first wins) and wakes everyone; returns the latched code.
     #[cold]
     pub(crate) fn raise(&self, code: FatalCode, message: String) -> FatalCode {
-        let c = self.shared.fatal.raise(code, message);
+        self.raise_with(code, message, None)
+    }
+
+    /// [`Orchestrator::raise`] with the facts of a resource fatal.
+    #[cold]
+    pub(crate) fn raise_with(
+        &self,
+        code: FatalCode,
+        message: String,
+        context: Option<FatalContext>,
+    ) -> FatalCode {
+        let c = self.shared.fatal.raise_with(code, message, context);
         if let Some(p) = &self.scope_stats {
             p.borrow_mut().on_fatal();
         }

@@ -1,10 +1,9 @@
 //! Scopes: the stack of open scopes, their sites and the tasks each one pins.
 
-use std::panic::Location;
-
 use simpler_core::MAX_RINGS;
 
 use crate::config::RuntimeKind;
+use crate::site::Site;
 use crate::slot::SlotRef;
 
 /// Maximum nesting depth of scopes (the root included).
@@ -29,7 +28,7 @@ pub(crate) struct ScopedTask {
 /// One open scope.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ScopeFrame {
-    pub site: &'static Location<'static>,
+    pub site: Site,
     pub ring: u8,
     /// Index of its first task in the scope-task stack.
     pub first_task: usize,

@@ -25,7 +25,7 @@ use super::{Orchestrator, TaskOutputs};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
-use crate::fatal::{FatalCode, Stopped};
+use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::memory::{heap_vbase, store_from_f64, view_offsets};
 use crate::platform::{CoreType, MixedKernels, TaskShape};
 use crate::ring::alloc::SlotRefusal;
@@ -361,10 +361,21 @@ impl Orchestrator {
                 let msg = format!(
                     "scope at {} already holds {in_scope} tasks on ring {ring}, whose task window is {window} slots \
                      (a scope holds at most window-1 tasks); raise runtime_env {} or split the scope",
-                    super::site_string(frame.site),
+                    frame.site,
                     RingResource::TaskWindow.key(),
                 );
-                return Err(Stopped(self.raise(FatalCode::ScopeDeadlock, msg)));
+                let context = FatalContext {
+                    resource: "task_window",
+                    ring: Some(frame.ring),
+                    capacity: u64::from(window),
+                    site: frame.site.to_string(),
+                    key: Some(RingResource::TaskWindow.key()),
+                };
+                return Err(Stopped(self.raise_with(
+                    FatalCode::ScopeDeadlock,
+                    msg,
+                    Some(context),
+                )));
             }
         }
         Ok(Admitted {

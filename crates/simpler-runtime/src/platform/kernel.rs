@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use simpler_core::{ArgTag, DType, Tensor};
 
 use super::{CoreId, CoreType};
-use crate::memory::{load_as_f64, store_from_f64, Buffer, Element, MemoryError, RunMemory};
+use crate::memory::{
+    load_as_f64, read_view_bytes, store_from_f64, write_view_bytes, Buffer, Element, MemoryError, RunMemory,
+};
 
 /// Highest func id + 1.
 pub const MAX_FUNC_ID: u32 = 1024;
@@ -193,6 +195,17 @@ impl<'a> KernelCtx<'a> {
             contiguous: t.is_contiguous(),
             _t: PhantomData,
         })
+    }
+    /// The elements of tensor argument `i` as little-endian bytes, row-major (for kernels
+    /// written in another language: the Python binding's).
+    pub fn read_bytes(&self, i: usize) -> Result<Vec<u8>, KernelError> {
+        let t = *self.tensor(i)?;
+        Ok(read_view_bytes(&self.memory.buffer(&t)?, &t))
+    }
+    /// Writes tensor argument `i`'s elements from little-endian bytes, row-major.
+    pub fn write_bytes(&self, i: usize, data: &[u8]) -> Result<(), KernelError> {
+        let t = *self.tensor(i)?;
+        Ok(write_view_bytes(&self.memory.buffer(&t)?, &t, data)?)
     }
     /// Dtype-generic access to tensor argument `i` through f64 values.
     pub fn view_any(&self, i: usize) -> Result<AnyView<'a>, KernelError> {

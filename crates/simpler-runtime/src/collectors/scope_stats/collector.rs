@@ -9,13 +9,12 @@ use std::sync::Arc;
 
 use super::probe::{Phase, RecordBuffer, ScopeRecord};
 use crate::collectors::channel::{BufferChannel, CollectorThread};
-use crate::site::site_string;
 
 /// Sample lines written so far, in a body file next to the artifact.
 pub(crate) struct Body {
     pub path: PathBuf,
     out: BufWriter<File>,
-    sites: HashMap<usize, String>,
+    sites: HashMap<(bool, usize), String>,
 }
 
 impl Body {
@@ -31,11 +30,12 @@ impl Body {
     }
 
     fn write(&mut self, r: &ScopeRecord, run_epoch: u64, seq: u32) -> io::Result<()> {
-        let key = r.site as *const _ as usize;
+        let key = r.site.key();
         // The site's JSON string (quoted and escaped) is built once per call site.
-        let site = self.sites.entry(key).or_insert_with(|| {
-            serde_json::to_string(&site_string(r.site)).unwrap_or_else(|_| "\"?\"".into())
-        });
+        let site = self
+            .sites
+            .entry(key)
+            .or_insert_with(|| serde_json::to_string(&r.site.to_string()).unwrap_or_else(|_| "\"?\"".into()));
         self.out.write_all(b"{\"site\":")?;
         self.out.write_all(site.as_bytes())?;
         // The rest is bounded: fixed keys and at most eleven 20-digit numbers.

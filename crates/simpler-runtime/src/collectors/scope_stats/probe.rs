@@ -2,7 +2,6 @@
 //! into the current buffer, buffers handed to the host through the bounded channel.
 
 use crate::sync::{AtomicU32, Ordering};
-use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +21,7 @@ pub(crate) enum Phase {
 /// One sample: a fixed-size value (the site is a static pointer, not a string).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ScopeRecord {
-    pub site: &'static Location<'static>,
+    pub site: crate::site::Site,
     pub phase: Phase,
     pub depth: u16,
     pub ring: u8,

@@ -1,0 +1,66 @@
+"""``CallConfig``: one run's settings. Every field defaults to ``None``, "not set": the
+worker's runtime and clusters go under it, the pytest plugin's flags fill what it leaves unset,
+and the runtime's defaults fill the rest (``docs/configuration.md``)."""
+
+from dataclasses import dataclass, fields, replace
+from typing import Dict, List, Optional, Union
+
+from . import _native
+
+RuntimeEnvValue = Union[int, List[int], str]
+
+
+@dataclass
+class CallConfig:
+    """The run configuration, named as the original's ``CallConfig`` (``docs/python.md``)."""
+
+    #: ``"tmr"`` or ``"hbg"``.
+    runtime: Optional[str] = None
+    #: Clusters (1 AIC + 2 AIV each).
+    clusters: Optional[int] = None
+    #: Scheduler threads (0 = automatic).
+    scheduler_threads: Optional[int] = None
+    #: Ring sizes: ``{"ring_task_window": [1024, 2048, 4096, 8192], "ring_heap": 1 << 20}``.
+    runtime_env: Optional[Dict[str, RuntimeEnvValue]] = None
+    #: Tensor-map entry capacity.
+    tensormap_capacity: Optional[int] = None
+    #: Per-scope resource samples (``scope_stats/scope_stats.jsonl``).
+    enable_scope_stats: Optional[bool] = None
+    #: The dependency graph (``deps.json``).
+    enable_dep_gen: Optional[bool] = None
+    #: Per-task timing records.
+    enable_l2_swimlane: Optional[bool] = None
+    #: Args dump level 0..3 (``args_dump/``).
+    dump_args: Optional[int] = None
+    #: The artifact folder; default ``outputs/<name>_<case>_<UTC stamp>/`` when a diagnostic is on.
+    output_prefix: Optional[str] = None
+    #: Run timeout, seconds.
+    timeout: Optional[float] = None
+    #: Keep the wired dependency edges in the report (``Report.edges``); on unless ``False``.
+    record_edges: Optional[bool] = None
+    #: What runs, for the run manifest.
+    subject: Optional[str] = None
+
+    def any_diagnostic(self) -> bool:
+        """True when a diagnostic is on."""
+        return bool(
+            self.enable_scope_stats
+            or self.enable_dep_gen
+            or self.enable_l2_swimlane
+            or (self.dump_args or 0) > 0
+        )
+
+    def under(self, over: "CallConfig") -> "CallConfig":
+        """This config with every field that ``over`` sets taken from ``over``."""
+        changes = {f.name: getattr(over, f.name) for f in fields(over) if getattr(over, f.name) is not None}
+        return replace(self, **changes)
+
+    def with_output_folder(self, base: str) -> "CallConfig":
+        """This config, with a new ``outputs/<base>_<stamp>/`` folder when a diagnostic is on
+        and no ``output_prefix`` is set."""
+        if self.output_prefix is not None or not self.any_diagnostic():
+            return self
+        return replace(self, output_prefix=str(_native.output_folder(base)))
+
+
+__all__ = ["CallConfig"]

@@ -1,0 +1,1 @@
+"""The original's ``simpler_setup.tools.tmr`` path: ``python -m simpler.tools.tmr.scope_stats_plot``."""

@@ -1,0 +1,178 @@
+"""``Worker``: external tensors to and from NumPy, runs of Python orchestrations, background
+diagnostics and the ``flush_diagnostics`` barrier."""
+
+import os
+import sys
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from . import _native, _session
+from .config import CallConfig
+from ._native import Orchestrator, Report, Tensor
+from .kernel import KernelContext
+
+#: NumPy dtypes by the runtime's names; ``bfloat16`` has no NumPy dtype (read it as ``uint16``
+#: bits with ``Worker.read_bytes``).
+NUMPY_DTYPES = {
+    "float32": np.float32,
+    "float16": np.float16,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "bool": np.bool_,
+}
+
+
+def caller_site(depth: int = 2) -> str:
+    """``"<file base name>:<line>"`` of the caller ``depth`` frames up."""
+    frame = sys._getframe(depth)
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def numpy_dtype(t: Tensor) -> np.dtype:
+    """The NumPy dtype of tensor ``t``; a ``TensorError`` for ``bfloat16``."""
+    dt = NUMPY_DTYPES.get(t.dtype)
+    if dt is None:
+        raise _native.TensorError(f"a {t.dtype} tensor has no NumPy dtype; use read_bytes / write_bytes")
+    return np.dtype(dt)
+
+
+def _dtype_of(array: np.ndarray) -> str:
+    for name, dt in NUMPY_DTYPES.items():
+        if array.dtype == np.dtype(dt):
+            return name
+    raise _native.TensorError(
+        f"NumPy dtype {array.dtype} has no runtime dtype; dtypes: {', '.join(NUMPY_DTYPES)}"
+    )
+
+
+class Worker:
+    """Runs orchestrations on the simulated accelerator.
+
+    ``runtime`` (``"tmr"`` or ``"hbg"``) and ``clusters`` are this worker's defaults; a run's
+    ``CallConfig`` may override them. ``collect_across_runs=True`` hands scope-stats rendering
+    and writing to a background writer: ``run()`` may return before the files exist, and
+    ``flush_diagnostics()`` is the barrier. Every worker has the built-in kernel library of the
+    workload files (``add``, ``add_scalar``, ``mul``, ``copy``, ``fill``, ``matmul``, ``noop``,
+    ``noop_aic``, ``busy``, ``busy_aic``). Under the pytest plugin, ``--runtime`` sets every
+    worker's runtime.
+    """
+
+    def __init__(
+        self,
+        runtime: str = "tmr",
+        clusters: Optional[int] = None,
+        collect_across_runs: bool = False,
+    ):
+        active = _session.active
+        if active is not None and active.runtime is not None:
+            runtime = active.runtime
+        self.runtime = runtime
+        self.clusters = clusters
+        self.collect_across_runs = collect_across_runs
+        self._native = _native.NativeWorker(collect_across_runs)
+
+    # ---- tensors -------------------------------------------------------------------------
+
+    def alloc(self, shape: Sequence[int], dtype: str = "float32") -> Tensor:
+        """A zeroed external tensor."""
+        return self._native.alloc(list(shape), dtype)
+
+    def tensor(self, array) -> Tensor:
+        """A new external tensor holding a copy of ``array`` (a NumPy array or anything
+        ``np.asarray`` takes)."""
+        array = np.asarray(array)
+        t = self._native.alloc(list(array.shape), _dtype_of(array))
+        self.write(t, array)
+        return t
+
+    def write(self, t: Tensor, array) -> None:
+        """Copies ``array`` into the elements of view ``t`` (same shape, same dtype)."""
+        dt = numpy_dtype(t)
+        array = np.asarray(array)
+        if array.dtype != dt:
+            raise _native.TensorError(f"array dtype {array.dtype} does not match the tensor's {t.dtype}")
+        if tuple(array.shape) != tuple(t.shape):
+            raise _native.TensorError(f"array shape {tuple(array.shape)} does not match the view's {t.shape}")
+        little = np.ascontiguousarray(array, dtype=dt.newbyteorder("<"))
+        self._native.write_bytes(t, little.tobytes())
+
+    def read(self, t: Tensor) -> np.ndarray:
+        """The elements of view ``t`` as a new NumPy array of its shape."""
+        dt = numpy_dtype(t)
+        data = self._native.read_bytes(t)
+        return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(t.shape)
+
+    def write_bytes(self, t: Tensor, data: bytes) -> None:
+        """Writes the view's elements from little-endian bytes (row-major)."""
+        self._native.write_bytes(t, data)
+
+    def read_bytes(self, t: Tensor) -> bytes:
+        """The view's elements as little-endian bytes (row-major)."""
+        return self._native.read_bytes(t)
+
+    def free(self, t: Tensor) -> None:
+        """Frees an external tensor's buffer."""
+        self._native.free(t)
+
+    def register_kernel(self, func_id: int, name: str, body: Callable[[KernelContext], None], core: str = "aiv") -> None:
+        """Registers the Python callable ``body`` as kernel ``func_id`` (submitted by ``name``
+        or id) on ``core`` (``"aiv"`` or ``"aic"``); ``body(ctx)`` gets a ``KernelContext``
+        once per block. Only these kernels run Python; with any registered, every submit of
+        this worker releases the GIL (``docs/python.md``, "Cost")."""
+        self._native.register_kernel(func_id, name, core, lambda native: body(KernelContext(native)))
+
+    def kernels(self):
+        """``(func_id, name, core)`` of every registered kernel."""
+        return self._native.kernels()
+
+    # ---- runs ----------------------------------------------------------------------------
+
+    def run(
+        self,
+        orchestration: Callable[[Orchestrator], None],
+        config: Optional[CallConfig] = None,
+        render_views: Optional[bool] = None,
+    ) -> Report:
+        """Runs ``orchestration(o)`` and returns its ``Report``.
+
+        The root scope's site is this call's ``file.py:LINE``. A run that stops on a fatal
+        raises ``FatalError`` (``code``, ``name``, ``resource``, ``ring``, ``capacity``,
+        ``site``, ``key``, ``report``); an exception raised by the orchestration stops the run
+        with EXPLICIT_ORCH_FATAL (9) and is the ``FatalError``'s ``__cause__``. With a
+        diagnostic on and no ``output_prefix``, the artifacts go to a new
+        ``outputs/<name>_<case>_<stamp>/``. ``render_views`` (default: on under the pytest
+        plugin) renders ``scope_stats.html``, ``deps_viewer.txt`` and ``merged_swimlane.json``
+        after the run, as ``simpler run`` does.
+        """
+        site = caller_site()
+        cfg, views = self._effective(config, render_views, site)
+        base = CallConfig(runtime=self.runtime, clusters=self.clusters)
+        return self._native.run(orchestration, cfg, base, site, views)
+
+    def _effective(self, config: Optional[CallConfig], render_views: Optional[bool], site: str):
+        cfg = config if config is not None else CallConfig()
+        active = _session.active
+        if active is not None:
+            cfg = active.config.under(cfg)
+            folder_base = active.folder_base
+        else:
+            folder_base = site.split(".")[0] + "_default"
+        if render_views is None:
+            render_views = active is not None
+        return cfg.with_output_folder(folder_base), render_views
+
+    def flush_diagnostics(self) -> None:
+        """Publishes every background export so far (``collect_across_runs``); raises
+        ``DiagnosticsError``, for the worker's life, once any run's scope stats were lost."""
+        self._native.flush_diagnostics()
+
+    def hold_background_writer(self, hold: bool) -> None:
+        """Test hook: holds (or releases) the background writer."""
+        self._native.hold_background_writer(hold)

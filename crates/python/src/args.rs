@@ -1,0 +1,208 @@
+//! Task arguments from Python: tagged tensors (`INPUT(t)`, `OUTPUT(shape, dtype)`, `INOUT(t)`,
+//! `OUTPUT_EXISTING(t)`, `NO_DEP(t)`), scalars (a bare number, or `scalar(v, "f64")`), and how a
+//! submit's Python arguments become a [`TaskArgs`].
+//!
+//! A bare number is encoded as the workload files encode it: the type the kernel reads at that
+//! position (`add_scalar`'s first scalar is an f32, `busy`'s a u64), otherwise an integer is
+//! its two's complement and a float its f32 bits.
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use simpler_core::{ArgTag, DType, TaskArgs, TaskId, TensorArg};
+use simpler_workloads::kernels::ScalarType;
+
+use crate::errors::SimplerError;
+use crate::tensor::{PyCreateInfo, PyTensor};
+
+/// A tensor argument: a tag and a tensor (or, for `OUTPUT`, what to allocate).
+#[pyclass(name = "Arg", module = "simpler", frozen, from_py_object)]
+#[derive(Clone, Copy)]
+pub struct PyArg {
+    pub inner: TensorArg,
+}
+
+#[pymethods]
+impl PyArg {
+    /// The tag's name (`"INPUT"`, ...).
+    #[getter]
+    fn tag(&self) -> &'static str {
+        self.inner.tag().name()
+    }
+    fn __repr__(&self) -> String {
+        format!("{}({:?})", self.inner.tag().name(), self.inner)
+    }
+}
+
+fn tagged(tag: ArgTag, t: &PyTensor) -> PyArg {
+    let inner = TensorArg::with_tag(tag, t.inner).expect("a tag that takes a tensor");
+    PyArg { inner }
+}
+
+/// Read by the task; waits for earlier writers of overlapping views.
+#[pyfunction(name = "INPUT")]
+fn input(t: PyTensor) -> PyArg {
+    tagged(ArgTag::Input, &t)
+}
+/// Read and written in place; waits for earlier writers and readers' writers.
+#[pyfunction(name = "INOUT")]
+fn inout(t: PyTensor) -> PyArg {
+    tagged(ArgTag::Inout, &t)
+}
+/// Written into an existing buffer (no WAW edge).
+#[pyfunction(name = "OUTPUT_EXISTING")]
+fn output_existing(t: PyTensor) -> PyArg {
+    tagged(ArgTag::OutputExisting, &t)
+}
+/// Passed to the kernel without any dependency tracking.
+#[pyfunction(name = "NO_DEP")]
+fn no_dep(t: PyTensor) -> PyArg {
+    tagged(ArgTag::NoDep, &t)
+}
+/// A new buffer the runtime allocates: `OUTPUT((16384,), "float32")` or `OUTPUT(create_info)`.
+#[pyfunction(name = "OUTPUT")]
+#[pyo3(signature = (shape, dtype = "float32"))]
+fn output(shape: &Bound<'_, PyAny>, dtype: &str) -> PyResult<PyArg> {
+    let ci = match shape.extract::<PyCreateInfo>() {
+        Ok(ci) => ci,
+        Err(_) => {
+            let dims: Vec<u32> = shape.extract()?;
+            let ci = simpler_core::TensorCreateInfo::new(&dims, crate::tensor::dtype(dtype)?)
+                .map_err(crate::tensor::tensor_err)?;
+            PyCreateInfo { inner: ci }
+        }
+    };
+    Ok(PyArg {
+        inner: TensorArg::Output(ci.inner),
+    })
+}
+
+/// A typed scalar argument: `scalar(1.5, "f64")`; types `f32`, `f64`, `u32`, `u64`, `i64`.
+#[pyclass(name = "Scalar", module = "simpler", frozen, from_py_object)]
+#[derive(Clone, Copy)]
+pub struct PyScalar {
+    bits: u64,
+    dtype: Option<DType>,
+}
+
+#[pyfunction]
+fn scalar(value: &Bound<'_, PyAny>, kind: &str) -> PyResult<PyScalar> {
+    // The dtype recorded in the args dump; f64 has none of its own (its bits go untyped).
+    let (bits, dtype) = match kind {
+        "f32" => (
+            u64::from((value.extract::<f64>()? as f32).to_bits()),
+            Some(DType::Float32),
+        ),
+        "f64" => (value.extract::<f64>()?.to_bits(), None),
+        "u32" => (u64::from(value.extract::<u32>()?), Some(DType::UInt32)),
+        "u64" => (value.extract::<u64>()?, Some(DType::UInt64)),
+        "i64" => (value.extract::<i64>()? as u64, Some(DType::Int64)),
+        other => {
+            return Err(SimplerError::new_err(format!(
+                "unknown scalar type {other:?}; types: f32, f64, u32, u64, i64"
+            )))
+        }
+    };
+    Ok(PyScalar { bits, dtype })
+}
+
+/// What a submit's options say besides the positional arguments.
+pub struct Options<'a, 'py> {
+    /// Explicit dependencies: task ids (ints) or `Task` objects.
+    pub deps: Option<&'a Bound<'py, PyAny>>,
+    /// SPMD blocks.
+    pub block_num: u16,
+    /// Scalar types the kernel reads, by position.
+    pub scalar_types: &'a [ScalarType],
+}
+
+/// Converts `items` (tagged tensors and scalars, in order) into task arguments. This runs
+/// before the orchestrator is touched: no Python code runs while it is borrowed.
+pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<TaskArgs<'static>> {
+    let mut args = TaskArgs::new();
+    let mut scalars = 0usize;
+    let mut add = |item: Bound<'_, PyAny>| -> PyResult<()> {
+        if let Ok(a) = item.cast::<PyArg>() {
+            args.arg(a.get().inner);
+        } else if let Ok(s) = item.cast::<PyScalar>() {
+            let s = s.get();
+            args.scalar_typed(s.bits, s.dtype);
+            scalars += 1;
+        } else if let Ok(t) = item.cast::<PyTensor>() {
+            return Err(SimplerError::new_err(format!(
+                "argument {:?} is a bare tensor: tag it INPUT(t), INOUT(t), OUTPUT_EXISTING(t) or NO_DEP(t)",
+                t.get().inner
+            )));
+        } else {
+            let declared = opts.scalar_types.get(scalars).copied();
+            args.scalar(number_bits(&item, declared)?);
+            scalars += 1;
+        }
+        Ok(())
+    };
+    match items.cast::<PyTuple>() {
+        Ok(t) => t.iter().try_for_each(&mut add)?,
+        Err(_) => items.try_iter()?.try_for_each(|item| add(item?))?,
+    }
+    if let Some(deps) = opts.deps {
+        for d in deps.try_iter()? {
+            args.dep(TaskId(task_raw(&d?)?));
+        }
+    }
+    if opts.block_num != 1 {
+        args.block_num(opts.block_num);
+    }
+    Ok(args)
+}
+
+/// A task's raw id from an int or an object with an `id` attribute (a `Task`).
+fn task_raw(d: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match d.extract::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) => d.getattr("id")?.extract::<u64>(),
+    }
+}
+
+/// A bare Python number's bits, as the workload files encode a bare JSON number.
+fn number_bits(v: &Bound<'_, PyAny>, declared: Option<ScalarType>) -> PyResult<u64> {
+    let is_int = v.extract::<i128>().is_ok() && !v.is_instance_of::<pyo3::types::PyFloat>();
+    if is_int {
+        let i: i128 = v.extract()?;
+        return Ok(match declared {
+            Some(ScalarType::F32) => u64::from((i as f32).to_bits()),
+            _ => i64::try_from(i)
+                .map(|x| x as u64)
+                .or_else(|_| u64::try_from(i))
+                .map_err(|_| SimplerError::new_err(format!("scalar {i} does not fit in 64 bits")))?,
+        });
+    }
+    let f: f64 = v.extract().map_err(|_| {
+        SimplerError::new_err(format!(
+            "argument {} is neither a tagged tensor nor a number",
+            v.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })?;
+    Ok(match declared {
+        Some(ScalarType::U64) => {
+            if f.fract() != 0.0 || f < 0.0 || f > u64::MAX as f64 {
+                return Err(SimplerError::new_err(format!(
+                    "{f} is not a valid u64 for this kernel's scalar"
+                )));
+            }
+            f as u64
+        }
+        _ => u64::from((f as f32).to_bits()),
+    })
+}
+
+/// Adds the tag functions and classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyArg>()?;
+    m.add_class::<PyScalar>()?;
+    m.add_function(wrap_pyfunction!(input, m)?)?;
+    m.add_function(wrap_pyfunction!(output, m)?)?;
+    m.add_function(wrap_pyfunction!(inout, m)?)?;
+    m.add_function(wrap_pyfunction!(output_existing, m)?)?;
+    m.add_function(wrap_pyfunction!(no_dep, m)?)?;
+    m.add_function(wrap_pyfunction!(scalar, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,447 @@
+//! `Orchestrator` from Python: scopes (`with o.scope():`, the site is the Python caller's
+//! `file.py:LINE`), submits on the worker's kernels, dummies, allocations, a batch submit, and
+//! explicit fatals.
+//!
+//! The Python object borrows the run's [`Orchestrator`] for exactly the duration of the
+//! orchestration function (see [`call_orchestration`]); afterwards every call raises.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use simpler_core::{Tensor, TensorArg, TensorCreateInfo};
+use simpler_runtime::platform::kernel::KernelRegistry;
+use simpler_runtime::{CoreType, MixedKernels, OrchResult, Orchestrator, ScopeMode, Stopped, TaskOutputs};
+use simpler_workloads::kernels::{self, ScalarType};
+
+use crate::args::{convert, Options};
+use crate::errors::{stopped_error, SimplerError, StoppedError};
+use crate::lend::{Lending, Lent};
+use crate::tensor::PyTensor;
+
+/// A kernel as a submit resolves it.
+#[derive(Clone, Copy)]
+struct KernelEntry {
+    id: u32,
+    core: CoreType,
+    /// How it reads bare numbers (the library's declaration; none for other kernels).
+    scalar_types: &'static [ScalarType],
+}
+
+/// The worker's kernels by name and id, taken when a run starts.
+pub struct KernelTable {
+    by_name: HashMap<String, KernelEntry>,
+    by_id: HashMap<u32, KernelEntry>,
+    /// True when a kernel is a Python callable: a submit then releases the GIL while it may
+    /// wait for room (those kernels need it to complete).
+    pub python_kernels: bool,
+}
+
+impl KernelTable {
+    /// The table of `registry`; `python_kernels` says whether any kernel is a Python callable.
+    pub fn of(registry: &KernelRegistry, python_kernels: bool) -> KernelTable {
+        let mut t = KernelTable {
+            by_name: HashMap::new(),
+            by_id: HashMap::new(),
+            python_kernels,
+        };
+        for d in registry.iter() {
+            let scalar_types = kernels::by_id(d.func_id)
+                .filter(|k| k.name == d.name)
+                .map_or(&[][..], |k| k.scalar_types);
+            let e = KernelEntry {
+                id: d.func_id,
+                core: d.core_type,
+                scalar_types,
+            };
+            t.by_name.insert(d.name.clone(), e);
+            t.by_id.insert(d.func_id, e);
+        }
+        t
+    }
+
+    fn resolve(&self, kernel: &Bound<'_, PyAny>) -> PyResult<KernelEntry> {
+        // A name is checked first: a failed integer extraction builds an exception (about a
+        // microsecond), too much for every submit.
+        let found = match kernel.cast::<PyString>() {
+            Ok(name) => self.by_name.get(name.to_cow()?.as_ref()),
+            Err(_) => self.by_id.get(&kernel.extract::<u32>()?),
+        };
+        found.copied().ok_or_else(|| {
+            let mut names: Vec<_> = self.by_name.values().map(|e| e.id).collect();
+            names.sort_unstable();
+            let names: Vec<String> = names
+                .iter()
+                .filter_map(|id| {
+                    self.by_name
+                        .iter()
+                        .find(|(_, e)| e.id == *id)
+                        .map(|(n, _)| format!("{id} {n}"))
+                })
+                .collect();
+            SimplerError::new_err(format!(
+                "unknown kernel {}; registered kernels: {}",
+                kernel.repr().map(|r| r.to_string()).unwrap_or_default(),
+                names.join(", ")
+            ))
+        })
+    }
+}
+
+/// A submitted task: its raw id (`ring << 32 | local`) and its runtime-allocated outputs.
+#[pyclass(name = "Task", module = "simpler", frozen)]
+pub struct PyTask {
+    /// The raw task id.
+    #[pyo3(get)]
+    id: u64,
+    /// Empty (no allocation) for the common task without runtime-allocated outputs.
+    outputs: Vec<Tensor>,
+}
+
+impl PyTask {
+    fn of(t: &TaskOutputs) -> PyTask {
+        PyTask {
+            id: t.id().raw(),
+            outputs: t.outputs().to_vec(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyTask {
+    /// The task's ring.
+    #[getter]
+    fn ring(&self) -> u8 {
+        simpler_core::TaskId(self.id).ring()
+    }
+    /// The task's index in its ring.
+    #[getter]
+    fn local(&self) -> u32 {
+        simpler_core::TaskId(self.id).local()
+    }
+    /// The runtime-allocated outputs, in argument order.
+    #[getter]
+    fn outputs(&self) -> Vec<PyTensor> {
+        self.outputs.iter().map(|&inner| PyTensor { inner }).collect()
+    }
+    /// Output `i` (the i-th OUTPUT argument).
+    #[pyo3(signature = (i = 0))]
+    fn output(&self, i: usize) -> PyResult<PyTensor> {
+        self.outputs
+            .get(i)
+            .map(|&inner| PyTensor { inner })
+            .ok_or_else(|| {
+                SimplerError::new_err(format!(
+                    "the task has {} outputs, not {}",
+                    self.outputs.len(),
+                    i + 1
+                ))
+            })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Task(ring={}, local={}, outputs={})",
+            self.ring(),
+            self.local(),
+            self.outputs.len()
+        )
+    }
+}
+
+/// The orchestrator handed to a Python orchestration function. The Python object may outlive
+/// the function (a traceback or a list can keep it, and drop it on any thread); the run's
+/// orchestrator is reachable through it only on the orchestration thread, during the call.
+#[pyclass(name = "Orchestrator", module = "simpler", frozen)]
+pub struct PyOrchestrator {
+    /// The run's orchestrator, lent for the call of the orchestration function.
+    orch: Lent<Orchestrator>,
+    /// The last [`Stopped`] a call returned, handed back to the runtime when the function
+    /// lets the `StoppedError` propagate.
+    stopped: Mutex<Option<Stopped>>,
+    kernels: Arc<KernelTable>,
+}
+
+impl PyOrchestrator {
+    /// Runs `f` on the lent orchestrator (see `Lent::with`); with Python kernels registered,
+    /// without the GIL, so that a submit waiting for room lets them run.
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Orchestrator) -> R + Send) -> PyResult<R> {
+        if self.kernels.python_kernels {
+            py.detach(|| self.orch.with(f))
+        } else {
+            self.orch.with(f)
+        }
+    }
+
+    fn set_stopped(&self, s: Stopped) {
+        *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some(s);
+    }
+
+    /// A submit's result as a Python `Task`, or the `StoppedError`.
+    fn task(&self, py: Python<'_>, r: Result<TaskOutputs, Stopped>) -> PyResult<PyTask> {
+        match r {
+            Ok(t) => Ok(PyTask::of(&t)),
+            Err(s) => {
+                self.set_stopped(s);
+                Err(stopped_error(py, s))
+            }
+        }
+    }
+
+    fn submit_one(
+        &self,
+        py: Python<'_>,
+        kernels: MixedKernels,
+        scalar_types: &[ScalarType],
+        items: &Bound<'_, PyAny>,
+        deps: Option<&Bound<'_, PyAny>>,
+        block_num: u16,
+    ) -> PyResult<PyTask> {
+        let opts = Options {
+            deps,
+            block_num,
+            scalar_types,
+        };
+        let args = convert(items, &opts)?;
+        let r = self.with(py, |o| o.submit(kernels, &args))?;
+        self.task(py, r)
+    }
+}
+
+fn mixed(k: KernelEntry) -> MixedKernels {
+    match k.core {
+        CoreType::Aic => MixedKernels::aic(k.id as i32),
+        CoreType::Aiv => MixedKernels::aiv(k.id as i32),
+    }
+}
+
+#[pymethods]
+impl PyOrchestrator {
+    /// Submits `kernel` (a name or func id) with tagged tensors and scalars in order;
+    /// `deps` are explicit dependencies (tasks or raw ids), `block_num` SPMD blocks.
+    #[pyo3(signature = (kernel, *args, deps = None, block_num = 1))]
+    fn submit(
+        &self,
+        py: Python<'_>,
+        kernel: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        deps: Option<&Bound<'_, PyAny>>,
+        block_num: u16,
+    ) -> PyResult<PyTask> {
+        let k = self.kernels.resolve(kernel)?;
+        self.submit_one(py, mixed(k), k.scalar_types, args.as_any(), deps, block_num)
+    }
+
+    /// Submits a dependency-only task (no kernel); it may carry outputs.
+    #[pyo3(signature = (*args, deps = None))]
+    fn submit_dummy(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        deps: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTask> {
+        self.submit_one(py, MixedKernels::NONE, &[], args.as_any(), deps, 1)
+    }
+
+    /// Submits `kernel` once per argument list in `batch` (each a list of tagged tensors and
+    /// scalars) in one call: the batch API for many similar tasks. Returns the tasks.
+    #[pyo3(signature = (kernel, batch, block_num = 1))]
+    fn submit_many(
+        &self,
+        py: Python<'_>,
+        kernel: &Bound<'_, PyAny>,
+        batch: &Bound<'_, PyAny>,
+        block_num: u16,
+    ) -> PyResult<Vec<PyTask>> {
+        let k = self.kernels.resolve(kernel)?;
+        let opts = Options {
+            deps: None,
+            block_num,
+            scalar_types: k.scalar_types,
+        };
+        let mut tasks = Vec::new();
+        for items in batch.try_iter()? {
+            let args = convert(&items?, &opts)?;
+            let r = self.with(py, |o| o.submit(mixed(k), &args))?;
+            tasks.push(self.task(py, r)?);
+        }
+        Ok(tasks)
+    }
+
+    /// Allocates buffers (each a `TensorCreateInfo`, an `OUTPUT(...)` or a `(shape, dtype)`
+    /// pair) through one hidden allocation task; returns their tensors.
+    #[pyo3(signature = (*infos))]
+    fn alloc_tensors(&self, py: Python<'_>, infos: &Bound<'_, PyTuple>) -> PyResult<Vec<PyTensor>> {
+        let mut cis: Vec<TensorCreateInfo> = Vec::with_capacity(infos.len());
+        for info in infos.iter() {
+            cis.push(create_info(&info)?);
+        }
+        let r = self.with(py, |o| o.alloc_tensors(&cis))?;
+        Ok(self.task(py, r)?.outputs())
+    }
+
+    /// A scope for `with`: `with o.scope():` (auto) or `with o.scope(manual=True):`. Its site
+    /// is the caller's `file.py:LINE` unless `site` names one.
+    #[pyo3(signature = (manual = false, site = None))]
+    fn scope(slf: Bound<'_, Self>, manual: bool, site: Option<String>) -> PyResult<ScopeGuard> {
+        let site = match site {
+            Some(s) => s,
+            None => caller_site(slf.py())?,
+        };
+        Ok(ScopeGuard {
+            orch: slf.unbind(),
+            mode: if manual {
+                ScopeMode::Manual
+            } else {
+                ScopeMode::Auto
+            },
+            site,
+        })
+    }
+
+    /// `scope(manual=True)`.
+    #[pyo3(signature = (site = None))]
+    fn manual_scope(slf: Bound<'_, Self>, site: Option<String>) -> PyResult<ScopeGuard> {
+        let site = match site {
+            Some(s) => s,
+            None => caller_site(slf.py())?,
+        };
+        Self::scope(slf, true, Some(site))
+    }
+
+    /// Stops the run with EXPLICIT_ORCH_FATAL (9) and `message`; raises the `StoppedError`.
+    fn report_fatal(&self, py: Python<'_>, message: String) -> PyResult<()> {
+        let s = self.with(py, |o| o.report_fatal(message))?;
+        self.set_stopped(s);
+        Err(stopped_error(py, s))
+    }
+
+    /// Current scope depth (0 = root).
+    #[getter]
+    fn depth(&self) -> PyResult<usize> {
+        self.orch.with(|o| o.depth())
+    }
+    /// True once the run is fatal.
+    #[getter]
+    fn is_fatal(&self) -> PyResult<bool> {
+        self.orch.with(|o| o.is_fatal())
+    }
+    /// Clusters of this run.
+    #[getter]
+    fn cluster_count(&self) -> PyResult<u32> {
+        self.orch.with(|o| o.available_cluster_count())
+    }
+    /// The innermost open scope's site.
+    #[getter]
+    fn current_site(&self) -> PyResult<String> {
+        self.orch.with(|o| o.current_site())
+    }
+}
+
+/// A create-info from a `TensorCreateInfo`, an `OUTPUT(...)` argument or `(shape, dtype)`.
+fn create_info(info: &Bound<'_, PyAny>) -> PyResult<TensorCreateInfo> {
+    if let Ok(ci) = info.extract::<crate::tensor::PyCreateInfo>() {
+        return Ok(ci.inner);
+    }
+    if let Ok(a) = info.cast::<crate::args::PyArg>() {
+        if let TensorArg::Output(ci) = a.get().inner {
+            return Ok(ci);
+        }
+    }
+    let (shape, dtype): (Vec<u32>, String) = info.extract().map_err(|_| {
+        SimplerError::new_err(format!(
+            "{} is not a TensorCreateInfo, an OUTPUT(...) or a (shape, dtype) pair",
+            info.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })?;
+    TensorCreateInfo::new(&shape, crate::tensor::dtype(&dtype)?).map_err(crate::tensor::tensor_err)
+}
+
+/// The Python caller's `"<file base name>:<line>"` (the innermost Python frame).
+pub fn caller_site(py: Python<'_>) -> PyResult<String> {
+    let frame = py.import("sys")?.call_method1("_getframe", (0,))?;
+    let file: String = frame.getattr("f_code")?.getattr("co_filename")?.extract()?;
+    let line: u32 = frame.getattr("f_lineno")?.extract()?;
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(&file);
+    Ok(format!("{base}:{line}"))
+}
+
+/// `with o.scope():` — opens the scope on enter, closes it on exit (an exception too).
+#[pyclass(module = "simpler", frozen)]
+pub struct ScopeGuard {
+    orch: Py<PyOrchestrator>,
+    mode: ScopeMode,
+    site: String,
+}
+
+#[pymethods]
+impl ScopeGuard {
+    fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyOrchestrator>> {
+        let site = crate::sites::named(&self.site);
+        let mode = self.mode;
+        self.orch.get().orch.with(|o| o.begin_scope(mode, site))?;
+        Ok(self.orch.clone_ref(py))
+    }
+    fn __exit__(
+        &self,
+        _ty: &Bound<'_, PyAny>,
+        _value: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        self.orch.get().orch.with(|o| o.end_scope())?;
+        Ok(false)
+    }
+}
+
+/// Calls the Python `func` with a Python orchestrator lent `orch`, on the run's orchestration
+/// thread. A Python exception other than the `StoppedError` of a fatal run is kept in `raised`
+/// (to chain it to the run's `FatalError`) and ends the run with EXPLICIT_ORCH_FATAL (9) and
+/// its text.
+pub fn call_orchestration(
+    orch: &mut Orchestrator,
+    func: Py<PyAny>,
+    kernels: Arc<KernelTable>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+) -> OrchResult {
+    Python::attach(|py| {
+        let lent = PyOrchestrator {
+            orch: Lent::new(orch, "orchestrator", "an orchestration function"),
+            stopped: Mutex::new(None),
+            kernels,
+        };
+        let handle = Bound::new(py, lent).map_err(|e| e.to_string())?;
+        let result = {
+            let _loan = Lending(&handle.get().orch);
+            func.call1(py, (handle.clone(),))
+        };
+        let err = match result {
+            Ok(_) => return Ok(()),
+            Err(e) => e,
+        };
+        let stopped = *handle.get().stopped.lock().unwrap_or_else(|p| p.into_inner());
+        if let (true, Some(s)) = (err.is_instance_of::<StoppedError>(py), stopped) {
+            return Err(Box::new(s) as Box<dyn std::error::Error + Send + Sync>);
+        }
+        let text = python_error_text(py, &err);
+        *raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(err);
+        Err(text.into())
+    })
+}
+
+/// `"TypeError: message"` for a Python exception.
+pub fn python_error_text(py: Python<'_>, err: &PyErr) -> String {
+    let ty = err
+        .get_type(py)
+        .qualname()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".into());
+    format!("{ty}: {}", err.value(py))
+}
+
+/// Adds the classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyOrchestrator>()?;
+    m.add_class::<PyTask>()?;
+    m.add_class::<ScopeGuard>()?;
+    Ok(())
+}

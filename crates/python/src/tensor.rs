@@ -1,0 +1,196 @@
+//! `Tensor`: a view of a device buffer (shape, strides, offset, dtype), with the views the
+//! runtime supports (sub-box, slice with a step, reshape, transpose, `t[a:b, ::2]`). Dtypes are
+//! named as NumPy names them (`"float32"`, `"int64"`, `"bool"`, ...; `"bfloat16"` too, which
+//! NumPy lacks).
+
+use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyTuple};
+use simpler_core::{DType, Tensor, TensorCreateInfo, TensorError};
+
+use crate::errors::TensorError as PyTensorError;
+
+/// A dtype from its NumPy name (`"float32"`) or artifact name (`"FLOAT32"`).
+pub fn dtype(name: &str) -> PyResult<DType> {
+    DType::from_name(name).ok_or_else(|| {
+        let names: Vec<String> = DType::ALL.iter().map(|d| dtype_name(*d)).collect();
+        PyTensorError::new_err(format!("unknown dtype {name:?}; dtypes: {}", names.join(", ")))
+    })
+}
+
+/// The NumPy name of `d` (`"float32"`).
+pub fn dtype_name(d: DType) -> String {
+    d.name().to_ascii_lowercase()
+}
+
+/// A tensor error as the Python exception.
+pub fn tensor_err(e: TensorError) -> PyErr {
+    PyTensorError::new_err(e.to_string())
+}
+
+/// A view of a device buffer.
+#[pyclass(name = "Tensor", module = "simpler", frozen, eq, from_py_object)]
+#[derive(Clone, Copy, PartialEq)]
+pub struct PyTensor {
+    pub inner: Tensor,
+}
+
+impl PyTensor {
+    fn wrap(r: Result<Tensor, TensorError>) -> PyResult<PyTensor> {
+        r.map(|inner| PyTensor { inner }).map_err(tensor_err)
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// The view's shape.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.shape())
+    }
+    /// The view's strides, in elements.
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.strides())
+    }
+    /// The element offset of the view's first element in its buffer.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.inner.start_offset()
+    }
+    /// The dtype's NumPy name.
+    #[getter]
+    fn dtype(&self) -> String {
+        dtype_name(self.inner.dtype())
+    }
+    /// Elements in the view.
+    #[getter]
+    fn numel(&self) -> u64 {
+        self.inner.numel()
+    }
+    /// The buffer's device address (unique per allocation within a run).
+    #[getter]
+    fn addr(&self) -> u64 {
+        self.inner.addr()
+    }
+    /// The raw id of the task that created the buffer (`None` for an external tensor).
+    #[getter]
+    fn owner(&self) -> Option<u64> {
+        let o = self.inner.owner();
+        o.is_valid().then(|| o.raw())
+    }
+    /// A sub-box: `shape[d]` elements from `offsets[d]` in every dimension.
+    fn view(&self, shape: Vec<u32>, offsets: Vec<u32>) -> PyResult<PyTensor> {
+        PyTensor::wrap(self.inner.view(&shape, &offsets))
+    }
+    /// Elements `start, start+step, ... < end` of dimension `dim`.
+    #[pyo3(signature = (dim, start, end, step = 1))]
+    fn slice(&self, dim: usize, start: u32, end: u32, step: u32) -> PyResult<PyTensor> {
+        PyTensor::wrap(self.inner.slice(dim, start, end, step))
+    }
+    /// The same elements with another row-major shape (contiguous views only).
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, shape: Vec<u32>) -> PyResult<PyTensor> {
+        PyTensor::wrap(self.inner.reshape(&shape))
+    }
+    /// Swaps dimensions `d0` and `d1`.
+    #[pyo3(signature = (d0 = 0, d1 = 1))]
+    fn transpose(&self, d0: usize, d1: usize) -> PyResult<PyTensor> {
+        PyTensor::wrap(self.inner.transpose(d0, d1))
+    }
+    /// The transpose of a 2-D view.
+    #[getter(T)]
+    fn t(&self) -> PyResult<PyTensor> {
+        self.transpose(0, 1)
+    }
+    /// `t[a:b, ::2]`: one slice per leading dimension, steps positive. An integer index is
+    /// refused (a view keeps its rank): write `t[i:i+1]`.
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+            Ok(t) => t.iter().collect(),
+            Err(_) => vec![key.clone()],
+        };
+        if items.len() > self.inner.ndims() {
+            return Err(PyTensorError::new_err(format!(
+                "{} indices for a {}-D tensor",
+                items.len(),
+                self.inner.ndims()
+            )));
+        }
+        let mut out = self.inner;
+        for (dim, item) in items.iter().enumerate() {
+            let Ok(slice) = item.cast::<PySlice>() else {
+                return Err(PyTensorError::new_err(format!(
+                    "index {dim} is not a slice: a view keeps its rank, write t[i:i+1] for one row"
+                )));
+            };
+            let len = out.shape()[dim];
+            let ix = slice.indices(len as isize)?;
+            if ix.step <= 0 {
+                return Err(PyTensorError::new_err(format!(
+                    "index {dim}: step {} is not positive",
+                    ix.step
+                )));
+            }
+            let end = ix.stop.max(ix.start);
+            out = out
+                .slice(dim, ix.start as u32, end as u32, ix.step as u32)
+                .map_err(tensor_err)?;
+        }
+        Ok(PyTensor { inner: out })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Tensor(shape={:?}, strides={:?}, offset={}, dtype={}, addr={:#x})",
+            self.inner.shape(),
+            self.inner.strides(),
+            self.inner.start_offset(),
+            dtype_name(self.inner.dtype()),
+            self.inner.addr()
+        )
+    }
+}
+
+/// The description of a runtime-allocated output: shape and dtype (and optionally an initial
+/// value); `OUTPUT(shape, dtype)` builds one.
+#[pyclass(name = "TensorCreateInfo", module = "simpler", frozen, from_py_object)]
+#[derive(Clone, Copy)]
+pub struct PyCreateInfo {
+    pub inner: TensorCreateInfo,
+}
+
+#[pymethods]
+impl PyCreateInfo {
+    #[new]
+    #[pyo3(signature = (shape, dtype = "float32", initial_value = None))]
+    fn new(shape: Vec<u32>, dtype: &str, initial_value: Option<f64>) -> PyResult<PyCreateInfo> {
+        let mut ci = TensorCreateInfo::new(&shape, self::dtype(dtype)?).map_err(tensor_err)?;
+        if let Some(v) = initial_value {
+            ci = ci.with_initial_value(v);
+        }
+        Ok(PyCreateInfo { inner: ci })
+    }
+    /// The shape.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.shape())
+    }
+    /// The dtype's NumPy name.
+    #[getter]
+    fn dtype(&self) -> String {
+        dtype_name(self.inner.dtype())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "TensorCreateInfo(shape={:?}, dtype={})",
+            self.inner.shape(),
+            dtype_name(self.inner.dtype())
+        )
+    }
+}
+
+/// Adds the classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTensor>()?;
+    m.add_class::<PyCreateInfo>()?;
+    Ok(())
+}

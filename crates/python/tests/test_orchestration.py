@@ -1,0 +1,181 @@
+"""Orchestrations in Python: views (slices, steps, reshape, transpose), every tag, scalars,
+explicit deps, dummy tasks, alloc_tensors, manual scopes, SPMD blocks, the batch submit, every
+dtype to and from NumPy; and workload files and --from-deps runs from Python."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import simpler
+from simpler import INOUT, INPUT, NO_DEP, OUTPUT, OUTPUT_EXISTING
+
+WAIT_RETAIN = ["wait", "retain"]
+
+
+def test_views_read_and_write_what_numpy_says():
+    w = simpler.Worker()
+    x_np = np.arange(48, dtype=np.float32).reshape(6, 8)
+    x = w.tensor(x_np)
+    xt = w.alloc((8, 6), "float32")
+    every_other = w.alloc((3, 4), "float32")
+    flat = w.alloc((48,), "float32")
+    y = w.tensor(np.zeros((6, 8), np.float32))
+
+    def orch(o):
+        o.submit("copy", INPUT(x.T), OUTPUT_EXISTING(xt))
+        o.submit("copy", INPUT(x[::2, 1::2]), OUTPUT_EXISTING(every_other))
+        o.submit("copy", INPUT(x.reshape(48)), OUTPUT_EXISTING(flat))
+        o.submit("add_scalar", INPUT(x[2:4, 3:7]), OUTPUT_EXISTING(y.view([2, 4], [1, 2])), 0.5)
+
+    w.run(orch)
+    np.testing.assert_array_equal(w.read(xt), x_np.T)
+    np.testing.assert_array_equal(w.read(every_other), x_np[::2, 1::2])
+    np.testing.assert_array_equal(w.read(flat), x_np.reshape(48))
+    expected = np.zeros((6, 8), np.float32)
+    expected[1:3, 2:6] = x_np[2:4, 3:7] + 0.5
+    np.testing.assert_array_equal(w.read(y), expected)
+    np.testing.assert_array_equal(w.read(x[1:5:3, ::4]), x_np[1:5:3, ::4])
+    assert (x.T.shape, x.T.strides) == ((8, 6), (1, 8))
+    assert (x[::2, 1::2].shape, x[::2, 1::2].strides, x[::2, 1::2].offset) == ((3, 4), (16, 2), 1)
+
+
+def test_bad_views_are_tensor_errors():
+    w = simpler.Worker()
+    x = w.alloc((4, 4), "float32")
+    with pytest.raises(simpler.TensorError, match="index 0 is not a slice"):
+        x[1]
+    with pytest.raises(simpler.TensorError, match="step -1 is not positive"):
+        x[::-1]
+    with pytest.raises(simpler.TensorError):
+        x.T.reshape(16)
+    with pytest.raises(simpler.TensorError, match="does not match the view's"):
+        w.write(x, np.zeros(3, np.float32))
+    with pytest.raises(simpler.TensorError, match="does not match the tensor's float32"):
+        w.write(x, np.zeros((4, 4), np.float64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int16", "int32", "int64",
+                                   "uint8", "uint16", "uint32", "uint64", "bool"])
+def test_every_dtype_round_trips_and_copies(dtype):
+    w = simpler.Worker()
+    values = (np.arange(24) % 7).astype(dtype).reshape(4, 6)
+    x = w.tensor(values)
+    y = w.alloc((6, 4), dtype)
+    assert x.dtype == dtype
+    w.run(lambda o: o.submit("copy", INPUT(x.T), OUTPUT_EXISTING(y)))
+    got = w.read(y)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, values.T)
+
+
+def test_tags_deps_dummies_and_allocs_wire_exactly_these_edges():
+    w = simpler.Worker()
+    x, y, z = (w.alloc((8,), "float32") for _ in range(3))
+    tasks = {}
+
+    def orch(o):
+        tasks["fill"] = o.submit("fill", OUTPUT_EXISTING(x), 4)
+        tasks["copy"] = o.submit("copy", INPUT(x), INOUT(y))
+        tasks["nodep"] = o.submit("copy", NO_DEP(x), OUTPUT_EXISTING(z), deps=[tasks["copy"]])
+        tasks["dummy"] = o.submit_dummy(deps=[tasks["fill"].id, tasks["nodep"]])
+        a, b = o.alloc_tensors(OUTPUT((16,), "int32"), ((2, 2), "float16"))
+        assert (a.shape, a.dtype, b.shape, b.dtype) == ((16,), "int32", (2, 2), "float16")
+        tasks["reader"] = o.submit("noop", INPUT(a), INPUT(b))
+        tasks["alloc"] = a.owner
+
+    report = w.run(orch)
+    t = {k: (v if isinstance(v, int) else v.id) for k, v in tasks.items()}
+    # A tensor-map hit waits only; explicit deps and creator edges also retain.
+    assert report.edges == sorted([
+        (t["fill"], t["copy"], ["wait"]),
+        (t["copy"], t["nodep"], WAIT_RETAIN),
+        (t["fill"], t["dummy"], WAIT_RETAIN),
+        (t["nodep"], t["dummy"], WAIT_RETAIN),
+        (t["alloc"], t["reader"], WAIT_RETAIN),
+    ])
+    np.testing.assert_array_equal(w.read(y), np.full(8, 4, np.float32))
+    np.testing.assert_array_equal(w.read(z), np.full(8, 4, np.float32))
+
+
+def test_a_manual_scope_wires_explicit_deps_only():
+    w = simpler.Worker()
+    x, y = w.alloc((8,), "float32"), w.alloc((8,), "float32")
+    ids = []
+
+    def orch(o):
+        with o.scope(manual=True):
+            first = o.submit("fill", OUTPUT_EXISTING(x), 1.0)
+            implicit = o.submit("copy", INPUT(x), OUTPUT_EXISTING(y))
+            explicit = o.submit("copy", INPUT(x), OUTPUT_EXISTING(y), deps=[first])
+            ids.extend([first.id, implicit.id, explicit.id])
+            assert o.depth == 1 and o.current_site.startswith("test_orchestration.py:")
+
+    report = w.run(orch)
+    assert report.edges == [(ids[0], ids[2], WAIT_RETAIN)]
+
+
+def test_spmd_blocks_and_the_batch_submit_give_numpy_results():
+    w = simpler.Worker(clusters=2)
+    a_np = np.arange(4096, dtype=np.float32)
+    a = w.tensor(a_np)
+    out = w.alloc((4096,), "float32")
+    tiles = w.alloc((16, 256), "float32")
+
+    def orch(o):
+        o.submit("add", INPUT(a), INPUT(a), OUTPUT_EXISTING(out), block_num=4)
+        rows = a.reshape(16, 256)
+        batch = [[INPUT(rows[i:i + 1]), OUTPUT_EXISTING(tiles[i:i + 1]), float(i)] for i in range(16)]
+        done = o.submit_many("add_scalar", batch)
+        assert [t.local for t in done] == list(range(1, 17))
+
+    report = w.run(orch)
+    assert report.tasks == 17
+    np.testing.assert_array_equal(w.read(out), a_np * 2)
+    np.testing.assert_array_equal(w.read(tiles), a_np.reshape(16, 256) + np.arange(16, dtype=np.float32)[:, None])
+
+
+def test_typed_scalars_are_encoded_as_given():
+    w = simpler.Worker()
+    x = w.tensor(np.zeros(4, np.float32))
+    y = w.alloc((4,), "float32")
+    w.run(lambda o: o.submit("add_scalar", INPUT(x), OUTPUT_EXISTING(y), simpler.scalar(2.5, "f32")))
+    np.testing.assert_array_equal(w.read(y), np.full(4, 2.5, np.float32))
+    with pytest.raises(simpler.SimplerError, match="unknown scalar type \"f16\""):
+        simpler.scalar(1, "f16")
+
+
+def test_the_orchestrator_refuses_other_threads():
+    w = simpler.Worker()
+    errors = []
+
+    def orch(o):
+        def other():
+            try:
+                o.submit("noop")
+            except simpler.SimplerError as e:
+                errors.append(str(e))
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+
+    w.run(orch)
+    assert errors == ["the orchestrator is used from another thread; use it only inside an orchestration function"]
+
+
+def test_workload_files_and_from_deps_run_from_python(repo, tmp_path):
+    run = simpler.run_workload(
+        repo / "workloads" / "vector_example.json",
+        config=simpler.CallConfig(enable_dep_gen=True, output_prefix=str(tmp_path / "run")),
+    )
+    assert run.passed and run.checks == [(True, run.checks[0][1])]
+    assert (run.report.tasks, len(run.report.edges)) == (5, 6)
+    replay = simpler.run_from_deps(tmp_path / "run" / "deps.json", config=simpler.CallConfig(runtime="hbg"))
+    assert replay.passed
+    assert replay.checks[-1] == (True, "6 of 6 captured edges wired; 0 missing, 0 extra; 0 not reproduced")
+    small = simpler.run_example("vector_example", params={"size": 64})
+    assert small.passed and small.checks == [(True, small.checks[0][1])]
+    with pytest.raises(simpler.WorkloadError, match="unknown example `nope`; built-in examples: "):
+        simpler.run_example("nope")
+    assert "vector_example" in simpler.examples()

@@ -1,0 +1,96 @@
+"""The pytest plugin: its flags turn the diagnostics on for every Worker of a scene test, with
+the artifacts (and their views) under `outputs/<test>_<case>_<timestamp>/`."""
+
+import json
+import sys
+
+SCENE = '''
+import numpy as np
+import pytest
+import simpler
+from simpler import INPUT, OUTPUT, OUTPUT_EXISTING
+
+N = 1024
+
+@pytest.mark.parametrize("case", ["small"])
+def test_vector(case):
+    w = simpler.Worker()
+    a = w.tensor(np.full(N, 2.0, np.float32))
+    b = w.tensor(np.full(N, 3.0, np.float32))
+    f = w.alloc((N,), "float32")
+
+    def orch(o):
+        c = o.submit("add", INPUT(a), INPUT(b), OUTPUT((N,))).output(0)
+        with o.scope():
+            d = o.submit("add_scalar", INPUT(c), OUTPUT((N,)), 1.0).output(0)
+            o.submit("add", INPUT(d), INPUT(c), OUTPUT_EXISTING(f))
+
+    report = w.run(orch)
+    assert (w.read(f) == 11).all()
+    print("REPORT", report.runtime, report.output_dir)
+
+def test_plain():
+    w = simpler.Worker()
+    report = w.run(lambda o: o.submit("noop"))
+    print("REPORT", report.runtime, report.output_dir)
+'''
+
+
+def reports(result):
+    return [line.split("REPORT ")[1].split() for line in result.outlines if "REPORT " in line]
+
+
+def test_the_flags_write_every_artifact_and_view_per_case(pytester):
+    pytester.makepyfile(test_scene=SCENE)
+    result = pytester.runpytest_subprocess(
+        "-s", "-p", "no:cacheprovider",
+        "--enable-scope-stats", "--enable-dep-gen", "--enable-l2-swimlane", "--dump-args=2", "--runtime", "hbg",
+    )
+    result.assert_outcomes(passed=2)
+    got = reports(result)
+    assert [r[0] for r in got] == ["hbg", "hbg"]
+    folders = sorted(p.name for p in (pytester.path / "outputs").iterdir())
+    assert len(folders) == 2
+    assert folders[0].startswith("test_plain_default_") and folders[1].startswith("test_vector_small_")
+    vector = pytester.path / "outputs" / folders[1]
+    for name in [
+        "run.json", "deps.json", "deps_viewer.txt", "name_map.json", "merged_swimlane.json",
+        "scope_stats/scope_stats.jsonl", "scope_stats/scope_stats.html", "args_dump/args_dump.json",
+    ]:
+        assert (vector / name).is_file(), name
+    assert list(vector.glob("*swimlane_records*.json")), "the timing records"
+    manifest = json.loads((vector / "run.json").read_text())
+    assert manifest["status"] == "completed"
+    assert {d["name"]: d["outcome"] for d in manifest["diagnostics"]}["dep_gen"] == "written"
+    assert {v["name"] for v in manifest["views"]} >= {"deps_viewer.txt", "scope_stats/scope_stats.html"}
+    samples = (vector / "scope_stats" / "scope_stats.jsonl").read_text().splitlines()[1:]
+    scope_line = next(i + 1 for i, t in enumerate(SCENE.lstrip("\n").splitlines()) if "with o.scope()" in t)
+    assert json.loads(samples[1])["site"] == f"test_scene.py:{scope_line}"
+
+
+def test_without_flags_nothing_is_written(pytester):
+    pytester.makepyfile(test_scene=SCENE)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert reports(result) == [["tmr", "None"], ["tmr", "None"]]
+    assert not (pytester.path / "outputs").exists()
+
+
+def test_a_scene_file_runs_as_a_script_with_the_flags(pytester):
+    script = pytester.makepyfile(test_script=SCENE + """
+if __name__ == "__main__":
+    import simpler.scene
+    simpler.scene.main()
+""")
+    result = pytester.run(sys.executable, str(script), "-s", "-p", "no:cacheprovider", "--enable-dep-gen")
+    assert result.ret == 0, result.outlines
+    folders = sorted(p.name for p in (pytester.path / "outputs").iterdir())
+    assert [f.rsplit("_", 2)[0] for f in folders] == ["test_plain_default", "test_vector_small"]
+    assert (pytester.path / "outputs" / folders[1] / "deps_viewer.txt").is_file()
+
+
+def test_the_flags_are_registered(pytester):
+    result = pytester.runpytest_subprocess("--help")
+    for flag in ["--enable-scope-stats", "--enable-dep-gen", "--enable-l2-swimlane", "--enable-chip-swimlane",
+                 "--dump-args=[LEVEL]", "--runtime={tmr,hbg}"]:
+        assert any(flag in line for line in result.outlines), flag
