@@ -28,8 +28,9 @@ class CallConfig:
     enable_scope_stats: Optional[bool] = None
     #: The dependency graph (``deps.json``).
     enable_dep_gen: Optional[bool] = None
-    #: Per-task timing records.
-    enable_l2_swimlane: Optional[bool] = None
+    #: Per-task timing records: ``True`` (level 4, everything) or a level 0..4 as the original's
+    #: (1 kernel start/end, 2 + dispatch/finish, 3 + scheduler phases, 4 + submit spans).
+    enable_l2_swimlane: Optional[Union[bool, int]] = None
     #: Args dump level 0..3 (``args_dump/``).
     dump_args: Optional[int] = None
     #: The artifact folder; default ``outputs/<name>_<case>_<UTC stamp>/`` when a diagnostic is on.

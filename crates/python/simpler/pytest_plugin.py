@@ -25,8 +25,9 @@ def pytest_addoption(parser):
     group.addoption("--enable-dep-gen", action="store_true", default=False,
                     help="the dependency graph (deps.json + deps_viewer.txt)")
     group.addoption("--enable-l2-swimlane", "--enable-chip-swimlane", dest="enable_l2_swimlane",
-                    action="store_true", default=False,
-                    help="per-task timing records and the Perfetto trace merged_swimlane.json")
+                    nargs="?", const=4, type=int, default=None, metavar="LEVEL",
+                    help="per-task timing records at LEVEL 1-4 (the bare flag: 4) and the Perfetto "
+                         "trace merged_swimlane.json")
     group.addoption("--dump-args", nargs="?", const=1, type=int, default=None, metavar="LEVEL",
                     help="task argument data (args_dump/): 1 partial (the bare flag), 2 full, 3 hybrid")
     group.addoption("--runtime", choices=["tmr", "hbg"], default=None,
@@ -41,7 +42,7 @@ def defaults_of(config) -> CallConfig:
     return CallConfig(
         enable_scope_stats=on("enable_scope_stats"),
         enable_dep_gen=on("enable_dep_gen"),
-        enable_l2_swimlane=on("enable_l2_swimlane"),
+        enable_l2_swimlane=config.getoption("enable_l2_swimlane"),
         dump_args=config.getoption("dump_args"),
     )
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use simpler_runtime::config::{DumpArgsLevel, Settings};
+use simpler_runtime::config::{DumpArgsLevel, Settings, SwimlaneLevel};
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
 use crate::errors::ConfigError;
@@ -87,6 +87,28 @@ pub fn settings(cfg: &Bound<'_, PyAny>) -> PyResult<Settings> {
             ))
         })?),
     };
+    // `enable_l2_swimlane`: a bool (level 4 when true) or a level 0–4, as the original's int.
+    let swimlane = cfg.getattr("enable_l2_swimlane")?;
+    let (enable_l2_swimlane, l2_swimlane_level) = if swimlane.is_none() {
+        (None, None)
+    } else if let Ok(on) = swimlane.cast::<pyo3::types::PyBool>() {
+        (Some(on.is_true()), None)
+    } else {
+        let n: u64 = swimlane.extract().map_err(|_| {
+            ConfigError::new_err("CallConfig.enable_l2_swimlane: not a bool or a level 0 to 4")
+        })?;
+        match n {
+            0 => (Some(false), None),
+            n => (
+                Some(true),
+                Some(SwimlaneLevel::from_number(n).ok_or_else(|| {
+                    ConfigError::new_err(format!(
+                        "CallConfig.enable_l2_swimlane: level {n} is not 0 (off) to 4 (everything)"
+                    ))
+                })?),
+            ),
+        }
+    };
     let timeout = match field::<f64>(cfg, "timeout")? {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(ConfigError::new_err(format!(
@@ -103,7 +125,8 @@ pub fn settings(cfg: &Bound<'_, PyAny>) -> PyResult<Settings> {
         tensormap_capacity: field(cfg, "tensormap_capacity")?,
         enable_scope_stats: field(cfg, "enable_scope_stats")?,
         enable_dep_gen: field(cfg, "enable_dep_gen")?,
-        enable_l2_swimlane: field(cfg, "enable_l2_swimlane")?,
+        enable_l2_swimlane,
+        l2_swimlane_level,
         dump_args,
         output_prefix: field::<PathBuf>(cfg, "output_prefix")?,
         timeout,
