@@ -31,7 +31,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use simpler_runtime::config::{DumpArgsLevel, RingResource, Settings, DEFAULT_HEAP, MAX_CLUSTERS};
+use simpler_runtime::config::{
+    DumpArgsLevel, RingResource, Settings, SwimlaneLevel, DEFAULT_HEAP, MAX_CLUSTERS,
+};
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::{Error, ErrorKind, WorkloadError};
@@ -41,6 +43,7 @@ pub use runner::CheckResult;
 pub use schema::WorkloadSpec;
 
 use program::Program;
+use schema::SwimlaneSwitch;
 
 /// A loaded, validated workload.
 #[derive(Clone, Debug)]
@@ -180,6 +183,19 @@ fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
             )
         })?),
     };
+    let (enable_l2_swimlane, l2_swimlane_level) = match d.enable_l2_swimlane {
+        SwimlaneSwitch::On(on) => (on, None),
+        SwimlaneSwitch::Level(0) => (false, None),
+        SwimlaneSwitch::Level(n) => (
+            true,
+            Some(SwimlaneLevel::from_number(n).ok_or_else(|| {
+                WorkloadError::new(
+                    "diagnostics.enable_l2_swimlane".to_string(),
+                    format!("{n} is not a swimlane level: 0 (off) to 4 (everything), or true/false"),
+                )
+            })?),
+        ),
+    };
     Ok(Settings {
         runtime: spec.runtime.as_deref().and_then(RuntimeKind::from_name),
         clusters: spec.clusters,
@@ -187,7 +203,8 @@ fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
         tensormap_capacity: spec.tensormap_capacity,
         enable_scope_stats: Some(d.enable_scope_stats),
         enable_dep_gen: Some(d.enable_dep_gen),
-        enable_l2_swimlane: Some(d.enable_l2_swimlane),
+        enable_l2_swimlane: Some(enable_l2_swimlane),
+        l2_swimlane_level,
         dump_args,
         output_prefix: d.output_prefix.as_ref().map(PathBuf::from),
         ..Settings::default()

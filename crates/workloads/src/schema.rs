@@ -94,6 +94,22 @@ pub enum EnvValue {
     Text(String),
 }
 
+/// `diagnostics.enable_l2_swimlane`: on/off, or the original's level number.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum SwimlaneSwitch {
+    /// `true` records everything (level 4); `false` nothing.
+    On(bool),
+    /// A level: 0 off, 1–4 as `--enable-l2-swimlane=LEVEL`.
+    Level(u64),
+}
+
+impl Default for SwimlaneSwitch {
+    fn default() -> Self {
+        SwimlaneSwitch::On(false)
+    }
+}
+
 /// Diagnostics switches.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,9 +120,9 @@ pub struct Diagnostics {
     /// Write deps.json.
     #[serde(default)]
     pub enable_dep_gen: bool,
-    /// Write l2_swimlane_records.json.
+    /// Write l2_swimlane_records.json: `true` (level 4, everything), `false`, or a level 0–4.
     #[serde(default)]
-    pub enable_l2_swimlane: bool,
+    pub enable_l2_swimlane: SwimlaneSwitch,
     /// Args dump level 0..=3 (`args_dump/`).
     #[serde(default)]
     pub dump_args: Option<u64>,
