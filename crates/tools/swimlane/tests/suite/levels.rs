@@ -1,0 +1,1 @@
+//! Per-level behaviour on the interop cases and the original's statistics UT.
