@@ -177,6 +177,28 @@ impl ArrayRow for InfoRaw {
     }
 }
 
+/// One integer column of a row; anything else is "invalid type: ..., expected an integer".
+struct Int(i128);
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "an integer")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                Ok(Int(i128::from(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                Ok(Int(i128::from(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Deserialises an [`ArrayRow`] from a JSON array of integers.
 struct ArrayRowDe<T>(T);
 
@@ -191,7 +213,7 @@ impl<'de, T: ArrayRow> Deserialize<'de> for ArrayRowDe<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut values = [0i128; 8];
                 let mut n = 0;
-                while let Some(v) = seq.next_element::<i128>()? {
+                while let Some(Int(v)) = seq.next_element::<Int>()? {
                     if n == values.len() {
                         return Err(de::Error::custom(format!("too many columns, expected {}", T::WHAT)));
                     }
