@@ -38,6 +38,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 mod read;
+#[cfg(test)]
+mod tests;
 pub mod write;
 
 pub use read::{read_swimlane, read_swimlane_file, read_swimlane_from};

@@ -629,7 +629,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let meta = raw.metadata.ok_or("missing field `metadata`")?;
     if !(meta.clock_freq_hz.is_finite() && meta.clock_freq_hz >= 1.0) {
         return Err(format!(
-            "metadata.clock_freq_hz must be a positive number of cycles per second, not {}",
+            "metadata.clock_freq_hz must be at least 1 cycle per second, not {}",
             meta.clock_freq_hz
         ));
     }
