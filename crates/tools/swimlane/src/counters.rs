@@ -8,7 +8,7 @@
 //!
 //! A sample is written only when a value changes.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::{self, Write};
 
 use simpler_artifacts::swimlane::CoreType;
@@ -46,7 +46,7 @@ pub fn write_counters<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &La
 
 /// `+1` at each task's submit end and `-1` at its last finish, per ring.
 fn in_flight(run: &Run, layout: &Layout) -> Vec<(u64, usize, i64)> {
-    let mut last_finish: HashMap<u64, u64> = HashMap::with_capacity(run.tasks.len());
+    let mut last_finish: HashMap<u64, u64> = HashMap::with_capacity_and_hasher(run.tasks.len(), Default::default());
     for r in &run.rows {
         if let Some(f) = r.finish_ns {
             let e = last_finish.entry(r.task_id).or_insert(f);

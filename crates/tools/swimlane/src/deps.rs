@@ -3,8 +3,9 @@
 //! `kernel_ids` (to name rows whose records carry no kernel, and to tell dummy tasks) and
 //! `block_num` (to tell SPMD tasks). Every other field is skipped unparsed.
 
-use std::collections::HashMap;
 use std::path::Path;
+
+use rustc_hash::FxHashMap;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -54,7 +55,7 @@ pub struct Deps {
     /// Number of `edges[]` rows they came from.
     pub annotated_edges: usize,
     /// Every task of `tasks[]`.
-    pub tasks: HashMap<u64, DepsTask>,
+    pub tasks: FxHashMap<u64, DepsTask>,
     /// The pairs as `(succ, pred)`, sorted: predecessors by task.
     by_succ: Vec<(u64, u64)>,
 }
@@ -62,7 +63,7 @@ pub struct Deps {
 #[derive(Default)]
 struct Sink {
     pairs: Vec<(u64, u64)>,
-    tasks: HashMap<u64, DepsTask>,
+    tasks: FxHashMap<u64, DepsTask>,
 }
 
 impl DepsSink for Sink {
@@ -89,7 +90,7 @@ impl DepsSink for Sink {
 
 impl Deps {
     /// Builds the graph from edge endpoints (duplicates allowed) and tasks.
-    pub fn new(mut pairs: Vec<(u64, u64)>, tasks: HashMap<u64, DepsTask>) -> Deps {
+    pub fn new(mut pairs: Vec<(u64, u64)>, tasks: FxHashMap<u64, DepsTask>) -> Deps {
         let annotated_edges = pairs.len();
         pairs.sort_unstable();
         pairs.dedup();

@@ -12,7 +12,7 @@
 //! Each flow carries `output_task_count` / `input_task_count`: the SPMD block count of the
 //! predecessor / successor, else 1.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::io::{self, Write};
 
 use crate::layout::{Anchor, Layout};
@@ -48,14 +48,14 @@ pub struct FlowCounts {
 
 /// Anchors per task, computed once.
 struct AnchorTable {
-    index: HashMap<u64, (u32, u32)>,
+    index: FxHashMap<u64, (u32, u32)>,
     anchors: Vec<Anchor>,
 }
 
 impl AnchorTable {
     fn new<'a>(tasks: impl Iterator<Item = &'a u64>, mut anchors_of: impl FnMut(u64) -> Vec<Anchor>) -> AnchorTable {
         let mut t = AnchorTable {
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             anchors: Vec::new(),
         };
         for &task in tasks {

@@ -13,7 +13,7 @@
 //! Event ids: row `i` (in [`Run::rows`] order) is event `i` in the Worker View and `n + i` in
 //! the Scheduler View (`n` rows); the AICPU markers follow from `2n`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::deps::Deps;
 use crate::model::Run;
@@ -173,7 +173,7 @@ impl Layout {
                 next_id += 1;
             }
         }
-        let mut markers_of: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut markers_of: HashMap<u64, Vec<usize>> = HashMap::default();
         for (i, m) in markers.iter().enumerate() {
             if let Some(t) = m.task {
                 markers_of.entry(t).or_default().push(i);

@@ -8,7 +8,7 @@
 //!   (the original's heuristic).
 //! - Scheduler phases and submit spans are grouped by thread.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use simpler_artifacts::swimlane::{CoreType, Header, OrchRow, SchedPhase, SwimlaneFile, TaskRow};
 
@@ -36,7 +36,7 @@ pub struct Run {
     /// Every kernel execution, ordered by task id, func ids resolved.
     pub rows: Vec<TaskRow>,
     /// Each task's rows.
-    pub tasks: HashMap<u64, TaskRows>,
+    pub tasks: FxHashMap<u64, TaskRows>,
     /// Scheduler phases, one list per scheduler thread.
     pub phases: Vec<Vec<SchedPhase>>,
     /// Submit spans, one list per orchestrator thread.
@@ -61,7 +61,7 @@ impl Run {
                 r.func_id = deps.kernel_for(r.task_id, r.core_type == CoreType::Aic);
             }
         }
-        let mut index = HashMap::with_capacity(tasks.len());
+        let mut index = FxHashMap::with_capacity_and_hasher(tasks.len(), Default::default());
         let mut i = 0;
         while i < tasks.len() {
             let id = tasks[i].task_id;
@@ -175,7 +175,7 @@ mod tests {
             r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":1000000000,"core_types":["aic","aiv","aiv"]},
             "aicore_tasks":[[1,7,0,10,20,0],[0,3,0,5,9,0],[2,7,0,11,19,0],[1,9,1,30,40,0],[2,9,1,30,40,0]]}"#,
         );
-        let mut tasks = HashMap::new();
+        let mut tasks = rustc_hash::FxHashMap::default();
         let dt = |k, b| DepsTask {
             kernel_ids: Some(k),
             block_num: b,

@@ -14,7 +14,7 @@
 //! The thread of a row is the scheduler thread that dispatched it (ours), else its core's
 //! `core_to_thread` entry (the original's files).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::{self, Write};
 
 use simpler_artifacts::swimlane::OrchestratorSource;
@@ -76,7 +76,7 @@ pub fn write_sched_flows<W: Write>(
     if run.header.orchestrator_source == OrchestratorSource::Host {
         return Ok(counts);
     }
-    let mut submit_of: HashMap<u64, (u32, u64)> = HashMap::new();
+    let mut submit_of: HashMap<u64, (u32, u64)> = HashMap::default();
     for (i, list) in run.orch.iter().enumerate() {
         for o in list.iter().filter(|o| o.task_id != u64::MAX) {
             submit_of.entry(o.task_id).or_insert((i as u32, o.submit_end_ns));
@@ -107,7 +107,7 @@ fn complete_flows<W: Write>(
     completes: &Completes,
     counts: &mut SchedFlowCounts,
 ) -> io::Result<HashMap<(u32, usize), Vec<u64>>> {
-    let mut completed: HashMap<(u32, usize), Vec<u64>> = HashMap::new();
+    let mut completed: HashMap<(u32, usize), Vec<u64>> = HashMap::default();
     let mut tasks: Vec<u64> = run.tasks.keys().copied().collect();
     tasks.sort_unstable();
     for task in tasks {
@@ -153,7 +153,7 @@ fn complete_ready_flows<W: Write>(
     if run.deps.pairs.is_empty() {
         return Ok(());
     }
-    let mut satisfied: HashMap<u64, usize> = HashMap::new();
+    let mut satisfied: HashMap<u64, usize> = HashMap::default();
     for (end_ns, thread, c) in completes.by_end() {
         let Some(tasks) = completed.get(&(thread, c.phase)) else {
             continue;

@@ -12,6 +12,21 @@ use std::io::{self, Write};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Micros(pub u64);
 
+/// Writes `ns` as microseconds with three decimals, without the formatting machinery (the
+/// trace writes tens of millions of them).
+fn write_micros<W: Write>(out: &mut W, ns: u64) -> io::Result<()> {
+    let mut int = itoa::Buffer::new();
+    out.write_all(int.format(ns / 1000).as_bytes())?;
+    let frac = (ns % 1000) as usize;
+    let digits = [b'.', b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
+    out.write_all(&digits)
+}
+
+/// Writes an integer with `itoa`.
+fn write_int<W: Write, I: itoa::Integer>(out: &mut W, v: I) -> io::Result<()> {
+    out.write_all(itoa::Buffer::new().format(v).as_bytes())
+}
+
 impl fmt::Display for Micros {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
@@ -156,16 +171,18 @@ impl<W: Write> TraceWriter<W> {
         self.out.write_all(b",\"cat\":")?;
         self.string(s.cat)?;
         if let Some(id) = s.id {
-            write!(self.out, ",\"id\":{id}")?;
+            self.out.write_all(b",\"id\":")?;
+            write_int(&mut self.out, id)?;
         }
-        write!(
-            self.out,
-            ",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":",
-            s.track.pid,
-            s.track.tid,
-            Micros(s.ts_ns),
-            Micros(s.dur_ns)
-        )?;
+        self.out.write_all(b",\"ph\":\"X\",\"pid\":")?;
+        write_int(&mut self.out, s.track.pid)?;
+        self.out.write_all(b",\"tid\":")?;
+        write_int(&mut self.out, s.track.tid)?;
+        self.out.write_all(b",\"ts\":")?;
+        write_micros(&mut self.out, s.ts_ns)?;
+        self.out.write_all(b",\"dur\":")?;
+        write_micros(&mut self.out, s.dur_ns)?;
+        self.out.write_all(b",\"args\":")?;
         self.args(s.args)?;
         self.out.write_all(b"}")
     }
@@ -206,26 +223,32 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn flow_event(&mut self, f: &Flow<'_>) -> io::Result<()> {
-        for (ph, end) in [("s", f.from), ("f", f.to)] {
+        for (ph, end) in [(&b"s"[..], f.from), (&b"f"[..], f.to)] {
             self.begin_event()?;
             self.out.write_all(b"{\"name\":")?;
             self.string(f.name)?;
-            write!(
-                self.out,
-                ",\"cat\":\"flow\",\"ph\":\"{ph}\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}",
-                f.id,
-                end.track.pid,
-                end.track.tid,
-                Micros(end.ts_ns)
-            )?;
-            if ph == "f" {
+            self.out.write_all(b",\"cat\":\"flow\",\"ph\":\"")?;
+            self.out.write_all(ph)?;
+            self.out.write_all(b"\",\"id\":")?;
+            write_int(&mut self.out, f.id)?;
+            self.out.write_all(b",\"pid\":")?;
+            write_int(&mut self.out, end.track.pid)?;
+            self.out.write_all(b",\"tid\":")?;
+            write_int(&mut self.out, end.track.tid)?;
+            self.out.write_all(b",\"ts\":")?;
+            write_micros(&mut self.out, end.ts_ns)?;
+            if ph == b"f" {
                 self.out.write_all(b",\"bp\":\"e\"")?;
             }
             if let Some(bind) = end.bind {
-                write!(self.out, ",\"bind_id\":{bind}")?;
+                self.out.write_all(b",\"bind_id\":")?;
+                write_int(&mut self.out, bind)?;
             }
             if let Some((input, output)) = f.task_counts {
-                write!(self.out, ",\"input_task_count\":{input},\"output_task_count\":{output}")?;
+                self.out.write_all(b",\"input_task_count\":")?;
+                write_int(&mut self.out, input)?;
+                self.out.write_all(b",\"output_task_count\":")?;
+                write_int(&mut self.out, output)?;
             }
             self.out.write_all(b"}")?;
         }
@@ -249,9 +272,9 @@ impl<W: Write> TraceWriter<W> {
             self.out.write_all(b":")?;
             match value {
                 Arg::Str(v) => self.string(v)?,
-                Arg::Int(v) => write!(self.out, "{v}")?,
-                Arg::Uint(v) => write!(self.out, "{v}")?,
-                Arg::Us(v) => write!(self.out, "{}", Micros(*v))?,
+                Arg::Int(v) => write_int(&mut self.out, *v)?,
+                Arg::Uint(v) => write_int(&mut self.out, *v)?,
+                Arg::Us(v) => write_micros(&mut self.out, *v)?,
                 Arg::Triple([a, b, c]) => write!(self.out, "[{a},{b},{c}]")?,
                 Arg::Bool(v) => write!(self.out, "{v}")?,
                 Arg::Null => self.out.write_all(b"null")?,
@@ -285,6 +308,12 @@ mod tests {
 
     #[test]
     fn micros_are_exact_decimals() {
+        let mut out = Vec::new();
+        for ns in [0, 5, 1_234_567, 1000] {
+            write_micros(&mut out, ns).unwrap();
+            out.push(b' ');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "0.000 0.005 1234.567 1.000 ");
         assert_eq!(Micros(0).to_string(), "0.000");
         assert_eq!(Micros(1_234_567).to_string(), "1234.567");
         assert_eq!(Micros(5).to_string(), "0.005");
