@@ -148,7 +148,7 @@ fn success_then_fatal_into_one_folder_leaves_nothing_of_the_first_run() {
     let stdout = text(&fatal.stdout);
     assert_eq!(fatal.status.code(), Some(64 + 2), "HEAP_RING_DEADLOCK: {stdout}");
     assert!(
-        stdout.contains("removed    8 file(s) an earlier run left in this folder"),
+        stdout.contains("removed    9 file(s) an earlier run left in this folder"),
         "{stdout}"
     );
 

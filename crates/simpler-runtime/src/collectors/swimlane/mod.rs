@@ -538,14 +538,22 @@ impl SwimlaneOutcome {
     pub fn manifest_entry(&self, folder: &Path) -> DiagnosticEntry {
         let written = self.path.as_deref().map(|p| (p, self.bytes));
         let partial = self.problem.is_some();
-        super::manifest_entry(
+        let mut entry = super::manifest_entry(
             NAME,
             folder,
             written,
             partial,
             self.write_failed,
             self.problem.clone(),
-        )
+        );
+        // The link under the original's name is the same file: listed too, so the folder holds
+        // only files of the run.
+        if let Some(chip) = self.path.as_deref().map(|p| p.with_file_name(CHIP_FILE_NAME)) {
+            if chip.is_file() {
+                entry.files.push(super::file_entry(folder, &chip, self.bytes));
+            }
+        }
+        entry
     }
 }
 
