@@ -280,7 +280,7 @@ fn task_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
 #[derive(Debug)]
 struct PhaseKindRaw(String);
 
-/// The original's phase enum, by value (`swimlane-format.md` §3).
+/// The original's phase enum, by value (`../shared/reference/swimlane-format.md` §3).
 const PHASE_KINDS: [(u64, &str); 13] = [
     (0, "complete"),
     (1, "dispatch"),

@@ -1,6 +1,6 @@
-//! The original converter's dependency-flow tests (`swimlane-format.md` §6, "Tests"), on
-//! level-2 files. Times in the trace count from the file's earliest stamp, so each test says
-//! which stamp that is.
+//! The original converter's dependency-flow tests (`../shared/reference/swimlane-format.md` §6,
+//! "Tests"), on level-2 files. Times in the trace count from the file's earliest stamp, so each
+//! test says which stamp that is.
 
 use std::collections::BTreeSet;
 
