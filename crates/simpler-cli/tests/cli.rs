@@ -65,7 +65,13 @@ fn the_main_job_writes_every_artifact_and_report() {
     slice_names.sort_unstable();
     assert_eq!(
         slice_names,
-        ["kernel_add(r1t3)", "kernel_add(t0)", "kernel_add_scalar(r1t0)", "kernel_add_scalar(r1t1)", "kernel_mul(r1t2)"]
+        [
+            "kernel_add(r1t3)",
+            "kernel_add(t0)",
+            "kernel_add_scalar(r1t0)",
+            "kernel_add_scalar(r1t1)",
+            "kernel_mul(r1t2)"
+        ]
     );
     let starts: Vec<(u64, u64, f64)> = slices
         .iter()
@@ -98,7 +104,9 @@ fn the_main_job_writes_every_artifact_and_report() {
         "the AICPU Scheduler process"
     );
     assert!(
-        events.iter().any(|e| e["pid"] == 1 && e["ph"] == "X" && e["name"] == "submit(t0)"),
+        events
+            .iter()
+            .any(|e| e["pid"] == 1 && e["ph"] == "X" && e["name"] == "submit(t0)"),
         "the orchestrator's submit of t0"
     );
     assert!(

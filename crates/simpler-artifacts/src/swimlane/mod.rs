@@ -30,7 +30,7 @@
 //! or the original's "unknown" value (`func_id` −1, `block_num` 0), and [`Header::notes`] says
 //! so in words.
 //!
-//! Modules: [`write`] (the streaming writer the runtime uses), `read` (the reader of ours and
+//! Modules: [`write`](mod@write) (the streaming writer the runtime uses), `read` (the reader of ours and
 //! the original's files, every level, both file names).
 
 use std::path::{Path, PathBuf};
@@ -217,7 +217,13 @@ impl Header {
 /// cluster `c`'s two AIV cores `clusters + 2c` and `clusters + 2c + 1`.
 pub fn core_types_for_clusters(clusters: u32) -> Vec<CoreType> {
     (0..clusters.saturating_mul(3))
-        .map(|id| if id < clusters { CoreType::Aic } else { CoreType::Aiv })
+        .map(|id| {
+            if id < clusters {
+                CoreType::Aic
+            } else {
+                CoreType::Aiv
+            }
+        })
         .collect()
 }
 

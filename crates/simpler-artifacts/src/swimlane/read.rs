@@ -215,7 +215,10 @@ impl<'de, T: ArrayRow> Deserialize<'de> for ArrayRowDe<T> {
                 let mut n = 0;
                 while let Some(Int(v)) = seq.next_element::<Int>()? {
                     if n == values.len() {
-                        return Err(de::Error::custom(format!("too many columns, expected {}", T::WHAT)));
+                        return Err(de::Error::custom(format!(
+                            "too many columns, expected {}",
+                            T::WHAT
+                        )));
                     }
                     values[n] = v;
                     n += 1;
@@ -223,7 +226,9 @@ impl<'de, T: ArrayRow> Deserialize<'de> for ArrayRowDe<T> {
                 if !T::LENGTHS.contains(&n) {
                     return Err(de::Error::custom(format!("{n} columns, expected {}", T::WHAT)));
                 }
-                T::from_values(&values[..n]).map(ArrayRowDe).map_err(de::Error::custom)
+                T::from_values(&values[..n])
+                    .map(ArrayRowDe)
+                    .map_err(de::Error::custom)
             }
         }
         d.deserialize_seq(V(std::marker::PhantomData))
@@ -428,13 +433,16 @@ impl<'de> de::Visitor<'de> for TopLevel<'_> {
                     raw.info = Some(map.next_value_seed(Rows::new("simpler_task_info", failed))?);
                 }
                 "aicpu_scheduler_phases" => {
-                    raw.sched_phases = Some(map.next_value_seed(Lists::new("aicpu_scheduler_phases", failed))?);
+                    raw.sched_phases =
+                        Some(map.next_value_seed(Lists::new("aicpu_scheduler_phases", failed))?);
                 }
                 "aicpu_orchestrator_phases" => {
-                    raw.aicpu_orch = Some(map.next_value_seed(Lists::new("aicpu_orchestrator_phases", failed))?);
+                    raw.aicpu_orch =
+                        Some(map.next_value_seed(Lists::new("aicpu_orchestrator_phases", failed))?);
                 }
                 "host_orchestrator_phases" => {
-                    raw.host_orch = Some(map.next_value_seed(Lists::new("host_orchestrator_phases", failed))?);
+                    raw.host_orch =
+                        Some(map.next_value_seed(Lists::new("host_orchestrator_phases", failed))?);
                 }
                 "host_device_uploads" => {
                     raw.host_uploads = true;
@@ -641,7 +649,11 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         let core_type = match t.to_ascii_lowercase().as_str() {
             "aic" => CoreType::Aic,
             "aiv" => CoreType::Aiv,
-            other => return Err(format!("metadata.core_types[{i}]: unknown core type {other:?} (aic or aiv)")),
+            other => {
+                return Err(format!(
+                    "metadata.core_types[{i}]: unknown core type {other:?} (aic or aiv)"
+                ))
+            }
         };
         cores.push(Core {
             core_id: i as u32,
@@ -770,7 +782,11 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             }
             let mut top: Vec<(u32, usize)> = per_core.into_iter().collect();
             top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let top: Vec<String> = top.iter().take(3).map(|(c, n)| format!("core {c}: {n}")).collect();
+            let top: Vec<String> = top
+                .iter()
+                .take(3)
+                .map(|(c, n)| format!("core {c}: {n}"))
+                .collect();
             notes.push(format!(
                 "{} aicpu_tasks rows match no aicore_tasks row and were dropped ({})",
                 by_key.len(),
@@ -784,7 +800,10 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         }
     }
     if info.is_none() && !raw.aicore.is_empty() {
-        notes.push("the records carry no kernel ids or blocks (the original's layout): they come from deps.json".into());
+        notes.push(
+            "the records carry no kernel ids or blocks (the original's layout): they come from deps.json"
+                .into(),
+        );
     }
 
     // Scheduler phases; dummy completions are the `dummy_task` phases.
@@ -829,7 +848,13 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let (orch_lists, host_base) = match (raw.aicpu_orch, raw.host_orch) {
         (Some(l), _) => (l, None),
         (None, Some(l)) => {
-            let origin = l.iter().flatten().map(|o| o.start_cycles).filter(|&t| t > 0).min().unwrap_or(0);
+            let origin = l
+                .iter()
+                .flatten()
+                .map(|o| o.start_cycles)
+                .filter(|&t| t > 0)
+                .min()
+                .unwrap_or(0);
             notes.push(
                 "host orchestration: submit spans are on the host clock, shown from their own origin \
                  (not aligned with device time)"
@@ -842,7 +867,10 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     for (thread, list) in orch_lists.into_iter().enumerate() {
         for o in list {
             let (start, end) = match host_base {
-                Some(origin) => (o.start_cycles.saturating_sub(origin), o.end_cycles.saturating_sub(origin)),
+                Some(origin) => (
+                    o.start_cycles.saturating_sub(origin),
+                    o.end_cycles.saturating_sub(origin),
+                ),
                 None => (time.ns(o.start_cycles), time.ns(o.end_cycles)),
             };
             sink.orch(OrchRow {

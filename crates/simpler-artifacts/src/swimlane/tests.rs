@@ -134,7 +134,10 @@ fn the_writer_writes_the_originals_layout_one_row_per_line() {
 fn the_writer_refuses_sections_the_level_does_not_record_and_going_back() {
     let mut w = SwimlaneWriter::begin(Vec::new(), &header(Level::AicpuTiming)).unwrap();
     let err = w.phase(0, &phase("dispatch", 1, 2, None)).unwrap_err();
-    assert_eq!(err.to_string(), "level 2 does not record \"aicpu_scheduler_phases\"");
+    assert_eq!(
+        err.to_string(),
+        "level 2 does not record \"aicpu_scheduler_phases\""
+    );
     w.task_info(&TaskInfo {
         func_id: 0,
         block_idx: 0,
@@ -151,7 +154,11 @@ fn the_writer_refuses_sections_the_level_does_not_record_and_going_back() {
             finish: 2,
         })
         .unwrap_err();
-    assert!(err.to_string().contains("cannot add to \"aicpu_tasks\" after \"simpler_task_info\""), "{err}");
+    assert!(
+        err.to_string()
+            .contains("cannot add to \"aicpu_tasks\" after \"simpler_task_info\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -159,8 +166,14 @@ fn every_level_round_trips_through_the_reader() {
     for level in Level::ALL {
         let (h, all) = read(&write(level)).unwrap();
         assert_eq!(h.level, level);
-        assert_eq!((h.clusters, h.scheduler_threads, h.has_task_info), (Some(1), Some(2), true));
-        assert_eq!(h.cores.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["AIC_0", "AIV_1", "AIV_2"]);
+        assert_eq!(
+            (h.clusters, h.scheduler_threads, h.has_task_info),
+            (Some(1), Some(2), true)
+        );
+        assert_eq!(
+            h.cores.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["AIC_0", "AIV_1", "AIV_2"]
+        );
         // The base is the earliest stamp the level records: the phase at 95, the submit at 10.
         let base = match level {
             Level::AicoreTiming => 110,
@@ -171,18 +184,46 @@ fn every_level_round_trips_through_the_reader() {
         assert_eq!(h.base_cycles, base);
         let t = all.tasks[0];
         assert_eq!(
-            (t.task_id, t.func_id, t.kernel_ids, t.block_num, t.core_type, t.sched_thread),
+            (
+                t.task_id,
+                t.func_id,
+                t.kernel_ids,
+                t.block_num,
+                t.core_type,
+                t.sched_thread
+            ),
             (1 << 32, 4, [-1, -1, 4], 1, CoreType::Aiv, Some(1))
         );
-        assert_eq!((t.receive_ns, t.start_ns, t.end_ns), (110 - base, 110 - base, 150 - base));
+        assert_eq!(
+            (t.receive_ns, t.start_ns, t.end_ns),
+            (110 - base, 110 - base, 150 - base)
+        );
         let stamps = level.has_dispatch().then_some((100 - base, 160 - base));
         assert_eq!(t.dispatch_ns.zip(t.finish_ns), stamps);
         assert_eq!(h.core_to_thread.is_some(), level.has_sched_phases());
         assert_eq!(all.phases.len(), if level.has_sched_phases() { 2 } else { 0 });
         let dummies: Vec<(u64, u32)> = all.dummies.iter().map(|d| (d.task_id, d.sched_thread)).collect();
-        assert_eq!(dummies, if level.has_sched_phases() { vec![(7, 1)] } else { vec![] });
-        let submits: Vec<(u64, u64, u64)> = all.orch.iter().map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns)).collect();
-        assert_eq!(submits, if level.has_orch_phases() { vec![(1 << 32, 0, 10), (7, 20, 30)] } else { vec![] });
+        assert_eq!(
+            dummies,
+            if level.has_sched_phases() {
+                vec![(7, 1)]
+            } else {
+                vec![]
+            }
+        );
+        let submits: Vec<(u64, u64, u64)> = all
+            .orch
+            .iter()
+            .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
+            .collect();
+        assert_eq!(
+            submits,
+            if level.has_orch_phases() {
+                vec![(1 << 32, 0, 10), (7, 20, 30)]
+            } else {
+                vec![]
+            }
+        );
         let expected_notes: Vec<String> = if level.has_dispatch() {
             vec![]
         } else {
@@ -202,8 +243,14 @@ fn five_column_rows_take_receive_as_start_and_unknown_kernels_are_noted() {
     .unwrap();
     let t = all.tasks[0];
     // 50 MHz: 20 ns a cycle; the base is the dispatch at cycle 90.
-    assert_eq!((t.dispatch_ns, t.receive_ns, t.start_ns, t.end_ns, t.finish_ns), (Some(0), 200, 200, 1200, Some(1400)));
-    assert_eq!((t.func_id, t.block_num, t.sched_thread, h.has_task_info), (-1, 0, None, false));
+    assert_eq!(
+        (t.dispatch_ns, t.receive_ns, t.start_ns, t.end_ns, t.finish_ns),
+        (Some(0), 200, 200, 1200, Some(1400))
+    );
+    assert_eq!(
+        (t.func_id, t.block_num, t.sched_thread, h.has_task_info),
+        (-1, 0, None, false)
+    );
     assert_eq!(
         h.notes,
         ["the records carry no kernel ids or blocks (the original's layout): they come from deps.json"]
@@ -212,15 +259,25 @@ fn five_column_rows_take_receive_as_start_and_unknown_kernels_are_noted() {
 
 #[test]
 fn level_one_has_no_scheduler_stamps_and_says_so() {
-    let (h, all) = read(&format!("{{\"chip_swimlane_level\":1,{META},\"aicore_tasks\":[[0,5,0,100,150,10]],\"aicpu_tasks\":[]}}")).unwrap();
+    let (h, all) = read(&format!(
+        "{{\"chip_swimlane_level\":1,{META},\"aicore_tasks\":[[0,5,0,100,150,10]],\"aicpu_tasks\":[]}}"
+    ))
+    .unwrap();
     let t = all.tasks[0];
-    assert_eq!((t.dispatch_ns, t.finish_ns, t.receive_ns, t.start_ns), (None, None, 0, 200));
-    assert_eq!(h.notes[0], "level 1: no dispatch or finish times (recorded from level 2)");
+    assert_eq!(
+        (t.dispatch_ns, t.finish_ns, t.receive_ns, t.start_ns),
+        (None, None, 0, 200)
+    );
+    assert_eq!(
+        h.notes[0],
+        "level 1: no dispatch or finish times (recorded from level 2)"
+    );
 }
 
 #[test]
 fn unmatched_aicpu_rows_are_dropped_naming_the_top_three_cores() {
-    let aicpu = "[1,9,1,2],[1,8,1,2],[1,7,1,2],[2,9,1,2],[2,8,1,2],[3,9,1,2],[0,9,1,2],[0,8,1,2],[0,0,90,160]";
+    let aicpu =
+        "[1,9,1,2],[1,8,1,2],[1,7,1,2],[2,9,1,2],[2,8,1,2],[3,9,1,2],[0,9,1,2],[0,8,1,2],[0,0,90,160]";
     let (h, all) = read(&format!(
         "{{\"chip_swimlane_level\":2,{META},\"aicore_tasks\":[[0,5,0,100,150,0]],\"aicpu_tasks\":[{aicpu}]}}"
     ))
@@ -248,7 +305,10 @@ fn phase_kinds_may_be_the_originals_numbers() {
         "{{\"chip_swimlane_level\":3,{META},\"aicpu_scheduler_phases\":[[{{\"kind\":3,\"start_cycles\":1,\"end_cycles\":2}}]]}}"
     ))
     .unwrap_err();
-    assert!(err.ends_with("aicpu_scheduler_phases[0][0]: unknown phase kind 3"), "{err}");
+    assert!(
+        err.ends_with("aicpu_scheduler_phases[0][0]: unknown phase kind 3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -259,9 +319,16 @@ fn host_orchestrator_phases_count_from_their_own_origin() {
     ))
     .unwrap();
     assert_eq!(h.orchestrator_source, OrchestratorSource::Host);
-    let spans: Vec<(u64, u64, u64)> = all.orch.iter().map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns)).collect();
+    let spans: Vec<(u64, u64, u64)> = all
+        .orch
+        .iter()
+        .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
+        .collect();
     assert_eq!(spans, [(5, 0, 400), (u64::MAX, 500, 600)]);
-    assert!(h.notes.iter().any(|n| n.starts_with("host orchestration: submit spans are on the host clock")));
+    assert!(h
+        .notes
+        .iter()
+        .any(|n| n.starts_with("host orchestration: submit spans are on the host clock")));
     let both = format!(
         "{{\"chip_swimlane_level\":4,{META},\"aicpu_orchestrator_phases\":[[]],\"host_orchestrator_phases\":{host}}}"
     );

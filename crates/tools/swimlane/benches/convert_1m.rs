@@ -25,7 +25,8 @@ use simpler_artifacts::deps::{
     make_task_id, ArgType, DepsWriter, Edge, EdgeSource, Overlap, Scope, Task, TaskArg, Tensor,
 };
 use simpler_artifacts::swimlane::{
-    core_types_for_clusters, AicoreRecord, AicpuRecord, Level, SwimlaneWriter, TaskInfo, WriteHeader, FILE_NAME,
+    core_types_for_clusters, AicoreRecord, AicpuRecord, Level, SwimlaneWriter, TaskInfo, WriteHeader,
+    FILE_NAME,
 };
 
 /// Task rows (one per task).

@@ -20,7 +20,7 @@ pub struct Args {
     pub deps_json: Option<PathBuf>,
     /// Kernel id → name map: the original's `{"level", "orchestrator_name",
     /// "callable_id_to_name": {...}}` or a flat `{"<id>": "<name>"}` [default: the newest
-    /// name_map*.json next to RECORDS; kernels without a name show as func_<id>_<letters>].
+    /// name_map*.json next to RECORDS; kernels without a name show as func_0_a, func_1_b, ...].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
 }

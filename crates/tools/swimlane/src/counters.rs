@@ -39,14 +39,20 @@ pub fn write_counters<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &La
     }
     let mut samples = sweep(out, "busy_cores", &["AIC", "AIV"], steps)?;
     if run.header.level.has_orch_phases() && !run.orch.is_empty() {
-        samples += sweep(out, "tasks_in_flight", &["ring0", "ring1", "ring2", "ring3"], in_flight(run, layout))?;
+        samples += sweep(
+            out,
+            "tasks_in_flight",
+            &["ring0", "ring1", "ring2", "ring3"],
+            in_flight(run, layout),
+        )?;
     }
     Ok(samples)
 }
 
 /// `+1` at each task's submit end and `-1` at its last finish, per ring.
 fn in_flight(run: &Run, layout: &Layout) -> Vec<(u64, usize, i64)> {
-    let mut last_finish: HashMap<u64, u64> = HashMap::with_capacity_and_hasher(run.tasks.len(), Default::default());
+    let mut last_finish: HashMap<u64, u64> =
+        HashMap::with_capacity_and_hasher(run.tasks.len(), Default::default());
     for r in &run.rows {
         if let Some(f) = r.finish_ns {
             let e = last_finish.entry(r.task_id).or_insert(f);
@@ -76,7 +82,12 @@ fn in_flight(run: &Run, layout: &Layout) -> Vec<(u64, usize, i64)> {
 
 /// Sorts the steps (decrements first at equal times) and writes a sample at every time the
 /// values change.
-fn sweep<W: Write>(out: &mut TraceWriter<W>, name: &str, keys: &[&str], mut steps: Vec<(u64, usize, i64)>) -> io::Result<usize> {
+fn sweep<W: Write>(
+    out: &mut TraceWriter<W>,
+    name: &str,
+    keys: &[&str],
+    mut steps: Vec<(u64, usize, i64)>,
+) -> io::Result<usize> {
     steps.sort_unstable_by_key(|&(t, k, d)| (t, d, k));
     let mut values = vec![0i64; keys.len()];
     let mut written: Option<Vec<i64>> = None;
@@ -89,7 +100,11 @@ fn sweep<W: Write>(out: &mut TraceWriter<W>, name: &str, keys: &[&str], mut step
             i += 1;
         }
         if written.as_ref() != Some(&values) {
-            let args: Vec<(&str, Arg<'_>)> = keys.iter().zip(&values).map(|(k, v)| (*k, Arg::Int(*v))).collect();
+            let args: Vec<(&str, Arg<'_>)> = keys
+                .iter()
+                .zip(&values)
+                .map(|(k, v)| (*k, Arg::Int(*v)))
+                .collect();
             out.counter(name, "simpler", TRACK, t, &args)?;
             written = Some(values.clone());
             samples += 1;

@@ -108,13 +108,19 @@ impl Deps {
     /// The unique successors of `task`, ascending.
     pub fn succs(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
         let from = self.pairs.partition_point(|&(p, _)| p < task);
-        self.pairs[from..].iter().take_while(move |&&(p, _)| p == task).map(|&(_, s)| s)
+        self.pairs[from..]
+            .iter()
+            .take_while(move |&&(p, _)| p == task)
+            .map(|&(_, s)| s)
     }
 
     /// The unique predecessors of `task`, ascending.
     pub fn preds(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
         let from = self.by_succ.partition_point(|&(s, _)| s < task);
-        self.by_succ[from..].iter().take_while(move |&&(s, _)| s == task).map(|&(_, p)| p)
+        self.by_succ[from..]
+            .iter()
+            .take_while(move |&&(s, _)| s == task)
+            .map(|&(_, p)| p)
     }
 
     /// Streams the deps.json at `path`; errors name the file and the JSON location.
@@ -157,7 +163,14 @@ mod tests {
         assert_eq!(d.succs(0).collect::<Vec<_>>(), [1, 4_294_967_296]);
         assert_eq!(d.preds(1).collect::<Vec<_>>(), [0]);
         assert_eq!(d.preds(0).count(), 0);
-        assert_eq!((d.kernel_for(0, true), d.kernel_for(0, false), d.kernel_for(7, true)), (3, 4, -1));
+        assert_eq!(
+            (
+                d.kernel_for(0, true),
+                d.kernel_for(0, false),
+                d.kernel_for(7, true)
+            ),
+            (3, 4, -1)
+        );
         assert_eq!(d.tasks[&0].block_num, Some(2));
         assert!(d.tasks[&1].is_dummy() && !d.tasks[&0].is_dummy());
     }
@@ -166,7 +179,11 @@ mod tests {
     fn an_edge_without_succ_names_file_and_field() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("deps.json");
-        std::fs::write(&path, "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}").unwrap();
+        std::fs::write(
+            &path,
+            "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}",
+        )
+        .unwrap();
         let err = Deps::load(&path).unwrap_err().to_string();
         assert_eq!(
             err,

@@ -53,7 +53,10 @@ struct AnchorTable {
 }
 
 impl AnchorTable {
-    fn new<'a>(tasks: impl Iterator<Item = &'a u64>, mut anchors_of: impl FnMut(u64) -> Vec<Anchor>) -> AnchorTable {
+    fn new<'a>(
+        tasks: impl Iterator<Item = &'a u64>,
+        mut anchors_of: impl FnMut(u64) -> Vec<Anchor>,
+    ) -> AnchorTable {
         let mut t = AnchorTable {
             index: FxHashMap::default(),
             anchors: Vec::new(),
@@ -82,12 +85,15 @@ fn task_counts(run: &Run, pred: u64, succ: u64) -> (u32, u32) {
 }
 
 /// Writes the dependency flows of both views.
-pub fn write_dependency_flows<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout) -> io::Result<FlowCounts> {
+pub fn write_dependency_flows<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    layout: &Layout,
+) -> io::Result<FlowCounts> {
     let mut counts = FlowCounts::default();
-    let worker = AnchorTable::new(
-        run.tasks.keys().chain(layout.markers_of.keys()),
-        |t| layout.worker_anchors(run, t),
-    );
+    let worker = AnchorTable::new(run.tasks.keys().chain(layout.markers_of.keys()), |t| {
+        layout.worker_anchors(run, t)
+    });
     for &(pred, succ) in &run.deps.pairs {
         let (Some(p), Some(s)) = (worker.get(pred), worker.get(succ)) else {
             counts.without_row += 1;

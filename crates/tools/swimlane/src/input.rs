@@ -124,7 +124,12 @@ mod tests {
         let chip = b.join(FILE_NAMES[1]);
         fs::write(&chip, "{}").unwrap();
         let latest = SystemTime::now() + std::time::Duration::from_secs(60);
-        fs::File::options().write(true).open(&chip).unwrap().set_modified(latest).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&chip)
+            .unwrap()
+            .set_modified(latest)
+            .unwrap();
         assert_eq!(newest_records(dir.path()), Some(chip));
     }
 }

@@ -166,7 +166,10 @@ impl Layout {
                     task: Some(o.task_id),
                     track: aicpu_track(sched_threads + i as u32),
                     start_ns: o.submit_start_ns,
-                    dur_ns: o.submit_end_ns.saturating_sub(o.submit_start_ns).max(MARKER_MIN_NS),
+                    dur_ns: o
+                        .submit_end_ns
+                        .saturating_sub(o.submit_start_ns)
+                        .max(MARKER_MIN_NS),
                     loop_iter: 0,
                     id: next_id,
                 });

@@ -65,7 +65,10 @@ impl Run {
         let mut i = 0;
         while i < tasks.len() {
             let id = tasks[i].task_id;
-            let end = tasks[i..].iter().position(|r| r.task_id != id).map_or(tasks.len(), |n| i + n);
+            let end = tasks[i..]
+                .iter()
+                .position(|r| r.task_id != id)
+                .map_or(tasks.len(), |n| i + n);
             let rows = &tasks[i..end];
             let recorded_blocks = rows[0].block_num;
             let blocks = deps.tasks.get(&id).and_then(|t| t.block_num);
@@ -94,14 +97,23 @@ impl Run {
         let threads = phases
             .iter()
             .map(|p| p.sched_thread as usize + 1)
-            .chain(header.scheduler_threads.filter(|_| header.level.has_sched_phases()).map(|n| n as usize))
+            .chain(
+                header
+                    .scheduler_threads
+                    .filter(|_| header.level.has_sched_phases())
+                    .map(|n| n as usize),
+            )
             .max()
             .unwrap_or(0);
         let mut by_thread = vec![Vec::new(); threads];
         for p in phases {
             by_thread[p.sched_thread as usize].push(p);
         }
-        let orch_threads = orchestrator.iter().map(|o| o.thread as usize + 1).max().unwrap_or(0);
+        let orch_threads = orchestrator
+            .iter()
+            .map(|o| o.thread as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut orch = vec![Vec::new(); orch_threads];
         for o in orchestrator {
             orch[o.thread as usize].push(o);
@@ -125,20 +137,30 @@ impl Run {
 
     /// Returns true if and only if any row has both scheduler stamps (the Scheduler View).
     pub fn has_aicpu_data(&self) -> bool {
-        self.rows.iter().any(|r| r.dispatch_ns.is_some() && r.finish_ns.is_some())
+        self.rows
+            .iter()
+            .any(|r| r.dispatch_ns.is_some() && r.finish_ns.is_some())
     }
 
     /// Scheduler threads as the Worker View's `AICPU_<n>` tracks count them: the highest
     /// thread of `core_to_thread` or of a non-empty phase list, plus one.
     pub fn aicpu_scheduler_threads(&self) -> u32 {
-        let mapped = self.header.core_to_thread.iter().flatten().filter_map(|&t| u32::try_from(t).ok());
+        let mapped = self
+            .header
+            .core_to_thread
+            .iter()
+            .flatten()
+            .filter_map(|&t| u32::try_from(t).ok());
         let phased = self
             .phases
             .iter()
             .enumerate()
             .filter(|(_, p)| !p.is_empty())
             .map(|(t, _)| t as u32);
-        mapped.chain(phased).max().map_or(self.phases.len() as u32, |t| t + 1)
+        mapped
+            .chain(phased)
+            .max()
+            .map_or(self.phases.len() as u32, |t| t + 1)
     }
 }
 
@@ -188,7 +210,10 @@ mod tests {
         assert_eq!(ids, [(3, 5), (7, 6), (7, 6), (9, 2), (9, 2)]);
         let t = |id| run.tasks[&id];
         assert_eq!((t(3).spmd, t(7).spmd, t(9).spmd), (false, true, false));
-        assert_eq!((t(7).start, t(7).len, t(7).fan_count, t(9).fan_count), (1, 2, 2, 1));
+        assert_eq!(
+            (t(7).start, t(7).len, t(7).fan_count, t(9).fan_count),
+            (1, 2, 2, 1)
+        );
         assert_eq!(run.rows_of(9).len(), 2);
         assert!(run.rows_of(4).is_empty());
     }

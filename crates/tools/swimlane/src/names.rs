@@ -43,12 +43,17 @@ pub fn fallback_name(func_id: i32) -> String {
         }
         letters.reverse();
     }
-    format!("func_{func_id}_{}", String::from_utf8(letters).expect("ASCII letters"))
+    format!(
+        "func_{func_id}_{}",
+        String::from_utf8(letters).expect("ASCII letters")
+    )
 }
 
 /// The kernel's name in the statistics: the mapped name, else [`fallback_name`].
 pub fn kernel_name(names: &Names, func_id: i32) -> String {
-    names.get(func_id).map_or_else(|| fallback_name(func_id), str::to_string)
+    names
+        .get(func_id)
+        .map_or_else(|| fallback_name(func_id), str::to_string)
 }
 
 /// Writes the slice name of a row of `task` running kernel `func_id` into `out`.

@@ -63,7 +63,12 @@ pub fn write_sched_flows<W: Write>(
             continue;
         };
         let from = end(sched_track(thread, 0), dispatch, None);
-        out.flow("dispatch", from, end(core_track(WORKER_PID, r.core_id), r.start_ns, None), None)?;
+        out.flow(
+            "dispatch",
+            from,
+            end(core_track(WORKER_PID, r.core_id), r.start_ns, None),
+            None,
+        )?;
         let view = layout.sched_view[i];
         let to = end(
             view.unwrap_or(core_track(crate::layout::SCHED_VIEW_PID, r.core_id)),
@@ -121,12 +126,18 @@ fn complete_flows<W: Write>(
             }
         }
         let Some((finish, k)) = last else { continue };
-        let Some(thread) = rows[k].sched_thread else { continue };
+        let Some(thread) = rows[k].sched_thread else {
+            continue;
+        };
         let Some((phase, contains)) = completes.find(thread, finish) else {
             continue;
         };
         completed.entry((thread, phase.phase)).or_default().push(task);
-        let to = end(sched_track(thread, 0), if contains { finish } else { phase.start_ns }, None);
+        let to = end(
+            sched_track(thread, 0),
+            if contains { finish } else { phase.start_ns },
+            None,
+        );
         for a in layout.worker_anchors(run, task) {
             let from = end(a.track, a.end_ns.saturating_sub(FLOW_EPSILON_NS), Some(a.id));
             out.flow("complete", from, to, None)?;
@@ -182,7 +193,11 @@ fn complete_ready_flows<W: Write>(
             }
             out.flow(
                 "complete→ready",
-                end(sched_track(thread, 0), end_ns.saturating_sub(FLOW_EPSILON_NS), None),
+                end(
+                    sched_track(thread, 0),
+                    end_ns.saturating_sub(FLOW_EPSILON_NS),
+                    None,
+                ),
                 end(sched_track(to_thread, 0), dispatch, None),
                 None,
             )?;

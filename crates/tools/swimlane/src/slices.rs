@@ -49,16 +49,20 @@ pub fn write_slices<W: Write>(
     completes: &Completes,
     names: &Names,
 ) -> io::Result<SliceCounts> {
-    let mut counts = SliceCounts::default();
-    counts.submit = orchestrator(out, run, names.orchestrator_name())?;
-    counts.phases = scheduler_phases(out, run, completes)?;
-    counts.scheduler_view = scheduler_view(out, run, layout, names)?;
-    counts.worker = worker_view(out, run, names)?;
-    counts.markers = markers(out, run, layout, names)?;
-    Ok(counts)
+    Ok(SliceCounts {
+        submit: orchestrator(out, run, names.orchestrator_name())?,
+        phases: scheduler_phases(out, run, completes)?,
+        scheduler_view: scheduler_view(out, run, layout, names)?,
+        worker: worker_view(out, run, names)?,
+        markers: markers(out, run, layout, names)?,
+    })
 }
 
-fn orchestrator<W: Write>(out: &mut TraceWriter<W>, run: &Run, orchestrator_name: Option<&str>) -> io::Result<usize> {
+fn orchestrator<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    orchestrator_name: Option<&str>,
+) -> io::Result<usize> {
     if run.orch.is_empty() {
         return Ok(0);
     }
@@ -107,7 +111,11 @@ pub fn is_marker_phase(p: &SchedPhase) -> bool {
     matches!(p.kind.as_str(), "dummy_task" | "predicated_skip")
 }
 
-fn scheduler_phases<W: Write>(out: &mut TraceWriter<W>, run: &Run, completes: &Completes) -> io::Result<usize> {
+fn scheduler_phases<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    completes: &Completes,
+) -> io::Result<usize> {
     if !run.header.level.has_sched_phases() {
         return Ok(0);
     }
@@ -137,7 +145,10 @@ fn scheduler_phases<W: Write>(out: &mut TraceWriter<W>, run: &Run, completes: &C
             }
             if p.kind == "complete" {
                 args.push(("finishes_processed", Arg::Uint(p.tasks_processed)));
-                args.push(("finish_rows_attributed", Arg::Uint(completes.attributed(thread, k))));
+                args.push((
+                    "finish_rows_attributed",
+                    Arg::Uint(completes.attributed(thread, k)),
+                ));
             }
             for (key, value) in [("pop_hit", p.pop_hit), ("pop_miss", p.pop_miss)] {
                 if let Some(v) = value {
@@ -154,7 +165,9 @@ fn scheduler_phases<W: Write>(out: &mut TraceWriter<W>, run: &Run, completes: &C
                 args: &args,
             })?;
             n += 1;
-            if let (true, Some((_, [aic, aiv, mix]))) = (matches!(p.kind.as_str(), "complete" | "dispatch"), depths) {
+            if let (true, Some((_, [aic, aiv, mix]))) =
+                (matches!(p.kind.as_str(), "complete" | "dispatch"), depths)
+            {
                 out.counter(
                     "shared_ready_queue",
                     "queue",
@@ -163,7 +176,11 @@ fn scheduler_phases<W: Write>(out: &mut TraceWriter<W>, run: &Run, completes: &C
                         tid: QUEUE_TID,
                     },
                     p.end_ns,
-                    &[("AIC", Arg::Int(aic)), ("AIV", Arg::Int(aiv)), ("MIX", Arg::Int(mix))],
+                    &[
+                        ("AIC", Arg::Int(aic)),
+                        ("AIV", Arg::Int(aiv)),
+                        ("MIX", Arg::Int(mix)),
+                    ],
                 )?;
             }
         }
@@ -182,7 +199,12 @@ fn core_name(core_type: CoreType, core: u32) -> String {
     format!("{}_{core}", core_type.upper())
 }
 
-fn scheduler_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout, names: &Names) -> io::Result<usize> {
+fn scheduler_view<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    layout: &Layout,
+    names: &Names,
+) -> io::Result<usize> {
     if !run.has_aicpu_data() {
         return Ok(0);
     }
@@ -216,7 +238,10 @@ fn scheduler_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout
             dur_ns: dur,
             id: Some(n + i as u64),
             args: &[
-                ("event-hint", Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id))),
+                (
+                    "event-hint",
+                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
+                ),
                 ("dispatch-time-us", Arg::Us(dispatch)),
                 ("finish-time-us", Arg::Us(finish)),
                 ("aicpu-duration-us", Arg::Us(dur)),
@@ -229,7 +254,10 @@ fn scheduler_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout
 }
 
 fn event_hint(buf: &mut String, task: u64, func_id: i32, core: u32) -> &str {
-    format_into(buf, format_args!("Task:{}, FuncId:{func_id}, CoreId:{core}", TaskLabel(task)))
+    format_into(
+        buf,
+        format_args!("Task:{}, FuncId:{func_id}, CoreId:{core}", TaskLabel(task)),
+    )
 }
 
 /// `"<n>: [t1, r1t2]"`.
@@ -256,7 +284,8 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
     for (core, core_type) in cores {
         out.thread(core_track(WORKER_PID, core), &core_name(core_type, core))?;
     }
-    let (mut name, mut hint, mut fanout, mut fanin) = (String::new(), String::new(), String::new(), String::new());
+    let (mut name, mut hint, mut fanout, mut fanin) =
+        (String::new(), String::new(), String::new(), String::new());
     for (i, r) in run.rows.iter().enumerate() {
         write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
         let dur = r.end_ns.saturating_sub(r.receive_ns);
@@ -268,9 +297,18 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
             dur_ns: dur,
             id: Some(i as u64),
             args: &[
-                ("event-hint", Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id))),
-                ("fanout-hint", Arg::Str(degree_hint(&mut fanout, run.deps.succs(r.task_id)))),
-                ("fanin-hint", Arg::Str(degree_hint(&mut fanin, run.deps.preds(r.task_id)))),
+                (
+                    "event-hint",
+                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
+                ),
+                (
+                    "fanout-hint",
+                    Arg::Str(degree_hint(&mut fanout, run.deps.succs(r.task_id))),
+                ),
+                (
+                    "fanin-hint",
+                    Arg::Str(degree_hint(&mut fanin, run.deps.preds(r.task_id))),
+                ),
                 ("duration-us", Arg::Us(dur)),
                 ("kernel-duration-us", Arg::Us(r.end_ns.saturating_sub(r.start_ns))),
                 ("local_setup_us", Arg::Us(r.start_ns.saturating_sub(r.receive_ns))),
@@ -281,7 +319,12 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
     Ok(run.rows.len())
 }
 
-fn markers<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout, names: &Names) -> io::Result<usize> {
+fn markers<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    layout: &Layout,
+    names: &Names,
+) -> io::Result<usize> {
     for n in 0..layout.aicpu_tracks {
         out.thread(aicpu_track(n), &format!("AICPU_{n}"))?;
     }
@@ -308,14 +351,24 @@ fn markers<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout, names
             MarkerKind::PredicatedSkip => {
                 let func = m.task.map_or(-1, |t| first_kernel(run, t));
                 match m.task {
-                    Some(t) => write_slice_name(&mut name, names, func, t, run.tasks.get(&t).is_some_and(|x| x.spmd)),
+                    Some(t) => write_slice_name(
+                        &mut name,
+                        names,
+                        func,
+                        t,
+                        run.tasks.get(&t).is_some_and(|x| x.spmd),
+                    ),
                     None => label(&mut name, "task"),
                 }
                 ("predicated_pass", Arg::Bool(false))
             }
         };
         let args: &[(&str, Arg<'_>)] = if m.kind == MarkerKind::Alloc {
-            &[(extra_key, extra), ("task_id", task), ("event-hint", Arg::Str(&name))]
+            &[
+                (extra_key, extra),
+                ("task_id", task),
+                ("event-hint", Arg::Str(&name)),
+            ]
         } else {
             &[
                 ("loop_iter", Arg::Uint(m.loop_iter)),

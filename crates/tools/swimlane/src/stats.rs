@@ -132,7 +132,8 @@ impl Statistics {
             s.exec_us += exec;
             s.local.add(delta_us(r.start_ns, r.receive_ns));
             widen(&mut aicore_span, us(r.receive_ns), us(r.end_ns));
-            let (Some(dispatch), Some(finish), true) = (r.dispatch_ns, r.finish_ns, level.has_dispatch()) else {
+            let (Some(dispatch), Some(finish), true) = (r.dispatch_ns, r.finish_ns, level.has_dispatch())
+            else {
                 continue;
             };
             s.timed_exec_us += exec;
@@ -187,7 +188,11 @@ impl Statistics {
                 s.count,
                 s.exec_us / s.count as f64,
                 two(timed.then(|| s.latency.sum / s.count as f64)),
-                if timed { format!("{:.1}%", s.exec_percent()) } else { "-".into() },
+                if timed {
+                    format!("{:.1}%", s.exec_percent())
+                } else {
+                    "-".into()
+                },
                 two(s.head.get()),
                 two(s.tail.get()),
                 two(s.prop.get()),
@@ -205,7 +210,11 @@ impl Statistics {
             "TOTAL",
             count,
             exec,
-            if timed { format!("{latency:.2}") } else { "-".into() }
+            if timed {
+                format!("{latency:.2}")
+            } else {
+                "-".into()
+            }
         )?;
         match (timed, self.scheduler_span, self.aicore_span) {
             (true, Some((first, last)), _) => writeln!(
@@ -229,7 +238,10 @@ impl Statistics {
                 latency / count as f64,
                 exec / latency * 100.0
             )?;
-            writeln!(w, "  (Latency = dispatch→finish; Exec = AICore kernel time per task)")?;
+            writeln!(
+                w,
+                "  (Latency = dispatch→finish; Exec = AICore kernel time per task)"
+            )?;
         }
         Ok(())
     }

@@ -18,7 +18,12 @@ fn write_micros<W: Write>(out: &mut W, ns: u64) -> io::Result<()> {
     let mut int = itoa::Buffer::new();
     out.write_all(int.format(ns / 1000).as_bytes())?;
     let frac = (ns % 1000) as usize;
-    let digits = [b'.', b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
+    let digits = [
+        b'.',
+        b'0' + (frac / 100) as u8,
+        b'0' + (frac / 10 % 10) as u8,
+        b'0' + (frac % 10) as u8,
+    ];
     out.write_all(&digits)
 }
 
@@ -130,7 +135,8 @@ impl<W: Write> TraceWriter<W> {
     /// Writes a `process_name` and a `process_sort_index` metadata event.
     pub fn process(&mut self, pid: u32, name: &str, sort_index: u32) -> io::Result<()> {
         self.begin_event()?;
-        self.out.write_all(b"{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",")?;
+        self.out
+            .write_all(b"{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",")?;
         write!(self.out, "\"pid\":{pid},\"args\":{{\"name\":")?;
         self.string(name)?;
         self.out.write_all(b"}}")?;
@@ -188,7 +194,14 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Writes a counter sample (`ph:"C"`); `track.tid` is written unless it is 0.
-    pub fn counter(&mut self, name: &str, cat: &str, track: Track, ts_ns: u64, args: &[(&str, Arg<'_>)]) -> io::Result<()> {
+    pub fn counter(
+        &mut self,
+        name: &str,
+        cat: &str,
+        track: Track,
+        ts_ns: u64,
+        args: &[(&str, Arg<'_>)],
+    ) -> io::Result<()> {
         self.begin_event()?;
         self.out.write_all(b"{\"name\":")?;
         self.string(name)?;
@@ -204,7 +217,13 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Writes a flow arrow with the next flow id (0, 1, ...); returns the id.
-    pub fn flow(&mut self, name: &str, from: FlowEnd, to: FlowEnd, task_counts: Option<(u32, u32)>) -> io::Result<u64> {
+    pub fn flow(
+        &mut self,
+        name: &str,
+        from: FlowEnd,
+        to: FlowEnd,
+        task_counts: Option<(u32, u32)>,
+    ) -> io::Result<u64> {
         let id = self.flows;
         self.flows += 1;
         self.flow_event(&Flow {
@@ -331,7 +350,11 @@ mod tests {
             ts_ns: 1500,
             dur_ns: 20,
             id: Some(0),
-            args: &[("taskId", Arg::Uint(4_294_967_296)), ("d", Arg::Us(1000)), ("q", Arg::Triple([1, 0, 2]))],
+            args: &[
+                ("taskId", Arg::Uint(4_294_967_296)),
+                ("d", Arg::Us(1000)),
+                ("q", Arg::Triple([1, 0, 2])),
+            ],
         })
         .unwrap();
         let end = FlowEnd {
@@ -340,8 +363,14 @@ mod tests {
             bind: Some(0),
         };
         assert_eq!(w.flow("dependency", end, end, Some((1, 4))).unwrap(), 0);
-        w.counter("busy_cores", "simpler", Track { pid: 10, tid: 0 }, 7, &[("AIC", Arg::Int(1))])
-            .unwrap();
+        w.counter(
+            "busy_cores",
+            "simpler",
+            Track { pid: 10, tid: 0 },
+            7,
+            &[("AIC", Arg::Int(1))],
+        )
+        .unwrap();
         let text = String::from_utf8(w.finish().unwrap()).unwrap();
         assert_eq!(
             text,

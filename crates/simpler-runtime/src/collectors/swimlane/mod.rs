@@ -159,7 +159,6 @@ pub(crate) struct SwimlaneProducer {
 }
 
 impl SwimlaneProducer {
-
     /// Appends a row (dropped and counted when no buffer can be had in time).
     pub fn push(&mut self, row: Row) {
         if self
@@ -425,11 +424,15 @@ pub(crate) fn spawn(
                 Row::Task(t) => parts.tasks.put(&encode_task(t)),
                 Row::Phase(thread, p) => match parts.phases.get_mut(*thread as usize) {
                     Some(spill) => spill.put(&encode_phase(p)),
-                    None => Err(io::Error::other(format!("phase of unknown scheduler thread {thread}"))),
+                    None => Err(io::Error::other(format!(
+                        "phase of unknown scheduler thread {thread}"
+                    ))),
                 },
-                Row::Orch(o) => parts
-                    .orch
-                    .put(&[o.task_id, o.submit_idx, o.submit_start_ns, o.submit_end_ns]),
+                Row::Orch(o) => {
+                    parts
+                        .orch
+                        .put(&[o.task_id, o.submit_idx, o.submit_start_ns, o.submit_end_ns])
+                }
             };
             if let Err(e) = r {
                 st.error.get_or_insert(format!("spilling rows: {e}"));
@@ -642,7 +645,13 @@ fn next_reg(reg: &mut Vec<u32>, core: u32) -> u32 {
 
 /// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows and links it as
 /// `chip_swimlane_records.json`.
-fn close(prefix: &Path, spilled: Spilled, dropped: u64, header: &WriteHeader, proven: bool) -> SwimlaneOutcome {
+fn close(
+    prefix: &Path,
+    spilled: Spilled,
+    dropped: u64,
+    header: &WriteHeader,
+    proven: bool,
+) -> SwimlaneOutcome {
     let dest = prefix.join(FILE_NAME);
     let mut out = SwimlaneOutcome {
         path: None,
@@ -677,7 +686,10 @@ fn close(prefix: &Path, spilled: Spilled, dropped: u64, header: &WriteHeader, pr
     let written = (|| {
         let tasks = tasks.seal()?;
         let orch = orch.seal()?;
-        let phases = phases.into_iter().map(Spill::seal).collect::<io::Result<Vec<_>>>()?;
+        let phases = phases
+            .into_iter()
+            .map(Spill::seal)
+            .collect::<io::Result<Vec<_>>>()?;
         publish_with(&dest, Options::closing(true), |sink| {
             let mut w = SwimlaneWriter::begin(sink, header)?;
             let rows = write_records(&mut w, &tasks, &phases, &orch, header)?;

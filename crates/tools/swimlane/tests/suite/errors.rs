@@ -9,7 +9,10 @@ const GOOD: &str = "{\"chip_swimlane_level\":1,\"metadata\":{\"clock_freq_hz\":1
 
 fn convert_err(records: &Path, deps: Option<&Path>, names: Option<&Path>) -> simpler_swimlane::Error {
     let err = convert(records, None, deps, names).unwrap_err();
-    assert!(!records.with_file_name("merged_swimlane.json").exists(), "no trace is written on error");
+    assert!(
+        !records.with_file_name("merged_swimlane.json").exists(),
+        "no trace is written on error"
+    );
     err
 }
 
@@ -51,7 +54,11 @@ fn a_bad_row_names_file_line_column_and_row() {
 fn a_level_the_original_does_not_record_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let records = dir.path().join("chip_swimlane_records.json");
-    fs::write(&records, GOOD.replace("\"chip_swimlane_level\":1", "\"chip_swimlane_level\":5")).unwrap();
+    fs::write(
+        &records,
+        GOOD.replace("\"chip_swimlane_level\":1", "\"chip_swimlane_level\":5"),
+    )
+    .unwrap();
     assert_eq!(
         convert_err(&records, None, None).to_string(),
         format!(
@@ -67,7 +74,11 @@ fn bad_deps_and_name_maps_name_their_files() {
     let records = dir.path().join("chip_swimlane_records.json");
     fs::write(&records, GOOD).unwrap();
     let deps = dir.path().join("deps.json");
-    fs::write(&deps, "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}").unwrap();
+    fs::write(
+        &deps,
+        "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}",
+    )
+    .unwrap();
     let err = convert_err(&records, None, None);
     assert!(matches!(err.kind(), ErrorKind::Deps(_)), "{err:?}");
     assert_eq!(

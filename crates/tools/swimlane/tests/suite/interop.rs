@@ -45,12 +45,20 @@ fn every_case_gives_its_golden_trace_statistics_and_notes() {
         .filter(|p| p.is_dir())
         .collect();
     cases.sort();
-    assert_eq!(cases.len(), 5, "the cases listed in tests/interop/swimlane/README.md");
+    assert_eq!(
+        cases.len(),
+        5,
+        "the cases listed in tests/interop/swimlane/README.md"
+    );
     let mut problems = Vec::new();
     for case in &cases {
         let work = tempfile::tempdir().unwrap();
         let records = find_in(case).unwrap_or_else(|| panic!("{}: no records file", case.display()));
-        for file in [records.as_path(), &case.join("deps.json"), &case.join("name_map.json")] {
+        for file in [
+            records.as_path(),
+            &case.join("deps.json"),
+            &case.join("name_map.json"),
+        ] {
             fs::copy(file, work.path().join(file.file_name().unwrap())).unwrap();
         }
         let copy = work.path().join(records.file_name().unwrap());

@@ -12,10 +12,15 @@ use crate::util::{at, interop_dir, Trace};
 fn convert_case(case: &str, dir: &Path) -> (simpler_swimlane::ConvertSummary, Trace) {
     let src = interop_dir().join(case);
     let records = find_in(&src).unwrap();
-    for file in [records.as_path(), &src.join("deps.json"), &src.join("name_map.json")] {
+    for file in [
+        records.as_path(),
+        &src.join("deps.json"),
+        &src.join("name_map.json"),
+    ] {
         fs::copy(file, dir.join(file.file_name().unwrap())).unwrap();
     }
-    let summary = simpler_swimlane::convert(&dir.join(records.file_name().unwrap()), None, None, None).unwrap();
+    let summary =
+        simpler_swimlane::convert(&dir.join(records.file_name().unwrap()), None, None, None).unwrap();
     let trace = Trace::read(&summary.output);
     (summary, trace)
 }
@@ -53,10 +58,17 @@ fn level_one_statistics_print_dashes_and_the_observed_span() {
         "Source chip_swimlane_level: 1 (AICore timing only; recorded in chip_swimlane_records.json)"
     );
     let row = lines.iter().find(|l| l.starts_with("0 ")).unwrap();
-    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["0", "kernel", "1", "5.00", "-", "-", "-", "-", "-", "0.50"]);
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        ["0", "kernel", "1", "5.00", "-", "-", "-", "-", "-", "0.50"]
+    );
     let total = lines.iter().find(|l| l.starts_with("TOTAL")).unwrap();
-    assert_eq!(total.split_whitespace().collect::<Vec<_>>(), ["TOTAL", "1", "5.00", "-"]);
-    assert!(text.contains("\nAICore Observed Span: 5.50 us (from earliest AICore receive to latest AICore end)\n"));
+    assert_eq!(
+        total.split_whitespace().collect::<Vec<_>>(),
+        ["TOTAL", "1", "5.00", "-"]
+    );
+    assert!(text
+        .contains("\nAICore Observed Span: 5.50 us (from earliest AICore receive to latest AICore end)\n"));
     assert!(!text.contains("Total Test Time"), "{text}");
 }
 
@@ -65,14 +77,30 @@ fn level_one_has_no_scheduler_processes_and_names_kernels_from_deps() {
     let dir = tempfile::tempdir().unwrap();
     let (summary, trace) = convert_case("level1", dir.path());
     assert_eq!(trace.process_name(4), Some("Worker View"));
-    assert_eq!((trace.process_name(1), trace.process_name(2), trace.process_name(3)), (None, None, None));
+    assert_eq!(
+        (
+            trace.process_name(1),
+            trace.process_name(2),
+            trace.process_name(3)
+        ),
+        (None, None, None)
+    );
     assert_eq!(trace.slices(4, "kernel_add_scalar(r1t0)").len(), 1);
     assert_eq!(summary.slices.scheduler_view, 0);
     assert_eq!(summary.sched_flows.dispatch, 0);
     // r1t2 → r1t3 overlaps; r1t3 → r1t4 (a dummy task, recorded from level 3) is not drawn.
-    assert_eq!((summary.flows.worker.dependency, summary.flows.worker.hb_violation), (5, 1));
-    assert_eq!((summary.flows.without_row, summary.flows.first_without_row), (1, Some((1 << 32 | 3, 1 << 32 | 4))));
-    assert_eq!(summary.notes[0], "level 1: no dispatch or finish times (recorded from level 2)");
+    assert_eq!(
+        (summary.flows.worker.dependency, summary.flows.worker.hb_violation),
+        (5, 1)
+    );
+    assert_eq!(
+        (summary.flows.without_row, summary.flows.first_without_row),
+        (1, Some((1 << 32 | 3, 1 << 32 | 4)))
+    );
+    assert_eq!(
+        summary.notes[0],
+        "level 1: no dispatch or finish times (recorded from level 2)"
+    );
 }
 
 #[test]
@@ -103,7 +131,11 @@ fn level_three_draws_phases_queue_and_scheduler_arrows() {
     assert_eq!(summary.sched_flows.dispatch, 10);
     assert_eq!(summary.sched_flows.submit_dispatch, 0);
     // The queue counter at the end of every complete and dispatch phase.
-    let queue = trace.events.iter().filter(|e| e["name"] == "shared_ready_queue" && e["ph"] == "C").count();
+    let queue = trace
+        .events
+        .iter()
+        .filter(|e| e["name"] == "shared_ready_queue" && e["ph"] == "C")
+        .count();
     assert_eq!(queue, 10);
 }
 
@@ -121,7 +153,10 @@ fn level_four_names_the_orchestrator_and_draws_alloc_and_submit_arrows() {
     assert_eq!(trace.thread_name(4, 19_002), Some("AICPU_2"));
     let submit = trace.flows("submit→dispatch");
     assert_eq!(submit.len(), 5);
-    assert_eq!((at(&submit[0].s), at(&submit[0].f)), ((1, 4000, 0.4), (2, 30_000, 0.6)));
+    assert_eq!(
+        (at(&submit[0].s), at(&submit[0].f)),
+        ((1, 4000, 0.4), (2, 30_000, 0.6))
+    );
     assert_eq!(summary.counter_samples, 21);
 }
 

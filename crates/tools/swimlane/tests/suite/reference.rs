@@ -26,7 +26,10 @@ fn hb_violation_in_both_views() {
     let dir = tempfile::tempdir().unwrap();
     let records = level2_records(
         &["aiv", "aiv"],
-        &[row(0, 0, 0, 10.0, 10.5, 20.0, 21.0), row(1, 1, 0, 15.0, 19.0, 25.0, 26.0)],
+        &[
+            row(0, 0, 0, 10.0, 10.5, 20.0, 21.0),
+            row(1, 1, 0, 15.0, 19.0, 25.0, 26.0),
+        ],
     );
     let deps = deps_json(&[(0, [-1, 0, -1], 1), (1, [-1, 0, -1], 1)], &[(0, 1)]);
     let (summary, trace) = convert_in(dir.path(), &records, Some(&deps));
@@ -35,10 +38,22 @@ fn hb_violation_in_both_views() {
     assert_eq!((at(&hb[0].s), at(&hb[0].f)), ((4, 10_000, 0.5), (4, 10_010, 9.0)));
     assert_eq!((at(&hb[1].s), at(&hb[1].f)), ((3, 10_000, 0.0), (3, 10_010, 5.0)));
     assert!(trace.flows("dependency").is_empty());
-    assert_eq!((summary.flows.worker.hb_violation, summary.flows.scheduler.hb_violation), (1, 1));
+    assert_eq!(
+        (
+            summary.flows.worker.hb_violation,
+            summary.flows.scheduler.hb_violation
+        ),
+        (1, 1)
+    );
     // Each end binds to its slice's event id.
-    assert_eq!((hb[0].s["bind_id"].as_u64(), hb[0].f["bind_id"].as_u64()), (Some(0), Some(1)));
-    assert_eq!((hb[1].s["bind_id"].as_u64(), hb[1].f["bind_id"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(
+        (hb[0].s["bind_id"].as_u64(), hb[0].f["bind_id"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(
+        (hb[1].s["bind_id"].as_u64(), hb[1].f["bind_id"].as_u64()),
+        (Some(2), Some(3))
+    );
 }
 
 /// An SPMD pred of 4 blocks → one succ: one flow per view, `output_task_count` 4, anchored
@@ -61,10 +76,24 @@ fn spmd_pred_gives_one_flow_per_view_on_its_earliest_block() {
     let (_, trace) = convert_in(dir.path(), &records, Some(&deps));
     let flows = trace.flows("dependency");
     assert_eq!(flows.len(), 2);
-    assert_eq!(at(&flows[0].s), (4, 10_000, 0.5), "Worker View: core 0 at its receive");
-    assert_eq!(at(&flows[1].s), (3, 10_010, 0.0), "Scheduler View: the earliest dispatch");
+    assert_eq!(
+        at(&flows[0].s),
+        (4, 10_000, 0.5),
+        "Worker View: core 0 at its receive"
+    );
+    assert_eq!(
+        at(&flows[1].s),
+        (3, 10_010, 0.0),
+        "Scheduler View: the earliest dispatch"
+    );
     for f in &flows {
-        assert_eq!((f.s["output_task_count"].as_u64(), f.s["input_task_count"].as_u64()), (Some(4), Some(1)));
+        assert_eq!(
+            (
+                f.s["output_task_count"].as_u64(),
+                f.s["input_task_count"].as_u64()
+            ),
+            (Some(4), Some(1))
+        );
     }
     assert_eq!(trace.slices(4, "func_3_d_spmd(t7)").len(), 4);
 }
@@ -83,10 +112,16 @@ fn mix_tasks_give_n_by_m_flows_unless_spmd() {
     };
     let rows: Vec<Row> = [mix(0, 1.0), mix(1, 4.0)].concat();
     let deps = deps_json(&[(0, [0, 1, 1], 1), (1, [0, 1, 1], 1)], &[(0, 1)]);
-    let (_, trace) = convert_in(dir.path(), &level2_records(&["aic", "aic", "aiv", "aiv"], &rows), Some(&deps));
+    let (_, trace) = convert_in(
+        dir.path(),
+        &level2_records(&["aic", "aic", "aiv", "aiv"], &rows),
+        Some(&deps),
+    );
     let flows = trace.flows("dependency");
     assert_eq!(flows.len(), 18);
-    assert!(flows.iter().all(|f| f.s["output_task_count"] == 1 && f.s["input_task_count"] == 1));
+    assert!(flows
+        .iter()
+        .all(|f| f.s["output_task_count"] == 1 && f.s["input_task_count"] == 1));
 
     // SPMD MIX (block_num 3, AIC kernel 0 + AIV kernel 1) → SPMD MIX: 2 × 2 anchors per view.
     // The succ's earliest AIC row is on core 1, its earliest AIV row on core 5.
@@ -104,13 +139,23 @@ fn mix_tasks_give_n_by_m_flows_unless_spmd() {
         &level2_records(&["aic", "aic", "aic", "aiv", "aiv", "aiv"], &rows),
         Some(&deps),
     );
-    let worker: Vec<_> = trace.flows("dependency").into_iter().filter(|f| f.s["pid"] == 4).collect();
+    let worker: Vec<_> = trace
+        .flows("dependency")
+        .into_iter()
+        .filter(|f| f.s["pid"] == 4)
+        .collect();
     assert_eq!(worker.len(), 4);
     let to: BTreeSet<u64> = worker.iter().map(|f| at(&f.f).1).collect();
     assert_eq!(to, BTreeSet::from([10_010, 10_050]));
     let from: BTreeSet<u64> = worker.iter().map(|f| at(&f.s).1).collect();
-    assert_eq!(from, BTreeSet::from([10_000, 10_030]), "core 0 wins the tie with core 3 per kernel");
-    assert!(worker.iter().all(|f| f.s["output_task_count"] == 3 && f.s["input_task_count"] == 3));
+    assert_eq!(
+        from,
+        BTreeSet::from([10_000, 10_030]),
+        "core 0 wins the tie with core 3 per kernel"
+    );
+    assert!(worker
+        .iter()
+        .all(|f| f.s["output_task_count"] == 3 && f.s["input_task_count"] == 3));
 }
 
 /// Without a block map, a task with several rows of one core type is SPMD (one flow); rows of
@@ -125,10 +170,20 @@ fn without_a_block_map_same_type_rows_are_spmd() {
         row(1, 1, 1, 4.0, 4.6, 6.0, 6.5),
     ];
     let deps = "{\"tasks\":[],\"tensors\":[],\"edges\":[{\"pred\":\"0\",\"succ\":\"1\",\"arg\":-1,\"source\":\"explicit\"}]}";
-    let (_, trace) = convert_in(dir.path(), &level2_records(&["aic", "aiv", "aiv"], &rows), Some(deps));
-    let worker: Vec<_> = trace.flows("dependency").into_iter().filter(|f| f.s["pid"] == 4).collect();
+    let (_, trace) = convert_in(
+        dir.path(),
+        &level2_records(&["aic", "aiv", "aiv"], &rows),
+        Some(deps),
+    );
+    let worker: Vec<_> = trace
+        .flows("dependency")
+        .into_iter()
+        .filter(|f| f.s["pid"] == 4)
+        .collect();
     assert_eq!(worker.len(), 2, "one SPMD anchor × two MIX rows");
-    assert!(worker.iter().all(|f| f.s["output_task_count"] == 2 && f.s["input_task_count"] == 1));
+    assert!(worker
+        .iter()
+        .all(|f| f.s["output_task_count"] == 2 && f.s["input_task_count"] == 1));
     assert_eq!(trace.slices(4, "task_spmd(t0)").len(), 2);
     assert_eq!(trace.slices(4, "task(t1)").len(), 2);
 }

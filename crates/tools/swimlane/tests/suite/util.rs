@@ -47,7 +47,15 @@ pub fn level2_records(core_types: &[&str], rows: &[Row]) -> String {
         .collect();
     let aicpu: Vec<String> = rows
         .iter()
-        .map(|r| format!("[{},{},{},{}]", r.core, r.reg, cycles(r.dispatch), cycles(r.finish)))
+        .map(|r| {
+            format!(
+                "[{},{},{},{}]",
+                r.core,
+                r.reg,
+                cycles(r.dispatch),
+                cycles(r.finish)
+            )
+        })
         .collect();
     format!(
         "{{\"chip_swimlane_level\":2,\"metadata\":{{\"clock_freq_hz\":1000000000,\"core_types\":{}}},\n\"aicore_tasks\":[{}],\n\"aicpu_tasks\":[{}]}}\n",
@@ -72,7 +80,11 @@ pub fn deps_json(tasks: &[(u64, [i32; 3], u32)], edges: &[(u64, u64)]) -> String
         .iter()
         .map(|(p, s)| format!("{{\"pred\":\"{p}\",\"succ\":\"{s}\",\"arg\":-1,\"source\":\"explicit\"}}"))
         .collect();
-    format!("{{\"tasks\":[{}],\"tensors\":[],\"edges\":[{}]}}\n", tasks.join(","), edges.join(","))
+    format!(
+        "{{\"tasks\":[{}],\"tensors\":[],\"edges\":[{}]}}\n",
+        tasks.join(","),
+        edges.join(",")
+    )
 }
 
 /// Writes `records` (as `chip_swimlane_records.json`) and, if given, `deps` into `dir`,
@@ -153,5 +165,9 @@ impl Trace {
 
 /// `(pid, tid, ts)` of a flow end.
 pub fn at(e: &Value) -> (u64, u64, f64) {
-    (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap(), e["ts"].as_f64().unwrap())
+    (
+        e["pid"].as_u64().unwrap(),
+        e["tid"].as_u64().unwrap(),
+        e["ts"].as_f64().unwrap(),
+    )
 }
