@@ -23,4 +23,8 @@ pub struct Args {
     /// name_map*.json next to RECORDS; kernels without a name show as func_0_a, func_1_b, ...].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
+    /// Add the original's eight scheduler-overhead counter tracks (oh_aic_idle, ...,
+    /// oh_has_overhead) to the AICPU Scheduler process; needs deps.json.
+    #[arg(long)]
+    pub overhead: bool,
 }

@@ -13,7 +13,8 @@
 //! threads' loop phases (pid 2), each row from dispatch to finish (pid 3, Scheduler View) and
 //! from receive to end on its core (pid 4, Worker View, with the AICPU markers of dummy and
 //! alloc tasks), and our counter tracks (pid 10). Slices in [`slices`], dependency arrows in
-//! [`flows`], the scheduler's arrows in [`sched_flows`], counters in [`counters`].
+//! [`flows`], the scheduler's arrows in [`sched_flows`], counters in [`counters`], and with
+//! `--overhead` the original's scheduler-overhead counters in [`overhead`].
 //!
 //! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`names`] (labels), [`deps`]
 //! (what deps.json gives), [`model`] (the resolved rows), [`layout`] (tracks, lanes, markers,
@@ -36,6 +37,7 @@ pub mod input;
 pub mod layout;
 pub mod model;
 pub mod names;
+pub mod overhead;
 pub mod sched_flows;
 pub mod slices;
 pub mod stats;
@@ -78,6 +80,8 @@ pub struct ConvertSummary {
     pub sched_flows: SchedFlowCounts,
     /// Counter samples of our tracks.
     pub counter_samples: usize,
+    /// Samples of the `--overhead` tracks (0 without the flag).
+    pub overhead_samples: usize,
     /// The per-kernel statistics.
     pub statistics: Statistics,
 }
@@ -134,7 +138,11 @@ impl ConvertSummary {
             s.markers,
             s.submit,
             self.counter_samples
-        )
+        )?;
+        if self.overhead_samples > 0 {
+            writeln!(w, "Overhead tracks: {} samples", self.overhead_samples)?;
+        }
+        Ok(())
     }
 }
 
@@ -142,12 +150,7 @@ impl ConvertSummary {
 /// reader defaulted, no deps.json, unreadable sibling name map, pairs not drawn) go to stderr.
 pub fn run(args: Args) -> Result<(), Error> {
     let records = input::resolve_records(args.records.as_deref())?;
-    let summary = convert(
-        &records,
-        args.output.as_deref(),
-        args.deps_json.as_deref(),
-        args.func_names.as_deref(),
-    )?;
+    let summary = convert_with(&records, &args)?;
     summary
         .write_report(io::stdout().lock())
         .map_err(ErrorKind::Report)?;
@@ -173,6 +176,24 @@ pub fn convert(
     deps: Option<&Path>,
     func_names: Option<&Path>,
 ) -> Result<ConvertSummary, Error> {
+    let args = Args {
+        records: None,
+        output: out.map(Path::to_path_buf),
+        deps_json: deps.map(Path::to_path_buf),
+        func_names: func_names.map(Path::to_path_buf),
+        overhead: false,
+    };
+    convert_with(records, &args)
+}
+
+/// [`convert`] with every option of `simpler swimlane` (`args.records` is not used):
+/// `--overhead` adds the original's scheduler-overhead counter tracks ([`overhead`]).
+pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error> {
+    let (out, deps, func_names) = (
+        args.output.as_deref(),
+        args.deps_json.as_deref(),
+        args.func_names.as_deref(),
+    );
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
     let file = read_swimlane_file(records).map_err(ErrorKind::Records)?;
     let notes = file.header.notes.clone();
@@ -203,10 +224,19 @@ pub fn convert(
         let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
         let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
         let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
+        let overhead_samples = match args.overhead {
+            true => overhead::write_overhead(&mut out, &run)?,
+            false => 0,
+        };
         out.finish()?;
-        Ok((slices, flows, sched_flows, counter_samples))
+        Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
     })?;
-    let (slices, flows, sched_flows, counter_samples) = written.value;
+    let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;
+    if args.overhead && run.deps.pairs.is_empty() {
+        eprintln!(
+            "warning: --overhead needs the dependencies of deps.json for task readiness; no overhead tracks"
+        );
+    }
 
     if let Some((pred, succ)) = flows.first_without_row {
         eprintln!(
@@ -232,6 +262,7 @@ pub fn convert(
         flows,
         sched_flows,
         counter_samples,
+        overhead_samples,
         statistics: Statistics::new(&run.rows, run.header.level, &names, &source),
     })
 }

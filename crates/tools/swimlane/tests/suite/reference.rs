@@ -187,3 +187,67 @@ fn without_a_block_map_same_type_rows_are_spmd() {
     assert_eq!(trace.slices(4, "task_spmd(t0)").len(), 2);
     assert_eq!(trace.slices(4, "task(t1)").len(), 2);
 }
+
+/// `--overhead` on the original's readiness example (`timing-analysis.md` §3): P (dispatch 0,
+/// start 0, end 5, finish 6) → C (8, 8, 15, 16) on one AIC core. C is ready at 5 and
+/// dispatched at 8: the core is idle with ready work for 3 µs.
+#[test]
+fn overhead_counters_mark_an_idle_core_with_ready_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |task, reg, t: [f64; 4]| Row {
+        core: 0,
+        task,
+        reg,
+        dispatch: 1.0 + t[0],
+        receive: 1.0 + t[1],
+        start: 1.0 + t[1],
+        end: 1.0 + t[2],
+        finish: 1.0 + t[3],
+    };
+    let records = level2_records(
+        &["aic"],
+        &[at(0, 0, [0.0, 0.0, 5.0, 6.0]), at(1, 1, [8.0, 8.0, 15.0, 16.0])],
+    );
+    let path = dir.path().join("chip_swimlane_records.json");
+    std::fs::write(&path, records).unwrap();
+    std::fs::write(
+        dir.path().join("deps.json"),
+        deps_json(&[(0, [0, -1, -1], 1), (1, [0, -1, -1], 1)], &[(0, 1)]),
+    )
+    .unwrap();
+    let args = simpler_swimlane::Args {
+        overhead: true,
+        ..Default::default()
+    };
+    let summary = simpler_swimlane::convert_with(&path, &args).unwrap();
+    let trace = crate::util::Trace::read(&summary.output);
+    let samples: Vec<(String, u64, f64, i64)> = trace
+        .events
+        .iter()
+        .filter(|e| e["cat"] == "overhead")
+        .map(|e| {
+            let name = e["name"].as_str().unwrap().to_string();
+            let v = e["args"][&name].as_i64().unwrap();
+            (name, e["tid"].as_u64().unwrap(), e["ts"].as_f64().unwrap(), v)
+        })
+        .collect();
+    let expect = |ts: f64, v: [i64; 5]| {
+        [
+            ("oh_aic_idle", 9101),
+            ("oh_aic_ready", 9102),
+            ("oh_aic_overhead", 9103),
+            ("oh_all_overhead", 9121),
+            ("oh_has_overhead", 9122),
+        ]
+        .into_iter()
+        .zip(v)
+        .map(move |((n, tid), v)| (n.to_string(), tid, ts, v))
+    };
+    let expected: Vec<_> = expect(0.0, [0, 0, 0, 0, 0])
+        .chain(expect(5.0, [1, 1, 1, 1, 1]))
+        .chain(expect(8.0, [0, 0, 0, 0, 0]))
+        .collect();
+    assert_eq!(samples, expected);
+    assert!(samples.iter().all(|s| s.0.starts_with("oh_")));
+    assert_eq!(summary.overhead_samples, 15);
+}
