@@ -56,12 +56,12 @@ pub fn read_swimlane_file(path: &Path) -> Result<SwimlaneFile, SwimlaneReadError
 }
 
 /// Collects every row; the sink behind [`read_swimlane_file`].
-#[derive(Default)]
-struct CollectRows {
-    tasks: Vec<TaskRow>,
-    dummy_tasks: Vec<DummyRow>,
-    orchestrator: Vec<OrchRow>,
-    phases: Vec<SchedPhase>,
+#[derive(Debug, Default)]
+pub(super) struct CollectRows {
+    pub tasks: Vec<TaskRow>,
+    pub dummy_tasks: Vec<DummyRow>,
+    pub orchestrator: Vec<OrchRow>,
+    pub phases: Vec<SchedPhase>,
 }
 
 impl SwimlaneSink for CollectRows {

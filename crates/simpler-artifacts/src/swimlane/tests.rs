@@ -3,29 +3,8 @@
 
 use super::*;
 
-/// Collects every row a reader hands over.
-#[derive(Debug, Default)]
-struct All {
-    tasks: Vec<TaskRow>,
-    dummies: Vec<DummyRow>,
-    orch: Vec<OrchRow>,
-    phases: Vec<SchedPhase>,
-}
-
-impl SwimlaneSink for All {
-    fn task(&mut self, row: TaskRow) {
-        self.tasks.push(row);
-    }
-    fn dummy(&mut self, row: DummyRow) {
-        self.dummies.push(row);
-    }
-    fn orch(&mut self, row: OrchRow) {
-        self.orch.push(row);
-    }
-    fn sched_phase(&mut self, phase: SchedPhase) {
-        self.phases.push(phase);
-    }
-}
+/// Every row a reader hands over.
+type All = read::CollectRows;
 
 fn read(json: &str) -> Result<(Header, All), String> {
     let mut all = All::default();
@@ -202,7 +181,11 @@ fn every_level_round_trips_through_the_reader() {
         assert_eq!(t.dispatch_ns.zip(t.finish_ns), stamps);
         assert_eq!(h.core_to_thread.is_some(), level.has_sched_phases());
         assert_eq!(all.phases.len(), if level.has_sched_phases() { 2 } else { 0 });
-        let dummies: Vec<(u64, u32)> = all.dummies.iter().map(|d| (d.task_id, d.sched_thread)).collect();
+        let dummies: Vec<(u64, u32)> = all
+            .dummy_tasks
+            .iter()
+            .map(|d| (d.task_id, d.sched_thread))
+            .collect();
         assert_eq!(
             dummies,
             if level.has_sched_phases() {
@@ -212,7 +195,7 @@ fn every_level_round_trips_through_the_reader() {
             }
         );
         let submits: Vec<(u64, u64, u64)> = all
-            .orch
+            .orchestrator
             .iter()
             .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
             .collect();
@@ -300,7 +283,10 @@ fn phase_kinds_may_be_the_originals_numbers() {
     .unwrap();
     let kinds: Vec<&str> = all.phases.iter().map(|p| p.kind.as_str()).collect();
     assert_eq!(kinds, ["complete", "dummy_task", "idle"]);
-    assert_eq!((all.dummies[0].task_id, all.dummies[0].finish_ns), (9, 400));
+    assert_eq!(
+        (all.dummy_tasks[0].task_id, all.dummy_tasks[0].finish_ns),
+        (9, 400)
+    );
     let err = read(&format!(
         "{{\"chip_swimlane_level\":3,{META},\"aicpu_scheduler_phases\":[[{{\"kind\":3,\"start_cycles\":1,\"end_cycles\":2}}]]}}"
     ))
@@ -320,7 +306,7 @@ fn host_orchestrator_phases_count_from_their_own_origin() {
     .unwrap();
     assert_eq!(h.orchestrator_source, OrchestratorSource::Host);
     let spans: Vec<(u64, u64, u64)> = all
-        .orch
+        .orchestrator
         .iter()
         .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
         .collect();

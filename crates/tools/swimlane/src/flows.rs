@@ -94,34 +94,38 @@ pub fn write_dependency_flows<W: Write>(
     let worker = AnchorTable::new(run.tasks.keys().chain(layout.markers_of.keys()), |t| {
         layout.worker_anchors(run, t)
     });
+    let mut missing = |pred, succ| {
+        counts.without_row += 1;
+        counts.first_without_row.get_or_insert((pred, succ));
+    };
+    let worker_flows = view_flows(out, run, &worker, &mut missing)?;
+    counts.worker = worker_flows;
+    if run.has_aicpu_data() {
+        let scheduler = AnchorTable::new(run.tasks.keys(), |t| layout.scheduler_anchors(run, t));
+        counts.scheduler = view_flows(out, run, &scheduler, &mut |_, _| {})?;
+    }
+    Ok(counts)
+}
+
+/// The flows of one view: every anchor pair of every deps.json pair whose ends both have
+/// anchors; `missing` hears of the others. An anchor's end is its slice's end (the finish in
+/// the Scheduler View), so a flow is an `hb_violation` when it is after the successor's start.
+fn view_flows<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    table: &AnchorTable,
+    missing: &mut dyn FnMut(u64, u64),
+) -> io::Result<ViewFlows> {
+    let mut counts = ViewFlows::default();
     for &(pred, succ) in &run.deps.pairs {
-        let (Some(p), Some(s)) = (worker.get(pred), worker.get(succ)) else {
-            counts.without_row += 1;
-            counts.first_without_row.get_or_insert((pred, succ));
+        let (Some(p), Some(s)) = (table.get(pred), table.get(succ)) else {
+            missing(pred, succ);
             continue;
         };
         let task_counts = task_counts(run, pred, succ);
         for pa in p {
             for sa in s {
-                let hb = pa.end_ns > sa.start_ns;
-                draw(out, &mut counts.worker, hb, pa, sa, task_counts)?;
-            }
-        }
-    }
-    if !run.has_aicpu_data() {
-        return Ok(counts);
-    }
-    let scheduler = AnchorTable::new(run.tasks.keys(), |t| layout.scheduler_anchors(run, t));
-    for &(pred, succ) in &run.deps.pairs {
-        let (Some(p), Some(s)) = (scheduler.get(pred), scheduler.get(succ)) else {
-            continue;
-        };
-        let task_counts = task_counts(run, pred, succ);
-        for pa in p {
-            for sa in s {
-                // A Scheduler View anchor's end is its finish, its start its dispatch.
-                let hb = pa.end_ns > sa.start_ns;
-                draw(out, &mut counts.scheduler, hb, pa, sa, task_counts)?;
+                draw(out, &mut counts, pa.end_ns > sa.start_ns, pa, sa, task_counts)?;
             }
         }
     }
