@@ -188,9 +188,10 @@ fn without_a_block_map_same_type_rows_are_spmd() {
     assert_eq!(trace.slices(4, "task(t1)").len(), 2);
 }
 
-/// `--overhead` on the original's readiness example (`timing-analysis.md` §3): P (dispatch 0,
-/// start 0, end 5, finish 6) → C (8, 8, 15, 16) on one AIC core. C is ready at 5 and
-/// dispatched at 8: the core is idle with ready work for 3 µs.
+/// `--overhead` on the original's readiness example
+/// (`../shared/reference/timing-analysis.md` §3): P (dispatch 0, start 0, end 5, finish 6) →
+/// C (8, 8, 15, 16) on one AIC core. C is ready at 5 and dispatched at 8: the core is idle
+/// with ready work for 3 µs.
 #[test]
 fn overhead_counters_mark_an_idle_core_with_ready_work() {
     let dir = tempfile::tempdir().unwrap();
