@@ -68,7 +68,7 @@ proptest! {
 
     #[test]
     fn swimlane_records(edits in prop::collection::vec(mutation(), 1..4)) {
-        let bytes = apply(testdata("tools/swimlane/tests/testdata/vector_example/l2_swimlane_records.json"), &edits);
+        let bytes = apply(testdata("../tests/interop/swimlane/level4_orchestrator/chip_swimlane_records.json"), &edits);
         let (path, r) = read_mutated("l2_swimlane_records.json", &bytes, |p| {
             read_swimlane_file(p).map(drop).map_err(|e| e.to_string())
         });

@@ -170,10 +170,10 @@ fn render_view(name: &str, file: &Path, output: &mut RunOutput) -> anyhow::Resul
         "l2_swimlane" => {
             let summary = simpler_swimlane::convert(file, None, None, None)?;
             println!(
-                "  trace      {} ({} dependency flows, {} hb_violation)",
+                "  trace      {} ({} dependency flows, {} hb_violation in the Worker View)",
                 summary.output.display(),
-                summary.flows.dependency,
-                summary.flows.hb_violation
+                summary.flows.worker.dependency,
+                summary.flows.worker.hb_violation
             );
             let mut table = Vec::new();
             summary.write_statistics(&mut table)?;

@@ -37,7 +37,9 @@ fn the_main_job_writes_every_artifact_and_report() {
     let view = std::fs::read_to_string(prefix.join("deps_viewer.txt")).unwrap();
     assert!(view.contains("SUMMARY") && view.contains("TASK INDEX") && view.contains("func_name_map: yes"));
 
-    // Swimlane: 5 task slices on AIV tracks, 6 dependency flows from slice start to slice start.
+    // Swimlane: the original converter's layout. 5 Worker View slices (pid 4) on AIV tracks,
+    // named by the name map, and 6 Worker View dependency flows from slice start to slice
+    // start.
     let trace = read_json(&prefix.join("merged_swimlane.json"));
     let events = trace["traceEvents"].as_array().unwrap();
     let mut names: HashMap<(u64, u64), String> = HashMap::new();
@@ -52,13 +54,25 @@ fn the_main_job_writes_every_artifact_and_report() {
     }
     let slices: Vec<&Value> = events
         .iter()
-        .filter(|e| e["ph"] == "X" && e["cat"] == "task")
+        .filter(|e| e["ph"] == "X" && e["pid"] == 4 && e["cat"] == "event")
         .collect();
     assert_eq!(slices.len(), 5);
     for s in &slices {
         let track = &names[&(s["pid"].as_u64().unwrap(), s["tid"].as_u64().unwrap())];
         assert!(track.starts_with("AIV_"), "{track}");
     }
+    let mut slice_names: Vec<&str> = slices.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    slice_names.sort_unstable();
+    assert_eq!(
+        slice_names,
+        [
+            "kernel_add(r1t3)",
+            "kernel_add(t0)",
+            "kernel_add_scalar(r1t0)",
+            "kernel_add_scalar(r1t1)",
+            "kernel_mul(r1t2)"
+        ]
+    );
     let starts: Vec<(u64, u64, f64)> = slices
         .iter()
         .map(|s| {
@@ -69,7 +83,10 @@ fn the_main_job_writes_every_artifact_and_report() {
             )
         })
         .collect();
-    let flows: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow").collect();
+    let flows: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["cat"] == "flow" && e["pid"] == 4 && e["name"] != "complete" && e["name"] != "dispatch")
+        .collect();
     assert_eq!(flows.len(), 12);
     assert!(flows.iter().all(|f| f["name"] == "dependency"), "no hb_violation");
     for f in flows {
@@ -80,8 +97,24 @@ fn the_main_job_writes_every_artifact_and_report() {
         );
         assert!(starts.contains(&at), "every flow end sits at a slice start: {f}");
     }
+    // The bare flag records level 4: scheduler phases and the orchestrator's submits too.
+    assert_eq!(
+        names.get(&(2, 30_000)).map(String::as_str),
+        Some("Sched_0"),
+        "the AICPU Scheduler process"
+    );
     assert!(
-        stdout.contains("(6 dependency flows, 0 hb_violation)"),
+        events
+            .iter()
+            .any(|e| e["pid"] == 1 && e["ph"] == "X" && e["name"] == "submit(t0)"),
+        "the orchestrator's submit of t0"
+    );
+    assert!(
+        stdout.contains("Source chip_swimlane_level: 4 (full collection with orchestrator phases; recorded in l2_swimlane_records.json)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(6 dependency flows, 0 hb_violation in the Worker View)"),
         "{stdout}"
     );
 }

@@ -30,7 +30,7 @@
 //! or the original's "unknown" value (`func_id` −1, `block_num` 0), and [`Header::notes`] says
 //! so in words.
 //!
-//! Modules: [`write`] (the streaming writer the runtime uses), `read` (the reader of ours and
+//! Modules: [`write`](mod@write) (the streaming writer the runtime uses), `read` (the reader of ours and
 //! the original's files, every level, both file names).
 
 use std::path::{Path, PathBuf};
@@ -38,6 +38,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 mod read;
+#[cfg(test)]
+mod tests;
 pub mod write;
 
 pub use read::{read_swimlane, read_swimlane_file, read_swimlane_from};

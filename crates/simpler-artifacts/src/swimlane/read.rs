@@ -58,13 +58,13 @@ pub fn read_swimlane_file(path: &Path) -> Result<SwimlaneFile, SwimlaneReadError
 }
 
 /// Collects every row; the sink behind [`read_swimlane_file`].
-#[derive(Default)]
-struct CollectRows {
-    tasks: Vec<TaskRow>,
-    dummy_tasks: Vec<DummyRow>,
-    orchestrator: Vec<OrchRow>,
-    phases: Vec<SchedPhase>,
-    build_phases: Vec<BuildPhase>,
+#[derive(Debug, Default)]
+pub(super) struct CollectRows {
+    pub tasks: Vec<TaskRow>,
+    pub dummy_tasks: Vec<DummyRow>,
+    pub orchestrator: Vec<OrchRow>,
+    pub phases: Vec<SchedPhase>,
+    pub build_phases: Vec<BuildPhase>,
 }
 
 impl SwimlaneSink for CollectRows {
@@ -183,6 +183,28 @@ impl ArrayRow for InfoRaw {
     }
 }
 
+/// One integer column of a row; anything else is "invalid type: ..., expected an integer".
+struct Int(i128);
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "an integer")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                Ok(Int(i128::from(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                Ok(Int(i128::from(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Deserialises an [`ArrayRow`] from a JSON array of integers.
 struct ArrayRowDe<T>(T);
 
@@ -197,7 +219,7 @@ impl<'de, T: ArrayRow> Deserialize<'de> for ArrayRowDe<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut values = [0i128; 8];
                 let mut n = 0;
-                while let Some(v) = seq.next_element::<i128>()? {
+                while let Some(Int(v)) = seq.next_element::<Int>()? {
                     if n == values.len() {
                         return Err(de::Error::custom(format!(
                             "too many columns, expected {}",
@@ -637,7 +659,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let meta = raw.metadata.ok_or("missing field `metadata`")?;
     if !(meta.clock_freq_hz.is_finite() && meta.clock_freq_hz >= 1.0) {
         return Err(format!(
-            "metadata.clock_freq_hz must be a positive number of cycles per second, not {}",
+            "metadata.clock_freq_hz must be at least 1 cycle per second, not {}",
             meta.clock_freq_hz
         ));
     }

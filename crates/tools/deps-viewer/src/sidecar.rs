@@ -1,31 +1,36 @@
-//! The perf sidecar: a `l2_swimlane_records.json` next to deps.json.
+//! The perf sidecar: the swimlane records file next to deps.json, under any of its names
+//! (`simpler_artifacts::swimlane::find_in`: `l2_swimlane_records.json`,
+//! `chip_swimlane_records.json`, `l2_perf_records.json`).
 //!
-//! Its schema is not fixed yet, so the viewer only reports whether it was loaded: "loaded"
-//! means the file exists and is well-formed JSON (parsed in a streaming pass, nothing kept).
-//! A sidecar that exists but does not parse is reported as a warning on stderr and counts as
-//! not loaded.
+//! "Loaded" means the file is a records file the swimlane reader accepts (ours or the
+//! original's, any level), read through `simpler_artifacts::swimlane::read_swimlane` with
+//! nothing kept. A sidecar that exists but cannot be read is reported as a warning on stderr
+//! and counts as not loaded.
 
-use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 
-use serde::de::IgnoredAny;
-use serde::Deserialize;
+use simpler_artifacts::swimlane::{find_in, read_swimlane, SwimlaneSink, TaskRow};
 
-/// The sidecar's file name.
-pub const SIDECAR_FILE: &str = "l2_swimlane_records.json";
+/// Keeps nothing: the viewer only says whether the sidecar loaded.
+struct Discard;
 
-/// Returns true if and only if the sidecar next to `deps_json` exists and parses as JSON.
+impl SwimlaneSink for Discard {
+    fn task(&mut self, _: TaskRow) {}
+}
+
+/// Returns true if and only if a records file next to `deps_json` exists and reads.
 pub fn perf_sidecar_loaded(deps_json: &Path) -> bool {
-    let path = deps_json.with_file_name(SIDECAR_FILE);
-    let Ok(file) = File::open(&path) else {
+    let dir = match deps_json.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Some(path) = find_in(dir) else {
         return false;
     };
-    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
-    match IgnoredAny::deserialize(&mut de).and_then(|_| de.end()) {
-        Ok(()) => true,
+    match read_swimlane(&path, &mut Discard) {
+        Ok(_) => true,
         Err(e) => {
-            eprintln!("warning: ignoring perf sidecar {}: {e}", path.display());
+            eprintln!("warning: ignoring perf sidecar: {e}");
             false
         }
     }

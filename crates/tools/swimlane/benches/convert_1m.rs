@@ -7,11 +7,13 @@
 //! ```
 //!
 //! The inputs are written once into `target/tmp/swimlane-bench/` with the artifact writers
-//! (`SwimlaneWriter`, `DepsWriter`): 1,000,000 single-block AIV tasks on 24 clusters and 4
-//! scheduler threads (one row each, plus 1,000,000 submit spans), and a deps.json with a
-//! `tasks[]` entry (two tensor args) and a tensor per task and three edges per task with full
-//! consumer (and for tensormap edges producer) geometry. Prints the input sizes and one cold
-//! wall-clock time before criterion's measurement; asserts the counts, nothing about time.
+//! (`SwimlaneWriter`, `DepsWriter`): a level-2 records file (dispatch and finish stamps, so
+//! both the Worker View and the Scheduler View get a slice and a dependency mirror per pair)
+//! of 1,000,000 single-block AIV tasks on 24 clusters and 4 scheduler threads, and a
+//! deps.json with a `tasks[]` entry (two tensor args) and a tensor per task and three edges
+//! per task with full consumer (and for tensormap edges producer) geometry. Prints the input
+//! sizes and one cold wall-clock time before criterion's measurement; asserts the counts,
+//! nothing about time.
 
 use std::fs::{self, File};
 use std::io::BufWriter;
@@ -22,7 +24,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use simpler_artifacts::deps::{
     make_task_id, ArgType, DepsWriter, Edge, EdgeSource, Overlap, Scope, Task, TaskArg, Tensor,
 };
-use simpler_artifacts::swimlane::{CoreType, Header, OrchRow, SwimlaneWriter, TaskRow, FILE_NAME};
+use simpler_artifacts::swimlane::{
+    core_types_for_clusters, AicoreRecord, AicpuRecord, Level, SwimlaneWriter, TaskInfo, WriteHeader,
+    FILE_NAME,
+};
 
 /// Task rows (one per task).
 const TASKS: u64 = 1_000_000;
@@ -35,7 +40,7 @@ const SCHEDULERS: u32 = 4;
 /// Elements per tensor.
 const NUMEL: u64 = 16_384;
 /// Bumped when the generated content changes, so a stale input is regenerated.
-const INPUT_VERSION: &str = "1";
+const INPUT_VERSION: &str = "2";
 
 fn task_id(i: u64) -> u64 {
     make_task_id((i / 250_000) as u8, (i % 250_000) as u32)
@@ -47,34 +52,54 @@ fn preds(i: u64) -> [u64; EDGES_PER_TASK as usize] {
     [aiv, aiv + 1, 2 * aiv + 5].map(|back| (i + TASKS - back) % TASKS)
 }
 
+/// Start, end, dispatch and finish of task `i`, ns.
+fn timing(i: u64) -> (u64, u64, u64, u64) {
+    let wave = i / u64::from(2 * CLUSTERS);
+    let start = 1_000 + wave * 2_000 + (i % 13) * 7;
+    (start, start + 900 + (i % 7) * 100 / 7, start - 100, start + 1_950)
+}
+
 fn write_records(path: &Path) -> std::io::Result<()> {
     let out = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    let mut w = SwimlaneWriter::begin(out, &Header::for_clusters(CLUSTERS, SCHEDULERS))?;
+    let header = WriteHeader {
+        level: Level::AicpuTiming,
+        clusters: CLUSTERS,
+        scheduler_threads: SCHEDULERS,
+        core_types: core_types_for_clusters(CLUSTERS),
+        core_to_thread: Vec::new(),
+    };
+    let mut w = SwimlaneWriter::begin(out, &header)?;
     let aiv = u64::from(2 * CLUSTERS);
+    let core = |i: u64| CLUSTERS + (i % aiv) as u32;
+    let reg = |i: u64| (i / aiv) as u32;
     for i in 0..TASKS {
-        let wave = i / aiv;
-        let start = 1_000 + wave * 2_000 + (i % 13) * 7;
-        let func = (i % 5) as i32;
-        w.task(&TaskRow {
-            task_id: task_id(i),
-            kernel_ids: [-1, func, -1],
-            func_id: func,
-            block_idx: 0,
-            block_num: 1,
-            core_id: CLUSTERS + (i % aiv) as u32,
-            core_type: CoreType::Aiv,
-            sched_thread: (i % u64::from(SCHEDULERS)) as u32,
-            dispatch_ns: start - 100,
-            start_ns: start,
-            end_ns: start + 900 + (i % 7) * 100 / 7,
-            finish_ns: start + 1_950,
+        let (start, end, _, _) = timing(i);
+        w.aicore(&AicoreRecord {
+            core_id: core(i),
+            task_token: task_id(i),
+            reg_task_id: reg(i),
+            start,
+            end,
+            receive_to_start: 0,
         })?;
     }
     for i in 0..TASKS {
-        w.orch(&OrchRow {
-            task_id: task_id(i),
-            submit_start_ns: i * 10,
-            submit_end_ns: i * 10 + 8,
+        let (_, _, dispatch, finish) = timing(i);
+        w.aicpu(&AicpuRecord {
+            core_id: core(i),
+            reg_task_id: reg(i),
+            dispatch,
+            finish,
+        })?;
+    }
+    for i in 0..TASKS {
+        let func = (i % 5) as i32;
+        w.task_info(&TaskInfo {
+            func_id: func,
+            block_idx: 0,
+            block_num: 1,
+            kernel_ids: [-1, func, -1],
+            sched_thread: (i % u64::from(SCHEDULERS)) as u32,
         })?;
     }
     w.finish()?;
@@ -170,16 +195,21 @@ fn convert_1m(c: &mut Criterion) {
     let started = Instant::now();
     let summary = simpler_swimlane::convert(&records, Some(&out), None, None).expect("convert");
     let elapsed = started.elapsed();
-    assert_eq!(summary.slices.task, TASKS as usize);
+    assert_eq!(summary.slices.worker, TASKS as usize);
+    assert_eq!(summary.slices.scheduler_view, TASKS as usize);
     assert_eq!(summary.unique_pairs, (TASKS * EDGES_PER_TASK) as usize);
+    let (w, s) = (summary.flows.worker, summary.flows.scheduler);
+    assert_eq!(w.dependency + w.hb_violation, (TASKS * EDGES_PER_TASK) as usize);
     println!(
-        "swimlane 1M rows / 3M edges: records {:.0} MB, deps.json {:.0} MB, trace {:.0} MB, \
-         {} flows ({} hb_violation), first conversion {:.2} s",
+        "swimlane 1M rows / 3M edges (level 2): records {:.0} MB, deps.json {:.0} MB, trace {:.0} MB, \
+         {} Worker View + {} Scheduler View dependency flows ({} + {} hb_violation), first conversion {:.2} s",
         size_mb(&records),
         size_mb(&records.with_file_name("deps.json")),
         size_mb(&out),
-        summary.flows.dependency + summary.flows.hb_violation,
-        summary.flows.hb_violation,
+        w.dependency + w.hb_violation,
+        s.dependency + s.hb_violation,
+        w.hb_violation,
+        s.hb_violation,
         elapsed.as_secs_f64()
     );
 

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 /// run, with dependency arrows from deps.json.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
-    /// The records to convert [default: the newest l2_swimlane_records.json under ./outputs/].
+    /// The records to convert: ours or the original's, any level [default: the newest
+    /// l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json under
+    /// ./outputs/].
     #[arg(value_name = "RECORDS")]
     pub records: Option<PathBuf>,
     /// Output trace [default: merged_swimlane.json next to RECORDS].
@@ -16,9 +18,13 @@ pub struct Args {
     /// the trace has no arrows].
     #[arg(long, value_name = "PATH")]
     pub deps_json: Option<PathBuf>,
-    /// Kernel id → name map: a flat `{"<id>": "<name>"}` object or
-    /// `{"callable_id_to_name": {...}}` [default: the newest name_map*.json next to RECORDS;
-    /// kernels without a name show as func_N].
+    /// Kernel id → name map: the original's `{"level", "orchestrator_name",
+    /// "callable_id_to_name": {...}}` or a flat `{"<id>": "<name>"}` [default: the newest
+    /// name_map*.json next to RECORDS; kernels without a name show as func_0_a, func_1_b, ...].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
+    /// Add the original's eight scheduler-overhead counter tracks (oh_aic_idle, ...,
+    /// oh_has_overhead) to the AICPU Scheduler process; needs deps.json.
+    #[arg(long)]
+    pub overhead: bool,
 }

@@ -24,8 +24,8 @@ simpler_artifacts::opaque_error! {
 pub enum ErrorKind {
     /// No records file was given and there is none under `dir`.
     #[error(
-        "no {file} found under ./{}/; pass the path of one (run with --enable-l2-swimlane to \
-         produce it)",
+        "no {file} (or chip_swimlane_records.json, l2_perf_records.json) found under ./{}/; pass \
+         the path of one (run with --enable-l2-swimlane to produce it)",
         .dir.display()
     )]
     NoRecords {

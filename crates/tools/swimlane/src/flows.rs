@@ -1,13 +1,22 @@
-//! Dependency arrows: one flow per unique `(pred, succ)` pair whose two tasks have anchors
-//! ([`crate::anchors`]), from the predecessor's anchor start to the successor's anchor start.
+//! Dependency arrows, as the original converter draws them: for every unique `(pred, succ)`
+//! pair of deps.json, one flow per pair of anchors ([`Layout::worker_anchors`],
+//! [`Layout::scheduler_anchors`]), so a plain MIX task with 3 rows to another gives 9 flows
+//! and an SPMD end contributes one anchor per kernel.
 //!
-//! A flow is named [`HB_VIOLATION`] when the predecessor's end is later than the successor's
-//! start (the successor started before everything it depends on had finished), else
-//! [`DEPENDENCY`]. Flow ids are 1, 2, ... in pair order, one per pair.
+//! - Worker View (pid 4): from the predecessor slice's start to the successor slice's start;
+//!   [`HB_VIOLATION`] when the predecessor ends after the successor's slice starts.
+//! - Scheduler View (pid 3): between the two dispatches, only when both tasks have rows with
+//!   both scheduler stamps; [`HB_VIOLATION`] when the predecessor finishes after the
+//!   successor's dispatch.
+//!
+//! Each flow carries `output_task_count` / `input_task_count`: the SPMD block count of the
+//! predecessor / successor, else 1.
 
+use rustc_hash::FxHashMap;
 use std::io::{self, Write};
 
-use crate::anchors::{Anchor, Anchors};
+use crate::layout::{Anchor, Layout};
+use crate::model::Run;
 use crate::trace::{FlowEnd, TraceWriter};
 
 /// Name of a flow whose order was respected.
@@ -15,57 +24,142 @@ pub const DEPENDENCY: &str = "dependency";
 /// Name of a flow whose successor started before its predecessor ended.
 pub const HB_VIOLATION: &str = "hb_violation";
 
-/// What [`write_flows`] drew and skipped.
+/// Flows of one view by name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FlowCounts {
+pub struct ViewFlows {
     /// Flows named `dependency`.
     pub dependency: usize,
     /// Flows named `hb_violation`.
     pub hb_violation: usize,
-    /// Pairs not drawn because an endpoint has no row at all.
+}
+
+/// What [`write_dependency_flows`] drew and skipped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlowCounts {
+    /// Worker View flows.
+    pub worker: ViewFlows,
+    /// Scheduler View flows.
+    pub scheduler: ViewFlows,
+    /// Pairs not drawn because an endpoint has no row and no marker.
     pub without_row: usize,
     /// The first such pair, for the report.
     pub first_without_row: Option<(u64, u64)>,
 }
 
-/// The flow name for an arrow from `pred` to `succ`.
-pub fn classify(pred: &Anchor, succ: &Anchor) -> &'static str {
-    if pred.end_ns > succ.start_ns {
-        HB_VIOLATION
-    } else {
-        DEPENDENCY
+/// Anchors per task, computed once.
+struct AnchorTable {
+    index: FxHashMap<u64, (u32, u32)>,
+    anchors: Vec<Anchor>,
+}
+
+impl AnchorTable {
+    fn new<'a>(
+        tasks: impl Iterator<Item = &'a u64>,
+        mut anchors_of: impl FnMut(u64) -> Vec<Anchor>,
+    ) -> AnchorTable {
+        let mut t = AnchorTable {
+            index: FxHashMap::default(),
+            anchors: Vec::new(),
+        };
+        for &task in tasks {
+            let a = anchors_of(task);
+            if !a.is_empty() {
+                t.index.insert(task, (t.anchors.len() as u32, a.len() as u32));
+                t.anchors.extend(a);
+            }
+        }
+        t
+    }
+
+    fn get(&self, task: u64) -> Option<&[Anchor]> {
+        self.index
+            .get(&task)
+            .map(|&(s, n)| &self.anchors[s as usize..(s + n) as usize])
     }
 }
 
-/// Writes one flow per pair of `pairs` (unique, sorted) whose endpoints are anchored.
-pub fn write_flows<W: Write>(
+/// The `(input_task_count, output_task_count)` of a flow from `pred` to `succ`.
+fn task_counts(run: &Run, pred: u64, succ: u64) -> (u32, u32) {
+    let fan = |t: u64| run.tasks.get(&t).map_or(1, |x| x.fan_count);
+    (fan(succ), fan(pred))
+}
+
+/// Writes the dependency flows of both views.
+pub fn write_dependency_flows<W: Write>(
     out: &mut TraceWriter<W>,
-    pairs: &[(u64, u64)],
-    anchors: &Anchors,
+    run: &Run,
+    layout: &Layout,
 ) -> io::Result<FlowCounts> {
     let mut counts = FlowCounts::default();
-    for &(pred, succ) in pairs {
-        let (Some(p), Some(s)) = (anchors.get(pred), anchors.get(succ)) else {
-            counts.without_row += 1;
-            counts.first_without_row.get_or_insert((pred, succ));
-            continue;
-        };
-        let name = classify(p, s);
-        if name == HB_VIOLATION {
-            counts.hb_violation += 1;
-        } else {
-            counts.dependency += 1;
-        }
-        let id = (counts.dependency + counts.hb_violation) as u64;
-        let from = FlowEnd {
-            track: p.track,
-            ts_ns: p.start_ns,
-        };
-        let to = FlowEnd {
-            track: s.track,
-            ts_ns: s.start_ns,
-        };
-        out.flow(id, name, from, to)?;
+    let worker = AnchorTable::new(run.tasks.keys().chain(layout.markers_of.keys()), |t| {
+        layout.worker_anchors(run, t)
+    });
+    let mut missing = |pred, succ| {
+        counts.without_row += 1;
+        counts.first_without_row.get_or_insert((pred, succ));
+    };
+    let worker_flows = view_flows(out, run, &worker, &mut missing)?;
+    counts.worker = worker_flows;
+    if run.has_aicpu_data() {
+        let scheduler = AnchorTable::new(run.tasks.keys(), |t| layout.scheduler_anchors(run, t));
+        counts.scheduler = view_flows(out, run, &scheduler, &mut |_, _| {})?;
     }
     Ok(counts)
+}
+
+/// The flows of one view: every anchor pair of every deps.json pair whose ends both have
+/// anchors; `missing` hears of the others. An anchor's end is its slice's end (the finish in
+/// the Scheduler View), so a flow is an `hb_violation` when it is after the successor's start.
+fn view_flows<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    table: &AnchorTable,
+    missing: &mut dyn FnMut(u64, u64),
+) -> io::Result<ViewFlows> {
+    let mut counts = ViewFlows::default();
+    for &(pred, succ) in &run.deps.pairs {
+        let (Some(p), Some(s)) = (table.get(pred), table.get(succ)) else {
+            missing(pred, succ);
+            continue;
+        };
+        let task_counts = task_counts(run, pred, succ);
+        for pa in p {
+            for sa in s {
+                draw(out, &mut counts, pa.end_ns > sa.start_ns, pa, sa, task_counts)?;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+fn draw<W: Write>(
+    out: &mut TraceWriter<W>,
+    counts: &mut ViewFlows,
+    hb: bool,
+    from: &Anchor,
+    to: &Anchor,
+    task_counts: (u32, u32),
+) -> io::Result<()> {
+    let name = if hb {
+        counts.hb_violation += 1;
+        HB_VIOLATION
+    } else {
+        counts.dependency += 1;
+        DEPENDENCY
+    };
+    out.flow(
+        name,
+        FlowEnd {
+            track: from.track,
+            ts_ns: from.start_ns,
+            bind: Some(from.id),
+        },
+        FlowEnd {
+            track: to.track,
+            ts_ns: to.start_ns,
+            bind: Some(to.id),
+        },
+        Some(task_counts),
+    )?;
+    Ok(())
 }

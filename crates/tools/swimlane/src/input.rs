@@ -1,9 +1,10 @@
-//! Which files a conversion reads and writes: the default records file, its sibling deps.json
-//! and the default output.
+//! Which files a conversion reads and writes: the default records file (the newest under
+//! `./outputs/` by any of its names, `simpler_artifacts::swimlane::FILE_NAMES`), its sibling
+//! deps.json and the default output.
 
 use std::path::{Path, PathBuf};
 
-use simpler_artifacts::swimlane::FILE_NAME;
+use simpler_artifacts::swimlane::{FILE_NAME, FILE_NAMES};
 
 use crate::{Error, ErrorKind};
 
@@ -16,20 +17,29 @@ pub const DEFAULT_OUTPUT: &str = "merged_swimlane.json";
 /// File name of the dependency graph looked for next to the records.
 pub const DEPS_FILE: &str = "deps.json";
 
-/// Returns `explicit`, or the newest `l2_swimlane_records.json` anywhere under `./outputs/`
-/// ([`ErrorKind::NoRecords`] if there is none).
+/// Returns `explicit`, or the newest records file anywhere under `./outputs/`, by any of its
+/// names ([`ErrorKind::NoRecords`] if there is none).
 pub fn resolve_records(explicit: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
-    match newest_named(Path::new(OUTPUTS_DIR), FILE_NAME) {
-        Some(path) => Ok(path),
-        None => Err(ErrorKind::NoRecords {
+    newest_records(Path::new(OUTPUTS_DIR)).ok_or_else(|| {
+        ErrorKind::NoRecords {
             file: FILE_NAME,
             dir: PathBuf::from(OUTPUTS_DIR),
         }
-        .into()),
-    }
+        .into()
+    })
+}
+
+/// The newest file under `root` named as a records file (by modification time, then path).
+pub fn newest_records(root: &Path) -> Option<PathBuf> {
+    FILE_NAMES
+        .iter()
+        .filter_map(|name| newest_named(root, name))
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
 }
 
 pub use simpler_artifacts::find::newest_named;
@@ -111,5 +121,15 @@ mod tests {
             .set_modified(later)
             .unwrap();
         assert_eq!(newest_named(dir.path(), FILE_NAME), Some(a.join(FILE_NAME)));
+        let chip = b.join(FILE_NAMES[1]);
+        fs::write(&chip, "{}").unwrap();
+        let latest = SystemTime::now() + std::time::Duration::from_secs(60);
+        fs::File::options()
+            .write(true)
+            .open(&chip)
+            .unwrap()
+            .set_modified(latest)
+            .unwrap();
+        assert_eq!(newest_records(dir.path()), Some(chip));
     }
 }

@@ -1,133 +1,322 @@
-//! Which track every row goes on.
+//! Where everything goes: the original converter's processes and thread ids
+//! (`../shared/reference/swimlane-format.md` §6), the Scheduler View's overlap lanes, the
+//! Worker View's AICPU markers, and the event ids flows bind to.
 //!
-//! - Task rows: a slice on their core's track in the Worker View (kernel start → end) and on
-//!   their scheduler thread's track (dispatch → finish).
-//! - Dummy rows: a [`MARKER_NS`] marker at `finish_ns` on their scheduler thread's track.
-//! - Orchestrator rows: the submit span on the orchestrator track.
+//! | pid | process | tids |
+//! |---|---|---|
+//! | 1 | `AICPU Orchestrator` / `AICPU <orchestrator_name>` / `Host Orchestrator` | 4000+i `Orch_i` (`Host_i`) |
+//! | 2 | `AICPU Scheduler` (level ≥ 3) | 30000+10·t `Sched_t`, +1 its `resolve` lane; 3999 `shared_ready_queue (global)` |
+//! | 3 | `Scheduler View` | 10000+10·core, overlap lanes +k |
+//! | 4 | `Worker View` | 10000+10·core `AIC_n`/`AIV_n`; 19000+n `AICPU_n` |
+//! | 10 | `simpler counters` (ours) | counter tracks only |
 //!
-//! Overlapping slices of one track are spread over lanes ([`crate::lanes`]).
+//! Event ids: row `i` (in [`Run::rows`] order) is event `i` in the Worker View and `n + i` in
+//! the Scheduler View (`n` rows); the AICPU markers follow from `2n`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
-use simpler_artifacts::swimlane::{SwimlaneFile, TaskRow};
+use crate::deps::Deps;
+use crate::model::Run;
+use crate::trace::Track;
 
-use crate::lanes::{self, Interval};
-use crate::tracks::{TrackId, Tracks, ORCHESTRATOR_PID, SCHEDULERS_PID, WORKERS_PID};
+/// The orchestrator's process.
+pub const ORCH_PID: u32 = 1;
+/// The scheduler threads' loop phases.
+pub const SCHED_PID: u32 = 2;
+/// Dispatch → finish per row, as the scheduler saw it.
+pub const SCHED_VIEW_PID: u32 = 3;
+/// Receive → end per row on its core, and the AICPU markers.
+pub const WORKER_PID: u32 = 4;
+/// Our counter tracks, apart from the original's processes.
+pub const COUNTERS_PID: u32 = 10;
 
-/// Length of a dummy task's marker slice, ns: dummies have no duration of their own, and a
-/// marker needs some width to be clicked and to carry flow arrows.
-pub const MARKER_NS: u64 = 20;
+/// The shared ready queue's counter track in [`SCHED_PID`].
+pub const QUEUE_TID: u32 = 3999;
+/// First `AICPU_<n>` track in the Worker View.
+pub const AICPU_TID_BASE: u32 = 19_000;
+/// Width of an AICPU marker whose start and end coincide, ns (the original's 0.02 µs).
+pub const MARKER_MIN_NS: u64 = 20;
+/// How far inside a slice's end a `complete` flow starts, ns (the original's 0.01 µs).
+pub const FLOW_EPSILON_NS: u64 = 10;
 
-/// The track of every row, in row order, and the tracks themselves.
+/// Track of core `core` in the Worker View (lane 0 in the Scheduler View).
+pub fn core_track(pid: u32, core: u32) -> Track {
+    Track {
+        pid,
+        tid: 10_000 + 10 * core,
+    }
+}
+
+/// Track of scheduler thread `thread` (`lane` 1 is its `resolve` lane).
+pub fn sched_track(thread: u32, lane: u32) -> Track {
+    Track {
+        pid: SCHED_PID,
+        tid: 30_000 + 10 * thread + lane,
+    }
+}
+
+/// Track of orchestrator thread `i`.
+pub fn orch_track(i: u32) -> Track {
+    Track {
+        pid: ORCH_PID,
+        tid: 4000 + i,
+    }
+}
+
+/// Track `AICPU_<n>` of the Worker View.
+pub fn aicpu_track(n: u32) -> Track {
+    Track {
+        pid: WORKER_PID,
+        tid: AICPU_TID_BASE + n,
+    }
+}
+
+/// What an AICPU marker stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A task without kernels completed by a scheduler thread (`dummy_task` phase).
+    Dummy,
+    /// A task skipped by its predicate (`predicated_skip` phase).
+    PredicatedSkip,
+    /// A submit that created no running task (`alloc_tensors`).
+    Alloc,
+}
+
+/// A Worker View marker on an `AICPU_<n>` track; it anchors its task's flows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    /// Which kind.
+    pub kind: MarkerKind,
+    /// The task, when the record names one.
+    pub task: Option<u64>,
+    /// Its track.
+    pub track: Track,
+    /// Start, ns.
+    pub start_ns: u64,
+    /// Width, ns (at least [`MARKER_MIN_NS`]).
+    pub dur_ns: u64,
+    /// The record's loop iteration (phases; 0 for alloc).
+    pub loop_iter: u64,
+    /// Its event id.
+    pub id: u64,
+}
+
+/// One flow anchor: a slice a flow starts or ends at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    /// The slice's track.
+    pub track: Track,
+    /// Its start, ns.
+    pub start_ns: u64,
+    /// Its end, ns.
+    pub end_ns: u64,
+    /// Its event id.
+    pub id: u64,
+    /// The row's core, for SPMD tie-breaks (`u32::MAX` for a marker).
+    pub core: u32,
+}
+
+/// Placement of every row and marker.
 #[derive(Debug)]
 pub struct Layout {
-    /// Every track used.
-    pub tracks: Tracks,
-    /// Worker View track of each task row.
-    pub worker: Vec<TrackId>,
-    /// Scheduler track of each task row.
-    pub scheduler: Vec<TrackId>,
-    /// Scheduler track of each dummy row.
-    pub dummy: Vec<TrackId>,
-    /// Orchestrator track of each orchestrator row.
-    pub orchestrator: Vec<TrackId>,
-    /// Display name of each core that has rows.
-    pub core_names: HashMap<u32, String>,
+    /// Scheduler View track of each row, `None` without both scheduler stamps.
+    pub sched_view: Vec<Option<Track>>,
+    /// Every AICPU marker, in the order they are written.
+    pub markers: Vec<Marker>,
+    /// Markers by task.
+    pub markers_of: HashMap<u64, Vec<usize>>,
+    /// `AICPU_<n>` tracks in the Worker View.
+    pub aicpu_tracks: u32,
 }
 
 impl Layout {
-    /// Places every row of `file`.
-    pub fn new(file: &SwimlaneFile) -> Layout {
-        let mut core_names: HashMap<u32, String> = file
-            .header
-            .cores
-            .iter()
-            .map(|c| (c.core_id, c.name.clone()))
-            .collect();
-        for r in &file.tasks {
-            core_names
-                .entry(r.core_id)
-                .or_insert_with(|| r.core_type.core_name(r.core_id));
+    /// Places the rows and markers of `run`.
+    pub fn new(run: &Run) -> Layout {
+        let sched_view = scheduler_view_lanes(run);
+        let sched_threads = run.aicpu_scheduler_threads();
+        let mut markers = Vec::new();
+        let mut next_id = 2 * run.rows.len() as u64;
+        for (thread, list) in run.phases.iter().enumerate() {
+            for p in list {
+                let kind = match p.kind.as_str() {
+                    "dummy_task" => MarkerKind::Dummy,
+                    "predicated_skip" => MarkerKind::PredicatedSkip,
+                    _ => continue,
+                };
+                markers.push(Marker {
+                    kind,
+                    task: p.task_id,
+                    track: aicpu_track(thread as u32),
+                    start_ns: p.start_ns,
+                    dur_ns: p.end_ns.saturating_sub(p.start_ns).max(MARKER_MIN_NS),
+                    loop_iter: p.loop_iter,
+                    id: next_id,
+                });
+                next_id += 1;
+            }
         }
-        let mut tracks = Tracks::default();
-
-        let orch_lanes = lanes::assign(
-            &file
-                .orchestrator
-                .iter()
-                .map(|r| Interval {
-                    group: 0,
-                    start: r.submit_start_ns,
-                    end: r.submit_end_ns,
-                })
-                .collect::<Vec<_>>(),
-        );
-        let orchestrator = orch_lanes
-            .iter()
-            .map(|&lane| tracks.get(ORCHESTRATOR_PID, 0, lane, || "Orchestrator".into()))
-            .collect();
-
-        let sched_intervals: Vec<Interval> = file
-            .tasks
-            .iter()
-            .map(|r| Interval {
-                group: r.sched_thread.unwrap_or(0),
-                start: r.dispatch_ns.unwrap_or(r.start_ns),
-                end: r.finish_ns.unwrap_or(r.end_ns),
-            })
-            .chain(file.dummy_tasks.iter().map(|r| Interval {
-                group: r.sched_thread,
-                start: r.finish_ns,
-                end: r.finish_ns.saturating_add(MARKER_NS),
-            }))
-            .collect();
-        let sched_lanes = lanes::assign(&sched_intervals);
-        drop(sched_intervals);
-        let sched_name = |thread: u32| move || format!("Scheduler {thread}");
-        let scheduler = file
-            .tasks
-            .iter()
-            .zip(&sched_lanes)
-            .map(|(r, &lane)| {
-                tracks.get(
-                    SCHEDULERS_PID,
-                    r.sched_thread.unwrap_or(0),
-                    lane,
-                    sched_name(r.sched_thread.unwrap_or(0)),
-                )
-            })
-            .collect();
-        let dummy = file
-            .dummy_tasks
-            .iter()
-            .zip(&sched_lanes[file.tasks.len()..])
-            .map(|(r, &lane)| tracks.get(SCHEDULERS_PID, r.sched_thread, lane, sched_name(r.sched_thread)))
-            .collect();
-        drop(sched_lanes);
-
-        let worker_lanes = lanes::assign(&file.tasks.iter().map(worker_interval).collect::<Vec<_>>());
-        let worker = file
-            .tasks
-            .iter()
-            .zip(&worker_lanes)
-            .map(|(r, &lane)| tracks.get(WORKERS_PID, r.core_id, lane, || core_names[&r.core_id].clone()))
-            .collect();
-
+        let marked: std::collections::HashSet<u64> = markers.iter().filter_map(|m| m.task).collect();
+        for (i, list) in run.orch.iter().enumerate() {
+            for o in list {
+                if o.task_id == u64::MAX || !is_alloc(o.task_id, run, &run.deps, &marked) {
+                    continue;
+                }
+                markers.push(Marker {
+                    kind: MarkerKind::Alloc,
+                    task: Some(o.task_id),
+                    track: aicpu_track(sched_threads + i as u32),
+                    start_ns: o.submit_start_ns,
+                    dur_ns: o
+                        .submit_end_ns
+                        .saturating_sub(o.submit_start_ns)
+                        .max(MARKER_MIN_NS),
+                    loop_iter: 0,
+                    id: next_id,
+                });
+                next_id += 1;
+            }
+        }
+        let mut markers_of: HashMap<u64, Vec<usize>> = HashMap::default();
+        for (i, m) in markers.iter().enumerate() {
+            if let Some(t) = m.task {
+                markers_of.entry(t).or_default().push(i);
+            }
+        }
         Layout {
-            tracks,
-            worker,
-            scheduler,
-            dummy,
-            orchestrator,
-            core_names,
+            sched_view,
+            markers,
+            markers_of,
+            aicpu_tracks: sched_threads + run.orch.len() as u32,
         }
+    }
+
+    /// Worker View anchors of `task`: every row of a plain task; for an SPMD task the row
+    /// with the earliest receive per kernel (smaller core on ties); a task without rows, its
+    /// AICPU markers.
+    pub fn worker_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
+        let Some(t) = run.tasks.get(&task) else {
+            return self
+                .markers_of
+                .get(&task)
+                .into_iter()
+                .flatten()
+                .map(|&i| {
+                    let m = &self.markers[i];
+                    Anchor {
+                        track: m.track,
+                        start_ns: m.start_ns,
+                        end_ns: m.start_ns + m.dur_ns,
+                        id: m.id,
+                        core: u32::MAX,
+                    }
+                })
+                .collect();
+        };
+        let rows = t.start as usize..(t.start + t.len) as usize;
+        let all = rows.map(|i| {
+            let r = &run.rows[i];
+            let a = Anchor {
+                track: core_track(WORKER_PID, r.core_id),
+                start_ns: r.receive_ns,
+                end_ns: r.end_ns,
+                id: i as u64,
+                core: r.core_id,
+            };
+            (r.receive_ns, r.func_id, a)
+        });
+        collapse(t.spmd, all)
+    }
+
+    /// Scheduler View anchors of `task`: as [`Layout::worker_anchors`] by dispatch, over the
+    /// rows that have a Scheduler View slice (`end_ns` is the finish).
+    pub fn scheduler_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
+        let Some(t) = run.tasks.get(&task) else {
+            return Vec::new();
+        };
+        let n = run.rows.len() as u64;
+        let rows = t.start as usize..(t.start + t.len) as usize;
+        let all = rows.filter_map(|i| {
+            let r = &run.rows[i];
+            let track = self.sched_view[i]?;
+            let (dispatch, finish) = (r.dispatch_ns?, r.finish_ns?);
+            let a = Anchor {
+                track,
+                start_ns: dispatch,
+                end_ns: finish,
+                id: n + i as u64,
+                core: r.core_id,
+            };
+            Some((dispatch, r.func_id, a))
+        });
+        collapse(t.spmd, all)
     }
 }
 
-fn worker_interval(r: &TaskRow) -> Interval {
-    Interval {
-        group: r.core_id,
-        start: r.start_ns,
-        end: r.end_ns,
+/// All anchors of a plain task; of an SPMD one, the earliest per kernel (by the key, then
+/// the core).
+fn collapse(spmd: bool, anchors: impl Iterator<Item = (u64, i32, Anchor)>) -> Vec<Anchor> {
+    if !spmd {
+        return anchors.map(|(_, _, a)| a).collect();
     }
+    let mut best: Vec<(u64, i32, Anchor)> = Vec::new();
+    for (key, func, a) in anchors {
+        match best.iter_mut().find(|b| b.1 == func) {
+            Some(b) if (key, a.core) < (b.0, b.2.core) => *b = (key, func, a),
+            Some(_) => {}
+            None => best.push((key, func, a)),
+        }
+    }
+    best.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Whether a submitted task is neither a regular, a dummy nor a predicated task: the
+/// original's `alloc` (deps.json decides first: all kernel ids inactive means dummy).
+fn is_alloc(task: u64, run: &Run, deps: &Deps, marked: &std::collections::HashSet<u64>) -> bool {
+    if marked.contains(&task) {
+        return false;
+    }
+    match deps.tasks.get(&task) {
+        Some(t) if t.kernel_ids.is_some() => false,
+        _ => !run.tasks.contains_key(&task),
+    }
+}
+
+/// The Scheduler View track of each row: per core, rows in dispatch order go to the first
+/// lane whose last slice finished by their dispatch (lane `k` is tid base + k).
+fn scheduler_view_lanes(run: &Run) -> Vec<Option<Track>> {
+    let mut order: Vec<u32> = (0..run.rows.len() as u32)
+        .filter(|&i| {
+            let r = &run.rows[i as usize];
+            r.dispatch_ns.is_some() && r.finish_ns.is_some()
+        })
+        .collect();
+    order.sort_by_key(|&i| {
+        let r = &run.rows[i as usize];
+        (r.core_id, r.dispatch_ns)
+    });
+    let mut tracks = vec![None; run.rows.len()];
+    let mut lane_finish: Vec<u64> = Vec::new();
+    let mut core = None;
+    for i in order {
+        let r = &run.rows[i as usize];
+        if core != Some(r.core_id) {
+            core = Some(r.core_id);
+            lane_finish.clear();
+        }
+        let d = r.dispatch_ns.unwrap_or(0);
+        let lane = match lane_finish.iter().position(|&f| f <= d) {
+            Some(l) => l,
+            None => {
+                lane_finish.push(0);
+                lane_finish.len() - 1
+            }
+        };
+        lane_finish[lane] = r.finish_ns.unwrap_or(0);
+        let base = core_track(SCHED_VIEW_PID, r.core_id);
+        tracks[i as usize] = Some(Track {
+            pid: SCHED_VIEW_PID,
+            tid: base.tid + lane as u32,
+        });
+    }
+    tracks
 }

@@ -1,63 +1,64 @@
-//! `simpler swimlane`: the Perfetto trace of a run.
+//! `simpler swimlane`: the Perfetto trace of a run, laid out as the original's converter lays
+//! it out, so queries written against the original's traces keep working.
 //!
-//! Reads `l2_swimlane_records.json` (per-task timing; schema in
-//! `simpler_artifacts::swimlane` and `docs/swimlane.md`) and, when present, `deps.json`, and
-//! writes `merged_swimlane.json`: Chrome trace-event JSON that Perfetto (ui.perfetto.dev) and
-//! `chrome://tracing` open.
+//! Reads a records file (ours or the original's, every level, any of its names;
+//! `simpler_artifacts::swimlane`, `docs/swimlane.md`), the sibling deps.json when there is one
+//! (arrows, kernel ids, SPMD block counts) and a name map, and writes `merged_swimlane.json`:
+//! Chrome trace-event JSON that Perfetto (ui.perfetto.dev) opens. Then it prints the
+//! per-kernel statistics.
 //!
 //! # The trace
 //!
-//! - Process "Orchestrator": one `submit` slice per submit call.
-//! - Process "Schedulers": a track per scheduler thread (`Scheduler <n>`) with a
-//!   dispatch → finish slice per block, and a short `dummy` marker per dummy task.
-//! - Process "Worker View": a track per virtual core (`AIC_<n>`, `AIV_<n>`) with a slice per
-//!   block, start → end, named by kernel (name map, else `func_<id>`); its args hold the task
-//!   id, duration and the task's fanin/fanout in deps.json.
-//! - One flow arrow per unique `(pred, succ)` pair of deps.json, from the predecessor's
-//!   earliest-starting slice to the successor's earliest-starting slice (so an SPMD or MIX task
-//!   has one arrow per pair, attached to its earliest block), named `hb_violation` when the
-//!   predecessor's latest end is after the successor's start, else `dependency`
-//!   ([`flows`], [`anchors`]).
-//! - Metadata events naming every process and track.
+//! Processes and tracks as in [`layout`]: the orchestrator's submits (pid 1), the scheduler
+//! threads' loop phases (pid 2), each row from dispatch to finish (pid 3, Scheduler View) and
+//! from receive to end on its core (pid 4, Worker View, with the AICPU markers of dummy and
+//! alloc tasks), and our counter tracks (pid 10). Slices in [`slices`], dependency arrows in
+//! [`flows`], the scheduler's arrows in [`sched_flows`], counters in [`counters`], and with
+//! `--overhead` the original's scheduler-overhead counters in [`overhead`].
 //!
-//! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`names`] (kernel names),
-//! [`graph`] (deps.json pairs), [`lanes`] and [`tracks`] (where slices go), [`layout`]
-//! (track of every row), [`anchors`] (where arrows attach), [`trace`] (the streaming JSON
-//! writer), [`slices`], [`flows`], [`stats`] (the statistics table), [`error`] (what can
-//! fail: [`Error`] and its [`ErrorKind`]).
+//! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`names`] (labels), [`deps`]
+//! (what deps.json gives), [`model`] (the resolved rows), [`layout`] (tracks, lanes, markers,
+//! anchors), [`completes`] (which `complete` phase saw a finish), [`trace`] (the streaming
+//! JSON writer), [`stats`] (the statistics table), [`error`] (what can fail: [`Error`] and
+//! its [`ErrorKind`]).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use simpler_artifacts::swimlane::read_swimlane_file;
 
-pub mod anchors;
 pub mod cli;
+pub mod completes;
+pub mod counters;
+pub mod deps;
 pub mod error;
 pub mod flows;
-pub mod graph;
 pub mod input;
-pub mod lanes;
 pub mod layout;
+pub mod model;
 pub mod names;
+pub mod overhead;
+pub mod sched_flows;
 pub mod slices;
 pub mod stats;
 pub mod trace;
-pub mod tracks;
 
 pub use cli::Args;
 pub use error::{Error, ErrorKind};
-pub use stats::KernelStats;
+pub use stats::{KernelStats, Statistics};
 
-use anchors::Anchors;
+use completes::Completes;
+use deps::Deps;
 use flows::FlowCounts;
-use graph::DepPairs;
 use layout::Layout;
+use model::Run;
+use names::TaskLabel;
+use sched_flows::SchedFlowCounts;
 use slices::SliceCounts;
-use trace::{TaskLabel, TraceWriter};
+use trace::TraceWriter;
 
 /// What [`convert`] read, wrote and found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConvertSummary {
     /// The records file read.
     pub records: PathBuf,
@@ -67,78 +68,89 @@ pub struct ConvertSummary {
     pub deps: Option<PathBuf>,
     /// The name map used, if any.
     pub func_names: Option<PathBuf>,
+    /// What the reader had to default or leave out, in words.
+    pub notes: Vec<String>,
     /// Slices written, by kind.
     pub slices: SliceCounts,
     /// Unique `(pred, succ)` pairs in deps.json (0 without deps.json).
     pub unique_pairs: usize,
-    /// Flows drawn and pairs skipped.
+    /// Dependency flows drawn and pairs skipped.
     pub flows: FlowCounts,
-    /// Per-kernel statistics, by kernel id.
-    pub kernels: Vec<KernelStats>,
-    /// Max finish − min dispatch over the task rows, ns.
-    pub span_ns: u64,
+    /// The scheduler's arrows.
+    pub sched_flows: SchedFlowCounts,
+    /// Counter samples of our tracks.
+    pub counter_samples: usize,
+    /// Samples of the `--overhead` tracks (0 without the flag).
+    pub overhead_samples: usize,
+    /// The per-kernel statistics.
+    pub statistics: Statistics,
 }
 
 impl ConvertSummary {
-    /// Writes the per-kernel statistics table (`stats`), as the run summary shows it.
-    pub fn write_statistics<W: Write>(&self, mut w: W) -> io::Result<()> {
-        let source = self.records.file_name().map_or_else(
-            || self.records.display().to_string(),
-            |f| f.to_string_lossy().into_owned(),
-        );
-        stats::write_table(&mut w, &self.kernels, self.span_ns, &source)
+    /// Writes the per-kernel statistics table, as the run summary shows it.
+    pub fn write_statistics<W: Write>(&self, w: W) -> io::Result<()> {
+        self.statistics.write(w)
     }
 
     /// Writes the report `simpler swimlane` prints: the statistics table, the flow counts
-    /// (with `hb_violation` flows) and what was written.
+    /// and what was written.
     pub fn write_report<W: Write>(&self, mut w: W) -> io::Result<()> {
         self.write_statistics(&mut w)?;
+        writeln!(w)?;
+        let f = &self.flows;
         match &self.deps {
             Some(deps) => {
                 writeln!(
                     w,
-                    "Flows: {} dependency, {} hb_violation ({} unique pairs in {})",
-                    self.flows.dependency,
-                    self.flows.hb_violation,
+                    "Flows: Worker View {} dependency, {} hb_violation; Scheduler View {} dependency, {} hb_violation ({} unique pairs in {})",
+                    f.worker.dependency,
+                    f.worker.hb_violation,
+                    f.scheduler.dependency,
+                    f.scheduler.hb_violation,
                     self.unique_pairs,
                     deps.display()
                 )?;
-                if let Some((pred, succ)) = self.flows.first_without_row {
+                if let Some((pred, succ)) = f.first_without_row {
                     writeln!(
                         w,
                         "Not drawn: {} pair(s) with an endpoint that has no timing row (first: {} -> {})",
-                        self.flows.without_row,
+                        f.without_row,
                         TaskLabel(pred),
                         TaskLabel(succ)
                     )?;
                 }
             }
-            None => writeln!(w, "Flows: none (no deps.json)")?,
+            None => writeln!(w, "Flows: no dependency arrows (no deps.json)")?,
         }
-        let s = &self.slices;
+        let (s, sf) = (&self.slices, &self.sched_flows);
         writeln!(
             w,
-            "Wrote {} ({} task slices, {} dispatch slices, {} dummy markers, {} submit slices, {} flows)",
+            "Scheduler flows: {} complete, {} complete→ready, {} dispatch, {} submit→dispatch",
+            sf.complete, sf.complete_ready, sf.dispatch, sf.submit_dispatch
+        )?;
+        writeln!(
+            w,
+            "Wrote {} ({} Worker View slices, {} Scheduler View slices, {} scheduler phases, {} AICPU markers, {} submit slices, {} counter samples)",
             self.output.display(),
-            s.task,
-            s.dispatch,
-            s.dummy,
+            s.worker,
+            s.scheduler_view,
+            s.phases,
+            s.markers,
             s.submit,
-            self.flows.dependency + self.flows.hb_violation
-        )
+            self.counter_samples
+        )?;
+        if self.overhead_samples > 0 {
+            writeln!(w, "Overhead tracks: {} samples", self.overhead_samples)?;
+        }
+        Ok(())
     }
 }
 
-/// Runs `simpler swimlane`: converts and prints the report on stdout. Warnings (no deps.json,
-/// unreadable sibling name map, pairs not drawn) go to stderr.
+/// Runs `simpler swimlane`: converts and prints the report on stdout. Warnings (what the
+/// reader defaulted, no deps.json, unreadable sibling name map, pairs not drawn) go to stderr.
 pub fn run(args: Args) -> Result<(), Error> {
     let records = input::resolve_records(args.records.as_deref())?;
-    let summary = convert(
-        &records,
-        args.output.as_deref(),
-        args.deps_json.as_deref(),
-        args.func_names.as_deref(),
-    )?;
+    let summary = convert_with(&records, &args)?;
     summary
         .write_report(io::stdout().lock())
         .map_err(ErrorKind::Report)?;
@@ -147,12 +159,15 @@ pub fn run(args: Args) -> Result<(), Error> {
 
 /// Converts `records` into a trace at `out` (default: `merged_swimlane.json` next to it).
 ///
-/// `deps`: the deps.json for arrows (default: the sibling `deps.json`; without one, a warning on
-/// stderr and no arrows). `func_names`: the kernel name map (default: the newest sibling
-/// `name_map*.json`; else `func_<id>`). An explicit `deps` or `func_names` that cannot be read
-/// is an error; so is a sibling deps.json that does not parse. Errors name the file and, for
-/// bad content, the line, column, row and missing field ([`ErrorKind`] tells which input). The trace is published through a
-/// temporary (`simpler_artifacts::publish`), so a failed conversion leaves no half trace.
+/// `deps`: the deps.json for arrows, kernel ids and SPMD block counts (default: the sibling
+/// `deps.json`; without one, a warning on stderr and no arrows). `func_names`: the name map
+/// (default: the newest sibling `name_map*.json`; else `func_<id>_<letters>`); its
+/// `orchestrator_name` names the orchestrator's process. An explicit `deps` or `func_names`
+/// that cannot be read is an error; so is a sibling deps.json that does not parse. Errors name
+/// the file and, for bad content, the line, column, row and field ([`ErrorKind`] tells which
+/// input). What the reader had to default is printed as warnings on stderr (and kept in
+/// [`ConvertSummary::notes`]). The trace is published through a temporary
+/// (`simpler_artifacts::publish`), so a failed conversion leaves no half trace.
 ///
 /// This is what `simpler run` calls after a run with `--enable-l2-swimlane`.
 pub fn convert(
@@ -161,39 +176,67 @@ pub fn convert(
     deps: Option<&Path>,
     func_names: Option<&Path>,
 ) -> Result<ConvertSummary, Error> {
+    let args = Args {
+        records: None,
+        output: out.map(Path::to_path_buf),
+        deps_json: deps.map(Path::to_path_buf),
+        func_names: func_names.map(Path::to_path_buf),
+        overhead: false,
+    };
+    convert_with(records, &args)
+}
+
+/// [`convert`] with every option of `simpler swimlane` (`args.records` is not used):
+/// `--overhead` adds the original's scheduler-overhead counter tracks ([`overhead`]).
+pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error> {
+    let (out, deps, func_names) = (
+        args.output.as_deref(),
+        args.deps_json.as_deref(),
+        args.func_names.as_deref(),
+    );
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
     let file = read_swimlane_file(records).map_err(ErrorKind::Records)?;
+    let notes = file.header.notes.clone();
+    for note in &notes {
+        eprintln!("warning: {}: {note}", records.display());
+    }
 
     let deps_path = input::resolve_deps(deps, records);
     warn_if_untrusted(records, deps_path.as_deref());
-    let pairs = match &deps_path {
-        Some(path) => DepPairs::load(path).map_err(ErrorKind::Deps)?,
+    let deps = match &deps_path {
+        Some(path) => Deps::load(path).map_err(ErrorKind::Deps)?,
         None => {
             eprintln!(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",
                 records.display()
             );
-            DepPairs::default()
+            Deps::default()
         }
     };
     let (names, names_path) = names::resolve(func_names, input::parent_dir(records))?;
 
-    let layout = Layout::new(&file);
-    let mut anchors = Anchors::new(&file, &layout);
-    anchors.count_degrees(&pairs.pairs);
-
+    let run = Run::new(file, deps);
+    let layout = Layout::new(&run);
+    let completes = Completes::new(&run);
     let written = simpler_artifacts::publish::publish(&output, |sink| {
-        write_trace(
-            sink,
-            &file,
-            &layout,
-            &anchors,
-            &names,
-            &pairs,
-            deps_path.is_some(),
-        )
+        let mut out = TraceWriter::new(sink)?;
+        let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
+        let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
+        let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
+        let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
+        let overhead_samples = match args.overhead {
+            true => overhead::write_overhead(&mut out, &run)?,
+            false => 0,
+        };
+        out.finish()?;
+        Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
     })?;
-    let (slices, flows) = written.value;
+    let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;
+    if args.overhead && run.deps.pairs.is_empty() {
+        eprintln!(
+            "warning: --overhead needs the dependencies of deps.json for task readiness; no overhead tracks"
+        );
+    }
 
     if let Some((pred, succ)) = flows.first_without_row {
         eprintln!(
@@ -204,16 +247,23 @@ pub fn convert(
             TaskLabel(succ)
         );
     }
+    let source = records.file_name().map_or_else(
+        || records.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
     Ok(ConvertSummary {
         records: records.to_path_buf(),
         output,
         deps: deps_path,
         func_names: names_path,
+        notes,
         slices,
-        unique_pairs: pairs.pairs.len(),
+        unique_pairs: run.deps.pairs.len(),
         flows,
-        kernels: stats::kernel_stats(&file.tasks, &names),
-        span_ns: stats::span_ns(&file.tasks),
+        sched_flows,
+        counter_samples,
+        overhead_samples,
+        statistics: Statistics::new(&run.rows, run.header.level, &names, &source),
     })
 }
 
@@ -243,21 +293,4 @@ fn warn_if_untrusted(records: &Path, deps: Option<&Path>) {
             }
         }
     }
-}
-
-fn write_trace(
-    sink: &mut simpler_artifacts::publish::Sink,
-    file: &simpler_artifacts::swimlane::SwimlaneFile,
-    layout: &Layout,
-    anchors: &Anchors,
-    names: &names::Names,
-    pairs: &DepPairs,
-    with_degrees: bool,
-) -> io::Result<(SliceCounts, FlowCounts)> {
-    let mut out = TraceWriter::new(sink)?;
-    layout.tracks.write_metadata(&mut out)?;
-    let slices = slices::write_slices(&mut out, file, layout, anchors, names, with_degrees)?;
-    let flows = flows::write_flows(&mut out, &pairs.pairs, anchors)?;
-    out.finish()?;
-    Ok((slices, flows))
 }

@@ -1,128 +1,401 @@
-//! The slices of the trace, one pass per kind of row.
+//! The processes, tracks and slices of the trace, as the original converter draws them
+//! (`../shared/reference/swimlane-format.md` §6; pids and tids in [`crate::layout`]).
+//!
+//! - Orchestrator (pid 1): `submit(<task>)` per submit span, category `orchestrator`, args
+//!   `{phase, submit_idx, task_id}`.
+//! - AICPU Scheduler (pid 2, level ≥ 3): every scheduler phase but the per-task markers, named
+//!   `<phase>(<tasks_processed>)`, category `scheduler`, args `{phase, loop_iter,
+//!   tasks_processed, "shared_at_start (aic,aiv,mix)", "shared_at_end (aic,aiv,mix)"}` plus
+//!   `pop_hit`/`pop_miss` when recorded and, on `complete`, `finishes_processed` and
+//!   `finish_rows_attributed`; the `shared_ready_queue` counter at the end of every
+//!   `complete` and `dispatch` phase.
+//! - Scheduler View (pid 3, when any row has both scheduler stamps): dispatch → finish per row.
+//! - Worker View (pid 4): receive → end per row, and the AICPU markers `dummy(<task>)`,
+//!   predicated skips and `alloc(<task>)`.
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
-use simpler_artifacts::swimlane::SwimlaneFile;
+use simpler_artifacts::swimlane::{CoreType, OrchestratorSource, SchedPhase};
 
-use crate::anchors::Anchors;
-use crate::layout::{Layout, MARKER_NS};
-use crate::names::Names;
-use crate::trace::{Arg, Slice, TraceWriter};
+use crate::completes::Completes;
+use crate::layout::{
+    aicpu_track, core_track, orch_track, sched_track, Layout, MarkerKind, ORCH_PID, QUEUE_TID, SCHED_PID,
+    SCHED_VIEW_PID, WORKER_PID,
+};
+use crate::model::Run;
+use crate::names::{write_slice_name, Names, TaskLabel};
+use crate::trace::{format_into, Arg, Slice, TraceWriter, Track};
 
 /// How many slices of each kind were written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SliceCounts {
-    /// Kernel slices in the Worker View (one per task row).
-    pub task: usize,
-    /// Dispatch → finish slices on scheduler tracks (one per task row).
-    pub dispatch: usize,
-    /// Dummy-task markers on scheduler tracks.
-    pub dummy: usize,
-    /// Submit spans on the orchestrator track.
+    /// Worker View slices (one per row).
+    pub worker: usize,
+    /// Scheduler View slices (one per row with both scheduler stamps).
+    pub scheduler_view: usize,
+    /// Scheduler phase slices.
+    pub phases: usize,
+    /// AICPU markers (dummy, predicated skip, alloc).
+    pub markers: usize,
+    /// Submit slices.
     pub submit: usize,
 }
 
-/// Writes every slice: submits, scheduler dispatches, dummy markers, then kernel slices.
-///
-/// Kernel slices carry `task_id`, `task`, `func_id`, `block_idx`, `block_num`,
-/// `sched_thread`, `duration_us` and, when deps.json was read, `fanin` and `fanout`.
+/// Writes every process, track and slice of `run`.
 pub fn write_slices<W: Write>(
     out: &mut TraceWriter<W>,
-    file: &SwimlaneFile,
+    run: &Run,
     layout: &Layout,
-    anchors: &Anchors,
+    completes: &Completes,
     names: &Names,
-    with_degrees: bool,
 ) -> io::Result<SliceCounts> {
-    let mut kernel_names: HashMap<i32, String> = HashMap::new();
-    for r in &file.tasks {
-        kernel_names
-            .entry(r.func_id)
-            .or_insert_with(|| names.name(r.func_id));
-    }
-    let mut counts = SliceCounts::default();
+    Ok(SliceCounts {
+        submit: orchestrator(out, run, names.orchestrator_name())?,
+        phases: scheduler_phases(out, run, completes)?,
+        scheduler_view: scheduler_view(out, run, layout, names)?,
+        worker: worker_view(out, run, names)?,
+        markers: markers(out, run, layout, names)?,
+    })
+}
 
-    for (r, &track) in file.orchestrator.iter().zip(&layout.orchestrator) {
-        out.slice(&Slice {
-            name: "submit",
-            cat: "submit",
-            track,
-            ts_ns: r.submit_start_ns,
-            dur_ns: r.submit_end_ns.saturating_sub(r.submit_start_ns),
-            args: &[("task_id", Arg::Id(r.task_id)), ("task", Arg::Task(r.task_id))],
-        })?;
-        counts.submit += 1;
+fn orchestrator<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    orchestrator_name: Option<&str>,
+) -> io::Result<usize> {
+    if run.orch.is_empty() {
+        return Ok(0);
     }
+    let host = run.header.orchestrator_source == OrchestratorSource::Host;
+    let process = match (host, orchestrator_name) {
+        (true, _) => "Host Orchestrator".to_string(),
+        (false, Some(name)) => format!("AICPU {name}"),
+        (false, None) => "AICPU Orchestrator".to_string(),
+    };
+    out.process(ORCH_PID, &process, ORCH_PID)?;
+    let thread_prefix = if host { "Host" } else { "Orch" };
+    for i in 0..run.orch.len() as u32 {
+        out.thread(orch_track(i), &format!("{thread_prefix}_{i}"))?;
+    }
+    let mut name = String::new();
+    let mut n = 0;
+    for (i, list) in run.orch.iter().enumerate() {
+        for o in list {
+            let known = o.task_id != u64::MAX;
+            if known {
+                format_into(&mut name, format_args!("submit({})", TaskLabel(o.task_id)));
+            } else {
+                format_into(&mut name, format_args!("submit({})", o.submit_idx));
+            }
+            out.slice(&Slice {
+                name: &name,
+                cat: "orchestrator",
+                track: orch_track(i as u32),
+                ts_ns: o.submit_start_ns,
+                dur_ns: o.submit_end_ns.saturating_sub(o.submit_start_ns),
+                id: None,
+                args: &[
+                    ("phase", Arg::Str("orch_submit")),
+                    ("submit_idx", Arg::Uint(o.submit_idx)),
+                    ("task_id", if known { Arg::Uint(o.task_id) } else { Arg::Int(-1) }),
+                ],
+            })?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
 
-    for (r, &track) in file.tasks.iter().zip(&layout.scheduler) {
+/// Returns true if and only if the phase is drawn as a Worker View marker instead.
+pub fn is_marker_phase(p: &SchedPhase) -> bool {
+    matches!(p.kind.as_str(), "dummy_task" | "predicated_skip")
+}
+
+fn scheduler_phases<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    completes: &Completes,
+) -> io::Result<usize> {
+    if !run.header.level.has_sched_phases() {
+        return Ok(0);
+    }
+    out.process(SCHED_PID, "AICPU Scheduler", SCHED_PID)?;
+    let mut name = String::new();
+    let mut n = 0;
+    for (thread, list) in run.phases.iter().enumerate() {
+        let thread = thread as u32;
+        let thread_name = format!("Sched_{thread}");
+        out.thread(sched_track(thread, 0), &thread_name)?;
+        if list.iter().any(|p| p.kind == "resolve") {
+            out.thread(sched_track(thread, 1), &thread_name)?;
+        }
+        for (k, p) in list.iter().enumerate() {
+            if is_marker_phase(p) {
+                continue;
+            }
+            let mut args: Vec<(&str, Arg<'_>)> = vec![
+                ("phase", Arg::Str(&p.kind)),
+                ("loop_iter", Arg::Uint(p.loop_iter)),
+                ("tasks_processed", Arg::Uint(p.tasks_processed)),
+            ];
+            let depths = p.shared_at_start.zip(p.shared_at_end);
+            if let Some((start, end)) = depths {
+                args.push(("shared_at_start (aic,aiv,mix)", Arg::Triple(start)));
+                args.push(("shared_at_end (aic,aiv,mix)", Arg::Triple(end)));
+            }
+            if p.kind == "complete" {
+                args.push(("finishes_processed", Arg::Uint(p.tasks_processed)));
+                args.push((
+                    "finish_rows_attributed",
+                    Arg::Uint(completes.attributed(thread, k)),
+                ));
+            }
+            for (key, value) in [("pop_hit", p.pop_hit), ("pop_miss", p.pop_miss)] {
+                if let Some(v) = value {
+                    args.push((key, Arg::Uint(v)));
+                }
+            }
+            out.slice(&Slice {
+                name: format_into(&mut name, format_args!("{}({})", p.kind, p.tasks_processed)),
+                cat: "scheduler",
+                track: sched_track(thread, u32::from(p.kind == "resolve")),
+                ts_ns: p.start_ns,
+                dur_ns: p.end_ns.saturating_sub(p.start_ns),
+                id: None,
+                args: &args,
+            })?;
+            n += 1;
+            if let (true, Some((_, [aic, aiv, mix]))) =
+                (matches!(p.kind.as_str(), "complete" | "dispatch"), depths)
+            {
+                out.counter(
+                    "shared_ready_queue",
+                    "queue",
+                    Track {
+                        pid: SCHED_PID,
+                        tid: QUEUE_TID,
+                    },
+                    p.end_ns,
+                    &[
+                        ("AIC", Arg::Int(aic)),
+                        ("AIV", Arg::Int(aiv)),
+                        ("MIX", Arg::Int(mix)),
+                    ],
+                )?;
+            }
+        }
+    }
+    let queue = Track {
+        pid: SCHED_PID,
+        tid: QUEUE_TID,
+    };
+    out.thread(queue, "shared_ready_queue (global)")?;
+    out.thread_sort(queue, 100)?;
+    Ok(n)
+}
+
+/// `AIC_<n>` / `AIV_<n>`.
+fn core_name(core_type: CoreType, core: u32) -> String {
+    format!("{}_{core}", core_type.upper())
+}
+
+fn scheduler_view<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    layout: &Layout,
+    names: &Names,
+) -> io::Result<usize> {
+    if !run.has_aicpu_data() {
+        return Ok(0);
+    }
+    out.process(SCHED_VIEW_PID, "Scheduler View", SCHED_VIEW_PID)?;
+    let mut lanes: Vec<(u32, Track, CoreType)> = run
+        .rows
+        .iter()
+        .zip(&layout.sched_view)
+        .filter_map(|(r, t)| t.map(|t| (r.core_id, t, r.core_type)))
+        .collect();
+    lanes.sort_by_key(|&(core, t, _)| (core, t.tid));
+    lanes.dedup_by_key(|&mut (_, t, _)| t);
+    for (core, track, core_type) in lanes {
+        out.thread(track, &core_name(core_type, core))?;
+    }
+    let n = run.rows.len() as u64;
+    let mut name = String::new();
+    let mut hint = String::new();
+    let mut count = 0;
+    for (i, (r, track)) in run.rows.iter().zip(&layout.sched_view).enumerate() {
+        let (Some(track), Some(dispatch), Some(finish)) = (track, r.dispatch_ns, r.finish_ns) else {
+            continue;
+        };
+        write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+        let dur = finish.saturating_sub(dispatch);
         out.slice(&Slice {
-            name: &kernel_names[&r.func_id],
-            cat: "dispatch",
-            track,
-            ts_ns: r.dispatch_ns.unwrap_or(r.start_ns),
-            dur_ns: r
-                .finish_ns
-                .unwrap_or(r.end_ns)
-                .saturating_sub(r.dispatch_ns.unwrap_or(r.start_ns)),
+            name: &name,
+            cat: "event",
+            track: *track,
+            ts_ns: dispatch,
+            dur_ns: dur,
+            id: Some(n + i as u64),
             args: &[
-                ("task_id", Arg::Id(r.task_id)),
-                ("task", Arg::Task(r.task_id)),
-                ("core", Arg::Str(&layout.core_names[&r.core_id])),
-                ("block_idx", Arg::Int(r.block_idx.into())),
                 (
-                    "dispatch_to_finish_us",
-                    Arg::Us(
-                        r.finish_ns
-                            .unwrap_or(r.end_ns)
-                            .saturating_sub(r.dispatch_ns.unwrap_or(r.start_ns)),
-                    ),
+                    "event-hint",
+                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
                 ),
+                ("dispatch-time-us", Arg::Us(dispatch)),
+                ("finish-time-us", Arg::Us(finish)),
+                ("aicpu-duration-us", Arg::Us(dur)),
+                ("taskId", Arg::Uint(r.task_id)),
             ],
         })?;
-        counts.dispatch += 1;
+        count += 1;
     }
+    Ok(count)
+}
 
-    for (r, &track) in file.dummy_tasks.iter().zip(&layout.dummy) {
+fn event_hint(buf: &mut String, task: u64, func_id: i32, core: u32) -> &str {
+    format_into(
+        buf,
+        format_args!("Task:{}, FuncId:{func_id}, CoreId:{core}", TaskLabel(task)),
+    )
+}
+
+/// `"<n>: [t1, r1t2]"`.
+fn degree_hint(buf: &mut String, tasks: impl Iterator<Item = u64>) -> &str {
+    use std::fmt::Write as _;
+    buf.clear();
+    let list: Vec<u64> = tasks.collect();
+    write!(buf, "{}: [", list.len()).expect("String");
+    for (k, t) in list.iter().enumerate() {
+        if k > 0 {
+            buf.push_str(", ");
+        }
+        write!(buf, "{}", TaskLabel(*t)).expect("String");
+    }
+    buf.push(']');
+    buf
+}
+
+fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> io::Result<usize> {
+    out.process(WORKER_PID, "Worker View", WORKER_PID)?;
+    let mut cores: Vec<(u32, CoreType)> = run.rows.iter().map(|r| (r.core_id, r.core_type)).collect();
+    cores.sort_unstable();
+    cores.dedup_by_key(|c| c.0);
+    for (core, core_type) in cores {
+        out.thread(core_track(WORKER_PID, core), &core_name(core_type, core))?;
+    }
+    let (mut name, mut hint, mut fanout, mut fanin) =
+        (String::new(), String::new(), String::new(), String::new());
+    for (i, r) in run.rows.iter().enumerate() {
+        write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+        let dur = r.end_ns.saturating_sub(r.receive_ns);
         out.slice(&Slice {
-            name: "dummy",
-            cat: "dummy",
-            track,
-            ts_ns: r.finish_ns,
-            dur_ns: MARKER_NS,
-            args: &[("task_id", Arg::Id(r.task_id)), ("task", Arg::Task(r.task_id))],
+            name: &name,
+            cat: "event",
+            track: core_track(WORKER_PID, r.core_id),
+            ts_ns: r.receive_ns,
+            dur_ns: dur,
+            id: Some(i as u64),
+            args: &[
+                (
+                    "event-hint",
+                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
+                ),
+                (
+                    "fanout-hint",
+                    Arg::Str(degree_hint(&mut fanout, run.deps.succs(r.task_id))),
+                ),
+                (
+                    "fanin-hint",
+                    Arg::Str(degree_hint(&mut fanin, run.deps.preds(r.task_id))),
+                ),
+                ("duration-us", Arg::Us(dur)),
+                ("kernel-duration-us", Arg::Us(r.end_ns.saturating_sub(r.start_ns))),
+                ("local_setup_us", Arg::Us(r.start_ns.saturating_sub(r.receive_ns))),
+                ("taskId", Arg::Uint(r.task_id)),
+            ],
         })?;
-        counts.dummy += 1;
     }
+    Ok(run.rows.len())
+}
 
-    for (r, &track) in file.tasks.iter().zip(&layout.worker) {
-        let dur_ns = r.end_ns.saturating_sub(r.start_ns);
-        let (fanin, fanout) = anchors.get(r.task_id).map_or((0, 0), |a| (a.fanin, a.fanout));
-        let all = [
-            ("task_id", Arg::Id(r.task_id)),
-            ("task", Arg::Task(r.task_id)),
-            ("func_id", Arg::Int(r.func_id.into())),
-            ("block_idx", Arg::Int(r.block_idx.into())),
-            ("block_num", Arg::Int(r.block_num.into())),
-            ("sched_thread", Arg::Int(r.sched_thread.unwrap_or(0).into())),
-            ("duration_us", Arg::Us(dur_ns)),
-            ("fanin", Arg::Int(fanin.into())),
-            ("fanout", Arg::Int(fanout.into())),
-        ];
-        let args = if with_degrees {
-            &all[..]
+fn markers<W: Write>(
+    out: &mut TraceWriter<W>,
+    run: &Run,
+    layout: &Layout,
+    names: &Names,
+) -> io::Result<usize> {
+    for n in 0..layout.aicpu_tracks {
+        out.thread(aicpu_track(n), &format!("AICPU_{n}"))?;
+    }
+    let mut name = String::new();
+    for m in &layout.markers {
+        let task = m.task.map_or(Arg::Null, Arg::Uint);
+        let label = |name: &mut String, what: &str| match m.task {
+            Some(t) => {
+                format_into(name, format_args!("{what}({})", TaskLabel(t)));
+            }
+            None => {
+                format_into(name, format_args!("{what}(unknown)"));
+            }
+        };
+        let (extra_key, extra) = match m.kind {
+            MarkerKind::Dummy => {
+                label(&mut name, "dummy");
+                ("phase", Arg::Str("dummy_task"))
+            }
+            MarkerKind::Alloc => {
+                label(&mut name, "alloc");
+                ("phase", Arg::Str("alloc"))
+            }
+            MarkerKind::PredicatedSkip => {
+                let func = m.task.map_or(-1, |t| first_kernel(run, t));
+                match m.task {
+                    Some(t) => write_slice_name(
+                        &mut name,
+                        names,
+                        func,
+                        t,
+                        run.tasks.get(&t).is_some_and(|x| x.spmd),
+                    ),
+                    None => label(&mut name, "task"),
+                }
+                ("predicated_pass", Arg::Bool(false))
+            }
+        };
+        let args: &[(&str, Arg<'_>)] = if m.kind == MarkerKind::Alloc {
+            &[
+                (extra_key, extra),
+                ("task_id", task),
+                ("event-hint", Arg::Str(&name)),
+            ]
         } else {
-            &all[..all.len() - 2]
+            &[
+                ("loop_iter", Arg::Uint(m.loop_iter)),
+                ("task_id", task),
+                ("event-hint", Arg::Str(&name)),
+                (extra_key, extra),
+            ]
         };
         out.slice(&Slice {
-            name: &kernel_names[&r.func_id],
-            cat: "task",
-            track,
-            ts_ns: r.start_ns,
-            dur_ns,
+            name: &name,
+            cat: "event",
+            track: m.track,
+            ts_ns: m.start_ns,
+            dur_ns: m.dur_ns,
+            id: Some(m.id),
             args,
         })?;
-        counts.task += 1;
     }
-    Ok(counts)
+    Ok(layout.markers.len())
+}
+
+/// The first active kernel of `task` in deps.json (−1 when unknown).
+fn first_kernel(run: &Run, task: u64) -> i32 {
+    run.deps
+        .tasks
+        .get(&task)
+        .and_then(|t| t.kernel_ids)
+        .and_then(|k| k.into_iter().find(|&id| id >= 0))
+        .unwrap_or(-1)
 }

@@ -3,20 +3,14 @@
 #[path = "suite/util.rs"]
 mod util;
 
-#[path = "suite/check.rs"]
-mod check;
+#[path = "suite/interop.rs"]
+mod interop;
 
-#[path = "suite/vector_example.rs"]
-mod vector_example;
+#[path = "suite/reference.rs"]
+mod reference;
 
-#[path = "suite/hb_violation.rs"]
-mod hb_violation;
-
-#[path = "suite/spmd_mix.rs"]
-mod spmd_mix;
-
-#[path = "suite/anchors.rs"]
-mod anchors;
+#[path = "suite/levels.rs"]
+mod levels;
 
 #[path = "suite/errors.rs"]
 mod errors;

@@ -1,176 +1,173 @@
-//! Shared helpers: testdata paths, writing generated inputs with the artifact writers, and
-//! converting.
+//! Shared helpers: records files in the original's raw layout, converting, and queries over
+//! a parsed trace.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use simpler_artifacts::deps::{DepsWriter, Edge};
-use simpler_artifacts::swimlane::{
-    core_types_for_clusters, AicoreRecord, AicpuRecord, CoreType, DummyRow, Level, OrchRecord, PhaseRecord,
-    SwimlaneWriter, TaskInfo, TaskRow, WriteHeader, FILE_NAME,
-};
+use serde_json::Value;
 use simpler_swimlane::ConvertSummary;
 
-use crate::check::Trace;
-
-/// `tests/testdata/<sub>` of this crate.
-pub fn testdata(sub: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/testdata")
-        .join(sub)
+/// The repository's `tests/interop/swimlane/` folder.
+pub fn interop_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/interop/swimlane")
 }
 
-/// A task row with the timing that matters to flows; dispatch/finish 50 ns around it.
-#[allow(clippy::too_many_arguments)]
-pub fn row(
-    task_id: u64,
-    kernel_ids: [i32; 3],
-    func_id: i32,
-    block: (u32, u32),
-    core_id: u32,
-    core_type: CoreType,
-    start_ns: u64,
-    end_ns: u64,
-) -> TaskRow {
-    TaskRow {
-        task_id,
-        kernel_ids,
-        func_id,
-        block_idx: block.0,
-        block_num: block.1,
-        core_id,
-        core_type,
-        sched_thread: Some(core_id % 2),
-        reg_task_id: 0,
-        dispatch_ns: Some(start_ns - 50),
-        receive_ns: start_ns,
-        start_ns,
-        end_ns,
-        finish_ns: Some(end_ns + 50),
-    }
+/// An `aicore_tasks` row and its `aicpu_tasks` row, in µs of a 1 GHz clock
+/// (`[core, task, reg, start, end, receive_to_start]`, `[core, reg, dispatch, finish]`).
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    pub core: u32,
+    pub task: u64,
+    pub reg: u32,
+    pub dispatch: f64,
+    pub receive: f64,
+    pub start: f64,
+    pub end: f64,
+    pub finish: f64,
 }
 
-/// A plain AIV row (block 0 of 1, kernel in subslot aiv0).
-pub fn aiv(task_id: u64, func_id: i32, core_id: u32, start_ns: u64, end_ns: u64) -> TaskRow {
-    row(
-        task_id,
-        [-1, func_id, -1],
-        func_id,
-        (0, 1),
-        core_id,
-        CoreType::Aiv,
-        start_ns,
-        end_ns,
+fn cycles(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// A level-2 records file (1 GHz) with `core_types` and `rows`.
+pub fn level2_records(core_types: &[&str], rows: &[Row]) -> String {
+    let aicore: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "[{},{},{},{},{},{}]",
+                r.core,
+                r.task,
+                r.reg,
+                cycles(r.start),
+                cycles(r.end),
+                cycles(r.start) - cycles(r.receive)
+            )
+        })
+        .collect();
+    let aicpu: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "[{},{},{},{}]",
+                r.core,
+                r.reg,
+                cycles(r.dispatch),
+                cycles(r.finish)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"chip_swimlane_level\":2,\"metadata\":{{\"clock_freq_hz\":1000000000,\"core_types\":{}}},\n\"aicore_tasks\":[{}],\n\"aicpu_tasks\":[{}]}}\n",
+        serde_json::to_string(core_types).unwrap(),
+        aicore.join(","),
+        aicpu.join(",")
     )
 }
 
-/// Writes `l2_swimlane_records.json` into `dir` with the writer the runtime uses: the rows,
-/// and a submit span for every task id in them and in `submit_only` (tasks that never ran).
-pub fn write_records(
-    dir: &Path,
-    clusters: u32,
-    tasks: &[TaskRow],
-    dummies: &[DummyRow],
-    submit_only: &[u64],
-) -> PathBuf {
-    let path = dir.join(FILE_NAME);
-    let out = BufWriter::new(File::create(&path).unwrap());
-    let header = WriteHeader {
-        level: Level::OrchPhases,
-        clusters,
-        scheduler_threads: 2,
-        core_types: core_types_for_clusters(clusters),
-        core_to_thread: (0..clusters * 3).map(|c| (c % 2) as i32).collect(),
-    };
-    let mut w = SwimlaneWriter::begin(out, &header).unwrap();
-    let reg = |i: usize| i as u32;
-    for (i, t) in tasks.iter().enumerate() {
-        w.aicore(&AicoreRecord {
-            core_id: t.core_id,
-            task_token: t.task_id,
-            reg_task_id: reg(i),
-            start: t.start_ns,
-            end: t.end_ns,
-            receive_to_start: 0,
-        })
-        .unwrap();
-    }
-    for (i, t) in tasks.iter().enumerate() {
-        w.aicpu(&AicpuRecord {
-            core_id: t.core_id,
-            reg_task_id: reg(i),
-            dispatch: t.dispatch_ns.unwrap(),
-            finish: t.finish_ns.unwrap(),
-        })
-        .unwrap();
-    }
-    for t in tasks {
-        w.task_info(&TaskInfo {
-            func_id: t.func_id,
-            block_idx: t.block_idx,
-            block_num: t.block_num,
-            kernel_ids: t.kernel_ids,
-            sched_thread: t.sched_thread.unwrap(),
-        })
-        .unwrap();
-    }
-    let mut dummies: Vec<&DummyRow> = dummies.iter().collect();
-    dummies.sort_by_key(|d| d.sched_thread);
-    for d in dummies {
-        w.phase(
-            d.sched_thread,
-            &PhaseRecord {
-                kind: "dummy_task",
-                start_cycles: d.finish_ns,
-                end_cycles: d.finish_ns,
-                loop_iter: 0,
-                tasks_processed: 1,
-                pop_hit: None,
-                pop_miss: None,
-                task_id: Some(d.task_id),
-                shared_at_start: [0; 3],
-                shared_at_end: [0; 3],
-            },
-        )
-        .unwrap();
-    }
-    let mut ids: Vec<u64> = tasks
+/// A deps.json with `tasks` (`(id, kernel_ids, block_num)`) and `edges`.
+pub fn deps_json(tasks: &[(u64, [i32; 3], u32)], edges: &[(u64, u64)]) -> String {
+    let tasks: Vec<String> = tasks
         .iter()
-        .map(|t| t.task_id)
-        .chain(submit_only.iter().copied())
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    for (i, id) in ids.into_iter().enumerate() {
-        let start = 10 * i as u64;
-        w.orch(&OrchRecord {
-            submit_idx: i as u64,
-            task_id: id,
-            start_cycles: start,
-            end_cycles: start + 5,
+        .map(|(id, k, b)| {
+            format!(
+                "{{\"task_id\":\"{id}\",\"scope\":\"auto\",\"kernel_ids\":[{},{},{}],\"block_num\":{b},\"args\":[]}}",
+                k[0], k[1], k[2]
+            )
         })
-        .unwrap();
-    }
-    w.finish().unwrap();
-    path
+        .collect();
+    let edges: Vec<String> = edges
+        .iter()
+        .map(|(p, s)| format!("{{\"pred\":\"{p}\",\"succ\":\"{s}\",\"arg\":-1,\"source\":\"explicit\"}}"))
+        .collect();
+    format!(
+        "{{\"tasks\":[{}],\"tensors\":[],\"edges\":[{}]}}\n",
+        tasks.join(","),
+        edges.join(",")
+    )
 }
 
-/// Writes a deps.json with only `edges[]` (explicit edges) into `dir`.
-pub fn write_deps(dir: &Path, pairs: &[(u64, u64)]) -> PathBuf {
-    let path = dir.join("deps.json");
-    let mut w = DepsWriter::new(BufWriter::new(File::create(&path).unwrap())).unwrap();
-    for &(pred, succ) in pairs {
-        w.edge(&Edge::explicit(pred, succ)).unwrap();
+/// Writes `records` (as `chip_swimlane_records.json`) and, if given, `deps` into `dir`,
+/// converts, and parses the trace.
+pub fn convert_in(dir: &Path, records: &str, deps: Option<&str>) -> (ConvertSummary, Trace) {
+    let path = dir.join("chip_swimlane_records.json");
+    std::fs::write(&path, records).unwrap();
+    if let Some(deps) = deps {
+        std::fs::write(dir.join("deps.json"), deps).unwrap();
     }
-    w.finish().unwrap();
-    path
-}
-
-/// Converts `records` with defaults into `out_dir` and loads the checked trace.
-pub fn convert_into(records: &Path, out_dir: &Path) -> (ConvertSummary, Trace) {
-    let out = out_dir.join("merged_swimlane.json");
-    let summary = simpler_swimlane::convert(records, Some(&out), None, None).expect("convert");
-    let trace = Trace::load(&out);
+    let summary = simpler_swimlane::convert(&path, None, None, None).unwrap();
+    let trace = Trace::read(&summary.output);
     (summary, trace)
+}
+
+/// A parsed trace.
+pub struct Trace {
+    pub events: Vec<Value>,
+}
+
+/// One flow: its `s` and `f` events.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub s: Value,
+    pub f: Value,
+}
+
+impl Trace {
+    pub fn read(path: &Path) -> Trace {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        Trace {
+            events: v["traceEvents"].as_array().unwrap().clone(),
+        }
+    }
+
+    /// Every flow named `name`, in id order.
+    pub fn flows(&self, name: &str) -> Vec<Flow> {
+        let ends = |ph: &str| -> Vec<&Value> {
+            self.events
+                .iter()
+                .filter(|e| e["ph"] == ph && e["cat"] == "flow" && e["name"] == name)
+                .collect()
+        };
+        let (s, f) = (ends("s"), ends("f"));
+        assert_eq!(s.len(), f.len(), "{name}: every s has its f");
+        s.iter()
+            .map(|s| Flow {
+                s: (*s).clone(),
+                f: (*f.iter().find(|f| f["id"] == s["id"]).expect("an f per s")).clone(),
+            })
+            .collect()
+    }
+
+    /// Every `X` slice in process `pid` whose name is `name`.
+    pub fn slices(&self, pid: u64, name: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["pid"] == pid && e["name"] == name)
+            .collect()
+    }
+
+    /// The `process_name` of `pid`.
+    pub fn process_name(&self, pid: u64) -> Option<&str> {
+        self.events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == pid)
+            .and_then(|e| e["args"]["name"].as_str())
+    }
+
+    /// The `thread_name` of `(pid, tid)`.
+    pub fn thread_name(&self, pid: u64, tid: u64) -> Option<&str> {
+        self.events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == pid && e["tid"] == tid)
+            .and_then(|e| e["args"]["name"].as_str())
+    }
+}
+
+/// `(pid, tid, ts)` of a flow end.
+pub fn at(e: &Value) -> (u64, u64, f64) {
+    (
+        e["pid"].as_u64().unwrap(),
+        e["tid"].as_u64().unwrap(),
+        e["ts"].as_f64().unwrap(),
+    )
 }

@@ -1,0 +1,360 @@
+//! The records module: the writer's exact output, round trips at every level, and the
+//! reader on the original's files (`../shared/reference/swimlane-format.md` §3, §4).
+
+use super::*;
+
+/// Every row a reader hands over.
+type All = read::CollectRows;
+
+fn read(json: &str) -> Result<(Header, All), String> {
+    let mut all = All::default();
+    let header = read_swimlane_from(json.as_bytes(), &mut all).map_err(|e| e.to_string())?;
+    Ok((header, all))
+}
+
+fn header(level: Level) -> WriteHeader {
+    WriteHeader {
+        level,
+        clusters: 1,
+        scheduler_threads: 2,
+        core_types: core_types_for_clusters(1),
+        core_to_thread: vec![0, 0, 1],
+    }
+}
+
+fn phase(kind: &'static str, start: u64, end: u64, task_id: Option<u64>) -> PhaseRecord {
+    PhaseRecord {
+        kind,
+        start_cycles: start,
+        end_cycles: end,
+        loop_iter: 3,
+        tasks_processed: 1,
+        pop_hit: (kind == "dispatch").then_some(2),
+        pop_miss: (kind == "dispatch").then_some(1),
+        task_id,
+        shared_at_start: [0, 1, 0],
+        shared_at_end: [0, 0, 0],
+    }
+}
+
+/// One task on AIV core 2 (dispatch 100, start 110, end 150, finish 160), its dispatch phase,
+/// a dummy task on thread 1, and two submits; the sections the level records.
+fn write(level: Level) -> String {
+    let mut w = SwimlaneWriter::begin(Vec::new(), &header(level)).unwrap();
+    w.aicore(&AicoreRecord {
+        core_id: 2,
+        task_token: 1 << 32,
+        reg_task_id: 0,
+        start: 110,
+        end: 150,
+        receive_to_start: 0,
+    })
+    .unwrap();
+    if level.has_dispatch() {
+        w.aicpu(&AicpuRecord {
+            core_id: 2,
+            reg_task_id: 0,
+            dispatch: 100,
+            finish: 160,
+        })
+        .unwrap();
+    }
+    w.task_info(&TaskInfo {
+        func_id: 4,
+        block_idx: 0,
+        block_num: 1,
+        kernel_ids: [-1, -1, 4],
+        sched_thread: 1,
+    })
+    .unwrap();
+    if level.has_sched_phases() {
+        w.phase(0, &phase("dispatch", 95, 105, None)).unwrap();
+        w.phase(1, &phase("dummy_task", 170, 170, Some(7))).unwrap();
+    }
+    if level.has_orch_phases() {
+        for (i, task) in [(0, 1 << 32), (1, 7)] {
+            w.orch(&OrchRecord {
+                submit_idx: i,
+                task_id: task,
+                start_cycles: 10 + 20 * i,
+                end_cycles: 20 + 20 * i,
+            })
+            .unwrap();
+        }
+    }
+    String::from_utf8(w.finish().unwrap()).unwrap()
+}
+
+#[test]
+fn the_writer_writes_the_originals_layout_one_row_per_line() {
+    assert_eq!(
+        write(Level::OrchPhases),
+        concat!(
+            "{\"chip_swimlane_level\":4,\"l2_swimlane_level\":4,\n",
+            "\"metadata\":{\"clock_freq_hz\":1000000000,\"num_cores\":3,\"core_types\":[\"aic\",\"aiv\",\"aiv\"],",
+            "\"core_to_thread\":[0,0,1],\"simpler\":{\"version\":2,\"clock\":\"monotonic_ns\",\"clusters\":1,\"scheduler_threads\":2}},\n",
+            "\"aicore_tasks\":[\n[2,4294967296,0,110,150,0]\n],\n",
+            "\"aicpu_tasks\":[\n[2,0,100,160]\n],\n",
+            "\"simpler_task_info\":[\n[4,0,1,-1,-1,4,1]\n],\n",
+            "\"aicpu_scheduler_phases\":[\n[\n",
+            "{\"kind\":\"dispatch\",\"start_cycles\":95,\"end_cycles\":105,\"loop_iter\":3,\"tasks_processed\":1,\"pop_hit\":2,\"pop_miss\":1,\"shared_at_start\":[0,1,0],\"shared_at_end\":[0,0,0]}\n",
+            "],\n[\n",
+            "{\"kind\":\"dummy_task\",\"start_cycles\":170,\"end_cycles\":170,\"loop_iter\":3,\"tasks_processed\":1,\"task_id\":7,\"shared_at_start\":[0,1,0],\"shared_at_end\":[0,0,0]}\n",
+            "]],\n",
+            "\"aicpu_orchestrator_phases\":[\n[\n",
+            "{\"submit_idx\":0,\"task_id\":4294967296,\"start_cycles\":10,\"end_cycles\":20},\n",
+            "{\"submit_idx\":1,\"task_id\":7,\"start_cycles\":30,\"end_cycles\":40}\n",
+            "]]}\n"
+        )
+    );
+}
+
+#[test]
+fn the_writer_refuses_sections_the_level_does_not_record_and_going_back() {
+    let mut w = SwimlaneWriter::begin(Vec::new(), &header(Level::AicpuTiming)).unwrap();
+    let err = w.phase(0, &phase("dispatch", 1, 2, None)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "level 2 does not record \"aicpu_scheduler_phases\""
+    );
+    w.task_info(&TaskInfo {
+        func_id: 0,
+        block_idx: 0,
+        block_num: 1,
+        kernel_ids: [0, -1, -1],
+        sched_thread: 0,
+    })
+    .unwrap();
+    let err = w
+        .aicpu(&AicpuRecord {
+            core_id: 0,
+            reg_task_id: 0,
+            dispatch: 1,
+            finish: 2,
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot add to \"aicpu_tasks\" after \"simpler_task_info\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_level_round_trips_through_the_reader() {
+    for level in Level::ALL {
+        let (h, all) = read(&write(level)).unwrap();
+        assert_eq!(h.level, level);
+        assert_eq!(
+            (h.clusters, h.scheduler_threads, h.has_task_info),
+            (Some(1), Some(2), true)
+        );
+        assert_eq!(
+            h.cores.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["AIC_0", "AIV_1", "AIV_2"]
+        );
+        // The base is the earliest stamp the level records: the phase at 95, the submit at 10.
+        let base = match level {
+            Level::AicoreTiming => 110,
+            Level::AicpuTiming => 100,
+            Level::SchedPhases => 95,
+            Level::OrchPhases => 10,
+        };
+        assert_eq!(h.base_cycles, base);
+        let t = all.tasks[0];
+        assert_eq!(
+            (
+                t.task_id,
+                t.func_id,
+                t.kernel_ids,
+                t.block_num,
+                t.core_type,
+                t.sched_thread
+            ),
+            (1 << 32, 4, [-1, -1, 4], 1, CoreType::Aiv, Some(1))
+        );
+        assert_eq!(
+            (t.receive_ns, t.start_ns, t.end_ns),
+            (110 - base, 110 - base, 150 - base)
+        );
+        let stamps = level.has_dispatch().then_some((100 - base, 160 - base));
+        assert_eq!(t.dispatch_ns.zip(t.finish_ns), stamps);
+        assert_eq!(h.core_to_thread.is_some(), level.has_sched_phases());
+        assert_eq!(all.phases.len(), if level.has_sched_phases() { 2 } else { 0 });
+        let dummies: Vec<(u64, u32)> = all
+            .dummy_tasks
+            .iter()
+            .map(|d| (d.task_id, d.sched_thread))
+            .collect();
+        assert_eq!(
+            dummies,
+            if level.has_sched_phases() {
+                vec![(7, 1)]
+            } else {
+                vec![]
+            }
+        );
+        let submits: Vec<(u64, u64, u64)> = all
+            .orchestrator
+            .iter()
+            .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
+            .collect();
+        assert_eq!(
+            submits,
+            if level.has_orch_phases() {
+                vec![(1 << 32, 0, 10), (7, 20, 30)]
+            } else {
+                vec![]
+            }
+        );
+        let expected_notes: Vec<String> = if level.has_dispatch() {
+            vec![]
+        } else {
+            vec!["level 1: no dispatch or finish times (recorded from level 2)".into()]
+        };
+        assert_eq!(h.notes, expected_notes);
+    }
+}
+
+const META: &str = "\"metadata\":{\"clock_freq_hz\":50000000,\"num_cores\":4,\"core_types\":[\"aic\",\"aiv\",\"aiv\",\"aiv\"]}";
+
+#[test]
+fn five_column_rows_take_receive_as_start_and_unknown_kernels_are_noted() {
+    let (h, all) = read(&format!(
+        "{{\"chip_swimlane_level\":2,{META},\"aicore_tasks\":[[1,5,0,100,150]],\"aicpu_tasks\":[[1,0,90,160]]}}"
+    ))
+    .unwrap();
+    let t = all.tasks[0];
+    // 50 MHz: 20 ns a cycle; the base is the dispatch at cycle 90.
+    assert_eq!(
+        (t.dispatch_ns, t.receive_ns, t.start_ns, t.end_ns, t.finish_ns),
+        (Some(0), 200, 200, 1200, Some(1400))
+    );
+    assert_eq!(
+        (t.func_id, t.block_num, t.sched_thread, h.has_task_info),
+        (-1, 0, None, false)
+    );
+    assert_eq!(
+        h.notes,
+        ["the records carry no kernel ids or blocks (the original's layout): they come from deps.json"]
+    );
+}
+
+#[test]
+fn level_one_has_no_scheduler_stamps_and_says_so() {
+    let (h, all) = read(&format!(
+        "{{\"chip_swimlane_level\":1,{META},\"aicore_tasks\":[[0,5,0,100,150,10]],\"aicpu_tasks\":[]}}"
+    ))
+    .unwrap();
+    let t = all.tasks[0];
+    assert_eq!(
+        (t.dispatch_ns, t.finish_ns, t.receive_ns, t.start_ns),
+        (None, None, 0, 200)
+    );
+    assert_eq!(
+        h.notes[0],
+        "level 1: no dispatch or finish times (recorded from level 2)"
+    );
+}
+
+#[test]
+fn unmatched_aicpu_rows_are_dropped_naming_the_top_three_cores() {
+    let aicpu =
+        "[1,9,1,2],[1,8,1,2],[1,7,1,2],[2,9,1,2],[2,8,1,2],[3,9,1,2],[0,9,1,2],[0,8,1,2],[0,0,90,160]";
+    let (h, all) = read(&format!(
+        "{{\"chip_swimlane_level\":2,{META},\"aicore_tasks\":[[0,5,0,100,150,0]],\"aicpu_tasks\":[{aicpu}]}}"
+    ))
+    .unwrap();
+    assert_eq!(all.tasks.len(), 1);
+    // Dropped rows still count for the base, as in the original (cycle 1 here).
+    assert_eq!(all.tasks[0].dispatch_ns, Some(89 * 20));
+    assert_eq!(
+        h.notes[0],
+        "8 aicpu_tasks rows match no aicore_tasks row and were dropped (core 1: 3, core 0: 2, core 2: 2)"
+    );
+}
+
+#[test]
+fn phase_kinds_may_be_the_originals_numbers() {
+    let phases = "[[{\"kind\":0,\"start_cycles\":100,\"end_cycles\":110},{\"kind\":7,\"start_cycles\":120,\"end_cycles\":120,\"task_id\":9},{\"kind\":\"idle\",\"start_cycles\":130,\"end_cycles\":140}]]";
+    let (_, all) = read(&format!(
+        "{{\"chip_swimlane_level\":3,{META},\"aicore_tasks\":[],\"aicpu_tasks\":[],\"aicpu_scheduler_phases\":{phases}}}"
+    ))
+    .unwrap();
+    let kinds: Vec<&str> = all.phases.iter().map(|p| p.kind.as_str()).collect();
+    assert_eq!(kinds, ["complete", "dummy_task", "idle"]);
+    assert_eq!(
+        (all.dummy_tasks[0].task_id, all.dummy_tasks[0].finish_ns),
+        (9, 400)
+    );
+    let err = read(&format!(
+        "{{\"chip_swimlane_level\":3,{META},\"aicpu_scheduler_phases\":[[{{\"kind\":3,\"start_cycles\":1,\"end_cycles\":2}}]]}}"
+    ))
+    .unwrap_err();
+    assert!(
+        err.ends_with("aicpu_scheduler_phases[0][0]: unknown phase kind 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn host_orchestrator_phases_count_from_their_own_origin() {
+    let host = "[[{\"submit_idx\":0,\"task_id\":5,\"start_host_ns\":7000000000,\"end_host_ns\":7000000400},{\"submit_idx\":1,\"task_id\":-1,\"start_host_ns\":7000000500,\"end_host_ns\":7000000600}]]";
+    let (h, all) = read(&format!(
+        "{{\"chip_swimlane_level\":4,{META},\"aicore_tasks\":[[0,5,0,100,150,0]],\"aicpu_tasks\":[[0,0,90,160]],\"host_orchestrator_phases\":{host}}}"
+    ))
+    .unwrap();
+    assert_eq!(h.orchestrator_source, OrchestratorSource::Host);
+    let spans: Vec<(u64, u64, u64)> = all
+        .orchestrator
+        .iter()
+        .map(|o| (o.task_id, o.submit_start_ns, o.submit_end_ns))
+        .collect();
+    assert_eq!(spans, [(5, 0, 400), (u64::MAX, 500, 600)]);
+    assert!(h
+        .notes
+        .iter()
+        .any(|n| n.starts_with("host orchestration: submit spans are on the host clock")));
+    let both = format!(
+        "{{\"chip_swimlane_level\":4,{META},\"aicpu_orchestrator_phases\":[[]],\"host_orchestrator_phases\":{host}}}"
+    );
+    assert!(read(&both).unwrap_err().ends_with(
+        "invalid l2_swimlane_records.json: the file holds both aicpu_orchestrator_phases and host_orchestrator_phases"
+    ));
+}
+
+#[test]
+fn bad_headers_are_refused_with_what_is_wrong() {
+    let err = |json: String| read(&json).unwrap_err();
+    assert_eq!(
+        err(format!("{{\"chip_swimlane_level\":2,\"l2_swimlane_level\":3,{META}}}")),
+        "<input>:1:47: invalid l2_swimlane_records.json: l2_swimlane_level is 3 but chip_swimlane_level is 2: the file names two levels"
+    );
+    for level in [0, 5] {
+        assert_eq!(
+            err(format!("{{\"chip_swimlane_level\":{level},{META}}}")),
+            format!("<input>: invalid l2_swimlane_records.json: chip_swimlane_level {level} is not a recorded level (1 to 4)")
+        );
+    }
+    for freq in ["0", "-5", "0.5"] {
+        assert_eq!(
+            err(format!("{{\"chip_swimlane_level\":1,\"metadata\":{{\"clock_freq_hz\":{freq}}}}}")),
+            format!("<input>: invalid l2_swimlane_records.json: metadata.clock_freq_hz must be at least 1 cycle per second, not {}", freq.parse::<f64>().unwrap())
+        );
+    }
+    assert_eq!(
+        err("{\"version\":1,\"clock\":\"monotonic_ns\",\"tasks\":[]}".into()),
+        "<input>: invalid l2_swimlane_records.json: this is simpler's earlier swimlane layout (\"tasks\", \"dummy_tasks\", \"orchestrator\"), which this version no longer reads: re-run with --enable-l2-swimlane to record the raw layout"
+    );
+}
+
+#[test]
+fn a_bad_row_names_its_section_index_line_and_column() {
+    let json = format!(
+        "{{\"chip_swimlane_level\":1,{META},\n\"aicore_tasks\":[\n[0,1,0,10,20,0],\n[0,2,1,30,40,0],\n[0,3,2,50,60,0],\n[0,4,3,70]]}}"
+    );
+    assert_eq!(
+        read(&json).unwrap_err(),
+        "<input>:6:10: invalid l2_swimlane_records.json: aicore_tasks[3]: 4 columns, expected [core_id, task_token, reg_task_id, start, end, receive_to_start]"
+    );
+}

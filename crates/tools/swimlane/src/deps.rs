@@ -1,0 +1,193 @@
+//! What the trace takes from deps.json, read with the streaming reader of
+//! `simpler_artifacts::deps`: the unique `(pred, succ)` pairs of `edges[]`, and per task its
+//! `kernel_ids` (to name rows whose records carry no kernel, and to tell dummy tasks) and
+//! `block_num` (to tell SPMD tasks). Every other field is skipped unparsed.
+
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink};
+
+/// The fields of one `tasks[]` entry the trace uses.
+#[derive(Deserialize)]
+struct TaskFields {
+    #[serde(with = "u64_string")]
+    task_id: u64,
+    #[serde(default)]
+    kernel_ids: Option<[i32; 3]>,
+    #[serde(default)]
+    block_num: Option<u32>,
+}
+
+/// The endpoints of one `edges[]` entry.
+#[derive(Deserialize)]
+struct Ends {
+    #[serde(with = "u64_string")]
+    pred: u64,
+    #[serde(with = "u64_string")]
+    succ: u64,
+}
+
+/// One task of deps.json.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepsTask {
+    /// Kernel per subslot `[aic, aiv0, aiv1]` (−1 = inactive), when given.
+    pub kernel_ids: Option<[i32; 3]>,
+    /// SPMD block count, when given.
+    pub block_num: Option<u32>,
+}
+
+impl DepsTask {
+    /// Returns true if and only if the task's kernel ids are known and all inactive (a dummy).
+    pub fn is_dummy(&self) -> bool {
+        self.kernel_ids.is_some_and(|k| k.iter().all(|&id| id < 0))
+    }
+}
+
+/// The dependency graph as the trace uses it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Deps {
+    /// Unique pairs, sorted by `(pred, succ)`.
+    pub pairs: Vec<(u64, u64)>,
+    /// Number of `edges[]` rows they came from.
+    pub annotated_edges: usize,
+    /// Every task of `tasks[]`.
+    pub tasks: FxHashMap<u64, DepsTask>,
+    /// The pairs as `(succ, pred)`, sorted: predecessors by task.
+    by_succ: Vec<(u64, u64)>,
+}
+
+#[derive(Default)]
+struct Sink {
+    pairs: Vec<(u64, u64)>,
+    tasks: FxHashMap<u64, DepsTask>,
+}
+
+impl DepsSink for Sink {
+    type Task = TaskFields;
+    type Tensor = IgnoredAny;
+    type Edge = Ends;
+
+    fn task(&mut self, t: TaskFields) {
+        self.tasks.insert(
+            t.task_id,
+            DepsTask {
+                kernel_ids: t.kernel_ids,
+                block_num: t.block_num,
+            },
+        );
+    }
+
+    fn tensor(&mut self, _: IgnoredAny) {}
+
+    fn edge(&mut self, e: Ends) {
+        self.pairs.push((e.pred, e.succ));
+    }
+}
+
+impl Deps {
+    /// Builds the graph from edge endpoints (duplicates allowed) and tasks.
+    pub fn new(mut pairs: Vec<(u64, u64)>, tasks: FxHashMap<u64, DepsTask>) -> Deps {
+        let annotated_edges = pairs.len();
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs.shrink_to_fit();
+        let mut by_succ: Vec<(u64, u64)> = pairs.iter().map(|&(p, s)| (s, p)).collect();
+        by_succ.sort_unstable();
+        Deps {
+            pairs,
+            annotated_edges,
+            tasks,
+            by_succ,
+        }
+    }
+
+    /// The unique successors of `task`, ascending.
+    pub fn succs(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
+        let from = self.pairs.partition_point(|&(p, _)| p < task);
+        self.pairs[from..]
+            .iter()
+            .take_while(move |&&(p, _)| p == task)
+            .map(|&(_, s)| s)
+    }
+
+    /// The unique predecessors of `task`, ascending.
+    pub fn preds(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
+        let from = self.by_succ.partition_point(|&(s, _)| s < task);
+        self.by_succ[from..]
+            .iter()
+            .take_while(move |&&(s, _)| s == task)
+            .map(|&(_, p)| p)
+    }
+
+    /// Streams the deps.json at `path`; errors name the file and the JSON location.
+    pub fn load(path: &Path) -> Result<Deps, DepsReadError> {
+        let mut sink = Sink::default();
+        read_deps(path, &mut sink)?;
+        Ok(Deps::new(sink.pairs, sink.tasks))
+    }
+
+    /// The kernel a row of `task` on a core of type `aic` ran, from `kernel_ids`: the AIC
+    /// slot, else AIV0, falling back to AIV1 (the original's rule); −1 when unknown.
+    pub fn kernel_for(&self, task: u64, aic: bool) -> i32 {
+        let Some(k) = self.tasks.get(&task).and_then(|t| t.kernel_ids) else {
+            return -1;
+        };
+        let pick = if aic { [k[0], -1] } else { [k[1], k[2]] };
+        pick.into_iter().find(|&id| id >= 0).unwrap_or(-1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_kernels_and_blocks_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deps.json");
+        std::fs::write(
+            &path,
+            r#"{"tasks":[{"task_id":"0","kernel_ids":[3,-1,4],"block_num":2},{"task_id":"1","kernel_ids":[-1,-1,-1]}],"tensors":[],"edges":[
+                {"pred":"0","succ":"4294967296","arg":0,"source":"creator"},
+                {"pred":"0","succ":"4294967296","arg":1,"source":"tensormap"},
+                {"pred":"0","succ":"1","arg":-1,"source":"explicit"}]}"#,
+        )
+        .unwrap();
+        let d = Deps::load(&path).unwrap();
+        assert_eq!(d.pairs, [(0, 1), (0, 4_294_967_296)]);
+        assert_eq!(d.annotated_edges, 3);
+        assert_eq!(d.succs(0).collect::<Vec<_>>(), [1, 4_294_967_296]);
+        assert_eq!(d.preds(1).collect::<Vec<_>>(), [0]);
+        assert_eq!(d.preds(0).count(), 0);
+        assert_eq!(
+            (
+                d.kernel_for(0, true),
+                d.kernel_for(0, false),
+                d.kernel_for(7, true)
+            ),
+            (3, 4, -1)
+        );
+        assert_eq!(d.tasks[&0].block_num, Some(2));
+        assert!(d.tasks[&1].is_dummy() && !d.tasks[&0].is_dummy());
+    }
+
+    #[test]
+    fn an_edge_without_succ_names_file_and_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deps.json");
+        std::fs::write(
+            &path,
+            "{\"tasks\":[],\"tensors\":[],\n\"edges\":[{\"pred\":\"0\"}]}",
+        )
+        .unwrap();
+        let err = Deps::load(&path).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("{}:2:21: invalid deps.json: missing field `succ`", path.display())
+        );
+    }
+}
