@@ -153,13 +153,8 @@ fn every_level_round_trips_through_the_reader() {
             h.cores.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
             ["AIC_0", "AIV_1", "AIV_2"]
         );
-        // The base is the earliest stamp the level records: the phase at 95, the submit at 10.
-        let base = match level {
-            Level::AicoreTiming => 110,
-            Level::AicpuTiming => 100,
-            Level::SchedPhases => 95,
-            Level::OrchPhases => 10,
-        };
+        // This runtime's files are nanoseconds since the run started already: no time base.
+        let base = 0;
         assert_eq!(h.base_cycles, base);
         let t = all.tasks[0];
         assert_eq!(
@@ -202,7 +197,7 @@ fn every_level_round_trips_through_the_reader() {
         assert_eq!(
             submits,
             if level.has_orch_phases() {
-                vec![(1 << 32, 0, 10), (7, 20, 30)]
+                vec![(1 << 32, 10, 20), (7, 30, 40)]
             } else {
                 vec![]
             }
@@ -356,5 +351,47 @@ fn a_bad_row_names_its_section_index_line_and_column() {
     assert_eq!(
         read(&json).unwrap_err(),
         "<input>:6:10: invalid l2_swimlane_records.json: aicore_tasks[3]: 4 columns, expected [core_id, task_token, reg_task_id, start, end, receive_to_start]"
+    );
+}
+
+#[test]
+fn build_phases_are_written_only_when_given_and_read_back() {
+    let header = WriteHeader::for_clusters(Level::AicoreTiming, 1, 1);
+    let w = SwimlaneWriter::begin(Vec::new(), &header).unwrap();
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    assert!(!text.contains("simpler_build_phases"), "{text}");
+
+    let mut w = SwimlaneWriter::begin(Vec::new(), &header).unwrap();
+    w.build_phase(&BuildPhaseRecord {
+        phase: "orchestration",
+        start_cycles: 10,
+        end_cycles: 40,
+        inference_ns: Some(12),
+    })
+    .unwrap();
+    w.build_phase(&BuildPhaseRecord {
+        phase: "launch",
+        start_cycles: 45,
+        end_cycles: 60,
+        inference_ns: None,
+    })
+    .unwrap();
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    assert!(
+        text.ends_with(
+            "\"simpler_build_phases\":[\n{\"phase\":\"orchestration\",\"start_cycles\":10,\"end_cycles\":40,\"inference_ns\":12},\n\
+             {\"phase\":\"launch\",\"start_cycles\":45,\"end_cycles\":60}\n]}\n"
+        ),
+        "{text}"
+    );
+    let (_, rows) = read(&text).unwrap();
+    let got: Vec<(&str, u64, u64, Option<u64>)> = rows
+        .build_phases
+        .iter()
+        .map(|b| (b.phase.as_str(), b.start_ns, b.end_ns, b.inference_ns))
+        .collect();
+    assert_eq!(
+        got,
+        [("orchestration", 10, 40, Some(12)), ("launch", 45, 60, None)]
     );
 }

@@ -331,7 +331,9 @@ impl<W: Write> SwimlaneWriter<W> {
             )));
         }
         loop {
-            if !self.open && self.section != Section::Done && self.section.recorded_at(self.level) {
+            // `simpler_build_phases` is written only when it has rows (an `hbg` run's).
+            let wanted = self.section != Section::BuildPhases || section == Section::BuildPhases;
+            if !self.open && self.section != Section::Done && self.section.recorded_at(self.level) && wanted {
                 self.open_section()?;
             }
             if self.section == section {
