@@ -150,7 +150,8 @@ fn any_name_resolved(view: &View<'_>, names: &NameMap) -> bool {
         graph.kind(n) == Kind::Submit
             && graph
                 .task(n)
-                .is_some_and(|t| t.kernel_ids.iter().any(|&k| k >= 0 && names.get(k).is_some()))
+                .and_then(|t| t.slots())
+                .is_some_and(|s| s.iter().any(|&k| k >= 0 && names.get(k).is_some()))
     })
 }
 

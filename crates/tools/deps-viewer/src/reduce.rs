@@ -2,7 +2,8 @@
 //!
 //! A pair `u → v` is *redundant* when `v` is also reachable from `u` through a path of two or
 //! more pairs. `reduced` drops every redundant pair except those carrying a `creator` row: a
-//! creator edge keeps the producer's tensor alive, so it says more than ordering.
+//! creator edge keeps the producer's tensor alive, so it says more than ordering. A row whose
+//! source is `"unknown"` (the original's files) might be a creator row, so it keeps its pair too.
 //! `omitted` shows exactly the pairs `reduced` drops. In a DAG the reduction is unique, so
 //! each pair's verdict does not depend on which other pairs are dropped. A graph with a cycle
 //! (never produced by a runtime) is left unreduced with a warning.
@@ -150,8 +151,8 @@ mod tests {
     use crate::graph::TaskInfo;
 
     const T: TaskInfo = TaskInfo {
-        kernel_ids: [-1, 0, -1],
-        block_num: 1,
+        kernels: crate::graph::Kernels::Slots([-1, 0, -1]),
+        block_num: Some(1),
         early_dispatch: false,
     };
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink};
+use simpler_artifacts::deps::{read_deps, u64_string, DepsElement, DepsReadError, DepsSink};
 
 /// The endpoints of one `edges[]` entry; every other field is skipped.
 #[derive(Deserialize)]
@@ -15,6 +15,8 @@ struct Ends {
     #[serde(with = "u64_string")]
     succ: u64,
 }
+
+impl DepsElement for Ends {}
 
 /// Collects edge endpoints; tasks and tensors are skipped unparsed.
 #[derive(Default)]
