@@ -360,7 +360,12 @@ fn slot_text(s: &Slot, d: &Details) -> String {
     if let Some(t) = tensor {
         let _ = write!(text, "<BR/>storage: {} elems", t.buffer_numel);
     }
-    if a.arg_type != ArgType::Output || a.shape.is_some() {
+    if let Some(g) = &s.geometry {
+        // Inferred with the id (the header's `?`): the whole fresh output buffer.
+        let _ = write!(text, "<BR/>shape: {}", list(&Some(g.shape.clone())));
+        let _ = write!(text, "<BR/>strides: {}", list(&Some(g.strides.clone())));
+        let _ = write!(text, "<BR/>start_offset: {} (elem)", g.start_offset);
+    } else if a.arg_type != ArgType::Output || a.shape.is_some() {
         let _ = write!(text, "<BR/>shape: {}", list(&a.shape));
         let _ = write!(text, "<BR/>strides: {}", list(&a.strides));
         if let Some(off) = a.start_offset {
@@ -509,6 +514,11 @@ digraph deps {
                 arg: arg(0, ArgType::Output, None),
                 tensor_id: Some(77),
                 inferred: true,
+                geometry: Some(crate::detail::Geometry {
+                    shape: vec![8, 8],
+                    strides: vec![8, 1],
+                    start_offset: 0,
+                }),
             }],
         );
         d.slots.insert(
@@ -517,6 +527,7 @@ digraph deps {
                 arg: arg(0, ArgType::Inout, Some(77)),
                 tensor_id: Some(77),
                 inferred: false,
+                geometry: None,
             }],
         );
         d.tensors.insert(
@@ -564,7 +575,7 @@ digraph deps {
             "<TR><TD PORT=\"in_0\" BGCOLOR=\"#EAF2FF\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 INOUT T0:float16<BR/>storage: 64 elems<BR/>shape: [4, 8]<BR/>strides: [8, 1]<BR/>start_offset: 8 (elem)</TD></TR>"
         ));
         assert!(dot.contains(
-            "<TR><TD PORT=\"out_0\" BGCOLOR=\"#FFF2E5\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 OUTPUT ? T0:float16<BR/>storage: 64 elems</TD></TR>"
+            "<TR><TD PORT=\"out_0\" BGCOLOR=\"#FFF2E5\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 OUTPUT ? T0:float16<BR/>storage: 64 elems<BR/>shape: [8, 8]<BR/>strides: [8, 1]<BR/>start_offset: 0 (elem)</TD></TR>"
         ));
     }
 }

@@ -26,6 +26,8 @@ use crate::{Error, ErrorKind};
 pub struct Reduction {
     /// Per pair (same index as [`Graph::pairs`]): true if `reduced` drops it.
     pub dropped: Vec<bool>,
+    /// Per pair: true if a longer path implies it (whether or not it is dropped).
+    pub implied: Vec<bool>,
     /// False if the graph has a cycle; then nothing is dropped.
     pub is_dag: bool,
 }
@@ -54,6 +56,7 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
     let Some(position) = topological_positions(&adj, n) else {
         return Ok(Reduction {
             dropped: vec![false; pairs.len()],
+            implied: vec![false; pairs.len()],
             is_dag: false,
         });
     };
@@ -110,6 +113,7 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
         .collect();
     Ok(Reduction {
         dropped,
+        implied,
         is_dag: true,
     })
 }
@@ -119,8 +123,8 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
 pub fn select(mode: EdgeMode, pairs: usize, reduction: Option<&Reduction>) -> Vec<bool> {
     match (mode, reduction) {
         (EdgeMode::Full, _) | (_, None) => vec![true; pairs],
-        (EdgeMode::Reduced, Some(r)) => r.dropped.iter().map(|d| !d).collect(),
-        (EdgeMode::Omitted, Some(r)) => r.dropped.clone(),
+        (EdgeMode::Reduced | EdgeMode::ReducedDataflow, Some(r)) => r.dropped.iter().map(|d| !d).collect(),
+        (EdgeMode::Omitted | EdgeMode::OmittedDataflow, Some(r)) => r.dropped.clone(),
     }
 }
 

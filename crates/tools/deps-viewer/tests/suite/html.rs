@@ -198,10 +198,10 @@ fn write_chain(path: &Path, n: u64) {
     for i in 0..n {
         w.task(&Task {
             task_id: i,
-            scope: Scope::Auto,
+            scope: Some(Scope::Auto),
             early_dispatch: None,
-            kernel_ids: [-1, 0, -1],
-            block_num: 1,
+            kernel_ids: Some(vec![-1, 0, -1]),
+            block_num: Some(1),
             args: vec![],
         })
         .unwrap();
