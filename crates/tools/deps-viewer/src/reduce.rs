@@ -109,7 +109,9 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
     let dropped = implied
         .iter()
         .zip(pairs)
-        .map(|(&implied, p)| implied && !p.has_source(EdgeSource::Creator))
+        .map(|(&implied, p)| {
+            implied && !p.has_source(EdgeSource::Creator) && !p.has_source(EdgeSource::Unknown)
+        })
         .collect();
     Ok(Reduction {
         dropped,
@@ -237,6 +239,15 @@ mod tests {
             (a, e, Tensormap),
         ]);
         assert_eq!(dropped(&g), vec![(a, e)]);
+    }
+
+    #[test]
+    fn a_shortcut_of_unknown_source_survives() {
+        // The original may write source "unknown": it could be a creator row, so it is kept.
+        let g = graph(&[(0, 1, Explicit), (1, 2, Explicit), (0, 2, EdgeSource::Unknown)]);
+        assert_eq!(dropped(&g), vec![]);
+        let g = graph(&[(0, 1, Explicit), (1, 2, Explicit), (0, 2, Explicit)]);
+        assert_eq!(dropped(&g), vec![(0, 2)]);
     }
 
     #[test]

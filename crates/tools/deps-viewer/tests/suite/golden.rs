@@ -3,8 +3,8 @@
 //! Each case in `tests/testdata/text/` is a `<name>.deps.json` plus its expected
 //! `<name>.deps_viewer.txt` (full edge mode). Optional files next to them:
 //!
-//! - `<name>.deps_viewer_reduced.txt` / `<name>.deps_viewer_omitted.txt`: expected output of
-//!   the other edge modes;
+//! - `<name>.deps_viewer_<mode>.txt` (`reduced`, `omitted`, `reduced_dataflow`,
+//!   `omitted_dataflow`): expected output of the other edge modes;
 //! - `<name>.name_map*.json`, `<name>.l2_swimlane_records.json`: placed next to the input as
 //!   `name_map*.json` / `l2_swimlane_records.json` (auto-discovered siblings);
 //! - `<name>.func_names.json`: passed as `--func-names`.
@@ -84,7 +84,13 @@ fn text_view_matches_golden_files() {
     for case in &cases {
         let tmp = tempfile::tempdir().unwrap();
         let (deps_json, func_names) = stage(case, tmp.path());
-        for mode in [EdgeMode::Full, EdgeMode::Reduced, EdgeMode::Omitted] {
+        for mode in [
+            EdgeMode::Full,
+            EdgeMode::Reduced,
+            EdgeMode::Omitted,
+            EdgeMode::ReducedDataflow,
+            EdgeMode::OmittedDataflow,
+        ] {
             let expected_path = case.dir.join(expected_name(&case.name, mode));
             let bless_new = update && mode == EdgeMode::Full;
             if !expected_path.exists() && !bless_new {
