@@ -110,7 +110,8 @@ pub struct Analysis {
 }
 
 /// What the plan says when the file has no dep-pool fields.
-pub const DEP_POOL_UNKNOWN: &str = "dep_pool: unknown (the scope-stats file has no dep-pool fields,      as in the original's schema version 4); its suggestion is the key's default";
+pub const DEP_POOL_UNKNOWN: &str = "dep_pool: unknown (the scope-stats file has no dep-pool fields, \
+     as in the original's schema version 4); its suggestion is the key's default";
 
 impl Analysis {
     /// The figure of `resource` on `ring`, if the ring was used.

@@ -78,7 +78,8 @@ impl Loaded {
             None => "this file".to_string(),
         };
         Some(format!(
-            "unknown: {} of {} samples have no dep_pool_start/dep_pool_end ({schema}, which predates              the dependency pool or does not record it)",
+            "unknown: {} of {} samples have no dep_pool_start/dep_pool_end ({schema}, which predates \
+             the dependency pool or does not record it)",
             self.dep_pool_missing, self.samples
         ))
     }
