@@ -1,7 +1,8 @@
 //! `--from-deps` on the original's deps.json files (`tests/interop/deps/` at the repository
 //! root): what each re-run reproduces, and every default it fills, must match the case's
-//! `expected/from_deps.txt`. Runs under `hbg`, which wires the whole logical graph, so the
-//! comparison does not depend on timing.
+//! expected report (e.g. `tests/interop/deps/from_deps_minimal/expected/from_deps.txt`). Runs
+//! under `hbg`, which wires the whole logical graph, so the comparison does not depend on
+//! timing.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p simpler-workloads --test interop` rewrites the expected
 //! files (review the diff before committing).

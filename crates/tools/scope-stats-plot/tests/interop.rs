@@ -1,8 +1,9 @@
 //! The original's scope-stats files of schema versions 4, 5 and 6
 //! (`tests/interop/scope_stats/` at the repository root): each renders, and the report's
 //! stable sections (the header subtitle, Collection, Top Peaks and the dep_pool section's
-//! verdict) match the case's `expected/sections.html`. Version 4 has no dep-pool fields: the
-//! dep pool reads "unknown" everywhere and no zero stands in for it.
+//! verdict) match the case's expected sections (for version 4:
+//! `tests/interop/scope_stats/v4/expected/sections.html`). Version 4 has no dep-pool fields:
+//! the dep pool reads "unknown" everywhere and no zero stands in for it.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p simpler-scope-stats-plot --test interop` rewrites the
 //! expected files (review the diff before committing).
