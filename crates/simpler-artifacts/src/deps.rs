@@ -236,7 +236,9 @@ pub struct Task {
 impl Task {
     /// The `[aic, aiv0, aiv1]` slots, when `kernel_ids` is present with exactly three entries.
     pub fn kernel_slots(&self) -> Option<[i32; 3]> {
-        self.kernel_ids.as_deref().and_then(|k| <[i32; 3]>::try_from(k).ok())
+        self.kernel_ids
+            .as_deref()
+            .and_then(|k| <[i32; 3]>::try_from(k).ok())
     }
 }
 
@@ -1035,8 +1037,11 @@ mod tests {
     #[test]
     fn an_edges_only_file_reads_with_two_absent_sections() {
         let mut f = DepsFile::default();
-        let gaps = read_deps_from(&br#"{"edges":[{"pred":"0","succ":"1","arg":-1,"source":"explicit"}]}"#[..], &mut f)
-            .unwrap();
+        let gaps = read_deps_from(
+            &br#"{"edges":[{"pred":"0","succ":"1","arg":-1,"source":"explicit"}]}"#[..],
+            &mut f,
+        )
+        .unwrap();
         assert_eq!(f.edges.len(), 1);
         assert!(gaps.has(Gap::NoTasksSection) && gaps.has(Gap::NoTensorsSection));
         assert!(!gaps.has(Gap::NoEdgesSection));

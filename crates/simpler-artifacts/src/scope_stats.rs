@@ -465,8 +465,8 @@ fn parse_metadata(line: &str, line_no: u64) -> Result<Metadata, ReadError> {
             METADATA_KEYS.join(", ")
         )));
     }
-    let mut meta: Metadata =
-        serde_json::from_value(value).map_err(|e| not_meta(format!("invalid metadata line: {}", describe(&e))))?;
+    let mut meta: Metadata = serde_json::from_value(value)
+        .map_err(|e| not_meta(format!("invalid metadata line: {}", describe(&e))))?;
     meta.absent = absent;
     Ok(meta)
 }
@@ -582,11 +582,17 @@ mod tests {
         let e = read_all(&meta.replace("\"version\": 4, ", "")).err().unwrap();
         assert!(e.to_string().contains("missing key \"dep_pool_max\""), "{e}");
         let e = read_all("{\"version\": 4}\n").err().unwrap();
-        assert!(e.to_string().contains("it has \"version\" but none of fatal"), "{e}");
+        assert!(
+            e.to_string().contains("it has \"version\" but none of fatal"),
+            "{e}"
+        );
         let half = sample.replace("\"tensormap\": 0", "\"dep_pool_end\": 3, \"tensormap\": 0");
         let (_, s) = read_all(&format!("{meta}\n{half}\n")).unwrap();
         let e = s[0].as_ref().unwrap_err();
-        assert_eq!(e.to_string(), "line 2: invalid sample: dep_pool_end is given without dep_pool_start");
+        assert_eq!(
+            e.to_string(),
+            "line 2: invalid sample: dep_pool_end is given without dep_pool_start"
+        );
     }
 
     #[test]

@@ -139,15 +139,20 @@ fn task() -> impl Strategy<Value = Task> {
 }
 
 fn tensor() -> impl Strategy<Value = Tensor> {
-    (u64_any(), u64_any(), proptest::option::of(i32_any()), text(), u64_any()).prop_map(
-        |(tensor_id, buffer_addr, version, dtype, buffer_numel)| Tensor {
+    (
+        u64_any(),
+        u64_any(),
+        proptest::option::of(i32_any()),
+        text(),
+        u64_any(),
+    )
+        .prop_map(|(tensor_id, buffer_addr, version, dtype, buffer_numel)| Tensor {
             tensor_id,
             buffer_addr,
             version,
             dtype,
             buffer_numel,
-        },
-    )
+        })
 }
 
 fn edge() -> impl Strategy<Value = Edge> {

@@ -5,12 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn interop(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/interop")
+        .join(rel)
 }
 
 /// Runs `simpler` with `args`; returns (exit code, stdout, stderr).
 fn simpler(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_simpler")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_simpler"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -23,7 +28,8 @@ fn deps_viewer_notes_what_the_file_does_not_say() {
     let dir = tempfile::tempdir().unwrap();
     let deps = interop("deps/no_kernel_ids/deps.json");
     let out = dir.path().join("view.txt");
-    let (code, stdout, stderr) = simpler(&["deps-viewer", deps.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let (code, stdout, stderr) =
+        simpler(&["deps-viewer", deps.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with("Wrote "), "{stdout}");
     assert_eq!(

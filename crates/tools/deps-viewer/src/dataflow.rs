@@ -316,7 +316,10 @@ mod tests {
     fn expansion_is_capped() {
         assert!(Region::of_slice(&[MAX_INTERVALS as u32, 2], &[4, 1], 0).is_some());
         assert_eq!(Region::of_slice(&[MAX_INTERVALS as u32 + 1, 2], &[4, 1], 0), None);
-        assert_eq!(Region::of_slice(&[2, u32::MAX], &[u32::MAX, 1], u64::MAX - 4), None);
+        assert_eq!(
+            Region::of_slice(&[2, u32::MAX], &[u32::MAX, 1], u64::MAX - 4),
+            None
+        );
     }
 
     #[test]

@@ -40,7 +40,11 @@ impl Geometry {
     /// otherwise the flat `[numel]` / `[1]`. `None` without the buffer's size.
     pub fn of_output(row: &Edge, numel: Option<u64>) -> Option<Geometry> {
         let numel = numel?;
-        let whole = match (&row.consumer_shape, &row.consumer_strides, row.consumer_start_offset) {
+        let whole = match (
+            &row.consumer_shape,
+            &row.consumer_strides,
+            row.consumer_start_offset,
+        ) {
             (Some(shape), Some(strides), Some(0)) if is_contiguous(shape, strides, numel) => Some(Geometry {
                 shape: shape.clone(),
                 strides: strides.clone(),

@@ -269,11 +269,10 @@ fn emit_row_edges(
         }
         let mut head = node_key(row.succ);
         if let Some(arg) = row.arg.filter(|&a| a >= 0) {
-            let has_port = d.slots.get(&row.succ).is_some_and(|slots| {
-                slots
-                    .iter()
-                    .any(|s| s.arg.idx == arg && s.arg.arg_type.is_read())
-            });
+            let has_port = d
+                .slots
+                .get(&row.succ)
+                .is_some_and(|slots| slots.iter().any(|s| s.arg.idx == arg && s.arg.arg_type.is_read()));
             if has_port {
                 let _ = write!(head, ":in_{arg}{in_side}");
             }

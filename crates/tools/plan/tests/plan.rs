@@ -329,7 +329,8 @@ fn the_json_block_pasted_into_the_workload_file_completes() {
 /// key's default in its suggestion.
 #[test]
 fn a_version_4_file_has_no_dep_pool_figure() {
-    let v4 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/interop/scope_stats/v4/scope_stats.jsonl");
+    let v4 =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/interop/scope_stats/v4/scope_stats.jsonl");
     let a = analyze_file(&v4).unwrap();
     assert!(!a.dep_pool_known);
     assert_eq!(a.figure(RingResource::DepPool, 0), None);
@@ -339,6 +340,10 @@ fn a_version_4_file_has_no_dep_pool_figure() {
     assert!(text.contains(simpler_plan::analysis::DEP_POOL_UNKNOWN), "{text}");
     assert!(!text.lines().any(|l| l.starts_with("ring_dep_pool")), "{text}");
     let env = simpler_plan::report::suggested_env(&a, None);
-    assert_eq!(env.get(RingResource::DepPool, 1), None, "left at the key's default");
+    assert_eq!(
+        env.get(RingResource::DepPool, 1),
+        None,
+        "left at the key's default"
+    );
     assert_eq!(env.get(RingResource::TaskWindow, 1), Some(8));
 }

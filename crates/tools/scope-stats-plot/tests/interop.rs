@@ -19,7 +19,9 @@ fn interop() -> PathBuf {
 
 /// The text from `start` up to and including the first `end` after it.
 fn between<'a>(page: &'a str, start: &str, end: &str) -> &'a str {
-    let from = page.find(start).unwrap_or_else(|| panic!("{start} not in the page"));
+    let from = page
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} not in the page"));
     let to = from + page[from..].find(end).expect("end marker") + end.len();
     &page[from..to]
 }
@@ -45,7 +47,9 @@ fn sections(page: &str) -> String {
 
 /// Renders a case in its own scratch folder (`scratch` names it) and returns the page.
 fn render(case: &Path, scratch: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scope-stats-interop").join(scratch);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("scope-stats-interop")
+        .join(scratch);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     let jsonl = dir.join("scope_stats.jsonl");
@@ -69,7 +73,10 @@ fn schema_versions_4_to_6_render_with_unknowns_marked() {
         }
         let expected = fs::read_to_string(&golden).unwrap();
         if expected != actual {
-            failures.push(format!("{}:\n--- expected\n{expected}--- actual\n{actual}", golden.display()));
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}--- actual\n{actual}",
+                golden.display()
+            ));
         }
         let dep_pool_charts = page.contains("data-resource=\"dep_pool\" data-ring=");
         assert_eq!(dep_pool_charts, version != "v4", "{version}: dep_pool panels");
@@ -88,5 +95,9 @@ fn version_4_never_shows_the_dep_pool_as_zero() {
             assert!(!row.contains("0.00%"), "{row}");
         }
     }
-    assert_eq!(top.matches("data-resource=\"dep_pool\"").count(), 2, "one row per ring");
+    assert_eq!(
+        top.matches("data-resource=\"dep_pool\"").count(),
+        2,
+        "one row per ring"
+    );
 }

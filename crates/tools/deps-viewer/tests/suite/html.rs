@@ -155,7 +155,9 @@ fn tensor_info_draws_argument_rows_and_port_edges() {
     assert!(page.contains("start_offset: 0 (elem)"));
     // Creator edges inferred the producer's OUTPUT slot (marked "?"), and its geometry: the
     // consumer's view of the whole fresh buffer (Graphviz draws each line as its own text).
-    let inferred = page.find("arg2 OUTPUT ? T2:float32").expect("inferred output row");
+    let inferred = page
+        .find("arg2 OUTPUT ? T2:float32")
+        .expect("inferred output row");
     let lines: Vec<&str> = page[inferred..]
         .split("</text>")
         .take(5)
