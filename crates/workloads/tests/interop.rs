@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use simpler_runtime::config::Settings;
 use simpler_runtime::RuntimeKind;
+use simpler_testkit_golden::Goldens;
 use simpler_workloads::{run_from_deps, Overrides};
 
 fn interop_deps() -> PathBuf {
@@ -61,7 +62,6 @@ fn report(deps: &std::path::Path) -> String {
 
 #[test]
 fn the_originals_files_re_run_with_every_default_stated() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
     let mut cases: Vec<PathBuf> = fs::read_dir(interop_deps())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -69,21 +69,10 @@ fn the_originals_files_re_run_with_every_default_stated() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 8, "tests/interop/deps lost its --from-deps cases");
-    let mut failures = Vec::new();
+    let mut goldens = Goldens::new();
     for case in &cases {
         let actual = report(&case.join("deps.json"));
-        let golden = case.join("expected/from_deps.txt");
-        if update {
-            fs::write(&golden, &actual).unwrap();
-            continue;
-        }
-        let expected = fs::read_to_string(&golden).unwrap();
-        if expected != actual {
-            failures.push(format!(
-                "{}:\n--- expected\n{expected}--- actual\n{actual}",
-                golden.display()
-            ));
-        }
+        goldens.check("--from-deps", &case.join("expected/from_deps.txt"), &actual);
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    goldens.finish();
 }

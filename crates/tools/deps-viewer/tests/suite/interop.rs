@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use simpler_deps_viewer::{run, Args, EdgeMode, Format};
 
+use simpler_testkit_golden::Goldens;
+
 use crate::html::have_graphviz;
-use crate::util::describe_mismatch;
 
 /// `tests/interop/deps` at the repository root.
 fn interop_deps() -> PathBuf {
@@ -57,26 +58,8 @@ fn dep_stats(page: &str) -> String {
     out
 }
 
-/// Compares `actual` with `expected/<name>` (or rewrites it when blessing).
-fn check(case: &Path, name: &str, actual: &str, update: bool, failures: &mut Vec<String>) {
-    let path = case.join("expected").join(name);
-    if update {
-        fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = fs::read_to_string(&path).unwrap();
-    if expected != actual {
-        failures.push(format!(
-            "{}: {}",
-            path.display(),
-            describe_mismatch(&expected, actual)
-        ));
-    }
-}
-
 #[test]
 fn the_originals_files_give_the_expected_views() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
     let mut cases: Vec<PathBuf> = fs::read_dir(interop_deps())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -84,8 +67,9 @@ fn the_originals_files_give_the_expected_views() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 8, "tests/interop/deps lost its cases");
-    let mut failures = Vec::new();
+    let mut goldens = Goldens::new();
     for case in &cases {
+        let label = case.file_name().unwrap().to_string_lossy().into_owned();
         let tmp = tempfile::tempdir().unwrap();
         let deps_json = stage(case, tmp.path());
         for mode in MODES {
@@ -102,14 +86,14 @@ fn the_originals_files_give_the_expected_views() {
                 ..Args::default()
             };
             if let Err(e) = run(args) {
-                failures.push(format!("{} ({}): {e:#}", case.display(), mode.name()));
+                goldens.fail(format!("{label} ({}): {e:#}", mode.name()));
                 continue;
             }
             let actual = fs::read_to_string(&out).unwrap().replace(
                 &format!("source_deps_json: {}\n", deps_json.display()),
                 "source_deps_json: deps.json\n",
             );
-            check(case, &name, &actual, update, &mut failures);
+            goldens.check(&label, &case.join("expected").join(&name), &actual);
         }
         if case.join("expected/dep_stats.txt").exists() && have_graphviz() {
             let out = tmp.path().join("page.html");
@@ -121,8 +105,8 @@ fn the_originals_files_give_the_expected_views() {
             };
             run(args).unwrap();
             let page = fs::read_to_string(&out).unwrap();
-            check(case, "dep_stats.txt", &dep_stats(&page), update, &mut failures);
+            goldens.check(&label, &case.join("expected/dep_stats.txt"), &dep_stats(&page));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    goldens.finish();
 }
