@@ -8,12 +8,11 @@
 //! files (review the diff before committing).
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::PathBuf;
 
 use simpler_runtime::config::Settings;
 use simpler_runtime::RuntimeKind;
-use simpler_testkit_golden::Goldens;
+use simpler_testkit_golden::{case_dirs, Goldens};
 use simpler_workloads::{run_from_deps, Overrides};
 
 fn interop_deps() -> PathBuf {
@@ -62,13 +61,7 @@ fn report(deps: &std::path::Path) -> String {
 
 #[test]
 fn the_originals_files_re_run_with_every_default_stated() {
-    let mut cases: Vec<PathBuf> = fs::read_dir(interop_deps())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected/from_deps.txt").is_file())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 8, "tests/interop/deps lost its --from-deps cases");
+    let cases = case_dirs(&interop_deps(), "expected/from_deps.txt", 9);
     let mut goldens = Goldens::new();
     for case in &cases {
         let actual = report(&case.join("deps.json"));

@@ -5,7 +5,7 @@
 //! the first differing line and both texts.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Returns true if and only if `UPDATE_GOLDEN=1`: expected files are rewritten, not compared.
 pub fn blessing() -> bool {
@@ -23,6 +23,24 @@ pub fn describe_mismatch(expected: &str, actual: &str) -> String {
         "first difference at line {}\n--- expected\n{expected}\n--- actual\n{actual}\n---",
         first + 1
     )
+}
+
+/// The case folders under `root` that hold a file `marker` (a relative path), sorted; panics
+/// when there are fewer than `at_least` (the folder lost its cases).
+pub fn case_dirs(root: &Path, marker: &str, at_least: usize) -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = fs::read_dir(root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join(marker).is_file())
+        .collect();
+    cases.sort();
+    assert!(
+        cases.len() >= at_least,
+        "{} has {} case(s) with {marker}, expected at least {at_least}",
+        root.display(),
+        cases.len()
+    );
+    cases
 }
 
 /// The golden comparisons of one test.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use simpler_deps_viewer::{run, Args, EdgeMode, Format};
 
-use simpler_testkit_golden::Goldens;
+use simpler_testkit_golden::{case_dirs, Goldens};
 
 use crate::html::have_graphviz;
 
@@ -60,13 +60,7 @@ fn dep_stats(page: &str) -> String {
 
 #[test]
 fn the_originals_files_give_the_expected_views() {
-    let mut cases: Vec<PathBuf> = fs::read_dir(interop_deps())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("deps.json").is_file())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 8, "tests/interop/deps lost its cases");
+    let cases = case_dirs(&interop_deps(), "deps.json", 9);
     let mut goldens = Goldens::new();
     for case in &cases {
         let label = case.file_name().unwrap().to_string_lossy().into_owned();
