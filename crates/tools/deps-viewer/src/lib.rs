@@ -169,10 +169,14 @@ const LISTED_REDUCTION_EDGES: usize = 100;
 fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
     if !r.is_dag {
         let shows = match mode {
-            EdgeMode::Omitted | EdgeMode::OmittedDataflow => {
-                "no edge is called redundant, so the omitted modes show none"
-            }
-            _ => "nothing is dropped, so the reduced modes show every edge",
+            EdgeMode::Omitted | EdgeMode::OmittedDataflow => format!(
+                "no edge is called redundant, so --edge-mode {} shows none",
+                mode.name()
+            ),
+            _ => format!(
+                "nothing is dropped, so --edge-mode {} shows every edge",
+                mode.name()
+            ),
         };
         eprintln!("warning: the graph has a cycle (a runtime never writes one); {shows}");
         return;
