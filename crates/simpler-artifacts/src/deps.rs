@@ -39,10 +39,13 @@ use std::io::{self, BufReader, Read, Write};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub mod encode;
+pub mod gaps;
+
+pub use gaps::{DepsElement, DepsGaps, Gap};
 
 // === tensor identity ===
 
@@ -148,6 +151,8 @@ pub enum EdgeSource {
     Creator,
     /// A tensor-map hit: the producer's written slice overlaps the consumer's slice.
     Tensormap,
+    /// `"unknown"`: written by the original when it could not tell (never by this runtime).
+    Unknown,
 }
 
 impl EdgeSource {
@@ -157,6 +162,7 @@ impl EdgeSource {
             EdgeSource::Explicit => "explicit",
             EdgeSource::Creator => "creator",
             EdgeSource::Tensormap => "tensormap",
+            EdgeSource::Unknown => "unknown",
         }
     }
 }
@@ -169,6 +175,24 @@ pub enum Overlap {
     Covered,
     /// Any other overlap (partial, differently strided, or a newer version).
     Other,
+    /// `"no_overlap"`: the original's writer can spell it (its lookup never reports it); this
+    /// runtime never writes it.
+    #[serde(rename = "no_overlap")]
+    NoOverlap,
+    /// `"unknown"`: the original's writer could not tell; this runtime never writes it.
+    Unknown,
+}
+
+impl Overlap {
+    /// The name written in deps.json.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overlap::Covered => "covered",
+            Overlap::Other => "other",
+            Overlap::NoOverlap => "no_overlap",
+            Overlap::Unknown => "unknown",
+        }
+    }
 }
 
 /// A dependency flag carried by device-replay edges (additive field `flags`).
@@ -182,23 +206,40 @@ pub enum DepFlag {
 }
 
 /// One entry of `tasks[]`.
+///
+/// This runtime always writes `scope`, `kernel_ids` (three entries) and `block_num`; the
+/// original's writers may leave them out or write `kernel_ids` of another length, so they read
+/// as `None` / the list as written, and [`gaps`] counts each such task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
     /// Raw task id, `(ring << 32) | local`.
     #[serde(with = "u64_string")]
     pub task_id: u64,
-    /// Auto or manual scope.
-    pub scope: Scope,
+    /// Auto or manual scope; `None` when the file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// Additive: the submit allowed early dispatch. Omitted when unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_dispatch: Option<bool>,
-    /// Kernel id per subslot `[aic, aiv0, aiv1]`; `-1` marks an inactive subslot.
-    pub kernel_ids: [i32; 3],
-    /// SPMD logical block count; 1 for a normal task.
-    pub block_num: u32,
+    /// Kernel id per subslot `[aic, aiv0, aiv1]` (`-1` marks an inactive subslot), as
+    /// written; `None` when absent. [`Task::kernel_slots`] gives the three slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_ids: Option<Vec<i32>>,
+    /// SPMD logical block count (1 for a normal task); `None` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_num: Option<u32>,
     /// One entry per tensor argument, in slot order.
     #[serde(default)]
     pub args: Vec<TaskArg>,
+}
+
+impl Task {
+    /// The `[aic, aiv0, aiv1]` slots, when `kernel_ids` is present with exactly three entries.
+    pub fn kernel_slots(&self) -> Option<[i32; 3]> {
+        self.kernel_ids
+            .as_deref()
+            .and_then(|k| <[i32; 3]>::try_from(k).ok())
+    }
 }
 
 /// One tensor argument of a [`Task`]. `OUTPUT` slots carry only `idx` and `type`.
@@ -235,8 +276,9 @@ pub struct Tensor {
     /// Device address of the underlying buffer.
     #[serde(with = "u64_string")]
     pub buffer_addr: u64,
-    /// Caller-supplied generation tag.
-    pub version: i32,
+    /// Caller-supplied generation tag; `None` when the file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i32>,
     /// Element type name.
     pub dtype: String,
     /// Element count of the whole buffer (not of any slice).
@@ -253,8 +295,9 @@ pub struct Edge {
     /// Consumer task id.
     #[serde(with = "u64_string")]
     pub succ: u64,
-    /// Consumer argument slot; `-1` for explicit edges.
-    pub arg: i32,
+    /// Consumer argument slot; `-1` for explicit edges; `None` when the file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg: Option<i32>,
     /// Where the edge came from.
     pub source: EdgeSource,
     /// Additive: dependency flags (`["wait","retain"]`, `["wait"]`); device replay only.
@@ -295,7 +338,7 @@ impl Edge {
         Edge {
             pred,
             succ,
-            arg: -1,
+            arg: Some(-1),
             source: EdgeSource::Explicit,
             flags: None,
             overlap: None,
@@ -328,11 +371,17 @@ pub struct EdgeEnds {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DepsFile {
     /// `tasks[]`.
+    #[serde(default)]
     pub tasks: Vec<Task>,
     /// `tensors[]`.
+    #[serde(default)]
     pub tensors: Vec<Tensor>,
     /// `edges[]`.
+    #[serde(default)]
     pub edges: Vec<Edge>,
+    /// What the file left unsaid ([`read_deps_file`] fills it; not part of the file).
+    #[serde(skip)]
+    pub gaps: DepsGaps,
 }
 
 // === u64 as decimal strings ===
@@ -428,11 +477,11 @@ impl<'de> de::Visitor<'de> for OptU64Visitor {
 /// [`IgnoredAny`] to skip a section cheaply.
 pub trait DepsSink {
     /// What each `tasks[]` entry is deserialized into.
-    type Task: DeserializeOwned;
+    type Task: DepsElement;
     /// What each `tensors[]` entry is deserialized into.
-    type Tensor: DeserializeOwned;
+    type Tensor: DepsElement;
     /// What each `edges[]` entry is deserialized into.
-    type Edge: DeserializeOwned;
+    type Edge: DepsElement;
 
     /// Called once per `tasks[]` entry, in file order.
     fn task(&mut self, task: Self::Task);
@@ -464,34 +513,44 @@ impl DepsSink for DepsFile {
 /// Reading buffer size: large enough that the parser rarely waits on a read call.
 const READ_BUFFER_BYTES: usize = 1 << 20;
 
-/// Streams the deps.json at `path` into `sink`.
+/// Streams the deps.json at `path` into `sink` and returns what the file left unsaid.
 ///
 /// Each element is parsed on its own and handed over before the next one is read, so memory
-/// stays at what the sink keeps. The three sections must all be present (in any order);
-/// unknown top-level keys are skipped.
-pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<(), DepsReadError> {
+/// stays at what the sink keeps. Sections may come in any order and any of them may be absent
+/// (the original can write an edges-only file), but at least one must be there; each absent
+/// section and each element field left unknown is counted in the returned [`DepsGaps`].
+/// Unknown top-level keys are skipped.
+pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, DepsReadError> {
     let file = File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e))?;
     read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
 }
 
 /// Streams a deps.json from any reader into `sink`; see [`read_deps`]. Errors name the file
 /// as `<input>`.
-pub fn read_deps_from<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<(), DepsReadError> {
+pub fn read_deps_from<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<DepsGaps, DepsReadError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = TopLevelSeed { sink }.deserialize(&mut de).and_then(|()| de.end());
-    result.map_err(|e| DepsReadError::json(Path::new("<input>"), "deps.json", e, None))
+    let mut gaps = DepsGaps::default();
+    let result = TopLevelSeed {
+        sink,
+        gaps: &mut gaps,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    result.map_err(|e| DepsReadError::json(Path::new("<input>"), "deps.json", e, None))?;
+    Ok(gaps)
 }
 
-/// Reads a whole deps.json into memory. Fine for small files and tests; use [`read_deps`] for
-/// large ones.
+/// Reads a whole deps.json into memory, with its [`DepsGaps`] in [`DepsFile::gaps`]. Fine for
+/// small files and tests; use [`read_deps`] for large ones.
 pub fn read_deps_file(path: &Path) -> Result<DepsFile, DepsReadError> {
     let mut file = DepsFile::default();
-    read_deps(path, &mut file)?;
+    file.gaps = read_deps(path, &mut file)?;
     Ok(file)
 }
 
 struct TopLevelSeed<'a, S> {
     sink: &'a mut S,
+    gaps: &'a mut DepsGaps,
 }
 
 impl<'de, S: DepsSink> DeserializeSeed<'de> for TopLevelSeed<'_, S> {
@@ -511,6 +570,7 @@ impl<'de, S: DepsSink> de::Visitor<'de> for TopLevelSeed<'_, S> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         const SECTIONS: [&str; 3] = ["tasks", "tensors", "edges"];
+        const ABSENT: [Gap; 3] = [Gap::NoTasksSection, Gap::NoTensorsSection, Gap::NoEdgesSection];
         let mut seen = [false; 3];
         while let Some(key) = map.next_key::<String>()? {
             let Some(section) = SECTIONS.iter().position(|s| *s == key) else {
@@ -520,37 +580,46 @@ impl<'de, S: DepsSink> de::Visitor<'de> for TopLevelSeed<'_, S> {
             if std::mem::replace(&mut seen[section], true) {
                 return Err(de::Error::duplicate_field(SECTIONS[section]));
             }
+            let gaps = &mut *self.gaps;
             match section {
-                0 => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::task))?,
-                1 => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::tensor))?,
-                _ => map.next_value_seed(SectionSeed::new(&mut *self.sink, S::edge))?,
+                0 => map.next_value_seed(SectionSeed::new(&mut *self.sink, gaps, S::task))?,
+                1 => map.next_value_seed(SectionSeed::new(&mut *self.sink, gaps, S::tensor))?,
+                _ => map.next_value_seed(SectionSeed::new(&mut *self.sink, gaps, S::edge))?,
             }
         }
-        if let Some(missing) = seen.iter().position(|s| !s) {
-            return Err(de::Error::missing_field(SECTIONS[missing]));
+        if !seen.contains(&true) {
+            return Err(de::Error::custom(
+                "not a deps.json: none of the arrays \"tasks\", \"tensors\", \"edges\" is present",
+            ));
+        }
+        for (present, gap) in seen.iter().zip(ABSENT) {
+            self.gaps.add_if(!present, gap);
         }
         Ok(())
     }
 }
 
-/// Deserializes one array, handing each element to `push` as soon as it is parsed.
+/// Deserializes one array, handing each element to `push` as soon as it is parsed and
+/// counting its gaps.
 struct SectionSeed<'a, S, T> {
     sink: &'a mut S,
+    gaps: &'a mut DepsGaps,
     push: fn(&mut S, T),
     element: PhantomData<T>,
 }
 
 impl<'a, S, T> SectionSeed<'a, S, T> {
-    fn new(sink: &'a mut S, push: fn(&mut S, T)) -> Self {
+    fn new(sink: &'a mut S, gaps: &'a mut DepsGaps, push: fn(&mut S, T)) -> Self {
         Self {
             sink,
+            gaps,
             push,
             element: PhantomData,
         }
     }
 }
 
-impl<'de, S, T: DeserializeOwned> DeserializeSeed<'de> for SectionSeed<'_, S, T> {
+impl<'de, S, T: DepsElement> DeserializeSeed<'de> for SectionSeed<'_, S, T> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -558,7 +627,7 @@ impl<'de, S, T: DeserializeOwned> DeserializeSeed<'de> for SectionSeed<'_, S, T>
     }
 }
 
-impl<'de, S, T: DeserializeOwned> de::Visitor<'de> for SectionSeed<'_, S, T> {
+impl<'de, S, T: DepsElement> de::Visitor<'de> for SectionSeed<'_, S, T> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -567,6 +636,7 @@ impl<'de, S, T: DeserializeOwned> de::Visitor<'de> for SectionSeed<'_, S, T> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(element) = seq.next_element::<T>()? {
+            element.note_gaps(self.gaps);
             (self.push)(self.sink, element);
         }
         Ok(())
@@ -700,18 +770,18 @@ mod tests {
             tasks: vec![
                 Task {
                     task_id: 0,
-                    scope: Scope::Auto,
+                    scope: Some(Scope::Auto),
                     early_dispatch: None,
-                    kernel_ids: [-1, -1, -1],
-                    block_num: 1,
+                    kernel_ids: Some(vec![-1, -1, -1]),
+                    block_num: Some(1),
                     args: vec![],
                 },
                 Task {
                     task_id: 4_294_967_296,
-                    scope: Scope::Manual,
+                    scope: Some(Scope::Manual),
                     early_dispatch: Some(true),
-                    kernel_ids: [7, -1, -1],
-                    block_num: 4,
+                    kernel_ids: Some(vec![7, -1, -1]),
+                    block_num: Some(4),
                     args: vec![
                         TaskArg {
                             idx: 0,
@@ -737,7 +807,7 @@ mod tests {
             tensors: vec![Tensor {
                 tensor_id: 13_451_765_318_376_212_391,
                 buffer_addr: 29_204_938_752,
-                version: 0,
+                version: Some(0),
                 dtype: "FLOAT32".into(),
                 buffer_numel: 16384,
             }],
@@ -749,7 +819,7 @@ mod tests {
                 Edge {
                     pred: 4_294_967_296,
                     succ: 4_294_967_298,
-                    arg: 0,
+                    arg: Some(0),
                     source: EdgeSource::Tensormap,
                     flags: None,
                     overlap: Some(Overlap::Covered),
@@ -763,6 +833,7 @@ mod tests {
                     producer_strides: Some(vec![1]),
                 },
             ],
+            gaps: DepsGaps::default(),
         }
     }
 
@@ -857,6 +928,8 @@ mod tests {
         succ: u64,
     }
 
+    impl DepsElement for Ends {}
+
     impl DepsSink for Counter {
         type Task = IgnoredAny;
         type Tensor = IgnoredAny;
@@ -895,10 +968,16 @@ mod tests {
     #[test]
     fn schema_errors_and_missing_sections_are_reported() {
         let mut f = DepsFile::default();
-        let err = read_deps_from(&b"{\"tasks\":[],\"edges\":[]}"[..], &mut f).unwrap_err();
+        let gaps = read_deps_from(&b"{\"tasks\":[],\"edges\":[]}"[..], &mut f).unwrap();
+        assert_eq!(gaps.iter().collect::<Vec<_>>(), vec![(Gap::NoTensorsSection, 1)]);
+        assert_eq!(
+            gaps.notes(),
+            vec!["deps.json has no tensors[]: tensors and buffer sizes are unknown".to_string()]
+        );
+        let err = read_deps_from(&b"{\"version\":1}"[..], &mut f).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "<input>:1:23: invalid deps.json: missing field `tensors`"
+            "<input>:1:13: invalid deps.json: not a deps.json: none of the arrays \"tasks\", \"tensors\", \"edges\" is present"
         );
         let bad = br#"{"tasks":[{"task_id":"-3","scope":"auto","kernel_ids":[-1,-1,-1],"block_num":1}],"tensors":[],"edges":[]}"#;
         let err = read_deps_from(&bad[..], &mut f).unwrap_err();
@@ -911,6 +990,73 @@ mod tests {
         );
         let err = read_deps_from(&b"{\"tasks\":[]} x"[..], &mut f).unwrap_err();
         assert!(err.to_string().starts_with("<input>:1:"), "{err}");
+    }
+
+    /// Everything the original's writers can leave out or spell differently is read, and
+    /// counted.
+    #[test]
+    fn the_originals_liberties_are_read_and_counted() {
+        let text = r#"{"edges":[
+            {"pred":"1","succ":"2","source":"unknown"},
+            {"pred":"1","succ":"3","arg":0,"source":"tensormap","overlap":"no_overlap"},
+            {"pred":"1","succ":"3","arg":1,"source":"tensormap","overlap":"unknown"}],
+          "tasks":[{"task_id":"2"},{"task_id":"3","scope":"auto","kernel_ids":[-1,4],"block_num":2}],
+          "tensors":[{"tensor_id":"5","buffer_addr":"4096","dtype":"INT8","buffer_numel":"16"}]}"#;
+        let mut f = DepsFile::default();
+        let gaps = read_deps_from(text.as_bytes(), &mut f).unwrap();
+        assert_eq!(f.edges[0].source, EdgeSource::Unknown);
+        assert_eq!(f.edges[0].arg, None);
+        assert_eq!(f.edges[1].overlap, Some(Overlap::NoOverlap));
+        assert_eq!(f.edges[2].overlap, Some(Overlap::Unknown));
+        assert_eq!((f.tasks[0].scope, f.tasks[0].kernel_slots()), (None, None));
+        assert_eq!(f.tasks[1].kernel_ids.as_deref(), Some(&[-1, 4][..]));
+        assert_eq!(f.tasks[1].kernel_slots(), None);
+        assert_eq!(f.tensors[0].version, None);
+        assert_eq!(
+            gaps.iter().collect::<Vec<_>>(),
+            vec![
+                (Gap::TaskWithoutScope, 1),
+                (Gap::TaskWithoutKernelIds, 1),
+                (Gap::KernelIdsOfOtherLength, 1),
+                (Gap::TaskWithoutBlockNum, 1),
+                (Gap::TensorWithoutVersion, 1),
+                (Gap::EdgeWithoutArg, 1),
+                (Gap::UnknownSource, 1),
+                (Gap::UnknownOverlap, 1),
+            ]
+        );
+        assert_eq!(
+            gaps.notes()[1],
+            "deps.json has no kernel_ids for 1 task(s): their kernels and task names are unknown"
+        );
+        // Written back, the file says no more than it did.
+        let mut w = DepsWriter::new(Vec::new()).unwrap();
+        w.task(&f.tasks[0]).unwrap();
+        w.tensor(&f.tensors[0]).unwrap();
+        w.edge(&f.edges[0]).unwrap();
+        let back = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            back,
+            concat!(
+                r#"{"tasks":[{"task_id":"2","args":[]}],"#,
+                r#""tensors":[{"tensor_id":"5","buffer_addr":"4096","dtype":"INT8","buffer_numel":"16"}],"#,
+                r#""edges":[{"pred":"1","succ":"2","source":"unknown"}]}"#,
+                "\n"
+            )
+        );
+    }
+
+    #[test]
+    fn an_edges_only_file_reads_with_two_absent_sections() {
+        let mut f = DepsFile::default();
+        let gaps = read_deps_from(
+            &br#"{"edges":[{"pred":"0","succ":"1","arg":-1,"source":"explicit"}]}"#[..],
+            &mut f,
+        )
+        .unwrap();
+        assert_eq!(f.edges.len(), 1);
+        assert!(gaps.has(Gap::NoTasksSection) && gaps.has(Gap::NoTensorsSection));
+        assert!(!gaps.has(Gap::NoEdgesSection));
     }
 
     #[test]

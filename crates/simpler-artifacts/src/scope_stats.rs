@@ -16,11 +16,16 @@
 //!   `collection_verdict`, `counts_unknown`, `host_received_records`, `host_retained_records`.
 //!   The four extra fields are `Option`s that are left out of the output when `None`, so one type
 //!   writes both forms.
-//! - **Older schema** of the original tool: a leading `"version"` key (6) and samples without
-//!   `run_epoch`/`buf_seq`. Read, and written back unchanged when `version` is `Some`.
+//! - **Older schemas** of the original tool: a leading `"version"` key (4, 5 or 6) and samples
+//!   without `run_epoch`/`buf_seq`. Version 4 predates the dependency pool: no `dep_pool_max`
+//!   and samples without `dep_pool_start`/`dep_pool_end`. Read, and written back unchanged
+//!   when `version` is `Some`.
 //!
-//! `null` and a missing key both read as `None`; the reader requires the seven keys to be
-//! present so a sample on line 1 is rejected as "not metadata".
+//! `null` and a missing key both read as `None`. Without `version` (the spec's form) the
+//! reader requires the seven keys to be present, so a sample on line 1 is rejected as "not
+//! metadata"; with `version` the keys that schema lacks may be absent ([`Metadata::absent`]
+//! names them). A sample's `dep_pool_start`/`dep_pool_end` may be absent in any file (`None`:
+//! unknown, never zero); every other sample field is required.
 //!
 //! # Errors
 //!
@@ -85,6 +90,10 @@ pub struct Metadata {
     /// Of those, how many host storage kept (eleven-key form only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_retained_records: Option<u64>,
+    /// The [`METADATA_KEYS`] the line does not have at all (an older schema; `null` keys are
+    /// present). Filled by the reader; not part of the file.
+    #[serde(skip)]
+    pub absent: Vec<&'static str>,
 }
 
 /// `collection_verdict` of the eleven-key metadata line.
@@ -164,10 +173,12 @@ pub struct Sample {
     pub heap_start: u64,
     /// Heap allocation frontier, cumulative bytes.
     pub heap_end: u64,
-    /// Dependency-list pool tail.
-    pub dep_pool_start: i64,
-    /// Dependency-list pool top.
-    pub dep_pool_end: i64,
+    /// Dependency-list pool tail; `None` in files that predate the pool (schema version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dep_pool_start: Option<i64>,
+    /// Dependency-list pool top; `None` in files that predate the pool (schema version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dep_pool_end: Option<i64>,
     /// Tensormap entries in use.
     pub tensormap: i64,
     /// Run that produced the record (`0` = no run identity). `None` in the older schema.
@@ -182,15 +193,20 @@ impl Sample {
     /// The first resource whose tail is past its head (`*_start > *_end`), or a negative
     /// count: counters that cannot come from a run, so the sample is invalid input.
     pub fn backwards_counter(&self) -> Option<String> {
-        let pairs = [
+        let mut pairs = vec![
             (
                 "task_window",
                 self.task_window_start as i128,
                 self.task_window_end as i128,
             ),
             ("heap", self.heap_start as i128, self.heap_end as i128),
-            ("dep_pool", self.dep_pool_start as i128, self.dep_pool_end as i128),
         ];
+        match (self.dep_pool_start, self.dep_pool_end) {
+            (Some(start), Some(end)) => pairs.push(("dep_pool", start as i128, end as i128)),
+            (None, None) => {}
+            (Some(_), None) => return Some("dep_pool_start is given without dep_pool_end".into()),
+            (None, Some(_)) => return Some("dep_pool_end is given without dep_pool_start".into()),
+        }
         for (name, start, end) in pairs {
             if start > end {
                 return Some(format!(
@@ -431,13 +447,28 @@ fn parse_metadata(line: &str, line_no: u64) -> Result<Metadata, ReadError> {
             "expected the metadata line first, found a scope sample (it has \"site\"/\"phase\")".into(),
         ));
     }
-    if let Some(missing) = METADATA_KEYS.iter().find(|k| !obj.contains_key(**k)) {
+    let absent: Vec<&'static str> = METADATA_KEYS
+        .iter()
+        .copied()
+        .filter(|k| !obj.contains_key(*k))
+        .collect();
+    let older_schema = obj.contains_key("version");
+    if let (Some(missing), false) = (absent.first(), older_schema) {
         return Err(not_meta(format!(
             "not a metadata line: missing key \"{missing}\" (expected {})",
             METADATA_KEYS.join(", ")
         )));
     }
-    serde_json::from_value(value).map_err(|e| not_meta(format!("invalid metadata line: {}", describe(&e))))
+    if absent.len() == METADATA_KEYS.len() {
+        return Err(not_meta(format!(
+            "not a metadata line: it has \"version\" but none of {}",
+            METADATA_KEYS.join(", ")
+        )));
+    }
+    let mut meta: Metadata = serde_json::from_value(value)
+        .map_err(|e| not_meta(format!("invalid metadata line: {}", describe(&e))))?;
+    meta.absent = absent;
+    Ok(meta)
 }
 
 // === impl Writer ===
@@ -533,6 +564,35 @@ mod tests {
         let s = s[0].as_ref().unwrap();
         assert_eq!((s.run_epoch, s.buf_seq), (None, None));
         assert!(serde_json::to_string(&m).unwrap().starts_with(r#"{"version":6,"#));
+    }
+
+    /// Schema version 4 predates the dependency pool: no `dep_pool_max`, no `dep_pool_*` in
+    /// samples. Both read as unknown, and written back as absent.
+    #[test]
+    fn reads_schema_version_4_without_dep_pool() {
+        let meta = r#"{"version": 4, "fatal": false, "dropped": 0, "total": 1, "task_window_max": [8], "heap_max": [8], "tensormap_max": 8}"#;
+        let sample = r#"{"site": "a.rs:7", "phase": "end", "depth": 0, "ring": 0, "task_window_start": 0, "task_window_end": 2, "heap_start": 0, "heap_end": 0, "tensormap": 0}"#;
+        let (m, s) = read_all(&format!("{meta}\n{sample}\n")).unwrap();
+        assert_eq!((m.version, m.dep_pool_max.clone()), (Some(4), None));
+        assert_eq!(m.absent, vec!["dep_pool_max"]);
+        let s = s[0].as_ref().unwrap();
+        assert_eq!((s.dep_pool_start, s.dep_pool_end), (None, None));
+        assert!(!serde_json::to_string(s).unwrap().contains("dep_pool"));
+        // The spec's form still needs every key.
+        let e = read_all(&meta.replace("\"version\": 4, ", "")).err().unwrap();
+        assert!(e.to_string().contains("missing key \"dep_pool_max\""), "{e}");
+        let e = read_all("{\"version\": 4}\n").err().unwrap();
+        assert!(
+            e.to_string().contains("it has \"version\" but none of fatal"),
+            "{e}"
+        );
+        let half = sample.replace("\"tensormap\": 0", "\"dep_pool_end\": 3, \"tensormap\": 0");
+        let (_, s) = read_all(&format!("{meta}\n{half}\n")).unwrap();
+        let e = s[0].as_ref().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: invalid sample: dep_pool_end is given without dep_pool_start"
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@
 use proptest::prelude::*;
 use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{
-    read_deps_from, ArgType, DepFlag, DepsFile, DepsWriter, Edge, EdgeSource, Overlap, Scope, Task, TaskArg,
-    Tensor,
+    read_deps_from, ArgType, DepFlag, DepsElement, DepsFile, DepsGaps, DepsWriter, Edge, EdgeSource, Overlap,
+    Scope, Task, TaskArg, Tensor,
 };
 
 fn u64_any() -> impl Strategy<Value = u64> {
@@ -77,11 +77,17 @@ fn source() -> impl Strategy<Value = EdgeSource> {
         Just(EdgeSource::Explicit),
         Just(EdgeSource::Creator),
         Just(EdgeSource::Tensormap),
+        Just(EdgeSource::Unknown),
     ]
 }
 
 fn overlap() -> impl Strategy<Value = Overlap> {
-    prop_oneof![Just(Overlap::Covered), Just(Overlap::Other)]
+    prop_oneof![
+        Just(Overlap::Covered),
+        Just(Overlap::Other),
+        Just(Overlap::NoOverlap),
+        Just(Overlap::Unknown)
+    ]
 }
 
 fn flags() -> impl Strategy<Value = Vec<DepFlag>> {
@@ -114,10 +120,10 @@ fn task_arg() -> impl Strategy<Value = TaskArg> {
 fn task() -> impl Strategy<Value = Task> {
     (
         u64_any(),
-        scope(),
+        proptest::option::of(scope()),
         proptest::option::of(any::<bool>()),
-        [i32_any(), i32_any(), i32_any()],
-        u32_any(),
+        proptest::option::of(prop::collection::vec(i32_any(), 0..5)),
+        proptest::option::of(u32_any()),
         prop::collection::vec(task_arg(), 0..4),
     )
         .prop_map(
@@ -133,22 +139,27 @@ fn task() -> impl Strategy<Value = Task> {
 }
 
 fn tensor() -> impl Strategy<Value = Tensor> {
-    (u64_any(), u64_any(), i32_any(), text(), u64_any()).prop_map(
-        |(tensor_id, buffer_addr, version, dtype, buffer_numel)| Tensor {
+    (
+        u64_any(),
+        u64_any(),
+        proptest::option::of(i32_any()),
+        text(),
+        u64_any(),
+    )
+        .prop_map(|(tensor_id, buffer_addr, version, dtype, buffer_numel)| Tensor {
             tensor_id,
             buffer_addr,
             version,
             dtype,
             buffer_numel,
-        },
-    )
+        })
 }
 
 fn edge() -> impl Strategy<Value = Edge> {
     let head = (
         u64_any(),
         u64_any(),
-        i32_any(),
+        proptest::option::of(i32_any()),
         source(),
         proptest::option::of(flags()),
         proptest::option::of(overlap()),
@@ -225,7 +236,7 @@ proptest! {
         tensors in prop::collection::vec(tensor(), 0..4),
         edges in prop::collection::vec(edge(), 0..4),
     ) {
-        let file = DepsFile { tasks, tensors, edges };
+        let file = DepsFile { tasks, tensors, edges, ..DepsFile::default() };
         let mut w = DepsWriter::new(Vec::new()).unwrap();
         file.tasks.iter().try_for_each(|t| w.task(t)).unwrap();
         file.tensors.iter().try_for_each(|t| w.tensor(t)).unwrap();
@@ -233,7 +244,13 @@ proptest! {
         let text = String::from_utf8(w.finish().unwrap()).unwrap();
         prop_assert_eq!(&text, &(serde_json::to_string(&file).unwrap() + "\n"));
         let mut back = DepsFile::default();
-        read_deps_from(text.as_bytes(), &mut back).unwrap();
+        back.gaps = read_deps_from(text.as_bytes(), &mut back).unwrap();
+        let mut expected_gaps = simpler_artifacts::deps::DepsGaps::default();
+        file.tasks.iter().for_each(|t| t.note_gaps(&mut expected_gaps));
+        file.tensors.iter().for_each(|t| t.note_gaps(&mut expected_gaps));
+        file.edges.iter().for_each(|e| e.note_gaps(&mut expected_gaps));
+        prop_assert_eq!(&back.gaps, &expected_gaps);
+        back.gaps = DepsGaps::default();
         prop_assert_eq!(back, file);
     }
 }
@@ -260,7 +277,7 @@ fn edge_view_builders_match_the_owned_edge() {
     let owned = Edge {
         pred: 1,
         succ: 2,
-        arg: 0,
+        arg: Some(0),
         source: EdgeSource::Tensormap,
         flags: Some(vec![DepFlag::Wait]),
         overlap: Some(Overlap::Covered),
@@ -278,10 +295,10 @@ fn edge_view_builders_match_the_owned_edge() {
     let bare = ArgView::bare(4, ArgType::Output);
     let task = Task {
         task_id: 9,
-        scope: Scope::Auto,
+        scope: Some(Scope::Auto),
         early_dispatch: Some(false),
-        kernel_ids: [-1, 2, -1],
-        block_num: 1,
+        kernel_ids: Some(vec![-1, 2, -1]),
+        block_num: Some(1),
         args: vec![
             TaskArg {
                 idx: 3,
@@ -316,7 +333,7 @@ fn strings_are_escaped_like_serde_json() {
     let t = Tensor {
         tensor_id: 0,
         buffer_addr: 0,
-        version: -1,
+        version: Some(-1),
         dtype: "a\"b\\c\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}é/".into(),
         buffer_numel: 0,
     };

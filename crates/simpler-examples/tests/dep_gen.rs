@@ -46,7 +46,7 @@ fn assert_annotated(d: &DepsFile) {
                     && e.consumer_strides.is_some()
             );
         } else {
-            assert_eq!((e.arg, e.tensor_id), (-1, None));
+            assert_eq!((e.arg, e.tensor_id), (Some(-1), None));
         }
         if e.source == EdgeSource::Tensormap {
             assert!(e.overlap.is_some() && e.producer_shape.is_some());

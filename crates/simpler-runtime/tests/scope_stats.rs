@@ -213,7 +213,12 @@ fn metrics_are_sane_and_heap_counters_monotonic_across_wraps() {
                         x.heap_start as i64,
                         caps[1],
                     ),
-                    (x.dep_pool_end, b.dep_pool_start, x.dep_pool_start, caps[2]),
+                    (
+                        x.dep_pool_end.unwrap(),
+                        b.dep_pool_start.unwrap(),
+                        x.dep_pool_start.unwrap(),
+                        caps[2],
+                    ),
                 ];
                 for (end_head, begin_tail, end_tail, cap) in heads_tails {
                     let high_water = end_head - begin_tail;

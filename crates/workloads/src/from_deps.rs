@@ -22,13 +22,22 @@
 //! on tasks that are not earlier in the file, arguments whose tensor is missing from
 //! `tensors[]`. After the run, the wired (pred, succ) pairs are compared with the captured
 //! ones, ids mapped by submit order.
+//!
+//! Files from the original's writers may leave fields out ([`simpler_artifacts::deps::gaps`]).
+//! The re-run fills each with a stated default and lists it among the approximations: no
+//! `scope` → auto; no usable `kernel_ids` (absent, or not three slots) → a task without
+//! kernels; no `block_num` → 1; no tensor `version` → 0; an edge without `arg` → manual_dep is
+//! not inferred for its consumer; a `source` of `"unknown"` → the edge is only compared. A file
+//! without `tasks[]` has nothing to re-run and is refused.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
-use simpler_artifacts::deps::{read_deps, split_task_id, ArgType, DepFlag, DepsFile, EdgeSource, Scope};
+use simpler_artifacts::deps::{
+    read_deps, split_task_id, ArgType, DepFlag, DepsFile, DepsGaps, EdgeSource, Gap, Scope,
+};
 use simpler_core::{
     compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
     TensorCreateInfo, TensorMap, TensorMapConfig, TensorParts,
@@ -120,8 +129,41 @@ fn describe_id(id: u64) -> String {
     format!("{id} (ring {r}, local {l})")
 }
 
+/// The approximations a re-run makes for what the file left unsaid (see the module docs).
+fn gap_approximations(gaps: &DepsGaps) -> Vec<String> {
+    gaps.iter()
+        .filter_map(|(gap, n)| {
+            let what = match gap {
+                Gap::TaskWithoutScope => format!("{n} task(s) have no scope: re-run in auto scopes"),
+                Gap::TaskWithoutKernelIds | Gap::KernelIdsOfOtherLength => {
+                    format!("{} — re-run without kernels (as dummy tasks)", gap.note(n))
+                }
+                Gap::TaskWithoutBlockNum => format!("{n} task(s) have no block_num: re-run with 1 block"),
+                Gap::TensorWithoutVersion => format!("{n} tensor(s) have no version: re-run at version 0"),
+                Gap::EdgeWithoutArg => format!(
+                    "{n} edge(s) have no arg: manual_dep is not inferred for the arguments of their consumers"
+                ),
+                Gap::UnknownSource => format!(
+                    "{n} edge(s) have source \"unknown\": not used to rebuild the graph, only compared"
+                ),
+                Gap::NoTensorsSection | Gap::NoEdgesSection | Gap::UnknownOverlap => gap.note(n),
+                Gap::NoTasksSection => return None,
+            };
+            Some(what)
+        })
+        .collect()
+}
+
 /// Compiles a deps.json into a program of no-op tasks; see the module docs.
 fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Error> {
+    if file.gaps.has(Gap::NoTasksSection) {
+        return Err(ErrorKind::NotReproducible(format!(
+            "{}: there is nothing to re-run",
+            Gap::NoTasksSection.note(1)
+        ))
+        .into());
+    }
+    report.approximations.extend(gap_approximations(&file.gaps));
     let index: HashMap<u64, usize> = file
         .tasks
         .iter()
@@ -285,7 +327,8 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
     let mut used_ids: BTreeSet<i32> = file
         .tasks
         .iter()
-        .flat_map(|t| t.kernel_ids)
+        .filter_map(|t| t.kernel_slots())
+        .flatten()
         .filter(|&k| k >= 0)
         .collect();
     let mut kernel = |id: i32, core: CoreType, report: &mut FromDepsReport| -> i32 {
@@ -322,12 +365,19 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         r
     };
 
-    // Tensor-map edges per (consumer, arg slot) in the capture, for inferring manual_dep.
+    // Tensor-map edges per (consumer, arg slot) in the capture, for inferring manual_dep; a
+    // consumer with an edge whose slot is unknown gets no inference at all.
     let tensormap_args: std::collections::HashSet<(u64, i32)> = file
         .edges
         .iter()
         .filter(|e| e.source == EdgeSource::Tensormap)
-        .map(|e| (e.succ, e.arg))
+        .filter_map(|e| Some((e.succ, e.arg?)))
+        .collect();
+    let unknown_slots: std::collections::HashSet<u64> = file
+        .edges
+        .iter()
+        .filter(|e| e.source != EdgeSource::Explicit && e.arg.is_none())
+        .map(|e| e.succ)
         .collect();
     let mut sim = TensorMap::new(TensorMapConfig::unbounded());
     let mut inferred_manual_dep = 0usize;
@@ -344,7 +394,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
     let mut unsized_outputs = 0usize;
     for (ti, task) in file.tasks.iter().enumerate() {
         let (ring, _) = split_task_id(task.task_id);
-        let manual = task.scope == Scope::Manual;
+        let manual = task.scope == Some(Scope::Manual);
         let target = if manual {
             usize::from(ring).max(1)
         } else {
@@ -385,7 +435,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         let ring = depth.min(simpler_core::MAX_RINGS - 1);
         max_in_scope[ring] = max_in_scope[ring].max(in_scope[depth]);
 
-        let [aic, aiv0, aiv1] = task.kernel_ids;
+        let [aic, aiv0, aiv1] = task.kernel_slots().unwrap_or([-1; 3]);
         let kernels = MixedKernels {
             aic: kernel(aic, CoreType::Aic, report),
             aiv0: kernel(aiv0, CoreType::Aiv, report),
@@ -446,7 +496,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 unknown_tensor_args += 1;
                 continue;
             };
-            let whole = sym.with_version(t.version);
+            let whole = sym.with_version(t.version.unwrap_or(0));
             let view = match (&a.shape, &a.strides, a.start_offset) {
                 (Some(shape), Some(strides), Some(start_offset)) if start_offset <= MAX_START_OFFSET => {
                     let parts = TensorParts {
@@ -472,7 +522,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             });
             arg_meta.push((a.idx, t.buffer_addr));
         }
-        if !manual {
+        if !manual && !unknown_slots.contains(&task.task_id) {
             inferred_manual_dep +=
                 infer_manual_dep(task.task_id, ti, &mut args, &arg_meta, &tensormap_args, &mut sim);
         }
@@ -496,9 +546,10 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 scalars: Vec::new(),
                 deps,
                 block_num: {
-                    let b = u16::try_from(task.block_num.max(1)).unwrap_or(u16::MAX);
-                    if u64::from(b) != u64::from(task.block_num) {
-                        changed_block_num.push((task.task_id, task.block_num, b));
+                    let blocks = task.block_num.unwrap_or(1);
+                    let b = u16::try_from(blocks.max(1)).unwrap_or(u16::MAX);
+                    if u64::from(b) != u64::from(blocks) {
+                        changed_block_num.push((task.task_id, blocks, b));
                     }
                     b
                 },
@@ -625,7 +676,7 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
         eprintln!("warning: {why}");
     }
     let mut file = DepsFile::default();
-    read_deps(path, &mut file)?;
+    file.gaps = read_deps(path, &mut file)?;
     let mut report = FromDepsReport::default();
     let prog = Arc::new(compile(&file, &mut report)?);
     let mut o = overrides.clone();

@@ -191,7 +191,7 @@ fn canonical(f: &DepsFile) -> (Vec<String>, Vec<String>) {
                 })
                 .collect();
             format!(
-                "{:?} {:?} {} [{}]",
+                "{:?} {:?} {:?} [{}]",
                 t.scope,
                 t.kernel_ids,
                 t.block_num,
@@ -204,7 +204,7 @@ fn canonical(f: &DepsFile) -> (Vec<String>, Vec<String>) {
         .iter()
         .map(|e| {
             format!(
-                "{}->{} arg {} {} {:?} {:?} t{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                "{}->{} arg {:?} {} {:?} {:?} t{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
                 pos[&e.pred],
                 pos[&e.succ],
                 e.arg,

@@ -121,26 +121,27 @@ impl<'a> From<&'a TaskArg> for ArgView<'a> {
     }
 }
 
-/// A [`Task`] whose arguments come from an iterator of [`ArgView`]s.
+/// A [`Task`] whose arguments come from an iterator of [`ArgView`]s; `None` fields are
+/// omitted (this runtime always sets them; a task read from the original's file may not).
 #[derive(Debug, Clone)]
-pub struct TaskView<A> {
+pub struct TaskView<'k, A> {
     /// Raw task id.
     pub task_id: u64,
     /// Auto or manual scope.
-    pub scope: Scope,
-    /// Early dispatch; `None` is omitted.
+    pub scope: Option<Scope>,
+    /// Early dispatch.
     pub early_dispatch: Option<bool>,
-    /// Kernel id per subslot.
-    pub kernel_ids: [i32; 3],
+    /// Kernel id per subslot (`[aic, aiv0, aiv1]` in every file this runtime writes).
+    pub kernel_ids: Option<&'k [i32]>,
     /// SPMD logical block count.
-    pub block_num: u32,
+    pub block_num: Option<u32>,
     /// The arguments, in slot order: anything that iterates over [`ArgView`]s or `&TaskArg`s.
     pub args: A,
 }
 
-impl<A> TaskView<A> {
+impl<'k, A> TaskView<'k, A> {
     /// The same task with other arguments.
-    pub fn with_args<B>(self, args: B) -> TaskView<B> {
+    pub fn with_args<B>(self, args: B) -> TaskView<'k, B> {
         TaskView {
             task_id: self.task_id,
             scope: self.scope,
@@ -152,7 +153,7 @@ impl<A> TaskView<A> {
     }
 }
 
-impl<'a> From<&'a Task> for TaskView<&'a [TaskArg]> {
+impl<'a> From<&'a Task> for TaskView<'a, &'a [TaskArg]> {
     fn from(task: &'a Task) -> Self {
         let Task {
             task_id,
@@ -166,7 +167,7 @@ impl<'a> From<&'a Task> for TaskView<&'a [TaskArg]> {
             task_id: *task_id,
             scope: *scope,
             early_dispatch: *early_dispatch,
-            kernel_ids: *kernel_ids,
+            kernel_ids: kernel_ids.as_deref(),
             block_num: *block_num,
             args,
         }
@@ -180,8 +181,8 @@ pub struct TensorView<'a> {
     pub tensor_id: u64,
     /// Device address of the buffer.
     pub buffer_addr: u64,
-    /// Generation tag.
-    pub version: i32,
+    /// Generation tag; `None` is omitted.
+    pub version: Option<i32>,
     /// Element type name.
     pub dtype: &'a str,
     /// Element count of the whole buffer.
@@ -215,7 +216,7 @@ pub struct EdgeView<'a> {
     /// Consumer task id.
     pub succ: u64,
     /// Consumer argument slot; `-1` for explicit edges.
-    pub arg: i32,
+    pub arg: Option<i32>,
     /// Where the edge came from.
     pub source: EdgeSource,
     /// Dependency flags.
@@ -246,7 +247,7 @@ impl<'a> EdgeView<'a> {
         EdgeView {
             pred,
             succ,
-            arg,
+            arg: Some(arg),
             source,
             flags: None,
             overlap: None,
@@ -334,14 +335,16 @@ impl<'a> From<&'a Edge> for EdgeView<'a> {
 // === encoders ===
 
 /// Appends one `tasks[]` element to `out`.
-pub fn task<'a, A>(out: &mut Vec<u8>, task: TaskView<A>)
+pub fn task<'a, A>(out: &mut Vec<u8>, task: TaskView<'_, A>)
 where
     A: IntoIterator,
     A::Item: Into<ArgView<'a>>,
 {
     let mut j = Out(out);
     j.raw(b"{\"task_id\":").u64_str(task.task_id);
-    j.raw(b",\"scope\":").raw(scope_name(task.scope));
+    if let Some(scope) = task.scope {
+        j.raw(b",\"scope\":").raw(scope_name(scope));
+    }
     if let Some(early) = task.early_dispatch {
         j.raw(if early {
             b",\"early_dispatch\":true"
@@ -349,14 +352,19 @@ where
             b",\"early_dispatch\":false"
         });
     }
-    let [k0, k1, k2] = task.kernel_ids;
-    j.raw(b",\"kernel_ids\":[")
-        .int(k0)
-        .raw(b",")
-        .int(k1)
-        .raw(b",")
-        .int(k2);
-    j.raw(b"],\"block_num\":").int(task.block_num);
+    if let Some(ids) = task.kernel_ids {
+        j.raw(b",\"kernel_ids\":[");
+        for (i, k) in ids.iter().enumerate() {
+            if i > 0 {
+                j.raw(b",");
+            }
+            j.int(*k);
+        }
+        j.raw(b"]");
+    }
+    if let Some(blocks) = task.block_num {
+        j.raw(b",\"block_num\":").int(blocks);
+    }
     j.raw(b",\"args\":[");
     for (i, arg) in task.args.into_iter().enumerate() {
         let arg: ArgView<'a> = arg.into();
@@ -387,14 +395,15 @@ where
 
 /// Appends one `tensors[]` element to `out`.
 pub fn tensor(out: &mut Vec<u8>, t: &TensorView<'_>) {
-    Out(out)
-        .raw(b"{\"tensor_id\":")
+    let mut j = Out(out);
+    j.raw(b"{\"tensor_id\":")
         .u64_str(t.tensor_id)
         .raw(b",\"buffer_addr\":")
-        .u64_str(t.buffer_addr)
-        .raw(b",\"version\":")
-        .int(t.version)
-        .raw(b",\"dtype\":")
+        .u64_str(t.buffer_addr);
+    if let Some(v) = t.version {
+        j.raw(b",\"version\":").int(v);
+    }
+    j.raw(b",\"dtype\":")
         .str(t.dtype)
         .raw(b",\"buffer_numel\":")
         .u64_str(t.buffer_numel)
@@ -406,7 +415,9 @@ pub fn edge(out: &mut Vec<u8>, e: &EdgeView<'_>) {
     let mut j = Out(out);
     j.raw(b"{\"pred\":").u64_str(e.pred);
     j.raw(b",\"succ\":").u64_str(e.succ);
-    j.raw(b",\"arg\":").int(e.arg);
+    if let Some(arg) = e.arg {
+        j.raw(b",\"arg\":").int(arg);
+    }
     j.raw(b",\"source\":").raw(source_name(e.source));
     if let Some(flags) = e.flags {
         j.raw(b",\"flags\":[");
@@ -472,6 +483,7 @@ fn source_name(s: EdgeSource) -> &'static [u8] {
         EdgeSource::Explicit => b"\"explicit\"",
         EdgeSource::Creator => b"\"creator\"",
         EdgeSource::Tensormap => b"\"tensormap\"",
+        EdgeSource::Unknown => b"\"unknown\"",
     }
 }
 
@@ -479,6 +491,8 @@ fn overlap_name(o: Overlap) -> &'static [u8] {
     match o {
         Overlap::Covered => b"\"covered\"",
         Overlap::Other => b"\"other\"",
+        Overlap::NoOverlap => b"\"no_overlap\"",
+        Overlap::Unknown => b"\"unknown\"",
     }
 }
 

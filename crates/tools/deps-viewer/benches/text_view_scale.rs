@@ -99,10 +99,10 @@ fn generate(path: &Path) -> Result<()> {
         let [p0, p1, _] = producers(i);
         w.task(&Task {
             task_id: task_id_of(i),
-            scope: Scope::Auto,
+            scope: Some(Scope::Auto),
             early_dispatch: None,
-            kernel_ids: [-1, (i % 5) as i32, -1],
-            block_num: if i % 100 == 0 { 4 } else { 1 },
+            kernel_ids: Some(vec![-1, (i % 5) as i32, -1]),
+            block_num: Some(if i % 100 == 0 { 4 } else { 1 }),
             args: vec![
                 input_arg(0, p0),
                 input_arg(1, p1),
@@ -122,7 +122,7 @@ fn generate(path: &Path) -> Result<()> {
         w.tensor(&Tensor {
             tensor_id: tensor_id(addr(i), 0),
             buffer_addr: addr(i),
-            version: 0,
+            version: Some(0),
             dtype: "FLOAT32".into(),
             buffer_numel: NUMEL,
         })?;
@@ -143,7 +143,7 @@ fn generate(path: &Path) -> Result<()> {
             w.edge(&Edge {
                 pred,
                 succ: task_id_of(i),
-                arg: a.idx,
+                arg: Some(a.idx),
                 source: if tensormap {
                     EdgeSource::Tensormap
                 } else {

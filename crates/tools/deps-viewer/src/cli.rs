@@ -30,7 +30,8 @@ pub struct Args {
     /// HTML only: draw per-task tensor rows and route edges to argument ports.
     #[arg(long)]
     pub show_tensor_info: bool,
-    /// Which edges to show: all, the transitive reduction, or only what the reduction drops.
+    /// Which edges to show: all, the transitive reduction, or only what the reduction drops;
+    /// the `_dataflow` modes also drop creator edges that byte ranges prove redundant.
     #[arg(long, value_enum, default_value_t = EdgeMode::Full)]
     pub edge_mode: EdgeMode,
     /// Show only the neighbourhood of one task: a raw id (4294967296) or "RING,LOCAL" ("1,0").
@@ -123,6 +124,13 @@ pub enum EdgeMode {
     Reduced,
     /// Only the edges `reduced` drops.
     Omitted,
+    /// `reduced`, and also creator edges whose byte ranges prove them redundant
+    /// ([`crate::dataflow`]).
+    #[value(name = "reduced_dataflow")]
+    ReducedDataflow,
+    /// Only the edges `reduced_dataflow` drops.
+    #[value(name = "omitted_dataflow")]
+    OmittedDataflow,
 }
 
 impl EdgeMode {
@@ -132,7 +140,14 @@ impl EdgeMode {
             EdgeMode::Full => "full",
             EdgeMode::Reduced => "reduced",
             EdgeMode::Omitted => "omitted",
+            EdgeMode::ReducedDataflow => "reduced_dataflow",
+            EdgeMode::OmittedDataflow => "omitted_dataflow",
         }
+    }
+
+    /// Returns true if and only if the mode proves creator edges redundant by byte ranges.
+    pub fn is_dataflow(self) -> bool {
+        matches!(self, EdgeMode::ReducedDataflow | EdgeMode::OmittedDataflow)
     }
 }
 

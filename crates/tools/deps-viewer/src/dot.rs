@@ -45,14 +45,16 @@ pub fn node_key(id: u64) -> String {
 }
 
 /// A short name for node `n`: `alloc`, `dummy`, the kernel names from `names` joined by " + ",
-/// or `f<kernel id>` for kernels the map does not name.
+/// `f<kernel id>` for kernels the map does not name, or `unknown` when the file does not give
+/// the kernel slots.
 pub fn name_hint(graph: &Graph, n: usize, names: Option<&NameMap>) -> String {
-    match (graph.kind(n), graph.task(n)) {
+    match (graph.kind(n), graph.task(n).and_then(|t| t.slots())) {
         (Kind::Alloc, _) => "alloc".into(),
-        (Kind::Dummy, _) | (Kind::Submit, None) => "dummy".into(),
-        (Kind::Submit, Some(t)) => {
+        (Kind::Dummy, _) => "dummy".into(),
+        (Kind::Unknown, _) | (Kind::Submit, None) => "unknown".into(),
+        (Kind::Submit, Some(slots)) => {
             let mut parts: Vec<String> = Vec::new();
-            for &k in t.kernel_ids.iter().filter(|&&k| k >= 0) {
+            for &k in slots.iter().filter(|&&k| k >= 0) {
                 let part = names
                     .and_then(|m| m.get(k))
                     .map_or_else(|| format!("f{k}"), str::to_string);
@@ -92,7 +94,7 @@ struct NodeStyle {
 fn node_style(graph: &Graph, n: usize) -> NodeStyle {
     let (shape, style, fill) = match graph.kind(n) {
         Kind::Alloc => ("note", "filled,dashed", "#EAEAEA"),
-        Kind::Dummy => ("box", "rounded,filled", "#E0E0E0"),
+        Kind::Dummy | Kind::Unknown => ("box", "rounded,filled", "#E0E0E0"),
         Kind::Submit => match graph.task(n).and_then(|t| t.core_type()) {
             Some(CoreType::Aic) => ("box", "rounded,filled", "#66A3FF"),
             Some(CoreType::Aiv) => ("ellipse", "filled", "#FFB366"),
@@ -120,7 +122,7 @@ fn quote(text: &str) -> String {
 }
 
 fn spmd_blocks(graph: &Graph, n: usize) -> Option<u32> {
-    graph.task(n).map(|t| t.block_num).filter(|&b| b > 1)
+    graph.task(n).and_then(|t| t.spmd_blocks())
 }
 
 /// Emits the DOT of `view`. `shown_pairs` is the edge mode's per-pair mask; `details` is
@@ -206,8 +208,9 @@ fn emit_pair_edges(dot: &mut String, view: &View<'_>, shown_pairs: &[bool]) {
             if explicit_only {
                 attrs.push(format!("style=dashed, color=\"{EXPLICIT_EDGE_COLOR}\""));
             }
-            if p.has_other_overlap() {
-                attrs.push(other_label());
+            let overlap = p.overlap_label();
+            if !overlap.is_empty() {
+                attrs.push(overlap_label(&overlap));
             }
         }
         let _ = writeln!(
@@ -220,8 +223,9 @@ fn emit_pair_edges(dot: &mut String, view: &View<'_>, shown_pairs: &[bool]) {
     }
 }
 
-fn other_label() -> String {
-    "label=\"other\", fontsize=8, fontcolor=\"#C04040\"".to_string()
+/// The edge label of an overlap other than `covered`.
+fn overlap_label(text: &str) -> String {
+    format!("label=\"{text}\", fontsize=8, fontcolor=\"#C04040\"")
 }
 
 /// Rich mode: one arrow per `edges[]` row, between argument ports.
@@ -264,14 +268,13 @@ fn emit_row_edges(
             }
         }
         let mut head = node_key(row.succ);
-        if row.arg >= 0 {
-            let has_port = d.slots.get(&row.succ).is_some_and(|slots| {
-                slots
-                    .iter()
-                    .any(|s| s.arg.idx == row.arg && s.arg.arg_type.is_read())
-            });
+        if let Some(arg) = row.arg.filter(|&a| a >= 0) {
+            let has_port = d
+                .slots
+                .get(&row.succ)
+                .is_some_and(|slots| slots.iter().any(|s| s.arg.idx == arg && s.arg.arg_type.is_read()));
             if has_port {
-                let _ = write!(head, ":in_{}{in_side}", row.arg);
+                let _ = write!(head, ":in_{arg}{in_side}");
             }
         }
         let mut attrs = vec![format!("id=\"R{r}\"")];
@@ -281,8 +284,8 @@ fn emit_row_edges(
             if row.source == EdgeSource::Explicit {
                 attrs.push(format!("style=dashed, color=\"{EXPLICIT_EDGE_COLOR}\""));
             }
-            if row.overlap == Some(Overlap::Other) {
-                attrs.push(other_label());
+            if let Some(o) = row.overlap.filter(|&o| o != Overlap::Covered) {
+                attrs.push(overlap_label(o.as_str()));
             }
         }
         let _ = writeln!(dot, "  {tail} -> {head} [{}];", attrs.join(", "));
@@ -356,7 +359,12 @@ fn slot_text(s: &Slot, d: &Details) -> String {
     if let Some(t) = tensor {
         let _ = write!(text, "<BR/>storage: {} elems", t.buffer_numel);
     }
-    if a.arg_type != ArgType::Output || a.shape.is_some() {
+    if let Some(g) = &s.geometry {
+        // Inferred with the id (the header's `?`): the whole fresh output buffer.
+        let _ = write!(text, "<BR/>shape: {}", list(&Some(g.shape.clone())));
+        let _ = write!(text, "<BR/>strides: {}", list(&Some(g.strides.clone())));
+        let _ = write!(text, "<BR/>start_offset: {} (elem)", g.start_offset);
+    } else if a.arg_type != ArgType::Output || a.shape.is_some() {
         let _ = write!(text, "<BR/>shape: {}", list(&a.shape));
         let _ = write!(text, "<BR/>strides: {}", list(&a.strides));
         if let Some(off) = a.start_offset {
@@ -381,11 +389,7 @@ mod tests {
     use simpler_artifacts::deps::{Edge, TaskArg, Tensor};
 
     fn task(kernel_ids: [i32; 3], block_num: u32) -> TaskInfo {
-        TaskInfo {
-            kernel_ids,
-            block_num,
-            early_dispatch: false,
-        }
+        TaskInfo::new(kernel_ids, block_num)
     }
 
     fn plain(view: &View<'_>, shown: &[bool]) -> String {
@@ -509,6 +513,11 @@ digraph deps {
                 arg: arg(0, ArgType::Output, None),
                 tensor_id: Some(77),
                 inferred: true,
+                geometry: Some(crate::detail::Geometry {
+                    shape: vec![8, 8],
+                    strides: vec![8, 1],
+                    start_offset: 0,
+                }),
             }],
         );
         d.slots.insert(
@@ -517,6 +526,7 @@ digraph deps {
                 arg: arg(0, ArgType::Inout, Some(77)),
                 tensor_id: Some(77),
                 inferred: false,
+                geometry: None,
             }],
         );
         d.tensors.insert(
@@ -526,14 +536,14 @@ digraph deps {
                 Tensor {
                     tensor_id: 77,
                     buffer_addr: 4096,
-                    version: 0,
+                    version: Some(0),
                     dtype: "FLOAT16".into(),
                     buffer_numel: 64,
                 },
             ),
         );
         let row = |source, overlap| Edge {
-            arg: 0,
+            arg: Some(0),
             source,
             overlap,
             tensor_id: Some(77),
@@ -564,7 +574,7 @@ digraph deps {
             "<TR><TD PORT=\"in_0\" BGCOLOR=\"#EAF2FF\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 INOUT T0:float16<BR/>storage: 64 elems<BR/>shape: [4, 8]<BR/>strides: [8, 1]<BR/>start_offset: 8 (elem)</TD></TR>"
         ));
         assert!(dot.contains(
-            "<TR><TD PORT=\"out_0\" BGCOLOR=\"#FFF2E5\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 OUTPUT ? T0:float16<BR/>storage: 64 elems</TD></TR>"
+            "<TR><TD PORT=\"out_0\" BGCOLOR=\"#FFF2E5\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">arg0 OUTPUT ? T0:float16<BR/>storage: 64 elems<BR/>shape: [8, 8]<BR/>strides: [8, 1]<BR/>start_offset: 0 (elem)</TD></TR>"
         ));
     }
 }

@@ -11,11 +11,23 @@
 //! every task in `tasks[]` with at least one active kernel id. A dummy task (all kernel ids
 //! `-1`) with no edges is not shown. A task that appears in edges but not in `tasks[]` is an
 //! `alloc` task (created by `alloc_tensors`, never submitted).
+//!
+//! # What the file does not say
+//!
+//! The original's writers may leave out `tasks[]`, `tensors[]`, `kernel_ids` or `block_num`
+//! (`simpler_artifacts::deps::gaps`). The graph keeps the reader's [`DepsGaps`] and never
+//! guesses: a task whose `kernel_ids` is absent is of [`Kind::Unknown`] and shown (it may have
+//! kernels); without `tasks[]` every node is [`Kind::Unknown`] (not `alloc`: nothing says it
+//! was not submitted); without `tensors[]` the tensor count is unknown.
 
 use std::path::Path;
 
+use serde::de::{self as de, Deserializer, SeqAccess};
 use serde::Deserialize;
-use simpler_artifacts::deps::{self, u64_string, DepsReadError, DepsSink, EdgeSource, Overlap};
+use simpler_artifacts::deps::gaps::{kernel_ids_gap, source_overlap_gaps};
+use simpler_artifacts::deps::{
+    self, u64_string, DepsElement, DepsGaps, DepsReadError, DepsSink, EdgeSource, Gap, Overlap,
+};
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +38,8 @@ pub enum Kind {
     Dummy,
     /// Not in `tasks[]`: created by `alloc_tensors`, seen only through its edges.
     Alloc,
+    /// The file does not say: the task has no `kernel_ids`, or the file has no `tasks[]`.
+    Unknown,
 }
 
 impl Kind {
@@ -35,6 +49,7 @@ impl Kind {
             Kind::Submit => "submit",
             Kind::Dummy => "dummy",
             Kind::Alloc => "alloc",
+            Kind::Unknown => "unknown",
         }
     }
 }
@@ -50,27 +65,101 @@ pub enum CoreType {
     Mix,
 }
 
+/// A task's `kernel_ids`, as far as the file tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernels {
+    /// `[aic, aiv0, aiv1]`, `-1` inactive.
+    Slots([i32; 3]),
+    /// A list of another length: which slot is which core is unknown; `active` says whether
+    /// any entry is a kernel id (≥ 0).
+    Other {
+        /// Some entry is ≥ 0.
+        active: bool,
+    },
+    /// No `kernel_ids`.
+    Unknown,
+}
+
+impl<'de> Deserialize<'de> for Kernels {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Kernels, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Kernels;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of kernel ids")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Kernels, E> {
+                Ok(Kernels::Unknown)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kernels, A::Error> {
+                let mut slots = [-1i32; 3];
+                let (mut len, mut active) = (0usize, false);
+                while let Some(k) = seq.next_element::<i32>()? {
+                    if len < 3 {
+                        slots[len] = k;
+                    }
+                    len += 1;
+                    active |= k >= 0;
+                }
+                Ok(if len == 3 {
+                    Kernels::Slots(slots)
+                } else {
+                    Kernels::Other { active }
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The per-task fields of `tasks[]` that the views use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskInfo {
-    /// `[aic, aiv0, aiv1]`, `-1` inactive.
-    pub kernel_ids: [i32; 3],
-    /// SPMD block count (1 = normal task).
-    pub block_num: u32,
+    /// The kernel slots.
+    pub kernels: Kernels,
+    /// SPMD block count (1 = normal task); `None` when the file does not say.
+    pub block_num: Option<u32>,
     /// The additive `early_dispatch` flag (false when absent).
     pub early_dispatch: bool,
 }
 
 impl TaskInfo {
-    /// Returns true if and only if at least one kernel slot is active.
-    pub fn has_kernel(&self) -> bool {
-        self.kernel_ids.iter().any(|&k| k >= 0)
+    /// A task with three known slots, `block_num` blocks and no early dispatch.
+    pub fn new(kernel_ids: [i32; 3], block_num: u32) -> TaskInfo {
+        TaskInfo {
+            kernels: Kernels::Slots(kernel_ids),
+            block_num: Some(block_num),
+            early_dispatch: false,
+        }
     }
 
-    /// The core type implied by the active slots, if any slot is active.
+    /// The `[aic, aiv0, aiv1]` slots, when the file gives them.
+    pub fn slots(&self) -> Option<[i32; 3]> {
+        match self.kernels {
+            Kernels::Slots(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Returns true if and only if at least one kernel slot is known to be active.
+    pub fn has_kernel(&self) -> bool {
+        match self.kernels {
+            Kernels::Slots(s) => s.iter().any(|&k| k >= 0),
+            Kernels::Other { active } => active,
+            Kernels::Unknown => false,
+        }
+    }
+
+    /// The SPMD block count, when it is known and greater than 1.
+    pub fn spmd_blocks(&self) -> Option<u32> {
+        self.block_num.filter(|&b| b > 1)
+    }
+
+    /// The core type implied by the active slots, if the slots are known and one is active.
     pub fn core_type(&self) -> Option<CoreType> {
-        let aic = self.kernel_ids[0] >= 0;
-        let aiv = self.kernel_ids[1] >= 0 || self.kernel_ids[2] >= 0;
+        let s = self.slots()?;
+        let aic = s[0] >= 0;
+        let aiv = s[1] >= 0 || s[2] >= 0;
         match (aic, aiv) {
             (true, true) => Some(CoreType::Mix),
             (true, false) => Some(CoreType::Aic),
@@ -95,6 +184,12 @@ pub struct Pair {
 
 /// Set in [`Pair::sources`] when some tensor-map row of the pair has overlap `other`.
 pub const OTHER_OVERLAP_BIT: u8 = 8;
+/// Set in [`Pair::sources`] when some row of the pair has source `"unknown"`.
+const UNKNOWN_SOURCE_BIT: u8 = 16;
+/// Set in [`Pair::sources`] when some row of the pair has overlap `"unknown"`.
+pub const UNKNOWN_OVERLAP_BIT: u8 = 32;
+/// Set in [`Pair::sources`] when some row of the pair has overlap `"no_overlap"`.
+pub const NO_OVERLAP_BIT: u8 = 64;
 
 impl Pair {
     /// Returns true if and only if at least one row of this pair has `source`.
@@ -106,6 +201,21 @@ impl Pair {
     pub fn has_other_overlap(&self) -> bool {
         self.sources & OTHER_OVERLAP_BIT != 0
     }
+
+    /// The overlap label of the pair: the names of its rows' overlaps other than `covered`
+    /// (`other`, `unknown`, `no_overlap`), joined by `/`; empty if there are none.
+    pub fn overlap_label(&self) -> String {
+        [
+            (OTHER_OVERLAP_BIT, Overlap::Other),
+            (UNKNOWN_OVERLAP_BIT, Overlap::Unknown),
+            (NO_OVERLAP_BIT, Overlap::NoOverlap),
+        ]
+        .iter()
+        .filter(|(bit, _)| self.sources & bit != 0)
+        .map(|(_, o)| o.as_str())
+        .collect::<Vec<_>>()
+        .join("/")
+    }
 }
 
 fn source_bit(source: EdgeSource) -> u8 {
@@ -113,6 +223,16 @@ fn source_bit(source: EdgeSource) -> u8 {
         EdgeSource::Explicit => 1,
         EdgeSource::Creator => 2,
         EdgeSource::Tensormap => 4,
+        EdgeSource::Unknown => UNKNOWN_SOURCE_BIT,
+    }
+}
+
+fn overlap_bit(overlap: Option<Overlap>) -> u8 {
+    match overlap {
+        Some(Overlap::Other) => OTHER_OVERLAP_BIT,
+        Some(Overlap::Unknown) => UNKNOWN_OVERLAP_BIT,
+        Some(Overlap::NoOverlap) => NO_OVERLAP_BIT,
+        Some(Overlap::Covered) | None => 0,
     }
 }
 
@@ -125,13 +245,14 @@ pub struct Graph {
     pairs: Vec<Pair>,
     tensors: u64,
     any_ring: bool,
+    gaps: DepsGaps,
 }
 
 impl Graph {
     /// Streams `path` and builds the graph.
     pub fn load(path: &Path) -> Result<Graph, DepsReadError> {
         let mut sink = LoadSink::default();
-        deps::read_deps(path, &mut sink)?;
+        sink.gaps = deps::read_deps(path, &mut sink)?;
         if let Some((id, first, again)) = sink.duplicate_task() {
             return Err(DepsReadError::invalid(
                 path,
@@ -191,10 +312,17 @@ impl Graph {
     /// What node `n` is.
     pub fn kind(&self, n: usize) -> Kind {
         match &self.tasks[n] {
+            None if self.gaps.has(Gap::NoTasksSection) => Kind::Unknown,
             None => Kind::Alloc,
+            Some(t) if t.kernels == Kernels::Unknown => Kind::Unknown,
             Some(t) if t.has_kernel() => Kind::Submit,
             Some(_) => Kind::Dummy,
         }
+    }
+
+    /// What the file left unsaid (the reader's record).
+    pub fn gaps(&self) -> &DepsGaps {
+        &self.gaps
     }
 
     /// All unique pairs, sorted by `(pred, succ)`.
@@ -202,9 +330,9 @@ impl Graph {
         &self.pairs
     }
 
-    /// Number of `tensors[]` entries.
-    pub fn tensor_count(&self) -> u64 {
-        self.tensors
+    /// Number of `tensors[]` entries; `None` when the file has no `tensors[]`.
+    pub fn tensor_count(&self) -> Option<u64> {
+        (!self.gaps.has(Gap::NoTensorsSection)).then_some(self.tensors)
     }
 
     /// Returns true if and only if some node is on a ring ≥ 1, in which case every task is
@@ -237,8 +365,29 @@ struct TaskRow {
     task_id: u64,
     #[serde(default)]
     early_dispatch: Option<bool>,
-    kernel_ids: [i32; 3],
-    block_num: u32,
+    #[serde(default = "unknown_kernels")]
+    kernel_ids: Kernels,
+    #[serde(default)]
+    block_num: Option<u32>,
+}
+
+fn unknown_kernels() -> Kernels {
+    Kernels::Unknown
+}
+
+/// The viewer reads neither `scope` nor `args`, so only kernel and block gaps concern it.
+impl DepsElement for TaskRow {
+    fn note_gaps(&self, gaps: &mut DepsGaps) {
+        let len = match self.kernel_ids {
+            Kernels::Slots(_) => Some(3),
+            Kernels::Other { .. } => Some(0),
+            Kernels::Unknown => None,
+        };
+        if let Some(gap) = kernel_ids_gap(len) {
+            gaps.add(gap);
+        }
+        gaps.add_if(self.block_num.is_none(), Gap::TaskWithoutBlockNum);
+    }
 }
 
 #[derive(Deserialize)]
@@ -252,11 +401,18 @@ struct EdgeRow {
     overlap: Option<Overlap>,
 }
 
+impl DepsElement for EdgeRow {
+    fn note_gaps(&self, gaps: &mut DepsGaps) {
+        source_overlap_gaps(gaps, self.source, self.overlap);
+    }
+}
+
 #[derive(Default)]
 struct LoadSink {
     tasks: Vec<(u64, TaskInfo)>,
     edges: Vec<(u64, u64, u8)>,
     tensors: u64,
+    gaps: DepsGaps,
 }
 
 impl DepsSink for LoadSink {
@@ -266,7 +422,7 @@ impl DepsSink for LoadSink {
 
     fn task(&mut self, t: TaskRow) {
         let info = TaskInfo {
-            kernel_ids: t.kernel_ids,
+            kernels: t.kernel_ids,
             block_num: t.block_num,
             early_dispatch: t.early_dispatch.unwrap_or(false),
         };
@@ -278,10 +434,7 @@ impl DepsSink for LoadSink {
     }
 
     fn edge(&mut self, e: EdgeRow) {
-        let mut bits = source_bit(e.source);
-        if e.overlap == Some(Overlap::Other) {
-            bits |= OTHER_OVERLAP_BIT;
-        }
+        let bits = source_bit(e.source) | overlap_bit(e.overlap);
         self.edges.push((e.pred, e.succ, bits));
     }
 }
@@ -308,12 +461,19 @@ impl LoadSink {
             mut tasks,
             mut edges,
             tensors,
+            gaps,
         } = self;
         // Ids are unique (`Graph::load` checked).
         tasks.sort_by_key(|(id, _)| *id);
 
         let mut ids: Vec<u64> = Vec::with_capacity(tasks.len() + edges.len() / 2);
-        ids.extend(tasks.iter().filter(|(_, t)| t.has_kernel()).map(|(id, _)| *id));
+        // A task whose kernels are unknown may have some: shown, like one with a kernel.
+        ids.extend(
+            tasks
+                .iter()
+                .filter(|(_, t)| t.has_kernel() || t.kernels == Kernels::Unknown)
+                .map(|(id, _)| *id),
+        );
         ids.extend(edges.iter().flat_map(|&(p, s, _)| [p, s]));
         ids.sort_unstable();
         ids.dedup();
@@ -355,6 +515,7 @@ impl LoadSink {
             pairs,
             tensors,
             any_ring,
+            gaps,
         }
     }
 }

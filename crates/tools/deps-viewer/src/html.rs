@@ -23,7 +23,6 @@ use serde::Serialize;
 
 use crate::cli::{Direction, EdgeMode, Engine};
 use crate::dot::{self, DotOptions};
-use crate::graph::Kind;
 use crate::names::NameMap;
 use crate::view::View;
 use crate::{detail, graphviz, Error, ErrorKind};
@@ -198,17 +197,11 @@ fn page(
     for n in view.nodes() {
         let key = dot::node_key(graph.id(n));
         let task = graph.task(n);
-        let blocks = task.map_or(1, |t| t.block_num);
+        let blocks = task.and_then(|t| t.spmd_blocks()).unwrap_or(1);
         if blocks > 1 {
             spmd.insert(key.clone(), blocks);
         }
-        let func = match (graph.kind(n), task) {
-            (Kind::Submit, Some(t)) => {
-                let [a, b, c] = t.kernel_ids;
-                format!("func_id=[{a},{b},{c}]")
-            }
-            _ => "func_id=none".into(),
-        };
+        let func = crate::text::func_label(graph, n);
         let peers = |list: &[u32]| -> Vec<String> {
             list.iter()
                 .map(|&p| dot::node_key(graph.id(p as usize)))
@@ -244,6 +237,7 @@ fn page(
     if options.focused {
         notes.push("neighbourhood view (--focus)".to_string());
     }
+    notes.extend(graph.gaps().notes());
     let note = if notes.is_empty() {
         String::new()
     } else {

@@ -6,7 +6,8 @@
 //! - **HTML** (`--format html`): a Graphviz-laid-out SVG in a self-contained page with
 //!   pan/zoom, a legend and a click-for-details panel.
 //!
-//! Both honour `--edge-mode` ([`reduce`]) and `--focus TASK --depth K` ([`focus`]).
+//! Both honour `--edge-mode` ([`reduce`], with byte-range proofs in [`dataflow`]) and
+//! `--focus TASK --depth K` ([`focus`]).
 //!
 //! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`graph`] (streaming load and
 //! index), [`view`] (what is shown), [`reduce`], [`focus`], [`names`] (name maps),
@@ -17,6 +18,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod cli;
+pub mod dataflow;
 pub mod detail;
 pub mod dot;
 pub mod error;
@@ -54,12 +56,18 @@ pub fn run(args: Args) -> Result<(), Error> {
         .clone()
         .unwrap_or_else(|| input::default_output(&input, args.format, args.edge_mode, focus));
     let graph = Graph::load(&input)?;
+    for note in graph.gaps().notes() {
+        eprintln!("note: {}: {note}", input.display());
+    }
     let names = names::resolve(args.func_names.as_deref(), &input)?;
 
-    let reduction = if args.edge_mode == EdgeMode::Full {
-        None
-    } else {
-        Some(reduce::reduce(&graph)?)
+    let reduction = match args.edge_mode {
+        EdgeMode::Full => None,
+        EdgeMode::Reduced | EdgeMode::Omitted => Some(reduce::reduce(&graph)?),
+        EdgeMode::ReducedDataflow | EdgeMode::OmittedDataflow => {
+            let structural = reduce::reduce(&graph)?;
+            Some(dataflow::refine(&input, &graph, structural)?)
+        }
     };
     if let Some(r) = &reduction {
         report_reduction(&graph, r, args.edge_mode);
@@ -150,7 +158,8 @@ fn any_name_resolved(view: &View<'_>, names: &NameMap) -> bool {
         graph.kind(n) == Kind::Submit
             && graph
                 .task(n)
-                .is_some_and(|t| t.kernel_ids.iter().any(|&k| k >= 0 && names.get(k).is_some()))
+                .and_then(|t| t.slots())
+                .is_some_and(|s| s.iter().any(|&k| k >= 0 && names.get(k).is_some()))
     })
 }
 
@@ -160,20 +169,31 @@ const LISTED_REDUCTION_EDGES: usize = 100;
 fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
     if !r.is_dag {
         let shows = match mode {
-            EdgeMode::Omitted => "no edge is called redundant, so --edge-mode omitted shows none",
-            _ => "nothing is dropped, so --edge-mode reduced shows every edge",
+            EdgeMode::Omitted | EdgeMode::OmittedDataflow => format!(
+                "no edge is called redundant, so --edge-mode {} shows none",
+                mode.name()
+            ),
+            _ => format!(
+                "nothing is dropped, so --edge-mode {} shows every edge",
+                mode.name()
+            ),
         };
         eprintln!("warning: the graph has a cycle (a runtime never writes one); {shows}");
         return;
     }
     let total = graph.pairs().len();
     let dropped = r.dropped_count();
+    let verified = if mode.is_dataflow() {
+        " (dataflow-verified)"
+    } else {
+        ""
+    };
     match mode {
-        EdgeMode::Reduced => println!(
-            "Transitive reduction: removed {dropped} redundant edge(s) of {total} ({} kept)",
+        EdgeMode::Reduced | EdgeMode::ReducedDataflow => println!(
+            "Transitive reduction{verified}: removed {dropped} redundant edge(s) of {total} ({} kept)",
             total - dropped
         ),
-        _ => println!("Redundant edges only: showing {dropped} of {total} edge(s)"),
+        _ => println!("Redundant edges only{verified}: showing {dropped} of {total} edge(s)"),
     }
     let listed = graph.pairs().iter().zip(&r.dropped).filter(|(_, &d)| d);
     for (p, _) in listed.clone().take(LISTED_REDUCTION_EDGES) {

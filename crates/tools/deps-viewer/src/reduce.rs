@@ -2,7 +2,8 @@
 //!
 //! A pair `u → v` is *redundant* when `v` is also reachable from `u` through a path of two or
 //! more pairs. `reduced` drops every redundant pair except those carrying a `creator` row: a
-//! creator edge keeps the producer's tensor alive, so it says more than ordering.
+//! creator edge keeps the producer's tensor alive, so it says more than ordering. A row whose
+//! source is `"unknown"` (the original's files) might be a creator row, so it keeps its pair too.
 //! `omitted` shows exactly the pairs `reduced` drops. In a DAG the reduction is unique, so
 //! each pair's verdict does not depend on which other pairs are dropped. A graph with a cycle
 //! (never produced by a runtime) is left unreduced with a warning.
@@ -25,6 +26,8 @@ use crate::{Error, ErrorKind};
 pub struct Reduction {
     /// Per pair (same index as [`Graph::pairs`]): true if `reduced` drops it.
     pub dropped: Vec<bool>,
+    /// Per pair: true if a longer path implies it (whether or not it is dropped).
+    pub implied: Vec<bool>,
     /// False if the graph has a cycle; then nothing is dropped.
     pub is_dag: bool,
 }
@@ -53,6 +56,7 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
     let Some(position) = topological_positions(&adj, n) else {
         return Ok(Reduction {
             dropped: vec![false; pairs.len()],
+            implied: vec![false; pairs.len()],
             is_dag: false,
         });
     };
@@ -105,10 +109,13 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
     let dropped = implied
         .iter()
         .zip(pairs)
-        .map(|(&implied, p)| implied && !p.has_source(EdgeSource::Creator))
+        .map(|(&implied, p)| {
+            implied && !p.has_source(EdgeSource::Creator) && !p.has_source(EdgeSource::Unknown)
+        })
         .collect();
     Ok(Reduction {
         dropped,
+        implied,
         is_dag: true,
     })
 }
@@ -118,8 +125,8 @@ pub fn reduce_with_budget(graph: &Graph, budget: u64) -> Result<Reduction, Error
 pub fn select(mode: EdgeMode, pairs: usize, reduction: Option<&Reduction>) -> Vec<bool> {
     match (mode, reduction) {
         (EdgeMode::Full, _) | (_, None) => vec![true; pairs],
-        (EdgeMode::Reduced, Some(r)) => r.dropped.iter().map(|d| !d).collect(),
-        (EdgeMode::Omitted, Some(r)) => r.dropped.clone(),
+        (EdgeMode::Reduced | EdgeMode::ReducedDataflow, Some(r)) => r.dropped.iter().map(|d| !d).collect(),
+        (EdgeMode::Omitted | EdgeMode::OmittedDataflow, Some(r)) => r.dropped.clone(),
     }
 }
 
@@ -150,8 +157,8 @@ mod tests {
     use crate::graph::TaskInfo;
 
     const T: TaskInfo = TaskInfo {
-        kernel_ids: [-1, 0, -1],
-        block_num: 1,
+        kernels: crate::graph::Kernels::Slots([-1, 0, -1]),
+        block_num: Some(1),
         early_dispatch: false,
     };
 
@@ -232,6 +239,15 @@ mod tests {
             (a, e, Tensormap),
         ]);
         assert_eq!(dropped(&g), vec![(a, e)]);
+    }
+
+    #[test]
+    fn a_shortcut_of_unknown_source_survives() {
+        // The original may write source "unknown": it could be a creator row, so it is kept.
+        let g = graph(&[(0, 1, Explicit), (1, 2, Explicit), (0, 2, EdgeSource::Unknown)]);
+        assert_eq!(dropped(&g), vec![]);
+        let g = graph(&[(0, 1, Explicit), (1, 2, Explicit), (0, 2, Explicit)]);
+        assert_eq!(dropped(&g), vec![(0, 2)]);
     }
 
     #[test]

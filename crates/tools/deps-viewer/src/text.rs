@@ -8,9 +8,10 @@
 //!   tasks: <shown tasks>
 //!   unique_task_edges: <shown (pred, succ) pairs>
 //!   annotated_edges: <edges[] rows of those pairs>
-//!   tensors: <tensors[] entries>
+//!   tensors: <tensors[] entries>|unknown
 //!   perf_sidecar: yes|no
 //!   func_name_map: yes|no
+//!   note: <what the file does not say>      (only for files that leave something out)
 //!
 //! TASK INDEX
 //! TASK <t> kind=<submit|dummy|alloc> <func>[ SPMD block num = N] fanin=<n> fanout=<n>
@@ -27,6 +28,12 @@
 //! ≥ 1, else the local id. `<func>` is `func_id=[aic,aiv0,aiv1]` (inactive slots `-1`) for
 //! submitted tasks and `func_id=none` for dummy and alloc tasks. Peers are sorted by raw id.
 //! Names from a name map never appear here; they only turn `func_name_map` to yes.
+//!
+//! A file from the original's writers may leave things out (`simpler_artifacts::deps::gaps`):
+//! then SUMMARY ends with one `note:` line per gap, a task without `kernel_ids` reads
+//! `kind=unknown func_id=unknown`, one whose `kernel_ids` is not three slots
+//! `func_id=unknown`, and without `tensors[]` the count reads `tensors: unknown`. Files this
+//! runtime writes leave nothing out, so their view is the original's, byte for byte.
 
 use std::io::{self, Write};
 
@@ -71,9 +78,15 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
     writeln!(out, "  tasks: {}", counts.tasks)?;
     writeln!(out, "  unique_task_edges: {}", counts.unique_edges)?;
     writeln!(out, "  annotated_edges: {}", counts.annotated_edges)?;
-    writeln!(out, "  tensors: {}", graph.tensor_count())?;
+    match graph.tensor_count() {
+        Some(n) => writeln!(out, "  tensors: {n}")?,
+        None => writeln!(out, "  tensors: unknown")?,
+    }
     writeln!(out, "  perf_sidecar: {}", yes_no(summary.perf_sidecar))?;
     writeln!(out, "  func_name_map: {}", yes_no(summary.func_name_map))?;
+    for note in graph.gaps().notes() {
+        writeln!(out, "  note: {note}")?;
+    }
     writeln!(out)?;
     writeln!(out, "TASK INDEX")?;
 
@@ -106,22 +119,24 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
     Ok(counts)
 }
 
+/// `func_id=[aic,aiv0,aiv1]` for a submitted task with known slots, `func_id=unknown` when
+/// they are not known, `func_id=none` for dummy and alloc tasks.
+pub fn func_label(graph: &Graph, n: usize) -> String {
+    match (graph.kind(n), graph.task(n).and_then(|t| t.slots())) {
+        (Kind::Submit, Some([a, b, c])) => format!("func_id=[{a},{b},{c}]"),
+        (Kind::Submit | Kind::Unknown, _) => "func_id=unknown".into(),
+        (Kind::Dummy | Kind::Alloc, _) => "func_id=none".into(),
+    }
+}
+
 /// `<t> kind=<kind> <func>[ SPMD block num = N]` into `buf`.
 fn task_label(graph: &Graph, n: usize, buf: &mut String) {
     use std::fmt::Write as _;
     buf.clear();
     let kind = graph.kind(n);
     let _ = write!(buf, "{} kind={} ", graph.display(n), kind.as_str());
-    match (kind, graph.task(n)) {
-        (Kind::Submit, Some(t)) => {
-            let [a, b, c] = t.kernel_ids;
-            let _ = write!(buf, "func_id=[{a},{b},{c}]");
-        }
-        _ => buf.push_str("func_id=none"),
-    }
-    if let Some(t) = graph.task(n) {
-        if t.block_num > 1 {
-            let _ = write!(buf, " SPMD block num = {}", t.block_num);
-        }
+    buf.push_str(&func_label(graph, n));
+    if let Some(blocks) = graph.task(n).and_then(|t| t.spmd_blocks()) {
+        let _ = write!(buf, " SPMD block num = {blocks}");
     }
 }

@@ -14,3 +14,6 @@ mod html;
 
 #[path = "suite/browser.rs"]
 mod browser;
+
+#[path = "suite/interop.rs"]
+mod interop;

@@ -23,6 +23,10 @@
 //!   run may need more; the verified search finds out);
 //! - dep pool: held entries. Entries are taken only for producers still pending at submit, so
 //!   this figure is this run's (a faster run could take fewer); the verified search decides.
+//!
+//! A file of the original's schema version 4 has no dep-pool fields: then nothing is said
+//! about the dep pool ([`Analysis::dep_pool_known`] is false, no dep-pool figure), and the
+//! suggestions keep the key's default instead of a size read from zeros.
 
 use std::path::Path;
 
@@ -100,7 +104,14 @@ pub struct Analysis {
     /// Whether the run's runtime reclaims while the orchestration runs (tmr); hbg builds the
     /// whole graph first, so everything it allocated is held.
     pub reclaims: bool,
+    /// False when some sample has no dep-pool fields (the original's schema version 4): the
+    /// dep pool's occupancy is unknown and has no figure.
+    pub dep_pool_known: bool,
 }
+
+/// What the plan says when the file has no dep-pool fields.
+pub const DEP_POOL_UNKNOWN: &str = "dep_pool: unknown (the scope-stats file has no dep-pool fields, \
+     as in the original's schema version 4); its suggestion is the key's default";
 
 impl Analysis {
     /// The figure of `resource` on `ring`, if the ring was used.
@@ -146,14 +157,15 @@ impl Counters {
         Counters {
             task: s.task_window_end.max(0) as u64,
             heap: s.heap_end,
-            dep: s.dep_pool_end.max(0) as u64,
+            // Unknown (schema version 4) reads as 0 here, but then no dep-pool figure is made.
+            dep: s.dep_pool_end.unwrap_or(0).max(0) as u64,
         }
     }
     fn tail(s: &Sample) -> Counters {
         Counters {
             task: s.task_window_start.max(0) as u64,
             heap: s.heap_start,
-            dep: s.dep_pool_start.max(0) as u64,
+            dep: s.dep_pool_start.unwrap_or(0).max(0) as u64,
         }
     }
 }
@@ -291,8 +303,14 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
             }
         }
     }
+    let dep_pool_known = samples
+        .iter()
+        .all(|s| s.dep_pool_start.is_some() && s.dep_pool_end.is_some());
     let mut figures = Vec::new();
     for resource in RingResource::ALL {
+        if resource == RingResource::DepPool && !dep_pool_known {
+            continue;
+        }
         let caps = match resource {
             RingResource::TaskWindow => metadata.task_window_max.as_ref(),
             RingResource::Heap => metadata.heap_max.as_ref(),
@@ -332,6 +350,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
         tensormap_peak,
         events,
         reclaims,
+        dep_pool_known,
     })
 }
 

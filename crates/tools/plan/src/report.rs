@@ -48,6 +48,9 @@ pub fn suggested_env(analysis: &Analysis, search: Option<&SearchResult>) -> Runt
     }
     let mut env = RuntimeEnv::default();
     for res in RingResource::ALL {
+        if res == RingResource::DepPool && !analysis.dep_pool_known {
+            continue; // unknown: the key's default
+        }
         for ring in 0..RINGS {
             let v = analysis
                 .figure(res, ring)
@@ -157,6 +160,9 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
         search.map_or_else(|| "-".to_string(), |s| s.tensormap.suggested.to_string()),
         if tm_site.is_empty() { "-" } else { tm_site }
     );
+    if !analysis.dep_pool_known {
+        let _ = writeln!(s, "{}", crate::analysis::DEP_POOL_UNKNOWN);
+    }
     let _ = writeln!(
         s,
         "peak: occupancy at the scope boundaries (task window: tasks in flight; the window must be peak+1); \

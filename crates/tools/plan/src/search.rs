@@ -284,6 +284,14 @@ pub fn search(
                 .find(|v| v.resource == res && v.ring == ring)
                 .map_or(round_up(res, 0), |v| v.min);
             minimum_env.set_ring(res, ring, min);
+            if res == RingResource::DepPool && !analysis.dep_pool_known {
+                // Unknown occupancy: never searched, so neither minimum nor suggestion is
+                // derived; the base (recorded or default) size stands.
+                let keep = base.get(res, ring).unwrap_or(res.decl().default);
+                minimum_env.set_ring(res, ring, keep);
+                suggested_env.set_ring(res, ring, keep);
+                continue;
+            }
             let s = if analysis.rings_used[ring] {
                 // The dep pool's need varies from run to run (entries only for producers still
                 // pending): the headroom goes on the larger of the verified minimum and what

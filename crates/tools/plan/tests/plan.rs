@@ -165,8 +165,8 @@ fn bad_input_is_an_error_naming_the_line_or_the_key() {
         task_window_end: 0,
         heap_start: 0,
         heap_end: 0,
-        dep_pool_start: 0,
-        dep_pool_end: 0,
+        dep_pool_start: Some(0),
+        dep_pool_end: Some(0),
         tensormap: 0,
         run_epoch: None,
         buf_seq: None,
@@ -322,4 +322,28 @@ fn the_json_block_pasted_into_the_workload_file_completes() {
     let out = simpler_workloads::run_workload(&sized, &Default::default()).unwrap();
     assert!(out.passed());
     assert_eq!(out.report.sizes.task_window, [8, 16, 4, 4]);
+}
+
+/// The original's schema version 4 has no dep-pool fields (`tests/interop/scope_stats/v4`):
+/// the plan makes no dep-pool figure (never one read from zeros), says so, and keeps the
+/// key's default in its suggestion.
+#[test]
+fn a_version_4_file_has_no_dep_pool_figure() {
+    let v4 =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/interop/scope_stats/v4/scope_stats.jsonl");
+    let a = analyze_file(&v4).unwrap();
+    assert!(!a.dep_pool_known);
+    assert_eq!(a.figure(RingResource::DepPool, 0), None);
+    assert_eq!(a.figure(RingResource::DepPool, 1), None);
+    assert_eq!(a.figure(RingResource::TaskWindow, 1).map(|f| f.peak), Some(4));
+    let text = simpler_plan::report::text("v4", &a, None);
+    assert!(text.contains(simpler_plan::analysis::DEP_POOL_UNKNOWN), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("ring_dep_pool")), "{text}");
+    let env = simpler_plan::report::suggested_env(&a, None);
+    assert_eq!(
+        env.get(RingResource::DepPool, 1),
+        None,
+        "left at the key's default"
+    );
+    assert_eq!(env.get(RingResource::TaskWindow, 1), Some(8));
 }

@@ -61,9 +61,29 @@ pub(crate) struct Loaded {
     pub(crate) unpaired: BTreeMap<UnpairedKey, UnpairedCount>,
     /// When the final line was cut off mid-write: the reader's message (with line number).
     pub(crate) truncated: Option<String>,
+    /// Samples without `dep_pool_start`/`dep_pool_end` (the original's schema version 4).
+    pub(crate) dep_pool_missing: u64,
 }
 
 impl Loaded {
+    /// Why `r` is unknown in this file, or `None` if it is known. The dep pool is unknown when
+    /// any sample lacks its fields: its series would have holes, so none is drawn and no value
+    /// stands in for the missing ones.
+    pub(crate) fn unknown_reason(&self, r: metrics::Resource) -> Option<String> {
+        if r != metrics::Resource::DepPool || self.dep_pool_missing == 0 {
+            return None;
+        }
+        let schema = match self.meta.version {
+            Some(v) => format!("this file is of the original's schema version {v}"),
+            None => "this file".to_string(),
+        };
+        Some(format!(
+            "unknown: {} of {} samples have no dep_pool_start/dep_pool_end ({schema}, which predates \
+             the dependency pool or does not record it)",
+            self.dep_pool_missing, self.samples
+        ))
+    }
+
     /// Total paired scopes across rings.
     pub(crate) fn pairs(&self) -> usize {
         self.rings.values().map(RingSeries::len).sum()
@@ -149,6 +169,7 @@ pub(crate) struct Pairer {
     rings: BTreeMap<u32, RingSeries>,
     tensormap: TensorMapSeries,
     unpaired: BTreeMap<UnpairedKey, UnpairedCount>,
+    dep_pool_missing: u64,
 }
 
 impl Pairer {
@@ -157,6 +178,7 @@ impl Pairer {
         Pairer {
             meta,
             samples: 0,
+            dep_pool_missing: 0,
             site_ids: HashMap::new(),
             sites: Vec::new(),
             stacks: BTreeMap::new(),
@@ -194,6 +216,9 @@ impl Pairer {
     /// Feeds the next sample (read from 1-based line `line`).
     pub(crate) fn push(&mut self, sample: Sample, line: u64) {
         self.samples += 1;
+        if sample.dep_pool_start.is_none() || sample.dep_pool_end.is_none() {
+            self.dep_pool_missing += 1;
+        }
         let site = self.intern(&sample.site);
         let ring = sample.ring;
         let depth = sample.depth;
@@ -235,6 +260,7 @@ impl Pairer {
         Loaded {
             meta: self.meta,
             samples: self.samples,
+            dep_pool_missing: self.dep_pool_missing,
             sites: self.sites,
             rings: self.rings,
             tensormap: self.tensormap,
@@ -272,8 +298,8 @@ mod tests {
             task_window_end: tw_end,
             heap_start: 0,
             heap_end: 0,
-            dep_pool_start: 0,
-            dep_pool_end: 0,
+            dep_pool_start: Some(0),
+            dep_pool_end: Some(0),
             tensormap: 0,
             run_epoch: Some(1),
             buf_seq: Some(0),

@@ -173,10 +173,11 @@ impl Metric {
     }
 }
 
-/// The metrics of one paired scope: `ring[resource][metric]` plus tensormap live entries.
+/// The metrics of one paired scope: `ring[resource][metric]` (`None` when the samples do not
+/// carry the resource: dep_pool in schema version 4) plus tensormap live entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ScopeMetrics {
-    pub(crate) ring: [[i64; 3]; 3],
+    pub(crate) ring: [Option<[i64; 3]>; 3],
     pub(crate) tensormap_live: i64,
 }
 
@@ -197,26 +198,30 @@ fn triple(begin_tail: i128, begin_head: i128, end_tail: i128, end_head: i128) ->
 pub(crate) fn scope_metrics(begin: &Sample, end: &Sample) -> ScopeMetrics {
     let w = |v: i64| i128::from(v);
     let u = |v: u64| i128::from(v);
+    let dep_pool = match (
+        begin.dep_pool_start,
+        begin.dep_pool_end,
+        end.dep_pool_start,
+        end.dep_pool_end,
+    ) {
+        (Some(bt), Some(bh), Some(et), Some(eh)) => Some(triple(w(bt), w(bh), w(et), w(eh))),
+        _ => None,
+    };
     ScopeMetrics {
         ring: [
-            triple(
+            Some(triple(
                 w(begin.task_window_start),
                 w(begin.task_window_end),
                 w(end.task_window_start),
                 w(end.task_window_end),
-            ),
-            triple(
+            )),
+            Some(triple(
                 u(begin.heap_start),
                 u(begin.heap_end),
                 u(end.heap_start),
                 u(end.heap_end),
-            ),
-            triple(
-                w(begin.dep_pool_start),
-                w(begin.dep_pool_end),
-                w(end.dep_pool_start),
-                w(end.dep_pool_end),
-            ),
+            )),
+            dep_pool,
         ],
         tensormap_live: end.tensormap,
     }
@@ -232,11 +237,12 @@ pub(crate) struct RingSeries {
 }
 
 impl RingSeries {
-    /// Appends one scope.
+    /// Appends one scope. A resource the scope's samples do not carry gets no value (the
+    /// report then shows that resource as unknown and draws none of its series).
     pub(crate) fn push(&mut self, site: u32, m: &ScopeMetrics) {
         self.sites.push(site);
         for (r, row) in m.ring.iter().enumerate() {
-            for (k, v) in row.iter().enumerate() {
+            for (k, v) in row.iter().flatten().enumerate() {
                 self.values[r][k].push(*v);
             }
         }
@@ -386,8 +392,8 @@ mod tests {
             task_window_end: tw.1,
             heap_start: heap.0,
             heap_end: heap.1,
-            dep_pool_start: dp.0,
-            dep_pool_end: dp.1,
+            dep_pool_start: Some(dp.0),
+            dep_pool_end: Some(dp.1),
             tensormap: tm,
             run_epoch: None,
             buf_seq: None,
@@ -398,16 +404,20 @@ mod tests {
     fn metrics_follow_the_spec_formulas() {
         // The spec's own example: begin 0/0, 0/0, 1/1; end 0/4, 0/8192, 1/6, tensormap 5.
         let m = scope_metrics(&s((0, 0), (0, 0), (1, 1), 0), &s((0, 4), (0, 8192), (1, 6), 5));
-        assert_eq!(m.ring[0], [4, 4, 4]);
-        assert_eq!(m.ring[1], [8192, 8192, 8192]);
-        assert_eq!(m.ring[2], [5, 5, 5]);
+        assert_eq!(m.ring[0], Some([4, 4, 4]));
+        assert_eq!(m.ring[1], Some([8192, 8192, 8192]));
+        assert_eq!(m.ring[2], Some([5, 5, 5]));
+        let mut old = s((0, 0), (0, 0), (1, 1), 0);
+        old.dep_pool_start = None;
+        old.dep_pool_end = None;
+        assert_eq!(scope_metrics(&old, &old).ring[2], None);
         assert_eq!(m.tensormap_live, 5);
         // Reference UT MultiWrap: end heap 8000/10000 → alloc 10000, live 2000, high water 10000.
         let m = scope_metrics(
             &s((0, 0), (0, 0), (1, 1), 0),
             &s((0, 0), (8000, 10000), (1, 1), 0),
         );
-        assert_eq!(m.ring[1], [10000, 2000, 10000]);
+        assert_eq!(m.ring[1], Some([10000, 2000, 10000]));
     }
 
     #[test]

@@ -130,10 +130,12 @@ fn header(out: &mut String, l: &Loaded, file_name: &str) {
     let _ = write!(
         out,
         "<p class=\"subtitle\">{}</p></header>",
-        if pairs > 0 {
-            "Resources: task_window, heap, dep_pool by ring_depth; TensorMap global."
-        } else {
-            "No paired scopes: there is no per-scope data to chart."
+        match (pairs > 0, l.unknown_reason(Resource::DepPool).is_some()) {
+            (true, false) => "Resources: task_window, heap, dep_pool by ring_depth; TensorMap global.",
+            (true, true) => {
+                "Resources: task_window, heap by ring_depth (dep_pool unknown); TensorMap global."
+            }
+            (false, _) => "No paired scopes: there is no per-scope data to chart.",
         }
     );
 }
@@ -236,6 +238,11 @@ fn collection(out: &mut String, l: &Loaded) {
     rows.push(("heap_max", caps(&m.heap_max)));
     rows.push(("dep_pool_max", caps(&m.dep_pool_max)));
     rows.push(("tensormap_max", opt_count(m.tensormap_max)));
+    for (k, v) in rows.iter_mut() {
+        if m.absent.contains(k) {
+            *v = "unknown (absent: not in this file's schema)".to_string();
+        }
+    }
     for (k, v) in rows {
         let _ = write!(
             out,
@@ -299,7 +306,8 @@ fn incomplete(out: &mut String, l: &Loaded) {
 pub(crate) struct PeakRow {
     pub(crate) resource: Resource,
     pub(crate) ring: Option<u32>,
-    pub(crate) peak: i64,
+    /// `None` when the resource is unknown in this file ([`Loaded::unknown_reason`]).
+    pub(crate) peak: Option<i64>,
     pub(crate) index: usize,
     pub(crate) site: u32,
     pub(crate) capacity: Capacity,
@@ -311,11 +319,20 @@ pub(crate) fn peak_rows(l: &Loaded) -> Vec<PeakRow> {
     for (&ring, series) in &l.rings {
         for (ri, r) in RING_RESOURCES.into_iter().enumerate() {
             let metric = r.risk_metric() as usize;
-            if let Some(p) = metrics::peak(&series.values[ri][metric]) {
+            if l.unknown_reason(r).is_some() {
                 rows.push(PeakRow {
                     resource: r,
                     ring: Some(ring),
-                    peak: p.value,
+                    peak: None,
+                    index: 0,
+                    site: 0,
+                    capacity: metrics::capacity(&l.meta, r, ring),
+                });
+            } else if let Some(p) = metrics::peak(&series.values[ri][metric]) {
+                rows.push(PeakRow {
+                    resource: r,
+                    ring: Some(ring),
+                    peak: Some(p.value),
                     index: p.index,
                     site: series.sites[p.index],
                     capacity: metrics::capacity(&l.meta, r, ring),
@@ -327,7 +344,7 @@ pub(crate) fn peak_rows(l: &Loaded) -> Vec<PeakRow> {
         rows.push(PeakRow {
             resource: Resource::TensorMap,
             ring: None,
-            peak: p.value,
+            peak: Some(p.value),
             index: p.index,
             site: l.tensormap.sites[p.index],
             capacity: metrics::capacity(&l.meta, Resource::TensorMap, 0),
@@ -367,7 +384,23 @@ fn top_peaks(out: &mut String, l: &Loaded) {
     }
     for row in rows {
         let r = row.resource;
-        let usage = metrics::usage(row.peak, row.capacity);
+        let Some(peak) = row.peak else {
+            let reason = l.unknown_reason(r).unwrap_or_default();
+            let ring = row.ring.map_or_else(|| "global".to_string(), |n| n.to_string());
+            let _ = write!(
+                out,
+                "<tr class=\"peak-row unknown\" data-resource=\"{}\" data-ring=\"{ring}\" data-peak=\"unknown\">\
+                 <td>{}</td><td>ring_depth {ring}</td><td>{}</td><td class=\"num\" title=\"{}\">unknown</td>\
+                 <td class=\"num\">{}</td><td>no percentage</td><td>-</td><td>-</td></tr>",
+                r.key(),
+                r.label(),
+                r.risk_metric().label(),
+                html(&reason),
+                capacity_text(row.capacity, r)
+            );
+            continue;
+        };
+        let usage = metrics::usage(peak, row.capacity);
         let site = l.sites.get(row.site as usize).map_or("", String::as_str);
         let ring = row
             .ring
@@ -383,14 +416,14 @@ fn top_peaks(out: &mut String, l: &Loaded) {
              <td class=\"num\" title=\"{}\">{}</td><td class=\"num\">{}</td><td>",
             r.key(),
             row.ring.map_or_else(|| "global".to_string(), |n| n.to_string()),
-            row.peak,
+            peak,
             html(&usage.text()),
             html(site),
             row.index,
             r.label(),
             r.risk_metric().label(),
-            format::int(row.peak),
-            format::value(row.peak, r.unit()),
+            format::int(peak),
+            format::value(peak, r.unit()),
             capacity_text(row.capacity, r)
         );
         use_bar(out, usage);

@@ -17,6 +17,16 @@ pub(crate) fn resource_sections(out: &mut String, l: &Loaded, sites: &mut SiteTa
     }
     for (ri, r) in RING_RESOURCES.into_iter().enumerate() {
         section_head(out, r);
+        if let Some(reason) = l.unknown_reason(r) {
+            let _ = write!(
+                out,
+                "<p class=\"chip warn unknown-resource\" id=\"{}-unknown\">{}: {}</p></section>",
+                r.key(),
+                r.label(),
+                html(&reason)
+            );
+            continue;
+        }
         for (&ring, series) in &l.rings {
             let cap = metrics::capacity(&l.meta, r, ring);
             let _ = write!(

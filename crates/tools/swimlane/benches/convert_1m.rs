@@ -124,10 +124,10 @@ fn write_deps(path: &Path) -> std::io::Result<()> {
         let [a, b, _] = preds(i);
         w.task(&Task {
             task_id: task_id(i),
-            scope: Scope::Auto,
+            scope: Some(Scope::Auto),
             early_dispatch: None,
-            kernel_ids: [-1, (i % 5) as i32, -1],
-            block_num: 1,
+            kernel_ids: Some(vec![-1, (i % 5) as i32, -1]),
+            block_num: Some(1),
             args: vec![tensor_arg(0, ArgType::Input, a), tensor_arg(1, ArgType::Input, b)],
         })?;
     }
@@ -135,7 +135,7 @@ fn write_deps(path: &Path) -> std::io::Result<()> {
         w.tensor(&Tensor {
             tensor_id: i,
             buffer_addr: i * NUMEL * 4,
-            version: 0,
+            version: Some(0),
             dtype: "FLOAT32".into(),
             buffer_numel: NUMEL,
         })?;
@@ -146,7 +146,7 @@ fn write_deps(path: &Path) -> std::io::Result<()> {
             w.edge(&Edge {
                 pred: task_id(pred),
                 succ: task_id(i),
-                arg: arg as i32,
+                arg: Some(arg as i32),
                 source: if tensormap {
                     EdgeSource::Tensormap
                 } else {

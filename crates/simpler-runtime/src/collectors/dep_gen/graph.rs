@@ -156,7 +156,7 @@ impl GraphWriter {
                         &TensorView {
                             tensor_id: tensor_id(t.addr(), t.version()),
                             buffer_addr: t.addr(),
-                            version: t.version(),
+                            version: Some(t.version()),
                             dtype: t.dtype().name(),
                             buffer_numel: t.buffer_numel(),
                         },
@@ -178,14 +178,14 @@ impl GraphWriter {
             &mut buf,
             TaskView {
                 task_id: id.raw(),
-                scope: if manual {
+                scope: Some(if manual {
                     json::Scope::Manual
                 } else {
                     json::Scope::Auto
-                },
+                }),
                 early_dispatch: Some(early),
-                kernel_ids,
-                block_num,
+                kernel_ids: Some(&kernel_ids),
+                block_num: Some(block_num),
                 args,
             },
         );

@@ -3,8 +3,8 @@
 //! Each case in `tests/testdata/text/` is a `<name>.deps.json` plus its expected
 //! `<name>.deps_viewer.txt` (full edge mode). Optional files next to them:
 //!
-//! - `<name>.deps_viewer_reduced.txt` / `<name>.deps_viewer_omitted.txt`: expected output of
-//!   the other edge modes;
+//! - `<name>.deps_viewer_<mode>.txt` (`reduced`, `omitted`, `reduced_dataflow`,
+//!   `omitted_dataflow`): expected output of the other edge modes;
 //! - `<name>.name_map*.json`, `<name>.l2_swimlane_records.json`: placed next to the input as
 //!   `name_map*.json` / `l2_swimlane_records.json` (auto-discovered siblings);
 //! - `<name>.func_names.json`: passed as `--func-names`.
@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 
 use simpler_deps_viewer::{run, Args, EdgeMode};
 
-use crate::util::{describe_mismatch, testdata};
+use simpler_testkit_golden::Goldens;
+
+use crate::util::testdata;
 
 struct Case {
     name: String,
@@ -76,15 +78,20 @@ fn expected_name(case: &str, mode: EdgeMode) -> String {
 
 #[test]
 fn text_view_matches_golden_files() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
-    let mut failures = Vec::new();
-    let mut checked = 0;
+    let mut goldens = Goldens::new();
+    let update = goldens.blessing();
     let cases = cases();
     assert!(cases.len() >= 10, "testdata/text lost its cases");
     for case in &cases {
         let tmp = tempfile::tempdir().unwrap();
         let (deps_json, func_names) = stage(case, tmp.path());
-        for mode in [EdgeMode::Full, EdgeMode::Reduced, EdgeMode::Omitted] {
+        for mode in [
+            EdgeMode::Full,
+            EdgeMode::Reduced,
+            EdgeMode::Omitted,
+            EdgeMode::ReducedDataflow,
+            EdgeMode::OmittedDataflow,
+        ] {
             let expected_path = case.dir.join(expected_name(&case.name, mode));
             let bless_new = update && mode == EdgeMode::Full;
             if !expected_path.exists() && !bless_new {
@@ -105,29 +112,20 @@ fn text_view_matches_golden_files() {
                 ..Args::default()
             };
             if let Err(e) = run(args) {
-                failures.push(format!("{} ({}): {e:#}", case.name, mode.name()));
+                goldens.fail(format!("{} ({}): {e:#}", case.name, mode.name()));
                 continue;
             }
             let actual = fs::read_to_string(&out).unwrap().replace(
                 &format!("source_deps_json: {}\n", deps_json.display()),
                 &format!("source_deps_json: {}.deps.json\n", case.name),
             );
-            checked += 1;
-            if update {
-                fs::write(&expected_path, &actual).unwrap();
-                continue;
-            }
-            let expected = fs::read_to_string(&expected_path).unwrap();
-            if expected != actual {
-                failures.push(format!(
-                    "{} ({}): {}",
-                    case.name,
-                    mode.name(),
-                    describe_mismatch(&expected, &actual)
-                ));
-            }
+            goldens.check(
+                &format!("{} ({})", case.name, mode.name()),
+                &expected_path,
+                &actual,
+            );
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(checked >= cases.len());
+    assert!(goldens.checked() >= cases.len());
+    goldens.finish();
 }

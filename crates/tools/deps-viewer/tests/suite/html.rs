@@ -153,8 +153,26 @@ fn tensor_info_draws_argument_rows_and_port_edges() {
     assert!(page.contains("shape: [16384]"));
     assert!(page.contains("strides: [1]"));
     assert!(page.contains("start_offset: 0 (elem)"));
-    // Creator edges inferred the producer's OUTPUT slot (marked "?").
-    assert!(page.contains("arg2 OUTPUT ? T2:float32"));
+    // Creator edges inferred the producer's OUTPUT slot (marked "?"), and its geometry: the
+    // consumer's view of the whole fresh buffer (Graphviz draws each line as its own text).
+    let inferred = page
+        .find("arg2 OUTPUT ? T2:float32")
+        .expect("inferred output row");
+    let lines: Vec<&str> = page[inferred..]
+        .split("</text>")
+        .take(5)
+        .map(|t| t.rsplit('>').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "arg2 OUTPUT ? T2:float32",
+            "storage: 16384 elems",
+            "shape: [16384]",
+            "strides: [1]",
+            "start_offset: 0 (elem)"
+        ]
+    );
     assert!(page.contains("arg2 OUTPUT_EXISTING T6:float32"));
     // Edge titles name the ports: producer out_2 to consumer in_0 (TB: no compass side).
     assert!(page.contains("<title>T0_0:out_2&#45;&gt;T1_0:in_0</title>"));
@@ -198,10 +216,10 @@ fn write_chain(path: &Path, n: u64) {
     for i in 0..n {
         w.task(&Task {
             task_id: i,
-            scope: Scope::Auto,
+            scope: Some(Scope::Auto),
             early_dispatch: None,
-            kernel_ids: [-1, 0, -1],
-            block_num: 1,
+            kernel_ids: Some(vec![-1, 0, -1]),
+            block_num: Some(1),
             args: vec![],
         })
         .unwrap();
