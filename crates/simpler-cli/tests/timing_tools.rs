@@ -95,10 +95,9 @@ fn vector_example_critical_path_is_a_full_dependency_chain() {
     assert!(report.contains("  path: 4 tasks, 3 hops: t0 -> "), "{report}");
 }
 
-/// Needs the Perfetto trace layout of issue 14 (Worker View = pid 4, `args.taskId`); with the
-/// current trace (Worker View = pid 3, `task_id`) no path task has a Worker View bar.
+/// A real run's trace has every path task's Worker View bar (pid 4, `args.taskId`): both CPM
+/// traces are written, copies of the trace event for event.
 #[test]
-#[ignore = "needs the pid-4 / args.taskId Worker View of issue 14 item 1"]
 fn vector_example_writes_both_cpm_traces() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");

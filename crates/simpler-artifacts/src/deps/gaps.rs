@@ -130,6 +130,9 @@ pub trait DepsElement: DeserializeOwned {
 /// Skipped elements report nothing.
 impl DepsElement for IgnoredAny {}
 
+/// An edge's endpoints are always present.
+impl DepsElement for super::EdgeEnds {}
+
 impl DepsElement for Task {
     fn note_gaps(&self, gaps: &mut DepsGaps) {
         gaps.add_if(self.scope.is_none(), Gap::TaskWithoutScope);

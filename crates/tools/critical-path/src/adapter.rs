@@ -48,14 +48,18 @@ impl Timing {
 }
 
 /// A deps.json task: its id and its kernel per subslot (`-1` inactive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct TaskKernels {
     /// Raw task id.
     #[serde(with = "u64_string")]
     pub task_id: u64,
-    /// `[aic, aiv0, aiv1]` kernel ids.
-    pub kernel_ids: [i32; 3],
+    /// `[aic, aiv0, aiv1]` kernel ids; empty when the file does not say (the original's
+    /// deps.json may omit them or list another number).
+    #[serde(default)]
+    pub kernel_ids: Vec<i32>,
 }
+
+impl simpler_artifacts::deps::DepsElement for TaskKernels {}
 
 /// A deps.json edge, endpoints only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,5 +112,5 @@ pub fn read_graph(
             });
         }
     }
-    read_deps(path, &mut Graph(on_task, on_edge))
+    read_deps(path, &mut Graph(on_task, on_edge)).map(|_| ())
 }

@@ -328,11 +328,11 @@ mod tests {
         }
         b.add_task(TaskKernels {
             task_id: 7,
-            kernel_ids: [-1, 3, -1],
+            kernel_ids: vec![-1, 3, -1],
         });
         b.add_task(TaskKernels {
             task_id: 8,
-            kernel_ids: [5, -1, -1],
+            kernel_ids: vec![5, -1, -1],
         });
         let names = NameMap::from_pairs([(3, "k_add".to_owned())]);
         let g = b.build(&names, 0);

@@ -35,7 +35,7 @@ fn analysis_at(
     for &(task, _, _, _) in slices {
         b.add_task(TaskKernels {
             task_id: task,
-            kernel_ids: [-1, task as i32 % 3, -1],
+            kernel_ids: vec![-1, task as i32 % 3, -1],
         });
     }
     for &(pred, succ) in edges {

@@ -151,4 +151,5 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
             out: &mut input.edges,
         },
     )
+    .map(|_| ())
 }

@@ -9,26 +9,28 @@ use rustc_hash::FxHashMap;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink};
+use simpler_artifacts::deps::gaps::{kernel_ids_gap, DepsElement, DepsGaps, Gap};
+use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink, EdgeEnds};
 
 /// The fields of one `tasks[]` entry the trace uses.
 #[derive(Deserialize)]
 struct TaskFields {
     #[serde(with = "u64_string")]
     task_id: u64,
+    /// Any length: the original's files may list another number (then unknown here).
     #[serde(default)]
-    kernel_ids: Option<[i32; 3]>,
+    kernel_ids: Option<Vec<i32>>,
     #[serde(default)]
     block_num: Option<u32>,
 }
 
-/// The endpoints of one `edges[]` entry.
-#[derive(Deserialize)]
-struct Ends {
-    #[serde(with = "u64_string")]
-    pred: u64,
-    #[serde(with = "u64_string")]
-    succ: u64,
+impl DepsElement for TaskFields {
+    fn note_gaps(&self, gaps: &mut DepsGaps) {
+        if let Some(gap) = kernel_ids_gap(self.kernel_ids.as_ref().map(Vec::len)) {
+            gaps.add(gap);
+        }
+        gaps.add_if(self.block_num.is_none(), Gap::TaskWithoutBlockNum);
+    }
 }
 
 /// One task of deps.json.
@@ -69,13 +71,13 @@ struct Sink {
 impl DepsSink for Sink {
     type Task = TaskFields;
     type Tensor = IgnoredAny;
-    type Edge = Ends;
+    type Edge = EdgeEnds;
 
     fn task(&mut self, t: TaskFields) {
         self.tasks.insert(
             t.task_id,
             DepsTask {
-                kernel_ids: t.kernel_ids,
+                kernel_ids: t.kernel_ids.and_then(|k| <[i32; 3]>::try_from(k).ok()),
                 block_num: t.block_num,
             },
         );
@@ -83,7 +85,7 @@ impl DepsSink for Sink {
 
     fn tensor(&mut self, _: IgnoredAny) {}
 
-    fn edge(&mut self, e: Ends) {
+    fn edge(&mut self, e: EdgeEnds) {
         self.pairs.push((e.pred, e.succ));
     }
 }
@@ -123,10 +125,15 @@ impl Deps {
             .map(|&(_, p)| p)
     }
 
-    /// Streams the deps.json at `path`; errors name the file and the JSON location.
+    /// Streams the deps.json at `path`; errors name the file and the JSON location. What the
+    /// file leaves unsaid (an original's file without kernel ids or block counts) is printed
+    /// as a warning: those rows are named and grouped as the original does without them.
     pub fn load(path: &Path) -> Result<Deps, DepsReadError> {
         let mut sink = Sink::default();
-        read_deps(path, &mut sink)?;
+        let gaps = read_deps(path, &mut sink)?;
+        for note in gaps.notes() {
+            eprintln!("warning: {}: {note}", path.display());
+        }
         Ok(Deps::new(sink.pairs, sink.tasks))
     }
 

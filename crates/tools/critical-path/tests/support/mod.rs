@@ -51,10 +51,10 @@ pub fn write_deps(
     for (task_id, kernel_ids) in tasks {
         w.task(&Task {
             task_id,
-            scope: Scope::Auto,
+            scope: Some(Scope::Auto),
             early_dispatch: None,
-            kernel_ids,
-            block_num: 1,
+            kernel_ids: Some(kernel_ids.to_vec()),
+            block_num: Some(1),
             args: Vec::new(),
         })
         .unwrap();
