@@ -120,13 +120,15 @@ def test_plan_check(run_folder, tmp_path, simpler_bin):
 
 def test_critical_path(run_folder, tmp_path, simpler_bin):
     import shutil
+    # One copy of the run per side, under the same folder name (the report labels a run by it).
     for side in ("py", "rust"):
-        shutil.copytree(run_folder, tmp_path / side)
-    py, rust = both("critical-path", "critical_path", lambda side: [str(tmp_path / side)], tmp_path, simpler_bin)
+        shutil.copytree(run_folder, tmp_path / side / "vector")
+    py, rust = both("critical-path", "critical_path", lambda side: [str(tmp_path / side / "vector")],
+                    tmp_path, simpler_bin)
     same(py, rust, tmp_path)
     assert py.returncode == 0, py.stderr
-    report = (tmp_path / "py" / "critical_path_report.md").read_bytes()
-    assert report == (tmp_path / "rust" / "critical_path_report.md").read_bytes()
+    report = (tmp_path / "py" / "vector" / "critical_path_report.md").read_bytes()
+    assert report == (tmp_path / "rust" / "vector" / "critical_path_report.md").read_bytes()
     assert b"Critical-path report" in report
 
 
