@@ -161,3 +161,59 @@ fn busy_kernels_make_the_long_branch_the_static_critical_path() {
         "--stdout prints the report: {stdout}"
     );
 }
+
+/// An `hbg` run reports where its graph-build time went: in the summary and, on its own track,
+/// in the trace (issue 16 item 5).
+#[test]
+fn hbg_build_phases_are_in_the_summary_and_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--runtime",
+        "hbg",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("  hbg build  submit "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    for part in [", dependency inference ", " ms, finalise ", " ms, launch "] {
+        assert!(line.contains(part), "{line}");
+    }
+    let trace: Value =
+        serde_json::from_str(&fs::read_to_string(prefix.join("merged_swimlane.json")).unwrap()).unwrap();
+    let steps: Vec<(String, f64, f64)> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["pid"] == 11 && e["ph"] == "X")
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["ts"].as_f64().unwrap(),
+                e["dur"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = steps.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(names, ["orchestration", "finalise", "launch"]);
+    // In order: finalisation starts where the orchestration ended, the launch after that.
+    assert!((steps[0].1 + steps[0].2 - steps[1].1).abs() < 0.002, "{steps:?}");
+    assert!(steps[2].1 >= steps[1].1 + steps[1].2, "{steps:?}");
+    // A tmr run has no build steps.
+    let tmr = dir.path().join("tmr");
+    timed_run("vector_example", &tmr);
+    let trace: Value =
+        serde_json::from_str(&fs::read_to_string(tmr.join("merged_swimlane.json")).unwrap()).unwrap();
+    assert!(!trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["pid"] == 11));
+}

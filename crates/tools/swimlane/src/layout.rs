@@ -29,6 +29,8 @@ pub const SCHED_VIEW_PID: u32 = 3;
 pub const WORKER_PID: u32 = 4;
 /// Our counter tracks, apart from the original's processes.
 pub const COUNTERS_PID: u32 = 10;
+/// Our `hbg` graph-build steps, apart from the original's processes.
+pub const BUILD_PID: u32 = 11;
 
 /// The shared ready queue's counter track in [`SCHED_PID`].
 pub const QUEUE_TID: u32 = 3999;

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use simpler_artifacts::swimlane::read_swimlane_file;
 
+pub mod build;
 pub mod cli;
 pub mod completes;
 pub mod counters;
@@ -224,6 +225,7 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
         let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
         let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
         let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
+        build::write_build(&mut out, &run)?;
         let overhead_samples = match args.overhead {
             true => overhead::write_overhead(&mut out, &run)?,
             false => 0,

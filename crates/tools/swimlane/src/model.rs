@@ -10,7 +10,7 @@
 
 use rustc_hash::FxHashMap;
 
-use simpler_artifacts::swimlane::{CoreType, Header, OrchRow, SchedPhase, SwimlaneFile, TaskRow};
+use simpler_artifacts::swimlane::{BuildPhase, CoreType, Header, OrchRow, SchedPhase, SwimlaneFile, TaskRow};
 
 use crate::deps::Deps;
 
@@ -43,6 +43,8 @@ pub struct Run {
     pub orch: Vec<Vec<OrchRow>>,
     /// The dependency graph (empty without a deps.json).
     pub deps: Deps,
+    /// The graph-build steps of an `hbg` run (this runtime's records only).
+    pub build: Vec<BuildPhase>,
 }
 
 impl Run {
@@ -53,6 +55,7 @@ impl Run {
             mut tasks,
             orchestrator,
             phases,
+            build_phases,
             ..
         } = file;
         tasks.sort_by_key(|r| r.task_id);
@@ -125,6 +128,7 @@ impl Run {
             phases: by_thread,
             orch,
             deps,
+            build: build_phases,
         }
     }
 
