@@ -9,7 +9,7 @@ use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, TaskRow};
 
 use super::cores::Cores;
-use super::phases::PhaseLog;
+use super::phases::{PhaseLog, PhaseStart};
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::FatalCode;
@@ -84,7 +84,7 @@ impl ThreadState {
 
 /// Runs one claimed block (or completes a dummy) of task `s`. `popped`: when phases are
 /// recorded, the run-clock time of the pop and the ready-queue depths then.
-pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popped: Option<(u64, [u32; 3])>) {
+pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popped: Option<PhaseStart>) {
     let thread = st.thread;
     let dispatch_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
     let slot = shared.slot(s);
@@ -195,18 +195,9 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         }
     }
     drop(payload);
-    if let (Some(l), Some(start), Some((popped_ns, depths))) = (st.probes.lane.as_mut(), first_start, popped)
-    {
-        st.phases.record(
-            l,
-            shared,
-            thread,
-            PhaseKind::Dispatch,
-            popped_ns,
-            start,
-            1,
-            depths,
-        );
+    if let (Some(l), Some(start), Some(popped)) = (st.probes.lane.as_mut(), first_start, popped) {
+        st.phases
+            .record(l, shared, thread, PhaseKind::Dispatch, popped, start, 1);
     }
     let subtasks = placement.len() as u32;
     match held_until {
@@ -252,10 +243,9 @@ fn finish_block(
             shared,
             st.thread,
             PhaseKind::Complete,
-            complete_start,
+            (complete_start, start_depths),
             finish_ns,
             1,
-            start_depths,
         );
     }
 }

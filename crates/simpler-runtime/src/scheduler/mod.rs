@@ -87,10 +87,10 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 )
             });
             shared.flush_advances(&mut st.batch);
-            if let (Some(l), Some((t0, depths))) = (st.probes.lane.as_mut(), start) {
-                let t1 = l.clock.now();
+            if let (Some(l), Some(start)) = (st.probes.lane.as_mut(), start) {
+                let end = l.clock.now();
                 st.phases
-                    .record(l, &shared, thread_index, PhaseKind::Advance, t0, t1, 1, depths);
+                    .record(l, &shared, thread_index, PhaseKind::Advance, start, end, 1);
             }
         }
         if shared.finished() {

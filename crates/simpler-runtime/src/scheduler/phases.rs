@@ -11,13 +11,16 @@
 use super::super::collectors::swimlane::{Phase, PhaseKind, Row, SwimlaneProducer};
 use crate::shared::RunShared;
 
+/// Where a phase began: the run-clock time and the ready-queue depths `[aic, aiv, mix]` then.
+pub(crate) type PhaseStart = (u64, [u32; 3]);
+
 /// One scheduler thread's phase bookkeeping; inert unless phases are recorded.
 pub(crate) struct PhaseLog {
     on: bool,
     loop_iter: u64,
     hits: u32,
     misses: u32,
-    idle_since: Option<(u64, [u32; 3])>,
+    idle_since: Option<PhaseStart>,
 }
 
 impl PhaseLog {
@@ -75,12 +78,12 @@ impl PhaseLog {
             return;
         }
         self.hits += 1;
-        if let (Some((since, depths)), Some(l)) = (self.idle_since.take(), lane.as_mut()) {
-            self.push(l, shared, thread, PhaseKind::Idle, since, now_ns, 0, depths);
+        if let (Some(since), Some(l)) = (self.idle_since.take(), lane.as_mut()) {
+            self.push(l, shared, thread, PhaseKind::Idle, since, now_ns, 0, None);
         }
     }
 
-    /// Records phase `kind` from `start_ns` (when the queues were `start_depths`) to `end_ns`.
+    /// Records phase `kind` from `start` to `end_ns`, having handled `tasks` tasks.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -88,40 +91,35 @@ impl PhaseLog {
         shared: &RunShared,
         thread: u32,
         kind: PhaseKind,
-        start_ns: u64,
+        start: PhaseStart,
         end_ns: u64,
         tasks: u32,
-        start_depths: [u32; 3],
     ) {
         if self.on {
-            self.push(lane, shared, thread, kind, start_ns, end_ns, tasks, start_depths);
+            self.push(lane, shared, thread, kind, start, end_ns, tasks, None);
         }
     }
 
-    /// Records the inline completion of dummy task `task_id`.
+    /// Records the inline completion of dummy task `task_id`, begun at `start`, ending now.
     pub fn record_dummy(
         &mut self,
         lane: &mut SwimlaneProducer,
         shared: &RunShared,
         thread: u32,
         task_id: u64,
-        (start_ns, start_depths): (u64, [u32; 3]),
+        start: PhaseStart,
     ) {
         let end_ns = lane.clock.now();
-        lane.push(Row::Phase(
+        self.push(
+            lane,
+            shared,
             thread,
-            Phase {
-                kind: PhaseKind::DummyTask,
-                start_ns,
-                end_ns: end_ns.max(start_ns),
-                loop_iter: self.loop_iter,
-                tasks_processed: 1,
-                pops: None,
-                task_id: Some(task_id),
-                shared_at_start: start_depths,
-                shared_at_end: shared.queue_depths(),
-            },
-        ));
+            PhaseKind::DummyTask,
+            start,
+            end_ns,
+            1,
+            Some(task_id),
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -131,10 +129,10 @@ impl PhaseLog {
         shared: &RunShared,
         thread: u32,
         kind: PhaseKind,
-        start_ns: u64,
+        (start_ns, start_depths): PhaseStart,
         end_ns: u64,
         tasks: u32,
-        start_depths: [u32; 3],
+        task_id: Option<u64>,
     ) {
         let pops = (kind == PhaseKind::Dispatch).then(|| {
             let p = (self.hits, self.misses);
@@ -150,7 +148,7 @@ impl PhaseLog {
                 loop_iter: self.loop_iter,
                 tasks_processed: tasks,
                 pops,
-                task_id: None,
+                task_id,
                 shared_at_start: start_depths,
                 shared_at_end: shared.queue_depths(),
             },
