@@ -75,3 +75,23 @@ def test_the_root_site_is_the_run_call_in_this_file():
 
 def test_task_ids_split_into_ring_and_local():
     assert simpler.task_id((1 << 32) | 3) == (1, 3)
+
+
+@pytest.mark.parametrize("level", [1, 3, True])
+def test_enable_l2_swimlane_takes_the_original_s_levels(level, tmp_path):
+    import json
+    w = simpler.Worker()
+    a = w.tensor(np.full(N, 2.0, np.float32))
+    b = w.tensor(np.full(N, 3.0, np.float32))
+    f = w.alloc((N,), "float32")
+    cfg = simpler.CallConfig(enable_l2_swimlane=level, output_prefix=str(tmp_path / "run"))
+    w.run(vector(a, b, f), cfg, render_views=False)
+    records = json.loads((tmp_path / "run" / "l2_swimlane_records.json").read_text())
+    assert records["chip_swimlane_level"] == (4 if level is True else level)
+    assert ("aicpu_scheduler_phases" in records) == (level is True or level >= 3)
+
+
+def test_a_swimlane_level_out_of_range_is_a_config_error():
+    w = simpler.Worker()
+    with pytest.raises(simpler.ConfigError, match="level 7 is not 0 \\(off\\) to 4"):
+        w.run(lambda o: None, simpler.CallConfig(enable_l2_swimlane=7, output_prefix="unused"))
