@@ -49,8 +49,10 @@ impl Cores {
         self.held > 0
     }
 
+    /// Whether `core` is free (no lookup while nothing is held: the common case).
+    #[inline]
     fn is_free(&self, core: CoreId) -> bool {
-        self.held_until[core.index as usize].is_none()
+        self.held == 0 || self.held_until[core.index as usize].is_none()
     }
 
     /// The cores of cluster `c` for the active subslots of `kernels`; `None` when one of them
