@@ -259,6 +259,59 @@ impl<W: Write> SwimlaneWriter<W> {
         )
     }
 
+    /// Writes the three per-execution sections from `tasks`: `aicore_tasks`, `aicpu_tasks` (their
+    /// dispatch and finish, from level 2) and `simpler_task_info`, with per-core
+    /// `reg_task_id`s in row order. `pass(visit)` must hand every row to `visit` in the same order
+    /// each time it is called: one pass per section, so a caller can stream rows from disk. A row
+    /// without a dispatch or finish time at level ≥ 2 is an `InvalidInput` error.
+    pub fn task_sections(
+        &mut self,
+        mut pass: impl FnMut(&mut dyn FnMut(&super::TaskRow) -> io::Result<()>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let level = self.level;
+        let mut reg = Vec::new();
+        pass(&mut |t| {
+            let reg_task_id = next_reg(&mut reg, t.core_id);
+            self.aicore(&AicoreRecord {
+                core_id: t.core_id,
+                task_token: t.task_id,
+                reg_task_id,
+                start: t.start_ns,
+                end: t.end_ns,
+                receive_to_start: u32::try_from(t.start_ns.saturating_sub(t.receive_ns)).unwrap_or(u32::MAX),
+            })
+        })?;
+        if level.has_dispatch() {
+            reg.clear();
+            pass(&mut |t| {
+                let reg_task_id = next_reg(&mut reg, t.core_id);
+                let (Some(dispatch), Some(finish)) = (t.dispatch_ns, t.finish_ns) else {
+                    return Err(refused(format!(
+                        "task {} on core {} has no dispatch or finish time, which level {} records",
+                        t.task_id,
+                        t.core_id,
+                        level.number()
+                    )));
+                };
+                self.aicpu(&AicpuRecord {
+                    core_id: t.core_id,
+                    reg_task_id,
+                    dispatch,
+                    finish,
+                })
+            })?;
+        }
+        pass(&mut |t| {
+            self.task_info(&TaskInfo {
+                func_id: t.func_id,
+                block_idx: t.block_idx,
+                block_num: t.block_num,
+                kernel_ids: t.kernel_ids,
+                sched_thread: t.sched_thread.unwrap_or(0),
+            })
+        })
+    }
+
     /// Appends a phase of scheduler thread `thread` (threads in increasing order).
     pub fn phase(&mut self, thread: u32, r: &PhaseRecord) -> io::Result<()> {
         self.row(Section::SchedPhases, thread)?;
@@ -397,6 +450,17 @@ impl<W: Write> SwimlaneWriter<W> {
     }
 }
 
+/// The next `reg_task_id` of `core`: its executions numbered in row order.
+fn next_reg(reg: &mut Vec<u32>, core: u32) -> u32 {
+    let i = core as usize;
+    if i >= reg.len() {
+        reg.resize(i + 1, 0);
+    }
+    let seq = reg[i];
+    reg[i] = seq.wrapping_add(1);
+    seq
+}
+
 fn thread_suffix(section: Section, thread: u32) -> String {
     if section == Section::SchedPhases {
         format!(" (thread {thread})")
@@ -409,12 +473,10 @@ fn refused(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
 
-/// Writes normalised rows as a records file: `tasks` become `aicore_tasks`, `aicpu_tasks`
-/// (their dispatch and finish, from level 2) and `simpler_task_info` (per-core
-/// `reg_task_id`s in row order); `dummies` become `dummy_task` phases and `submits` submit
+/// Writes normalised rows as a records file: `tasks` through
+/// [`SwimlaneWriter::task_sections`], `dummies` as `dummy_task` phases and `submits` as submit
 /// spans, when the level records them. For tools and tests that synthesise records; the runtime
-/// streams its rows through [`SwimlaneWriter`] instead. A task without a dispatch or finish time
-/// at level ≥ 2 is an `InvalidInput` error.
+/// streams its rows from its spill files through [`SwimlaneWriter`] instead.
 pub fn write_rows<W: Write>(
     out: W,
     header: &WriteHeader,
@@ -423,52 +485,7 @@ pub fn write_rows<W: Write>(
     submits: &[super::OrchRow],
 ) -> io::Result<W> {
     let mut w = SwimlaneWriter::begin(out, header)?;
-    let mut reg: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-    let regs: Vec<u32> = tasks
-        .iter()
-        .map(|t| {
-            let r = reg.entry(t.core_id).or_insert(0);
-            *r += 1;
-            *r - 1
-        })
-        .collect();
-    for (t, &reg_task_id) in tasks.iter().zip(&regs) {
-        w.aicore(&AicoreRecord {
-            core_id: t.core_id,
-            task_token: t.task_id,
-            reg_task_id,
-            start: t.start_ns,
-            end: t.end_ns,
-            receive_to_start: u32::try_from(t.start_ns.saturating_sub(t.receive_ns)).unwrap_or(u32::MAX),
-        })?;
-    }
-    if header.level.has_dispatch() {
-        for (t, &reg_task_id) in tasks.iter().zip(&regs) {
-            let (Some(dispatch), Some(finish)) = (t.dispatch_ns, t.finish_ns) else {
-                return Err(refused(format!(
-                    "task {} on core {} has no dispatch or finish time, which level {} records",
-                    t.task_id,
-                    t.core_id,
-                    header.level.number()
-                )));
-            };
-            w.aicpu(&AicpuRecord {
-                core_id: t.core_id,
-                reg_task_id,
-                dispatch,
-                finish,
-            })?;
-        }
-    }
-    for t in tasks {
-        w.task_info(&TaskInfo {
-            func_id: t.func_id,
-            block_idx: t.block_idx,
-            block_num: t.block_num,
-            kernel_ids: t.kernel_ids,
-            sched_thread: t.sched_thread.unwrap_or(0),
-        })?;
-    }
+    w.task_sections(|visit| tasks.iter().try_for_each(&mut *visit))?;
     if header.level.has_sched_phases() {
         let mut dummies: Vec<&super::DummyRow> = dummies.iter().collect();
         dummies.sort_by_key(|d| d.sched_thread);

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use simpler_artifacts::manifest::DiagnosticEntry;
 use simpler_artifacts::publish::{publish_with, Options};
 use simpler_artifacts::swimlane::{
-    AicoreRecord, AicpuRecord, BuildPhaseRecord, Level, OrchRecord, OrchRow, PhaseRecord, SwimlaneWriter,
-    TaskInfo, TaskRow, WriteHeader, CHIP_FILE_NAME, FILE_NAME,
+    BuildPhaseRecord, CoreType, Level, OrchRecord, OrchRow, PhaseRecord, SwimlaneWriter, TaskRow,
+    WriteHeader, CHIP_FILE_NAME, FILE_NAME,
 };
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
@@ -259,7 +259,7 @@ fn read_words<const N: usize>(r: &mut impl Read) -> io::Result<[u64; N]> {
     Ok(out)
 }
 
-const TASK_WORDS: usize = 13;
+const TASK_WORDS: usize = 14;
 
 fn encode_task(r: &TaskRow) -> [u64; TASK_WORDS] {
     [
@@ -276,37 +276,27 @@ fn encode_task(r: &TaskRow) -> [u64; TASK_WORDS] {
         r.start_ns,
         r.end_ns,
         r.finish_ns.unwrap_or(0),
+        u64::from(r.core_type == CoreType::Aiv),
     ]
 }
 
-/// A spilled task row, as the writer needs it.
-struct SpilledTask {
-    task_id: u64,
-    kernel_ids: [i32; 3],
-    func_id: i32,
-    block_idx: u32,
-    block_num: u32,
-    core_id: u32,
-    sched_thread: u32,
-    dispatch: u64,
-    start: u64,
-    end: u64,
-    finish: u64,
-}
-
-fn decode_task(w: [u64; TASK_WORDS]) -> SpilledTask {
-    SpilledTask {
+/// A spilled task row back (every time recorded: the runtime records them all).
+fn decode_task(w: [u64; TASK_WORDS]) -> TaskRow {
+    TaskRow {
         task_id: w[0],
+        reg_task_id: 0,
         kernel_ids: [w[1] as i64 as i32, w[2] as i64 as i32, w[3] as i64 as i32],
         func_id: w[4] as i64 as i32,
         block_idx: w[5] as u32,
         block_num: w[6] as u32,
         core_id: w[7] as u32,
-        sched_thread: w[8] as u32,
-        dispatch: w[9],
-        start: w[10],
-        end: w[11],
-        finish: w[12],
+        core_type: if w[13] == 0 { CoreType::Aic } else { CoreType::Aiv },
+        sched_thread: Some(w[8] as u32),
+        dispatch_ns: Some(w[9]),
+        receive_ns: w[10],
+        start_ns: w[10],
+        end_ns: w[11],
+        finish_ns: Some(w[12]),
     }
 }
 
@@ -559,44 +549,7 @@ fn write_records<W: Write>(
     header: &WriteHeader,
     build: &[BuildPhaseRecord],
 ) -> io::Result<SwimlaneRows> {
-    // reg_task_id: the per-core dispatch sequence, recomputed identically on each pass.
-    let cores = header.core_types.len().max(1);
-    let mut reg = vec![0u32; cores];
-    tasks.read(|x| {
-        let t = decode_task(x);
-        let seq = next_reg(&mut reg, t.core_id);
-        w.aicore(&AicoreRecord {
-            core_id: t.core_id,
-            task_token: t.task_id,
-            reg_task_id: seq,
-            start: t.start,
-            end: t.end,
-            receive_to_start: 0,
-        })
-    })?;
-    if header.level.has_dispatch() {
-        reg.iter_mut().for_each(|r| *r = 0);
-        tasks.read(|x| {
-            let t = decode_task(x);
-            let seq = next_reg(&mut reg, t.core_id);
-            w.aicpu(&AicpuRecord {
-                core_id: t.core_id,
-                reg_task_id: seq,
-                dispatch: t.dispatch,
-                finish: t.finish,
-            })
-        })?;
-    }
-    tasks.read(|x| {
-        let t = decode_task(x);
-        w.task_info(&TaskInfo {
-            func_id: t.func_id,
-            block_idx: t.block_idx,
-            block_num: t.block_num,
-            kernel_ids: t.kernel_ids,
-            sched_thread: t.sched_thread,
-        })
-    })?;
+    w.task_sections(|visit| tasks.read(|x| visit(&decode_task(x))))?;
     let mut rows = SwimlaneRows {
         tasks: tasks.rows,
         ..SwimlaneRows::default()
@@ -622,16 +575,6 @@ fn write_records<W: Write>(
         w.build_phase(b)?;
     }
     Ok(rows)
-}
-
-fn next_reg(reg: &mut Vec<u32>, core: u32) -> u32 {
-    let i = core as usize;
-    if i >= reg.len() {
-        reg.resize(i + 1, 0);
-    }
-    let seq = reg[i];
-    reg[i] = seq.wrapping_add(1);
-    seq
 }
 
 /// Writes `<prefix>/l2_swimlane_records.json` from the spilled rows and links it as
