@@ -58,6 +58,10 @@ pub struct SearchResult {
     pub tensormap: TensorMapVerified,
     /// Whether every run of the combination of minimums passed.
     pub combination_passed: bool,
+    /// How the combination of minimums failed, when it did (on tmr the dep pool's and the
+    /// tensor map's needs depend on how far the schedulers got, so their minimums together
+    /// can fail where each alone passed).
+    pub combination_failure: Option<Trial>,
     /// The suggested sizes (minimum + [`HEADROOM_PERCENT`], rounded to what the key accepts).
     pub suggested_env: RuntimeEnv,
     /// Whether every run with the suggested sizes passed.
@@ -310,7 +314,10 @@ pub fn search(
     r.tensormap = Some(tensormap.min);
     let combo = r.trial(&minimum_env);
     let combination_passed = combo.is_ok();
-    let wall_minimum = combo.ok().map(median);
+    let (wall_minimum, combination_failure) = match combo {
+        Ok(walls) => (Some(median(walls)), None),
+        Err(t) => (None, Some(t)),
+    };
     // Confirm the suggestion; a timing-dependent failure raises the failing resource on every
     // used ring by the headroom again (at most `RAISES` times), and says so.
     let mut suggested_passed = false;
@@ -353,6 +360,7 @@ pub fn search(
         verified,
         minimum_env,
         combination_passed,
+        combination_failure,
         suggested_env,
         suggested_passed,
         raised,
@@ -386,7 +394,7 @@ fn resource_of(t: &Trial) -> Option<RingResource> {
 }
 
 /// One line for a failed trial.
-fn describe(t: &Trial) -> String {
+pub fn describe(t: &Trial) -> String {
     match t {
         Trial::Fatal { code, message } => format!("fatal {} ({}): {message}", code.code(), code.name()),
         Trial::Failed { message } => message.clone(),

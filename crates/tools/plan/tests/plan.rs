@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use simpler_plan::analysis::{analyze, analyze_file, Analysis};
 use simpler_plan::check::predict;
-use simpler_plan::search::search;
+use simpler_plan::search::{search, SearchResult};
 use simpler_plan::target::{Target, Trial};
 use simpler_plan::{parse_check, record};
 use simpler_runtime::config::RingResource;
@@ -77,7 +77,8 @@ fn vector_example_ring_1_needs_a_window_of_8_and_a_window_of_4_deadlocks_at_its_
     assert_eq!(min(RingResource::TaskWindow, 0), 4);
     assert_eq!(min(RingResource::Heap, 1), 196608);
     assert_eq!(min(RingResource::Heap, 0), 65536);
-    assert!(s.combination_passed && s.suggested_passed);
+    assert_minimums_together(&s);
+    assert!(s.suggested_passed, "{s:?}");
     assert_eq!(s.suggested_env.get(RingResource::TaskWindow, 1), Some(16));
     assert_eq!(s.suggested_env.get(RingResource::Heap, 1), Some(245760));
     // Below the window minimum the search saw the scope deadlock.
@@ -150,7 +151,8 @@ fn a_streaming_workload_peaks_far_above_its_structural_minimum() {
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
     let min = |res, ring| s.verified(res, ring).unwrap().min;
     assert_eq!(min(RingResource::TaskWindow, 1), 4);
-    assert!(s.combination_passed && s.suggested_passed);
+    assert_minimums_together(&s);
+    assert!(s.suggested_passed, "{s:?}");
 }
 
 #[test]
@@ -289,7 +291,8 @@ fn a_captured_deps_json_is_planned_by_replaying_it() {
     assert!(matches!(target, Target::Deps(_)));
     let (a, _dir) = recorded(&target);
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
-    assert!(s.combination_passed && s.suggested_passed, "{s:?}");
+    assert_minimums_together(&s);
+    assert!(s.suggested_passed, "{s:?}");
     for v in &s.verified {
         let f = a.figure(v.resource, v.ring).unwrap();
         if v.resource != RingResource::DepPool {
@@ -346,4 +349,22 @@ fn a_version_4_file_has_no_dep_pool_figure() {
         "left at the key's default"
     );
     assert_eq!(env.get(RingResource::TaskWindow, 1), Some(8));
+}
+
+/// The minimums together pass, except that on tmr the dep pool's and the tensor map's needs
+/// depend on how far the schedulers got (an entry per producer still pending; map entries not
+/// yet retired), so their minimums found one at a time may fail together, and only with their
+/// own fatal. (CI saw it once: `a_captured_deps_json_is_planned_by_replaying_it`.)
+fn assert_minimums_together(s: &SearchResult) {
+    match &s.combination_failure {
+        None => assert!(s.combination_passed),
+        Some(Trial::Fatal { code, .. })
+            if s.runtime == RuntimeKind::Tmr
+                && matches!(code, FatalCode::DepPoolOverflow | FatalCode::TensorMapOverflow) =>
+        {
+            assert!(!s.combination_passed);
+            eprintln!("minimums together failed on a timing-dependent resource: {s:?}");
+        }
+        Some(other) => panic!("the minimums together failed: {other:?}\n{s:?}"),
+    }
 }
