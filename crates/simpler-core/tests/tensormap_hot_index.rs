@@ -7,13 +7,10 @@ use simpler_core::{DType, Overlap, TaskId, Tensor, TensorMap, TensorMapConfig};
 #[derive(Clone, Debug)]
 enum Op {
     /// Insert a view written by the next task.
-    Insert {
-        view: (u32, u32, u32, u32, i32),
-        other_buffer: bool,
-    },
+    Insert { view: View, other_buffer: bool },
     /// Look a view up (INOUT removes covered entries).
     Lookup {
-        view: (u32, u32, u32, u32, i32),
+        view: View,
         inout: bool,
         other_buffer: bool,
     },
@@ -21,8 +18,13 @@ enum Op {
     Retire { fraction: u32 },
 }
 
-fn view_s() -> impl Strategy<Value = (u32, u32, u32, u32, i32)> {
-    (0u32..16, 1u32..17, 0u32..16, 1u32..17, 0i32..3)
+/// (first row, rows, first column, columns, version, layout).
+type View = (u32, u32, u32, u32, i32, u8);
+
+fn view_s() -> impl Strategy<Value = View> {
+    // Layout 0 (the plain 2-D box) most often, so the hot index's grid fills up.
+    let layout = prop_oneof![6 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8), 1 => Just(4u8)];
+    (0u32..16, 1u32..17, 0u32..16, 1u32..17, 0i32..3, layout)
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -34,10 +36,30 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn make(base: &Tensor, (r0, rows, c0, cols, version): (u32, u32, u32, u32, i32)) -> Tensor {
+/// A view of `base` (16×16 f32) in one of five layouts: a row-major box, the box transposed
+/// (other strides), a 1-D range of the flattened buffer (another rank), a box of every other
+/// column (innermost stride 2: the box test cannot place it), the box read as i32 (another
+/// dtype at the same address).
+fn make(base: &Tensor, (r0, rows, c0, cols, version, layout): View) -> Tensor {
     let rows = rows.min(16 - r0);
     let cols = cols.min(16 - c0);
-    base.view(&[rows, cols], &[r0, c0]).unwrap().with_version(version)
+    let boxed = base.view(&[rows, cols], &[r0, c0]).unwrap();
+    let t = match layout {
+        0 => boxed,
+        1 => boxed.transpose(0, 1).unwrap(),
+        2 => {
+            let start = r0 * 16 + c0;
+            let len = (rows * cols).min(256 - start);
+            base.reshape(&[256]).unwrap().view(&[len], &[start]).unwrap()
+        }
+        3 => boxed.slice(1, 0, cols, 2).unwrap(),
+        _ => {
+            let mut p = boxed.to_parts();
+            p.dtype = DType::Int32;
+            Tensor::from_parts(&p).unwrap()
+        }
+    };
+    t.with_version(version)
 }
 
 fn map(hot_threshold: usize, bounded: bool) -> TensorMap {

@@ -147,17 +147,50 @@ fn a_hot_lookup_examines_only_entries_that_can_reach_the_consumer() {
     }
     hits(&mut m, &tile(0));
     assert_eq!(m.hot_addresses(), 1);
-    // Tile 5 spans [40, 48); tiles start every 8 and span 8: tiles 4 (starts at 32 = 40 - 8)
-    // and 5 can reach it; tile 6 starts at its end (48) and cannot.
+    // Tile 5 spans [40, 48); tiles start every 8 and span 8: tile 4 ends where 5 starts and
+    // tile 6 starts where 5 ends, so only tile 5's box can meet it.
     assert_eq!(hits(&mut m, &tile(5)), [(TaskId::new(0, 5), Overlap::Covered)]);
-    assert_eq!(m.last_hot_candidates(), 2, "tiles 4 and 5 only");
+    assert_eq!(m.last_hot_candidates(), 1, "tile 5 only");
     // A consumer of the same version as every entry is not "newer": still only nearby tiles.
     let same = tile(5).with_version(0);
     hits(&mut m, &same);
-    assert_eq!(m.last_hot_candidates(), 2);
+    assert_eq!(m.last_hot_candidates(), 1);
     // A newer consumer overlaps every older entry wherever it lies: all are examined.
     let newer = tile(5).with_version(1);
     assert_eq!(hits(&mut m, &newer).len(), 16);
+    assert_eq!(m.last_hot_candidates(), 16);
+}
+
+#[test]
+fn a_hot_2d_tile_lookup_examines_only_its_own_tile() {
+    // A tiled GEMM's C: 16×16 tiles of a 64×64 buffer. Every tile's element range spans its
+    // whole tile row (15 rows of 64 plus 16), so a range index would examine the whole row of
+    // tiles and the one above; the grid examines the tile itself.
+    let c = Tensor::contiguous(0x1000, 64 * 64 * 4, &[64, 64], DType::Float32, TaskId::INVALID).unwrap();
+    let tile = |i: u32, j: u32| c.view(&[16, 16], &[16 * i, 16 * j]).unwrap();
+    let mut m = hot_map();
+    let mut id = 0;
+    for i in 0..4 {
+        for j in 0..4 {
+            m.insert(&tile(i, j), TaskId::new(0, id)).unwrap();
+            id += 1;
+        }
+    }
+    hits(&mut m, &tile(0, 0));
+    assert_eq!(m.hot_addresses(), 1);
+    assert_eq!(hits(&mut m, &tile(2, 1)), [(TaskId::new(0, 9), Overlap::Covered)]);
+    assert_eq!(m.last_hot_candidates(), 1);
+    // A box straddling four tiles meets exactly those four.
+    let straddle = c.view(&[16, 16], &[8, 8]).unwrap();
+    let got: Vec<_> = hits(&mut m, &straddle)
+        .into_iter()
+        .map(|(t, _)| t.local())
+        .collect();
+    assert_eq!(got, [5, 4, 1, 0]);
+    assert_eq!(m.last_hot_candidates(), 4);
+    // The transposed C (another layout) cannot be placed on the grid: every tile is examined.
+    let t = c.transpose(0, 1).unwrap();
+    assert_eq!(hits(&mut m, &t).len(), 16);
     assert_eq!(m.last_hot_candidates(), 16);
 }
 

@@ -18,8 +18,9 @@
 //! graph's live entries; past it the submit fails at once with TENSORMAP_OVERFLOW.
 //!
 //! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup,
-//! e.g. the C of a tiled GEMM) moves into its own index ordered by start offset (`hot.rs`), so a
-//! lookup visits only the entries whose element range can reach the consumer's; the visiting
+//! e.g. the C of a tiled GEMM) moves into its own ordered index (`hot.rs`: by box position for
+//! its main layout, by start offset otherwise), so a lookup visits only the entries that can
+//! overlap the consumer's view; the visiting
 //! order (newest first) and every result are unchanged (property-tested against the plain map).
 
 mod hot;
@@ -278,7 +279,7 @@ impl TensorMap {
         if hot {
             let addr = tensor.addr();
             if let Some(h) = self.hot.get_mut(&addr) {
-                h.remove(tensor.start_offset(), seq);
+                h.remove(&tensor, seq);
                 if h.is_empty() {
                     self.hot.remove(&addr);
                 }
@@ -377,13 +378,7 @@ impl TensorMap {
         self.in_use += 1;
         if hot {
             let h = self.hot.get_mut(&addr).expect("checked above");
-            h.insert(
-                tensor.start_offset(),
-                seq,
-                tensor.extent_elems(),
-                tensor.version(),
-                e,
-            );
+            h.insert(tensor, seq, e);
         } else {
             if b_next != NIL {
                 self.entries[b_next as usize].b_prev = e;
@@ -447,9 +442,7 @@ impl TensorMap {
     ) -> Result<(), E> {
         let mut cands = std::mem::take(&mut self.candidates);
         cands.clear();
-        let start = consumer.start_offset();
-        let end = start + consumer.extent_elems();
-        self.hot[&consumer.addr()].candidates(start, end, consumer.version(), &mut cands);
+        self.hot[&consumer.addr()].candidates(consumer, &mut cands);
         cands.sort_unstable_by_key(|&(seq, _)| std::cmp::Reverse(seq));
         let mut result = Ok(());
         for &(_, e) in &cands {
@@ -483,8 +476,7 @@ impl TensorMap {
                 self.unlink_bucket(e);
                 let entry = &mut self.entries[e as usize];
                 entry.hot = true;
-                let t = entry.tensor;
-                index.insert(t.start_offset(), entry.seq, t.extent_elems(), t.version(), e);
+                index.insert(&entry.tensor, entry.seq, e);
             }
             e = next;
         }

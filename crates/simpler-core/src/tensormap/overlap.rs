@@ -46,19 +46,10 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     if input.dtype() != entry.dtype() || input.strides() != entry.strides() {
         return Overlap::Other;
     }
-    let strides = input.strides();
-    if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
+    let Some(a) = reference_box(input.strides()) else {
         return Overlap::Other;
-    }
-    // Reference box: the inner extents. Its outer extent (buffer elements / strides[0]) bounds
-    // nothing: a view lies inside its buffer (`Tensor::from_parts` checks it), so its outer
-    // offset plus its outer size never exceeds it. The buffer must still be whole outer rows.
-    let mut a = [0u64; MAX_DIMS];
-    for i in 1..n {
-        a[i] = u64::from(strides[i - 1] / strides[i]);
-    }
-    let buf_elems = input.size_bytes() / input.dtype().size();
-    if !buf_elems.is_multiple_of(u64::from(strides[0])) {
+    };
+    if !whole_outer_rows(input) {
         return Overlap::Other;
     }
     let (Some(in_off), Some(en_off)) = (decompose(input, &a), decompose(entry, &a)) else {
@@ -78,6 +69,37 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     } else {
         Overlap::Other
     }
+}
+
+/// The reference box's inner extents `a[1..]` for views with these strides, or `None` when
+/// the L2 test does not apply (innermost stride not 1, or strides not nested). Its outer
+/// extent (buffer elements / strides[0]) bounds nothing: a view lies inside its buffer
+/// (`Tensor::from_parts` checks it), so its outer offset plus its outer size never exceeds it.
+fn reference_box(strides: &[u32]) -> Option<[u64; MAX_DIMS]> {
+    let n = strides.len();
+    if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
+        return None;
+    }
+    let mut a = [0u64; MAX_DIMS];
+    for i in 1..n {
+        a[i] = u64::from(strides[i - 1] / strides[i]);
+    }
+    Some(a)
+}
+
+/// Whether `t`'s buffer is whole outer rows (L2 step 4, asked of the consumer).
+pub(super) fn whole_outer_rows(t: &Tensor) -> bool {
+    let buf_elems = t.size_bytes() / t.dtype().size();
+    buf_elems.is_multiple_of(u64::from(t.strides()[0]))
+}
+
+/// Where the L2 box test places `t`: its per-dimension offsets inside the reference box of its
+/// own strides, or `None` when the test cannot place it (then every overlap with a view of the
+/// same layout is `Other` or decided by L1). Two views of one layout (dtype and strides) whose
+/// positions' boxes are disjoint in any dimension never overlap, provided the consumer's
+/// buffer is [`whole_outer_rows`]: that is what lets the tensor map's hot index skip them.
+pub(super) fn box_position(t: &Tensor) -> Option<[u64; MAX_DIMS]> {
+    reference_box(t.strides()).and_then(|a| decompose(t, &a))
 }
 
 /// Per-dimension offsets of `t.start_offset` in the mixed radix given by its strides, or `None`
