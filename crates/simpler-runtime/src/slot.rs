@@ -6,7 +6,6 @@
 use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
-use arrayvec::ArrayVec;
 use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 
 use crate::platform::{MixedKernels, TaskShape};
@@ -53,7 +52,8 @@ pub(crate) struct Payload {
     pub kernels: MixedKernels,
     /// Tensor arguments (outputs materialized); keeps its capacity across slot reuse.
     pub args: Vec<(ArgTag, Tensor)>,
-    pub scalars: ArrayVec<u64, MAX_SCALAR_ARGS>,
+    /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
+    pub scalars: Vec<u64>,
     pub block_num: u32,
     /// Claimed producers and the flags of each edge.
     pub fanin: Vec<(SlotRef, DepFlags)>,
@@ -117,7 +117,7 @@ impl Slot {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
                 args: Vec::new(),
-                scalars: ArrayVec::new(),
+                scalars: Vec::new(),
                 block_num: 1,
                 fanin: Vec::new(),
                 dump_mask: 0,

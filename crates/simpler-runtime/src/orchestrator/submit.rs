@@ -542,9 +542,13 @@ impl Orchestrator {
         p.id = id;
         p.kernels = task.kernels;
         p.block_num = task.block_num;
+        // Exact reservations: a host-built graph uses each slot once, so growth's spare capacity
+        // (4 arguments for 2) would be paid per task; a reused tmr slot keeps its capacity.
         p.args.clear();
+        p.args.reserve_exact(args.tensors().len());
         p.scalars.clear();
-        p.scalars.extend(args.scalars().iter().copied());
+        p.scalars.reserve_exact(args.scalars().len());
+        p.scalars.extend_from_slice(args.scalars());
         if shared.args_dump.is_some() {
             // Read only by the args dump's capture: not written when it is off.
             p.dump_mask = args.dump_mask();
@@ -574,6 +578,7 @@ impl Orchestrator {
             }
         }
         p.fanin.clear();
+        p.fanin.reserve_exact(self.scratch.fanin.len());
         p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
     }
 
