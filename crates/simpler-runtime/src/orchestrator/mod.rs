@@ -17,7 +17,6 @@ use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::OrchRow;
 use simpler_core::{
     DepFlags, TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS,
-    MAX_TENSOR_ARGS,
 };
 
 pub use crate::site::Site;
@@ -39,8 +38,12 @@ use scope::{ScopeFrame, ScopedTask};
 #[derive(Clone, Debug)]
 pub struct TaskOutputs {
     id: TaskId,
-    outputs: ArrayVec<Tensor, MAX_TENSOR_ARGS>,
+    outputs: Outputs,
 }
+
+/// A submit's outputs: two inline (most tasks have at most two OUTPUT arguments), more on the
+/// heap. Inline room for all `MAX_TENSOR_ARGS` would make every submit return 2.5 KB.
+pub(crate) type Outputs = smallvec::SmallVec<[Tensor; 2]>;
 
 impl TaskOutputs {
     /// The task id.

@@ -21,7 +21,7 @@ use simpler_core::{
 
 use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
-use super::{Orchestrator, TaskOutputs};
+use super::{Orchestrator, Outputs, TaskOutputs};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
@@ -312,11 +312,9 @@ impl Orchestrator {
                 }
             }
         }
-        // Built in place: the outputs are up to `MAX_TENSOR_ARGS` tensors, too large to move
-        // around per submit.
         let mut done = TaskOutputs {
             id,
-            outputs: ArrayVec::new(),
+            outputs: Outputs::new(),
         };
         self.write_payload(id, sref, &task, args, heap_start, &mut done.outputs);
         if is_alloc {
@@ -535,7 +533,7 @@ impl Orchestrator {
         task: &Admitted,
         args: &TaskArgs<'_>,
         heap_start: u64,
-        outputs: &mut ArrayVec<simpler_core::Tensor, { simpler_core::MAX_TENSOR_ARGS }>,
+        outputs: &mut Outputs,
     ) {
         let shared = &*self.shared;
         let mut p = shared.slot(sref).payload.write();
