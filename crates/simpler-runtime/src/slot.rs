@@ -7,8 +7,12 @@ use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
 use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
+use smallvec::SmallVec;
 
 use crate::platform::{MixedKernels, TaskShape};
+
+/// Tensor arguments a slot holds without allocating.
+pub(crate) const INLINE_ARGS: usize = 2;
 
 /// Set in `fanout_count` at slot reset, released by the end of the task's own scope.
 pub(crate) const SCOPE_BIT: u32 = 0x8000_0000;
@@ -50,8 +54,10 @@ pub(crate) struct Fan {
 pub(crate) struct Payload {
     pub id: TaskId,
     pub kernels: MixedKernels,
-    /// Tensor arguments (outputs materialized); keeps its capacity across slot reuse.
-    pub args: Vec<(ArgTag, Tensor)>,
+    /// Tensor arguments (outputs materialized): two inline, in the slot's own cache lines
+    /// (no allocation and no extra line to touch for the common 1–2 argument task); more on
+    /// the heap, whose capacity a reused slot keeps.
+    pub args: SmallVec<[(ArgTag, Tensor); INLINE_ARGS]>,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: Vec<u64>,
     pub block_num: u32,
@@ -116,7 +122,7 @@ impl Slot {
             payload: RwLock::new(Payload {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
-                args: Vec::new(),
+                args: SmallVec::new(),
                 scalars: Vec::new(),
                 block_num: 1,
                 fanin: Vec::new(),
