@@ -141,18 +141,15 @@ impl HotIndex {
         let (off, shape) = outer(&pos, consumer);
         let lo = |d: usize| off[d].saturating_sub(g.max_shape[d].saturating_sub(1));
         let (hi0, lo1, hi1) = (off[0] + shape[0], lo(1), off[1] + shape[1]);
-        let mut row = lo(0);
-        while row < hi0 {
+        let mut from = lo(0);
+        // Each outer offset in range that holds an entry: one seek to find it, one range.
+        while let Some((&(row, _, _), _)) = g.cells.range((from, 0, 0)..(hi0, 0, 0)).next() {
             out.extend(
                 g.cells
                     .range((row, lo1, 0)..(row, hi1, 0))
                     .map(|(&(_, _, seq), &e)| (seq, e)),
             );
-            // The next outer offset that holds an entry.
-            match g.cells.range((row + 1, 0, 0)..(hi0, 0, 0)).next() {
-                Some((&(next, _, _), _)) => row = next,
-                None => break,
-            }
+            from = row + 1;
         }
     }
 }
