@@ -1,21 +1,24 @@
 //! The index of a "hot" buffer: one base address with many live entries (a tiled GEMM's C, a
-//! KV cache written slice by slice). Its entries leave the bucket chain for two ordered maps,
-//! so a lookup visits only entries that can overlap the consumer, instead of every entry on
-//! the buffer:
+//! KV cache written slice by slice). Its entries leave the bucket chain for two maps, so a
+//! lookup visits only entries that can overlap the consumer, instead of every entry on the
+//! buffer:
 //!
 //! - the **grid**: entries of the buffer's first placeable layout (dtype and strides that the
-//!   L2 box test can place, see `overlap::box_position`), keyed by their box's offsets in the
-//!   two outer dimensions. A consumer of that layout visits only the entries whose boxes meet
-//!   its own in both (a skip scan: one seek per outer offset in range), which is what makes a
-//!   tile of a 2-D buffer cost O(log n) instead of a visit of its whole tile row;
-//! - the **loose** entries (any other layout), keyed by start offset, visited when their
-//!   element range can reach the consumer's.
+//!   L2 box test can place, see `overlap::box_position`) no larger than the first entry's box,
+//!   hashed by bucket: their box's offsets in the two outer dimensions divided by that box's
+//!   shape. A consumer of that layout probes the buckets its box can reach (an entry reaches
+//!   at most one bucket back) and takes the entries whose boxes meet its own, so a tile of a
+//!   2-D buffer costs a few hash probes instead of a visit of its whole tile row;
+//! - the **loose** entries (any other layout or a larger box), ordered by start offset,
+//!   visited when their element range can reach the consumer's.
 //!
 //! Both are conservative: every entry the overlap test would report is a candidate (the
 //! skipped grid entries are exactly those the box test answers `None` for), and the caller
 //! runs the test on each. Visiting order is restored by the caller (newest first).
 
 use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use super::overlap::{box_position, whole_outer_rows};
 use crate::{DType, Tensor, MAX_DIMS};
@@ -33,22 +36,62 @@ pub(super) struct HotIndex {
     min_version: i32,
 }
 
-/// Entries of one layout, keyed by their box's outer offsets.
+/// Entries of one layout, bucketed by their box's offsets in the two outer dimensions.
 #[derive(Debug)]
 struct Grid {
     dtype: DType,
     strides: [u32; MAX_DIMS],
     ndims: usize,
-    /// (offset in dim 0, offset in dim 1 (0 for 1-D), insert sequence) → entry index.
-    cells: BTreeMap<(u64, u64, u64), u32>,
-    /// Largest shape ever inserted in dims 0 and 1 (never lowered).
-    max_shape: [u64; 2],
+    /// Bucket edge per outer dimension: the first entry's shape there. An entry larger than a
+    /// bucket in either dimension stays loose, so a box reaches at most one bucket back.
+    edge: [u64; 2],
+    /// (bucket in dim 0, bucket in dim 1) → its entries, unordered.
+    cells: FxHashMap<Bucket, Vec<Cell>>,
+    /// Entries held.
+    len: usize,
+}
+
+/// One grid entry: its box in the two outer dimensions, to test before it is a candidate.
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    seq: u64,
+    entry: u32,
+    /// First offset and end (exclusive) in dims 0 and 1.
+    lo: [u64; 2],
+    hi: [u64; 2],
+}
+
+impl Cell {
+    fn meets(&self, lo: [u64; 2], hi: [u64; 2]) -> bool {
+        self.lo[0] < hi[0] && lo[0] < self.hi[0] && self.lo[1] < hi[1] && lo[1] < self.hi[1]
+    }
+    fn candidate(&self) -> (u64, u32) {
+        (self.seq, self.entry)
+    }
 }
 
 impl Grid {
     fn holds(&self, t: &Tensor) -> bool {
         t.dtype() == self.dtype && t.strides() == &self.strides[..self.ndims]
     }
+    /// The bucket of a placed entry that fits one, `None` when it is larger than a bucket.
+    fn bucket(&self, off: [u64; 2], shape: [u64; 2]) -> Option<Bucket> {
+        (shape[0] <= self.edge[0] && shape[1] <= self.edge[1])
+            .then(|| (off[0] / self.edge[0], off[1] / self.edge[1]))
+    }
+}
+
+/// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
+type Bucket = (u64, u64);
+
+/// Where the grid keeps `t`, if it does: its bucket and its outer box (first offsets, ends).
+fn grid_bucket(grid: &Grid, t: &Tensor) -> Option<(Bucket, [u64; 2], [u64; 2])> {
+    if !grid.holds(t) {
+        return None;
+    }
+    let (off, shape) = outer(&box_position(t)?, t);
+    let key = grid.bucket(off, shape)?;
+    Some((key, off, [off[0] + shape[0], off[1] + shape[1]]))
 }
 
 /// The grid key of a placed view: its offsets and sizes in the two outer dimensions.
@@ -69,23 +112,28 @@ impl HotIndex {
 
     pub fn insert(&mut self, t: &Tensor, seq: u64, entry: u32) {
         self.min_version = self.min_version.min(t.version());
-        if let Some(pos) = box_position(t) {
-            let grid = self.grid.get_or_insert_with(|| {
+        if self.grid.is_none() {
+            if let Some(pos) = box_position(t) {
+                let (_, shape) = outer(&pos, t);
                 let mut strides = [0; MAX_DIMS];
                 strides[..t.ndims()].copy_from_slice(t.strides());
-                Grid {
+                self.grid = Some(Grid {
                     dtype: t.dtype(),
                     strides,
                     ndims: t.ndims(),
-                    cells: BTreeMap::new(),
-                    max_shape: [0; 2],
-                }
-            });
-            if grid.holds(t) {
-                let (off, shape) = outer(&pos, t);
-                grid.cells.insert((off[0], off[1], seq), entry);
-                grid.max_shape[0] = grid.max_shape[0].max(shape[0]);
-                grid.max_shape[1] = grid.max_shape[1].max(shape[1]);
+                    edge: [shape[0].max(1), shape[1].max(1)],
+                    cells: FxHashMap::default(),
+                    len: 0,
+                });
+            }
+        }
+        if let Some(grid) = &mut self.grid {
+            if let Some((key, lo, hi)) = grid_bucket(grid, t) {
+                grid.cells
+                    .entry(key)
+                    .or_default()
+                    .push(Cell { seq, entry, lo, hi });
+                grid.len += 1;
                 return;
             }
         }
@@ -95,10 +143,14 @@ impl HotIndex {
 
     /// Removes the entry inserted as `t` with `seq` (found where [`HotIndex::insert`] put it).
     pub fn remove(&mut self, t: &Tensor, seq: u64) {
-        if let Some(grid) = self.grid.as_mut().filter(|g| g.holds(t)) {
-            if let Some(pos) = box_position(t) {
-                let (off, _) = outer(&pos, t);
-                grid.cells.remove(&(off[0], off[1], seq));
+        if let Some(grid) = &mut self.grid {
+            if let Some((key, _, _)) = grid_bucket(grid, t) {
+                if let Some(cell) = grid.cells.get_mut(&key) {
+                    if let Some(i) = cell.iter().position(|c| c.seq == seq) {
+                        cell.swap_remove(i);
+                        grid.len -= 1;
+                    }
+                }
                 return;
             }
         }
@@ -106,7 +158,7 @@ impl HotIndex {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.loose.is_empty() && self.grid.as_ref().is_none_or(|g| g.cells.is_empty())
+        self.loose.is_empty() && self.grid.as_ref().is_none_or(|g| g.len == 0)
     }
 
     /// Appends `(seq, entry)` of every entry that may overlap `consumer`.
@@ -115,7 +167,7 @@ impl HotIndex {
             // The version rule makes every older entry overlap, wherever it lies.
             out.extend(self.loose.iter().map(|(&(_, seq), &e)| (seq, e)));
             if let Some(g) = &self.grid {
-                out.extend(g.cells.iter().map(|(&(_, _, seq), &e)| (seq, e)));
+                out.extend(g.cells.values().flatten().map(Cell::candidate));
             }
             return;
         }
@@ -133,23 +185,35 @@ impl HotIndex {
             .flatten();
         let Some(pos) = placed else {
             // Another layout, or one the box test cannot place: every grid entry may overlap.
-            out.extend(g.cells.iter().map(|(&(_, _, seq), &e)| (seq, e)));
+            out.extend(g.cells.values().flatten().map(Cell::candidate));
             return;
         };
-        // Same layout: an entry overlaps only if its box meets the consumer's in dims 0 and 1,
-        // i.e. its offset in each lies in [consumer's - (max shape - 1), consumer's end).
+        // Same layout: an entry overlaps only if its box meets the consumer's in dims 0 and 1.
+        // Its offset there is then in [consumer's - edge + 1, consumer's end) (its shape is at
+        // most a bucket edge), so only the buckets of that range can hold it.
         let (off, shape) = outer(&pos, consumer);
-        let lo = |d: usize| off[d].saturating_sub(g.max_shape[d].saturating_sub(1));
-        let (hi0, lo1, hi1) = (off[0] + shape[0], lo(1), off[1] + shape[1]);
-        let mut from = lo(0);
-        // Each outer offset in range that holds an entry: one seek to find it, one range.
-        while let Some((&(row, _, _), _)) = g.cells.range((from, 0, 0)..(hi0, 0, 0)).next() {
-            out.extend(
-                g.cells
-                    .range((row, lo1, 0)..(row, hi1, 0))
-                    .map(|(&(_, _, seq), &e)| (seq, e)),
-            );
-            from = row + 1;
+        let span = |d: usize| {
+            let first = off[d].saturating_sub(g.edge[d] - 1) / g.edge[d];
+            let last = (off[d] + shape[d] - 1) / g.edge[d];
+            first..=last
+        };
+        let (rows, cols) = (span(0), span(1));
+        let (lo, hi) = (off, [off[0] + shape[0], off[1] + shape[1]]);
+        let meeting = |out: &mut Vec<(u64, u32)>, cell: &[Cell]| {
+            out.extend(cell.iter().filter(|c| c.meets(lo, hi)).map(Cell::candidate));
+        };
+        let probes = (rows.end() - rows.start() + 1).saturating_mul(cols.end() - cols.start() + 1);
+        if probes > g.cells.len() as u64 {
+            // A consumer wider than the occupied buckets: filtering them all is cheaper.
+            g.cells.values().for_each(|cell| meeting(out, cell));
+            return;
+        }
+        for r in rows {
+            for c in cols.clone() {
+                if let Some(cell) = g.cells.get(&(r, c)) {
+                    meeting(out, cell);
+                }
+            }
         }
     }
 }

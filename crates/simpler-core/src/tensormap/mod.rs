@@ -18,7 +18,7 @@
 //! graph's live entries; past it the submit fails at once with TENSORMAP_OVERFLOW.
 //!
 //! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup,
-//! e.g. the C of a tiled GEMM) moves into its own ordered index (`hot.rs`: by box position for
+//! e.g. the C of a tiled GEMM) moves into its own index (`hot.rs`: hashed by box position for
 //! its main layout, by start offset otherwise), so a lookup visits only the entries that can
 //! overlap the consumer's view; the visiting
 //! order (newest first) and every result are unchanged (property-tested against the plain map).
@@ -40,7 +40,7 @@ pub const DEFAULT_TENSORMAP_BUCKETS: usize = 4096;
 /// Retired tasks between two batched cleanups of a ring.
 pub const CLEANUP_INTERVAL: u32 = 64;
 /// Entries of one base address a lookup may walk in the bucket chain before that address gets
-/// its own ordered index (see `hot.rs`).
+/// its own index (see `hot.rs`).
 pub const DEFAULT_HOT_THRESHOLD: usize = 64;
 
 const NIL: u32 = u32::MAX;
