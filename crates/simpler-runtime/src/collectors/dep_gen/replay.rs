@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use simpler_core::{
-    compute_fanin, register_outputs, DType, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
+    compute_fanin, register_outputs, DType, DepFlags, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
     TensorCreateInfo, TensorMap, TensorMapConfig,
 };
 
@@ -37,6 +37,9 @@ pub(crate) struct Replay {
     annot_set: FaninSet,
     args: Vec<TensorArg>,
     deps: Vec<(TaskId, DepKind)>,
+    /// The two passes' producer sets, sorted for the comparison (reused per record).
+    want: Vec<(TaskId, DepFlags)>,
+    got: Vec<(TaskId, DepFlags)>,
     placeholder: TensorCreateInfo,
     /// Slots received (base and overflow).
     pub collected: u64,
@@ -69,6 +72,8 @@ impl Replay {
             annot_set: FaninSet::new(),
             args: Vec::with_capacity(32),
             deps: Vec::new(),
+            want: Vec::new(),
+            got: Vec::new(),
             placeholder: TensorCreateInfo::new(&[1], DType::Float32).expect("a valid create-info"),
             collected: 0,
             records: 0,
@@ -170,14 +175,17 @@ impl Replay {
             self.problem = Some(format!("task {id} (annotated pass): {}", e));
             return;
         }
-        let mut want: Vec<_> = oracle_set.edges().to_vec();
-        let mut got: Vec<_> = annot_set.edges().to_vec();
+        let (want, got) = (&mut self.want, &mut self.got);
+        want.clear();
+        want.extend_from_slice(oracle_set.edges());
+        got.clear();
+        got.extend_from_slice(annot_set.edges());
         if self.corrupt && !got.is_empty() {
             got.pop();
             self.corrupt = false;
         }
-        want.sort();
-        got.sort();
+        want.sort_unstable();
+        got.sort_unstable();
         if want != got {
             self.problem = Some(format!(
                 "oracle and annotated passes disagree on task {id}: oracle {:?}, annotated {:?}",
