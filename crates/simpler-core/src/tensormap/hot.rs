@@ -49,6 +49,9 @@ struct Grid {
     cells: FxHashMap<Bucket, Vec<Cell>>,
     /// Entries held.
     len: usize,
+    /// Every entry ever inserted starts on a bucket boundary (a tiling by the first entry's
+    /// box): then none reaches back into the next bucket, and a probe needs no step back.
+    aligned: bool,
 }
 
 /// One grid entry: its box in the two outer dimensions, to test before it is a candidate.
@@ -122,6 +125,7 @@ impl HotIndex {
                     strides,
                     ndims: t.ndims(),
                     edge: [shape[0].max(1), shape[1].max(1)],
+                    aligned: true,
                     cells: FxHashMap::default(),
                     len: 0,
                 });
@@ -134,6 +138,7 @@ impl HotIndex {
                     .or_default()
                     .push(Cell { seq, entry, lo, hi });
                 grid.len += 1;
+                grid.aligned &= lo[0] % grid.edge[0] == 0 && lo[1] % grid.edge[1] == 0;
                 return;
             }
         }
@@ -190,10 +195,12 @@ impl HotIndex {
         };
         // Same layout: an entry overlaps only if its box meets the consumer's in dims 0 and 1.
         // Its offset there is then in [consumer's - edge + 1, consumer's end) (its shape is at
-        // most a bucket edge), so only the buckets of that range can hold it.
+        // most a bucket edge), so only the buckets of that range can hold it; when every entry
+        // starts on a bucket boundary, none from an earlier bucket reaches the consumer's.
         let (off, shape) = outer(&pos, consumer);
         let span = |d: usize| {
-            let first = off[d].saturating_sub(g.edge[d] - 1) / g.edge[d];
+            let back = if g.aligned { 0 } else { g.edge[d] - 1 };
+            let first = off[d].saturating_sub(back) / g.edge[d];
             let last = (off[d] + shape[d] - 1) / g.edge[d];
             first..=last
         };
