@@ -154,6 +154,10 @@ impl HotIndex {
                     if let Some(i) = cell.iter().position(|c| c.seq == seq) {
                         cell.swap_remove(i);
                         grid.len -= 1;
+                        if grid.len == 0 {
+                            // An empty index holds no allocation (see `HOT_ADDRESS_LIMIT`).
+                            grid.cells = FxHashMap::default();
+                        }
                     }
                 }
                 return;

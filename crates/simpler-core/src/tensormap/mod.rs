@@ -42,6 +42,12 @@ pub const CLEANUP_INTERVAL: u32 = 64;
 /// Entries of one base address a lookup may walk in the bucket chain before that address gets
 /// its own index (see `hot.rs`).
 pub const DEFAULT_HOT_THRESHOLD: usize = 64;
+/// Hot addresses kept before the empty indexes among them are dropped. An index that empties
+/// (every writer of its buffer retired, e.g. the schedulers caught up with a tiled GEMM) is
+/// kept: dropping it at once sent its buffer back to the bucket chain, whose lookups then
+/// walked up to [`DEFAULT_HOT_THRESHOLD`] live entries each until the next promotion, over
+/// and over. An empty index holds no allocation.
+pub const HOT_ADDRESS_LIMIT: usize = 1024;
 
 const NIL: u32 = u32::MAX;
 
@@ -280,9 +286,6 @@ impl TensorMap {
             let addr = tensor.addr();
             if let Some(h) = self.hot.get_mut(&addr) {
                 h.remove(&tensor, seq);
-                if h.is_empty() {
-                    self.hot.remove(&addr);
-                }
             }
             return;
         }
@@ -468,6 +471,10 @@ impl TensorMap {
     /// Moves every entry of `addr` from its bucket chain into an ordered index.
     #[cold]
     fn promote(&mut self, addr: u64) {
+        if self.hot.len() >= HOT_ADDRESS_LIMIT {
+            // Indexes stay when they empty (see `HOT_ADDRESS_LIMIT`); drop the empty ones now.
+            self.hot.retain(|_, h| !h.is_empty());
+        }
         let mut index = HotIndex::new();
         let mut e = self.buckets[self.bucket_of(addr)];
         while e != NIL {
