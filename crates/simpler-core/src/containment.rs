@@ -12,7 +12,7 @@
 //! 1. byte extents: the inner view's first and last bytes must lie inside the outer's extent;
 //! 2. a dense outer view (one block) contains everything inside its extent: the common case of
 //!    a whole-buffer or contiguous write read back through any view, O(rank);
-//! 3. otherwise, when the outer view's levels nest (each stride at least the span of the
+//! 3. otherwise, when the outer view's levels nest (each stride beyond the span of the
 //!    levels below it, so its blocks are disjoint and ordered), each of the inner view's blocks
 //!    is located by a greedy mixed-radix division in O(rank): exact;
 //! 4. an outer view whose levels do not nest (interleaved or self-overlapping strides) is
@@ -102,12 +102,15 @@ impl Blocks {
         self.levels().iter().map(|l| l.count).product()
     }
 
-    /// True when blocks never overlap and are ordered by index: each level's stride is at
-    /// least the span of everything below it.
+    /// True when blocks never overlap or touch and are ordered by index: each level's stride
+    /// exceeds the span of everything below it. (A stride equal to that span makes the last
+    /// block of one repetition touch the first of the next: a contiguous run made of two
+    /// blocks, which an inner block may straddle, so the one-block search would miss it; such
+    /// a view is expanded and its touching blocks merged instead.)
     fn nests(&self) -> bool {
         let mut span = self.block;
         for l in self.levels() {
-            if l.stride < span {
+            if l.stride <= span {
                 return false;
             }
             span += l.stride * (l.count - 1);
