@@ -90,6 +90,13 @@ pub(crate) fn unpack_dtype(packed: u64, j: usize) -> Option<DType> {
 /// Host bytes one task-window slot takes before any task uses it (what a window size costs).
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 
+/// The most bytes a slot may take. The host-built graph keeps one slot per task (1M tasks: a
+/// 2^20-slot window), so the slot is most of its memory per task (`docs/performance.md`
+/// accounts for it); it once carried 16 scalars inline (136 bytes) for tasks that mostly have
+/// none. The build fails when the slot outgrows this (384 bytes today: six cache lines).
+pub(crate) const SLOT_BUDGET: usize = 384;
+const _: () = assert!(SLOT_BYTES <= SLOT_BUDGET, "a task slot outgrew SLOT_BUDGET");
+
 /// One task slot.
 pub(crate) struct Slot {
     pub fan: Mutex<Fan>,
