@@ -526,7 +526,7 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// streaming parser of [`read_deps_from`], so errors are exactly its errors.
 pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, DepsReadError> {
     let open = || File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e));
-    let stop = match chunked::read(open()?, sink) {
+    let stop = match chunked::read_path(path, sink) {
         Ok(gaps) => return Ok(gaps),
         Err(stop) => stop,
     };

@@ -8,8 +8,23 @@
 //! it. Whatever this walk does not accept (malformed JSON, a missing or repeated section, a
 //! bad element, a read error) stops it with [`Stop`]: the caller then reads the file again
 //! with the streaming reader, whose error (message, line and column) is the one reported.
+//!
+//! # Two threads on a large section
+//!
+//! When a section starts with at least [`SPLIT_MIN_BYTES`] of file after it, a helper thread
+//! opens the file again, finds the first element boundary (`}`, `,`, `{`) after the middle of
+//! that rest, and parses elements of the section's type from there to the closing `]` into a
+//! list. The main thread parses from the start; if its own walk arrives at exactly that
+//! boundary (so the boundary was not inside a string, and lies in this section), it hands the
+//! helper's elements to the sink in order and goes on after the `]`, as if it had parsed them
+//! itself. Otherwise (the boundary was elsewhere, or the helper failed) the helper is stopped
+//! and its work dropped: the main thread's sequential walk is the reference, the helper only
+//! saves time.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 
@@ -17,6 +32,35 @@ use super::{DepsElement, DepsGaps, DepsSink, Gap};
 
 /// Bytes read per refill (at least; a window that must grow doubles).
 const CHUNK_BYTES: usize = 8 << 20;
+
+/// A section is split between two threads when at least this much of the file follows its `[`.
+const SPLIT_MIN_BYTES: u64 = 64 << 20;
+
+/// Where a helper thread may read the second half of a section.
+#[derive(Debug, Clone, Copy)]
+struct Split<'a> {
+    /// The file, opened again by the helper.
+    path: &'a Path,
+    /// Its length.
+    len: u64,
+    /// The least bytes after a section's `[` for a split.
+    min_bytes: u64,
+}
+
+/// A running helper: where it started, its stop flag, and the thread.
+type Helper<'scope, 'flag, T> = (
+    u64,
+    &'flag AtomicBool,
+    std::thread::ScopedJoinHandle<'scope, Option<Tail<T>>>,
+);
+
+/// What a helper parsed: the elements from the boundary at `begin` to the `]` at `end`.
+struct Tail<T> {
+    begin: u64,
+    end: u64,
+    elements: Vec<T>,
+    gaps: DepsGaps,
+}
 
 /// The fast path stopped: something it does not accept at byte `at` of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +82,22 @@ struct Window<R> {
 }
 
 impl<R: Read> Window<R> {
+    fn new(reader: R, base: u64, chunk: usize) -> Self {
+        Window {
+            reader,
+            buf: Vec::new(),
+            pos: 0,
+            base,
+            eof: false,
+            chunk,
+        }
+    }
+
+    /// File offset of the next unconsumed byte.
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
     fn stop(&self) -> Stop {
         Stop {
             at: self.base + self.pos as u64,
@@ -129,18 +189,53 @@ impl<R: Read> Window<R> {
         }
     }
 
-    /// Parses one section's array, handing each element to `push`.
+    /// Parses one section's array, handing each element to `push`; with `split`, a large
+    /// section's second half is parsed by a helper thread (see the module docs).
     fn section<S, T: DepsElement>(
         &mut self,
         sink: &mut S,
         gaps: &mut DepsGaps,
         push: fn(&mut S, T),
-    ) -> Result<(), Stop> {
+        split: Option<Split<'_>>,
+    ) -> Result<(), Stop>
+    where
+        R: Seek,
+    {
         self.expect(b'[')?;
         if self.peek()? == Some(b']') {
             self.pos += 1;
             return Ok(());
         }
+        let start = self.offset();
+        let begin = split
+            .filter(|s| s.len.saturating_sub(start) >= s.min_bytes)
+            .and_then(|s| Some((s, split_point::<T>(s.path, start, s.len)?)));
+        let Some((split, begin)) = begin else {
+            return self.elements(sink, gaps, push, None);
+        };
+        let cancel = AtomicBool::new(false);
+        let chunk = self.chunk;
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(|| parse_tail::<T>(split.path, begin, chunk, &cancel));
+            let result = self.elements(sink, gaps, push, Some((begin, &cancel, helper)));
+            // A helper not used (or still running after an error) stops at its next element.
+            cancel.store(true, Ordering::Relaxed);
+            result
+        })
+    }
+
+    /// The elements of a section after its `[`, to and with its `]`. `helper`: where the
+    /// helper thread started, its stop flag, and the thread.
+    fn elements<S, T: DepsElement>(
+        &mut self,
+        sink: &mut S,
+        gaps: &mut DepsGaps,
+        push: fn(&mut S, T),
+        mut helper: Option<Helper<'_, '_, T>>,
+    ) -> Result<(), Stop>
+    where
+        R: Seek,
+    {
         loop {
             let element: T = self.parse()?;
             element.note_gaps(gaps);
@@ -153,6 +248,132 @@ impl<R: Read> Window<R> {
                 }
                 _ => return Err(self.stop()),
             }
+            let Some(&(begin, _, _)) = helper.as_ref() else {
+                continue;
+            };
+            if self.peek()?.is_none() {
+                return Err(self.stop());
+            }
+            let next = self.offset();
+            if next < begin {
+                continue;
+            }
+            let (_, cancel, handle) = helper.take().expect("checked above");
+            if next > begin {
+                // The boundary was inside a string: the helper's work is not this section's.
+                cancel.store(true, Ordering::Relaxed);
+                continue;
+            }
+            if let Some(tail) = handle.join().ok().flatten() {
+                debug_assert_eq!(tail.begin, begin);
+                for element in tail.elements {
+                    push(sink, element);
+                }
+                gaps.absorb(tail.gaps);
+                self.jump(tail.end)?;
+                self.expect(b']')?;
+                return Ok(());
+            }
+            // The helper failed: go on here; its error, if any, is met again.
+        }
+    }
+
+    /// Moves the window to file offset `offset`.
+    fn jump(&mut self, offset: u64) -> Result<(), Stop>
+    where
+        R: Seek,
+    {
+        self.reader
+            .seek(SeekFrom::Start(offset))
+            .map_err(|_| self.stop())?;
+        self.buf.clear();
+        self.pos = 0;
+        self.base = offset;
+        self.eof = false;
+        Ok(())
+    }
+}
+
+/// Where a helper should start on a section of `T` that begins at file offset `start`: an
+/// element boundary near the middle of the section. The section's end is not known yet; it is
+/// estimated by bisection on whether an element of type `T` parses at a boundary (elements of
+/// another section do not, unless `T` takes anything). A wrong guess costs only time.
+fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<u64> {
+    let mut file = File::open(path).ok()?;
+    let (mut lo, mut hi) = (start, len);
+    for _ in 0..16 {
+        let mid = lo + (hi - lo) / 2;
+        match parses_at::<T>(&mut file, mid) {
+            Some(_) => lo = mid,
+            None => hi = mid,
+        }
+    }
+    parses_at::<T>(&mut file, start + (lo - start) / 2)
+}
+
+/// The first element boundary in the 64 KiB from file offset `from` (the offset of its `{`),
+/// if an element of type `T` starts there.
+fn parses_at<T: DepsElement>(file: &mut File, from: u64) -> Option<u64> {
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::with_capacity(64 << 10);
+    file.take(64 << 10).read_to_end(&mut bytes).ok()?;
+    let at = boundary_in(&bytes)?;
+    let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<T>();
+    matches!(values.next(), Some(Ok(_))).then_some(from + at as u64)
+}
+
+/// The offset in `bytes` of the first element boundary (`}`, optional whitespace, `,`,
+/// optional whitespace, `{`: the offset of that `{`).
+fn boundary_in(bytes: &[u8]) -> Option<usize> {
+    let ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'}' {
+            let mut j = i + 1;
+            while bytes.get(j).is_some_and(ws) {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b',') {
+                j += 1;
+                while bytes.get(j).is_some_and(ws) {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b'{') {
+                    return Some(j);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The helper thread: parses elements of type `T` from file offset `begin` to the `]` that
+/// closes their array. `None` when that fails or `cancel` is set.
+fn parse_tail<T: DepsElement>(path: &Path, begin: u64, chunk: usize, cancel: &AtomicBool) -> Option<Tail<T>> {
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(begin)).ok()?;
+    let mut w = Window::new(file, begin, chunk);
+    let mut tail = Tail {
+        begin,
+        end: 0,
+        elements: Vec::new(),
+        gaps: DepsGaps::default(),
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let element: T = w.parse().ok()?;
+        element.note_gaps(&mut tail.gaps);
+        tail.elements.push(element);
+        match w.peek().ok()? {
+            Some(b',') => w.pos += 1,
+            Some(b']') => {
+                tail.end = w.offset();
+                return Some(tail);
+            }
+            _ => return None,
         }
     }
 }
@@ -170,24 +391,31 @@ fn near_end(text: &[u8], line: usize, column: usize) -> bool {
     line_start + column + 8 >= text.len()
 }
 
-/// Reads a whole deps.json from `reader` into `sink`, as the streaming reader does for a valid
-/// file; [`Stop`] for anything else (the sink then holds part of the file).
-pub(super) fn read<R: Read, S: DepsSink>(reader: R, sink: &mut S) -> Result<DepsGaps, Stop> {
-    read_in_chunks(reader, sink, CHUNK_BYTES)
+/// Reads the deps.json at `path` into `sink`, as the streaming reader does for a valid file;
+/// [`Stop`] for anything else (the sink then holds part of the file).
+pub(super) fn read_path<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, Stop> {
+    let stop = Stop { at: 0 };
+    let file = File::open(path).map_err(|_| stop)?;
+    let len = file.metadata().map_err(|_| stop)?.len();
+    let split = Split {
+        path,
+        len,
+        min_bytes: SPLIT_MIN_BYTES,
+    };
+    read_in_chunks(file, sink, CHUNK_BYTES, Some(split))
 }
 
-/// [`read`] with refills of `chunk` bytes.
-fn read_in_chunks<R: Read, S: DepsSink>(reader: R, sink: &mut S, chunk: usize) -> Result<DepsGaps, Stop> {
+/// [`read_path`] from any reader, with refills of `chunk` bytes; `split` says where a helper
+/// thread may read.
+fn read_in_chunks<R: Read + Seek, S: DepsSink>(
+    reader: R,
+    sink: &mut S,
+    chunk: usize,
+    split: Option<Split<'_>>,
+) -> Result<DepsGaps, Stop> {
     const SECTIONS: [&str; 3] = ["tasks", "tensors", "edges"];
     const ABSENT: [Gap; 3] = [Gap::NoTasksSection, Gap::NoTensorsSection, Gap::NoEdgesSection];
-    let mut w = Window {
-        reader,
-        buf: Vec::new(),
-        pos: 0,
-        base: 0,
-        eof: false,
-        chunk,
-    };
+    let mut w = Window::new(reader, 0, chunk);
     let mut gaps = DepsGaps::default();
     let mut seen = [false; 3];
     w.expect(b'{')?;
@@ -210,9 +438,9 @@ fn read_in_chunks<R: Read, S: DepsSink>(reader: R, sink: &mut S, chunk: usize) -
                     return Err(w.stop());
                 }
                 match section {
-                    0 => w.section(sink, &mut gaps, S::task)?,
-                    1 => w.section(sink, &mut gaps, S::tensor)?,
-                    _ => w.section(sink, &mut gaps, S::edge)?,
+                    0 => w.section(sink, &mut gaps, S::task, split)?,
+                    1 => w.section(sink, &mut gaps, S::tensor, split)?,
+                    _ => w.section(sink, &mut gaps, S::edge, split)?,
                 }
             }
         }
@@ -254,7 +482,7 @@ mod tests {
         assert_eq!(expected.tasks.len(), 2);
         for chunk in 1..text.len() + 2 {
             let mut got = DepsFile::default();
-            got.gaps = read_in_chunks(text.as_bytes(), &mut got, chunk)
+            got.gaps = read_in_chunks(std::io::Cursor::new(text.as_bytes()), &mut got, chunk, None)
                 .unwrap_or_else(|s| panic!("chunk {chunk}: {s:?} {:?}", &text[s.at as usize..]));
             assert_eq!(got, expected, "chunk {chunk}");
         }
@@ -281,8 +509,60 @@ mod tests {
                 "{text}"
             );
             for chunk in 1..text.len() + 2 {
-                let got = read_in_chunks(text.as_bytes(), &mut DepsFile::default(), chunk);
+                let got = read_in_chunks(
+                    std::io::Cursor::new(text.as_bytes()),
+                    &mut DepsFile::default(),
+                    chunk,
+                    None,
+                );
                 assert!(got.is_err(), "{text} read in chunks of {chunk}");
+            }
+        }
+    }
+
+    /// With a helper thread on every section, at every place its boundary can land (in this
+    /// section, in a later one, inside a string), the result is the streaming reader's.
+    #[test]
+    fn split_sections_read_what_the_streaming_reader_reads() {
+        use crate::deps::{DepsWriter, Edge, Tensor};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deps.json");
+        let mut body = Vec::new();
+        let mut w = DepsWriter::new(&mut body).unwrap();
+        for i in 0..40u64 {
+            w.tensor(&Tensor {
+                tensor_id: i,
+                buffer_addr: i * 64,
+                version: (i % 3 != 0).then_some(0),
+                dtype: if i % 4 != 3 {
+                    "x},{y}, {\"z".into()
+                } else {
+                    "FLOAT32".into()
+                },
+                buffer_numel: 16,
+            })
+            .unwrap();
+        }
+        for i in 0..60u64 {
+            w.edge(&Edge::explicit(i / 2, i + 1)).unwrap();
+        }
+        w.finish().unwrap();
+        let body = String::from_utf8(body).unwrap();
+        for pad in 0..240 {
+            let text = format!("{{\"pad\":\"{}\",{}", "p".repeat(pad), &body[1..]);
+            std::fs::write(&path, &text).unwrap();
+            let mut expected = DepsFile::default();
+            expected.gaps = read_deps_from(text.as_bytes(), &mut expected).unwrap();
+            for chunk in [7, 1 << 20] {
+                let split = Split {
+                    path: &path,
+                    len: text.len() as u64,
+                    min_bytes: 0,
+                };
+                let mut got = DepsFile::default();
+                let file = File::open(&path).unwrap();
+                got.gaps = read_in_chunks(file, &mut got, chunk, Some(split)).unwrap();
+                assert_eq!(got, expected, "pad {pad}, chunk {chunk}");
             }
         }
     }
