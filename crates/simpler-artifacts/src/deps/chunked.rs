@@ -299,6 +299,11 @@ impl<R: Read> Window<R> {
 /// estimated by bisection on whether an element of type `T` parses at a boundary (elements of
 /// another section do not, unless `T` takes anything). A wrong guess costs only time.
 fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<u64> {
+    if serde_json::from_slice::<T>(b"0").is_ok() {
+        // `T` takes anything (a skipped section): the bisection cannot find the section's
+        // end, and a helper would most likely parse the next section for nothing.
+        return None;
+    }
     let mut file = File::open(path).ok()?;
     let (mut lo, mut hi) = (start, len);
     for _ in 0..16 {
@@ -311,15 +316,23 @@ fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<u64>
     parses_at::<T>(&mut file, start + (lo - start) / 2)
 }
 
-/// The first element boundary in the 64 KiB from file offset `from` (the offset of its `{`),
-/// if an element of type `T` starts there.
+/// The first element boundary in the 64 KiB from file offset `from` (the offset of its `{`)
+/// where an element of type `T` starts (an object nested in an element, such as a task's
+/// argument, is passed over when it does not parse as a `T`).
 fn parses_at<T: DepsElement>(file: &mut File, from: u64) -> Option<u64> {
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut bytes = Vec::with_capacity(64 << 10);
     file.take(64 << 10).read_to_end(&mut bytes).ok()?;
-    let at = boundary_in(&bytes)?;
-    let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<T>();
-    matches!(values.next(), Some(Ok(_))).then_some(from + at as u64)
+    let mut at = 0;
+    while let Some(next) = boundary_in(&bytes[at..]) {
+        at += next;
+        let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<T>();
+        if let Some(Ok(_)) = values.next() {
+            return Some(from + at as u64);
+        }
+        at += 1;
+    }
+    None
 }
 
 /// The offset in `bytes` of the first element boundary (`}`, optional whitespace, `,`,
