@@ -92,11 +92,9 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
 
     // The per-task lines are put together in a block of memory and written a block at a time.
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
-    let mut label = String::new();
     for n in view.nodes() {
-        task_label(graph, n, &mut label);
         buf.extend_from_slice(b"TASK ");
-        buf.extend_from_slice(label.as_bytes());
+        put_task_label(&mut buf, graph, n);
         buf.extend_from_slice(b" fanin=");
         put_u64(&mut buf, adj.fanin(n).len() as u64);
         buf.extend_from_slice(b" fanout=");
@@ -106,9 +104,8 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
     }
     let ringed = graph.any_ring();
     for n in view.nodes() {
-        task_label(graph, n, &mut label);
         buf.extend_from_slice(b"\n=== TASK ");
-        buf.extend_from_slice(label.as_bytes());
+        put_task_label(&mut buf, graph, n);
         buf.extend_from_slice(b" ===\n");
         let fanin = adj.fanin(n);
         buf.extend_from_slice(b"FANIN ");
@@ -187,23 +184,31 @@ pub fn func_label(graph: &Graph, n: usize) -> String {
     }
 }
 
-/// `<t> kind=<kind> <func>[ SPMD block num = N]` into `buf`.
-fn task_label(graph: &Graph, n: usize, buf: &mut String) {
-    use std::fmt::Write as _;
-    buf.clear();
+/// Appends `<t> kind=<kind> <func>[ SPMD block num = N]`.
+fn put_task_label(buf: &mut Vec<u8>, graph: &Graph, n: usize) {
     let kind = graph.kind(n);
-    let (ring, local) = simpler_artifacts::deps::split_task_id(graph.id(n));
-    let _ = match graph.any_ring() {
-        true => write!(buf, "({ring}, {local}) kind={} ", kind.as_str()),
-        false => write!(buf, "{local} kind={} ", kind.as_str()),
-    };
+    put_id(buf, graph.id(n), graph.any_ring());
+    buf.extend_from_slice(b" kind=");
+    buf.extend_from_slice(kind.as_str().as_bytes());
+    buf.push(b' ');
     match (kind, graph.task(n).and_then(|t| t.slots())) {
-        (Kind::Submit, Some([a, b, c])) => {
-            let _ = write!(buf, "func_id=[{a},{b},{c}]");
+        (Kind::Submit, Some(slots)) => {
+            buf.extend_from_slice(b"func_id=[");
+            for (i, k) in slots.into_iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                if k < 0 {
+                    buf.push(b'-');
+                }
+                put_u64(buf, u64::from(k.unsigned_abs()));
+            }
+            buf.push(b']');
         }
-        _ => buf.push_str(&func_label(graph, n)),
+        _ => buf.extend_from_slice(func_label(graph, n).as_bytes()),
     }
     if let Some(blocks) = graph.task(n).and_then(|t| t.spmd_blocks()) {
-        let _ = write!(buf, " SPMD block num = {blocks}");
+        buf.extend_from_slice(b" SPMD block num = ");
+        put_u64(buf, u64::from(blocks));
     }
 }
