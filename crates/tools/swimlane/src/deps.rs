@@ -129,12 +129,19 @@ impl Deps {
     /// file leaves unsaid (an original's file without kernel ids or block counts) is printed
     /// as a warning: those rows are named and grouped as the original does without them.
     pub fn load(path: &Path) -> Result<Deps, DepsReadError> {
-        let mut sink = Sink::default();
-        let gaps = read_deps(path, &mut sink)?;
-        for note in gaps.notes() {
+        let (deps, notes) = Deps::read(path)?;
+        for note in notes {
             eprintln!("warning: {}: {note}", path.display());
         }
-        Ok(Deps::new(sink.pairs, sink.tasks))
+        Ok(deps)
+    }
+
+    /// [`Deps::load`] without printing: the graph and the notes on what the file leaves
+    /// unsaid, for the caller to print.
+    pub fn read(path: &Path) -> Result<(Deps, Vec<String>), DepsReadError> {
+        let mut sink = Sink::default();
+        let gaps = read_deps(path, &mut sink)?;
+        Ok((Deps::new(sink.pairs, sink.tasks), gaps.notes()))
     }
 
     /// The kernel a row of `task` on a core of type `aic` ran, from `kernel_ids`: the AIC

@@ -196,17 +196,33 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
         args.func_names.as_deref(),
     );
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
-    let file = read_swimlane_file(records).map_err(ErrorKind::Records)?;
+    let deps_path = input::resolve_deps(deps, records);
+    // deps.json is read on another thread while the records are read here; the warnings
+    // come out in the same order as when one is read after the other.
+    let (file, deps) = std::thread::scope(|scope| {
+        let loading = deps_path
+            .as_deref()
+            .map(|path| scope.spawn(move || Deps::read(path)));
+        let file = read_swimlane_file(records);
+        let deps = loading.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        (file, deps)
+    });
+    let file = file.map_err(ErrorKind::Records)?;
     let notes = file.header.notes.clone();
     for note in &notes {
         eprintln!("warning: {}: {note}", records.display());
     }
 
-    let deps_path = input::resolve_deps(deps, records);
     warn_if_untrusted(records, deps_path.as_deref());
-    let deps = match &deps_path {
-        Some(path) => Deps::load(path).map_err(ErrorKind::Deps)?,
-        None => {
+    let deps = match (deps, &deps_path) {
+        (Some(read), Some(path)) => {
+            let (deps, deps_notes) = read.map_err(ErrorKind::Deps)?;
+            for note in deps_notes {
+                eprintln!("warning: {}: {note}", path.display());
+            }
+            deps
+        }
+        _ => {
             eprintln!(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",
                 records.display()
