@@ -236,18 +236,21 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
     let layout = Layout::new(&run);
     let completes = Completes::new(&run);
     let written = simpler_artifacts::publish::publish(&output, |sink| {
-        let mut out = TraceWriter::new(sink)?;
-        let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
-        let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
-        let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
-        let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
-        build::write_build(&mut out, &run)?;
-        let overhead_samples = match args.overhead {
-            true => overhead::write_overhead(&mut out, &run)?,
-            false => 0,
-        };
-        out.finish()?;
-        Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+        // The write calls run on a second thread while the events are put together here.
+        trace::pipelined(sink, |pipe| {
+            let mut out = TraceWriter::new(pipe)?;
+            let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
+            let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
+            let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
+            let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
+            build::write_build(&mut out, &run)?;
+            let overhead_samples = match args.overhead {
+                true => overhead::write_overhead(&mut out, &run)?,
+                false => 0,
+            };
+            out.finish()?;
+            Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+        })
     })?;
     let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;
     if args.overhead && run.deps.pairs.is_empty() {

@@ -361,6 +361,82 @@ fn put_args(b: &mut Vec<u8>, args: &[(&str, Arg<'_>)]) {
     b.push(b'}');
 }
 
+/// Blocks that may wait for the writing thread before the producer waits for it.
+const PIPE_BLOCKS: usize = 8;
+
+/// The writer [`pipelined`] hands its producer: gathers bytes into blocks of
+/// [`BLOCK_BYTES`] and sends each full block to the writing thread.
+pub struct Pipe {
+    blocks: std::sync::mpsc::SyncSender<Vec<u8>>,
+    /// Blocks written, back for reuse.
+    free: std::sync::mpsc::Receiver<Vec<u8>>,
+    current: Vec<u8>,
+}
+
+impl Pipe {
+    fn send(&mut self) -> io::Result<()> {
+        let next = self
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
+        let full = std::mem::replace(&mut self.current, next);
+        self.blocks
+            .send(full)
+            .map_err(|_| io::Error::other("the trace's writing thread stopped"))
+    }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.current.extend_from_slice(bytes);
+        if self.current.len() >= BLOCK_BYTES {
+            self.send()?;
+        }
+        Ok(bytes.len())
+    }
+
+    /// Sends what is gathered; the writing thread flushes `sink` when the pipe closes.
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.current.is_empty() {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `produce` with a [`Pipe`] whose bytes are written to `sink`, in order, on another
+/// thread, so that producing the trace and the write calls overlap. The writing thread's
+/// error (a full disk, an interrupt) is returned before the producer's, which then is only
+/// the closed pipe.
+pub fn pipelined<S: Write + Send, T>(
+    sink: &mut S,
+    produce: impl FnOnce(&mut Pipe) -> io::Result<T>,
+) -> io::Result<T> {
+    std::thread::scope(|scope| {
+        let (blocks, incoming) = std::sync::mpsc::sync_channel::<Vec<u8>>(PIPE_BLOCKS);
+        let (recycle, free) = std::sync::mpsc::channel::<Vec<u8>>();
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for mut block in incoming {
+                sink.write_all(&block)?;
+                block.clear();
+                let _ = recycle.send(block);
+            }
+            sink.flush()
+        });
+        let mut pipe = Pipe {
+            blocks,
+            free,
+            current: Vec::with_capacity(2 * BLOCK_BYTES),
+        };
+        let produced = produce(&mut pipe).and_then(|value| pipe.flush().map(|()| value));
+        drop(pipe);
+        let written = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.and(produced)
+    })
+}
+
 /// Formats `args` into `buf` (cleared first) and returns it: names built per event without a
 /// new allocation each time.
 pub fn format_into<'b>(buf: &'b mut String, args: fmt::Arguments<'_>) -> &'b str {
