@@ -116,6 +116,11 @@ impl Deps {
             .map(|&(_, s)| s)
     }
 
+    /// The unique pairs as `(succ, pred)`, sorted.
+    pub fn pairs_by_succ(&self) -> &[(u64, u64)] {
+        &self.by_succ
+    }
+
     /// The unique predecessors of `task`, ascending.
     pub fn preds(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
         let from = self.by_succ.partition_point(|&(s, _)| s < task);
