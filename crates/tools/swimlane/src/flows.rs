@@ -103,15 +103,16 @@ struct AnchorTable {
 }
 
 impl AnchorTable {
-    fn new(ids: &[u64], mut anchors_of: impl FnMut(u64) -> Vec<Anchor>) -> AnchorTable {
+    /// `push_anchors(task, anchors)` appends the anchors of `task`.
+    fn new(ids: &[u64], mut push_anchors: impl FnMut(u64, &mut Vec<Anchor>)) -> AnchorTable {
         let mut t = AnchorTable {
             spans: Vec::with_capacity(ids.len()),
-            anchors: Vec::new(),
+            anchors: Vec::with_capacity(ids.len()),
         };
         for &task in ids {
-            let a = anchors_of(task);
-            t.spans.push((t.anchors.len() as u32, a.len() as u32));
-            t.anchors.extend(a);
+            let start = t.anchors.len();
+            push_anchors(task, &mut t.anchors);
+            t.spans.push((start as u32, (t.anchors.len() - start) as u32));
         }
         t
     }
@@ -140,7 +141,7 @@ pub fn write_dependency_flows<W: Write>(
         return Ok(counts);
     }
     let numbered = Numbered::new(run, layout);
-    let worker = AnchorTable::new(&numbered.ids, |t| layout.worker_anchors(run, t));
+    let worker = AnchorTable::new(&numbered.ids, |t, out| layout.push_worker_anchors(run, t, out));
     let mut missing = |pred, succ| {
         counts.without_row += 1;
         counts.first_without_row.get_or_insert((pred, succ));
@@ -148,7 +149,7 @@ pub fn write_dependency_flows<W: Write>(
     let worker_flows = view_flows(out, run, &numbered, &worker, &mut missing)?;
     counts.worker = worker_flows;
     if run.has_aicpu_data() {
-        let scheduler = AnchorTable::new(&numbered.ids, |t| layout.scheduler_anchors(run, t));
+        let scheduler = AnchorTable::new(&numbered.ids, |t, out| layout.push_scheduler_anchors(run, t, out));
         counts.scheduler = view_flows(out, run, &numbered, &scheduler, &mut |_, _| {})?;
     }
     Ok(counts)

@@ -124,11 +124,17 @@ pub struct Flow<'a> {
 /// Bytes gathered before they are handed to the underlying writer in one `write_all`.
 const BLOCK_BYTES: usize = 1 << 20;
 
+/// Bytes gathered before they go to a [`Pipe`], which gathers blocks itself: small enough to
+/// stay in the CPU's cache.
+pub const PIPE_CHUNK_BYTES: usize = 16 << 10;
+
 /// Streams trace events to `W`. Events are put together in a block of memory that goes to
-/// `W` whenever it holds [`BLOCK_BYTES`] or more.
+/// `W` whenever it holds [`BLOCK_BYTES`] (or the size given to [`TraceWriter::with_block`])
+/// or more.
 pub struct TraceWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
+    block: usize,
     first: bool,
     flows: u64,
     /// Scratch for names built per event.
@@ -138,11 +144,18 @@ pub struct TraceWriter<W: Write> {
 impl<W: Write> TraceWriter<W> {
     /// Starts the trace object.
     pub fn new(out: W) -> io::Result<Self> {
-        let mut buf = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
+        Self::with_block(out, BLOCK_BYTES)
+    }
+
+    /// Starts the trace object; events go to `out` whenever `block` bytes or more are
+    /// gathered ([`PIPE_CHUNK_BYTES`] for a [`Pipe`]).
+    pub fn with_block(out: W, block: usize) -> io::Result<Self> {
+        let mut buf = Vec::with_capacity(block + (64 << 10));
         buf.extend_from_slice(b"{\"traceEvents\":[");
         Ok(Self {
             out,
             buf,
+            block,
             first: true,
             flows: 0,
             scratch: String::new(),
@@ -320,7 +333,7 @@ impl<W: Write> TraceWriter<W> {
 
     /// Starts an event: its separator, after handing a full block to the writer.
     fn begin_event(&mut self) -> io::Result<()> {
-        if self.buf.len() >= BLOCK_BYTES {
+        if self.buf.len() >= self.block {
             self.out.write_all(&self.buf)?;
             self.buf.clear();
         }
