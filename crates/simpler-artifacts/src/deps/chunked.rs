@@ -210,13 +210,13 @@ impl<R: Read> Window<R> {
         let begin = split
             .filter(|s| s.len.saturating_sub(start) >= s.min_bytes)
             .and_then(|s| Some((s, split_point::<T>(s.path, start, s.len)?)));
-        let Some((split, begin)) = begin else {
+        let Some((split, (begin, end_estimate))) = begin else {
             return self.elements(sink, gaps, push, None);
         };
         let cancel = AtomicBool::new(false);
         let chunk = self.chunk;
         std::thread::scope(|scope| {
-            let helper = scope.spawn(|| parse_tail::<T>(split.path, begin, chunk, &cancel));
+            let helper = scope.spawn(|| parse_tail::<T>(split.path, begin, end_estimate, chunk, &cancel));
             let result = self.elements(sink, gaps, push, Some((begin, &cancel, helper)));
             // A helper not used (or still running after an error) stops at its next element.
             cancel.store(true, Ordering::Relaxed);
@@ -298,7 +298,8 @@ impl<R: Read> Window<R> {
 /// element boundary near the middle of the section. The section's end is not known yet; it is
 /// estimated by bisection on whether an element of type `T` parses at a boundary (elements of
 /// another section do not, unless `T` takes anything). A wrong guess costs only time.
-fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<u64> {
+/// Returns the helper's start and the estimated end of the section.
+fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<(u64, u64)> {
     if serde_json::from_slice::<T>(b"0").is_ok() {
         // `T` takes anything (a skipped section): the bisection cannot find the section's
         // end, and a helper would most likely parse the next section for nothing.
@@ -313,7 +314,9 @@ fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<u64>
             None => hi = mid,
         }
     }
-    parses_at::<T>(&mut file, start + (lo - start) / 2)
+    // The helper gets a little less than half: it also moves its elements into a list.
+    let begin = parses_at::<T>(&mut file, start + (lo - start) * 11 / 20)?;
+    Some((begin, lo))
 }
 
 /// The first element boundary in the 64 KiB from file offset `from` (the offset of its `{`)
@@ -363,7 +366,14 @@ fn boundary_in(bytes: &[u8]) -> Option<usize> {
 
 /// The helper thread: parses elements of type `T` from file offset `begin` to the `]` that
 /// closes their array. `None` when that fails or `cancel` is set.
-fn parse_tail<T: DepsElement>(path: &Path, begin: u64, chunk: usize, cancel: &AtomicBool) -> Option<Tail<T>> {
+/// `end_estimate`: where the section probably ends, to size the list.
+fn parse_tail<T: DepsElement>(
+    path: &Path,
+    begin: u64,
+    end_estimate: u64,
+    chunk: usize,
+    cancel: &AtomicBool,
+) -> Option<Tail<T>> {
     let mut file = File::open(path).ok()?;
     file.seek(SeekFrom::Start(begin)).ok()?;
     let mut w = Window::new(file, begin, chunk);
@@ -377,7 +387,14 @@ fn parse_tail<T: DepsElement>(path: &Path, begin: u64, chunk: usize, cancel: &At
         if cancel.load(Ordering::Relaxed) {
             return None;
         }
+        let before = w.offset();
         let element: T = w.parse().ok()?;
+        if tail.elements.is_empty() {
+            // Room for the elements expected, at the size of the first (within reason).
+            let size = (w.offset() - before).max(16);
+            let expected = end_estimate.saturating_sub(begin) / size;
+            tail.elements.reserve(expected.min(1 << 26) as usize);
+        }
         element.note_gaps(&mut tail.gaps);
         tail.elements.push(element);
         match w.peek().ok()? {
