@@ -8,8 +8,8 @@
 //! are skipped. Rows of this runtime's `simpler_task_info` fill kernel ids, blocks and
 //! scheduler threads; without them those stay unknown and [`Header::notes`] says so.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
@@ -751,7 +751,8 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let time = TimeBase { base, freq };
 
     // Join aicpu rows onto aicore rows by (core, reg).
-    let mut by_key: HashMap<(u32, u32), AicpuRaw> = HashMap::with_capacity(raw.aicpu.len());
+    let mut by_key: HashMap<(u32, u32), AicpuRaw> =
+        HashMap::with_capacity_and_hasher(raw.aicpu.len(), Default::default());
     let mut duplicate_keys = 0usize;
     for r in &raw.aicpu {
         if by_key.insert((r.core_id, r.reg), *r).is_some() {
@@ -817,7 +818,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         ));
     } else {
         if !by_key.is_empty() {
-            let mut per_core: HashMap<u32, usize> = HashMap::new();
+            let mut per_core: HashMap<u32, usize> = HashMap::default();
             for (core, _) in by_key.keys() {
                 *per_core.entry(*core).or_default() += 1;
             }
