@@ -207,9 +207,10 @@ impl<R: Read> Window<R> {
             return Ok(());
         }
         let start = self.offset();
+        let first_key = first_key(&self.buf[self.pos..]).map(<[u8]>::to_vec);
         let begin = split
             .filter(|s| s.len.saturating_sub(start) >= s.min_bytes)
-            .and_then(|s| Some((s, split_point::<T>(s.path, start, s.len)?)));
+            .and_then(|s| Some((s, split_point::<T>(s.path, start, s.len, first_key.as_deref()?)?)));
         let Some((split, (begin, end_estimate))) = begin else {
             return self.elements(sink, gaps, push, None);
         };
@@ -294,44 +295,59 @@ impl<R: Read> Window<R> {
     }
 }
 
-/// Where a helper should start on a section of `T` that begins at file offset `start`: an
-/// element boundary near the middle of the section. The section's end is not known yet; it is
-/// estimated by bisection on whether an element of type `T` parses at a boundary (elements of
-/// another section do not, unless `T` takes anything). A wrong guess costs only time.
-/// Returns the helper's start and the estimated end of the section.
-fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64) -> Option<(u64, u64)> {
-    if serde_json::from_slice::<T>(b"0").is_ok() {
-        // `T` takes anything (a skipped section): the bisection cannot find the section's
-        // end, and a helper would most likely parse the next section for nothing.
+/// The first key of the object at the start of `bytes`, with its quotes (`"task_id"`), if
+/// it is there whole and has no escape.
+fn first_key(bytes: &[u8]) -> Option<&[u8]> {
+    let ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+    let open = bytes.iter().position(|b| !ws(b))?;
+    if bytes[open] != b'{' {
         return None;
     }
+    let quote = open + 1 + bytes[open + 1..].iter().position(|b| !ws(b))?;
+    if bytes[quote] != b'"' {
+        return None;
+    }
+    let len = bytes[quote + 1..].iter().position(|&b| b == b'"' || b == b'\\')?;
+    let end = quote + 1 + len;
+    (bytes[end] == b'"').then(|| &bytes[quote..=end])
+}
+
+/// Where a helper should start on a section of `T` that begins at file offset `start` and
+/// whose first element's first key is `key`: an element boundary near the middle of the
+/// section. The section's end is not known yet; it is estimated by bisection on whether an
+/// element that starts with the same key and parses as a `T` is found at a boundary (the
+/// elements of another section start with another key). A wrong guess costs only time.
+/// Returns the helper's start and the estimated end of the section.
+fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64, key: &[u8]) -> Option<(u64, u64)> {
     let mut file = File::open(path).ok()?;
     let (mut lo, mut hi) = (start, len);
     for _ in 0..16 {
         let mid = lo + (hi - lo) / 2;
-        match parses_at::<T>(&mut file, mid) {
+        match parses_at::<T>(&mut file, mid, key) {
             Some(_) => lo = mid,
             None => hi = mid,
         }
     }
     // The helper gets a little less than half: it also moves its elements into a list.
-    let begin = parses_at::<T>(&mut file, start + (lo - start) * 11 / 20)?;
+    let begin = parses_at::<T>(&mut file, start + (lo - start) * 11 / 20, key)?;
     Some((begin, lo))
 }
 
 /// The first element boundary in the 64 KiB from file offset `from` (the offset of its `{`)
-/// where an element of type `T` starts (an object nested in an element, such as a task's
-/// argument, is passed over when it does not parse as a `T`).
-fn parses_at<T: DepsElement>(file: &mut File, from: u64) -> Option<u64> {
+/// where an element that starts with `key` and parses as a `T` starts (an object nested in an
+/// element, such as a task's argument, is passed over).
+fn parses_at<T: DepsElement>(file: &mut File, from: u64, key: &[u8]) -> Option<u64> {
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut bytes = Vec::with_capacity(64 << 10);
     file.take(64 << 10).read_to_end(&mut bytes).ok()?;
     let mut at = 0;
     while let Some(next) = boundary_in(&bytes[at..]) {
         at += next;
-        let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<T>();
-        if let Some(Ok(_)) = values.next() {
-            return Some(from + at as u64);
+        if first_key(&bytes[at..]) == Some(key) {
+            let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<T>();
+            if let Some(Ok(_)) = values.next() {
+                return Some(from + at as u64);
+            }
         }
         at += 1;
     }
