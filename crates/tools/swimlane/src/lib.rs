@@ -238,7 +238,7 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
     let written = simpler_artifacts::publish::publish(&output, |sink| {
         // The write calls run on a second thread while the events are put together here.
         trace::pipelined(sink, |pipe| {
-            let mut out = TraceWriter::with_block(pipe, trace::PIPE_CHUNK_BYTES)?;
+            let mut out = TraceWriter::piped(pipe)?;
             let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
             let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
             let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;

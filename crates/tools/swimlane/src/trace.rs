@@ -124,21 +124,29 @@ pub struct Flow<'a> {
 /// Bytes gathered before they are handed to the underlying writer in one `write_all`.
 const BLOCK_BYTES: usize = 1 << 20;
 
-/// Bytes gathered before they go to a [`Pipe`], which gathers blocks itself: small enough to
-/// stay in the CPU's cache.
-pub const PIPE_CHUNK_BYTES: usize = 16 << 10;
-
 /// Streams trace events to `W`. Events are put together in a block of memory that goes to
 /// `W` whenever it holds [`BLOCK_BYTES`] (or the size given to [`TraceWriter::with_block`])
 /// or more.
 pub struct TraceWriter<W: Write> {
     out: W,
+    /// Where full blocks go instead of `out`, handed over without a copy.
+    pipe: Option<Pipe>,
     buf: Vec<u8>,
     block: usize,
     first: bool,
     flows: u64,
     /// Scratch for names built per event.
     pub scratch: String,
+}
+
+impl TraceWriter<io::Sink> {
+    /// Starts the trace object on `pipe`: each full block of [`BLOCK_BYTES`] is handed to
+    /// the writing thread as it is, without a copy.
+    pub fn piped(pipe: Pipe) -> io::Result<Self> {
+        let mut w = Self::with_block(io::sink(), BLOCK_BYTES)?;
+        w.pipe = Some(pipe);
+        Ok(w)
+    }
 }
 
 impl<W: Write> TraceWriter<W> {
@@ -148,12 +156,13 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Starts the trace object; events go to `out` whenever `block` bytes or more are
-    /// gathered ([`PIPE_CHUNK_BYTES`] for a [`Pipe`]).
+    /// gathered.
     pub fn with_block(out: W, block: usize) -> io::Result<Self> {
         let mut buf = Vec::with_capacity(block + (64 << 10));
         buf.extend_from_slice(b"{\"traceEvents\":[");
         Ok(Self {
             out,
+            pipe: None,
             buf,
             block,
             first: true,
@@ -326,16 +335,27 @@ impl<W: Write> TraceWriter<W> {
     /// Closes the trace, flushes and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.buf.extend_from_slice(b"\n]}\n");
-        self.out.write_all(&self.buf)?;
+        self.emit_block()?;
         self.out.flush()?;
         Ok(self.out)
+    }
+
+    /// Hands the gathered block to the pipe or the writer.
+    fn emit_block(&mut self) -> io::Result<()> {
+        match &mut self.pipe {
+            Some(pipe) => pipe.send_block(&mut self.buf),
+            None => {
+                self.out.write_all(&self.buf)?;
+                self.buf.clear();
+                Ok(())
+            }
+        }
     }
 
     /// Starts an event: its separator, after handing a full block to the writer.
     fn begin_event(&mut self) -> io::Result<()> {
         if self.buf.len() >= self.block {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
+            self.emit_block()?;
         }
         let sep: &[u8] = if self.first { b"\n" } else { b",\n" };
         self.first = false;
@@ -377,8 +397,9 @@ fn put_args(b: &mut Vec<u8>, args: &[(&str, Arg<'_>)]) {
 /// Blocks that may wait for the writing thread before the producer waits for it.
 const PIPE_BLOCKS: usize = 8;
 
-/// The writer [`pipelined`] hands its producer: gathers bytes into blocks of
-/// [`BLOCK_BYTES`] and sends each full block to the writing thread.
+/// The writer [`pipelined`] hands its producer: as a `Write`, gathers bytes into blocks of
+/// [`BLOCK_BYTES`] and sends each full block to the writing thread (flush it before dropping
+/// it); [`TraceWriter::piped`] sends its own blocks.
 pub struct Pipe {
     blocks: std::sync::mpsc::SyncSender<Vec<u8>>,
     /// Blocks written, back for reuse.
@@ -387,6 +408,18 @@ pub struct Pipe {
 }
 
 impl Pipe {
+    /// Sends `block` to the writing thread, leaving an empty (recycled) one in its place.
+    fn send_block(&mut self, block: &mut Vec<u8>) -> io::Result<()> {
+        let next = self
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
+        let full = std::mem::replace(block, next);
+        self.blocks
+            .send(full)
+            .map_err(|_| io::Error::other("the trace's writing thread stopped"))
+    }
+
     fn send(&mut self) -> io::Result<()> {
         let next = self
             .free
@@ -418,12 +451,13 @@ impl Write for Pipe {
 }
 
 /// Runs `produce` with a [`Pipe`] whose bytes are written to `sink`, in order, on another
-/// thread, so that producing the trace and the write calls overlap. The writing thread's
-/// error (a full disk, an interrupt) is returned before the producer's, which then is only
-/// the closed pipe.
+/// thread, so that producing the trace and the write calls overlap ([`TraceWriter::piped`]
+/// hands its blocks over without a copy). The pipe closes when `produce` drops it. The
+/// writing thread's error (a full disk, an interrupt) is returned before the producer's,
+/// which then is only the closed pipe.
 pub fn pipelined<S: Write + Send, T>(
     sink: &mut S,
-    produce: impl FnOnce(&mut Pipe) -> io::Result<T>,
+    produce: impl FnOnce(Pipe) -> io::Result<T>,
 ) -> io::Result<T> {
     std::thread::scope(|scope| {
         let (blocks, incoming) = std::sync::mpsc::sync_channel::<Vec<u8>>(PIPE_BLOCKS);
@@ -436,13 +470,12 @@ pub fn pipelined<S: Write + Send, T>(
             }
             sink.flush()
         });
-        let mut pipe = Pipe {
+        let pipe = Pipe {
             blocks,
             free,
-            current: Vec::with_capacity(2 * BLOCK_BYTES),
+            current: Vec::new(),
         };
-        let produced = produce(&mut pipe).and_then(|value| pipe.flush().map(|()| value));
-        drop(pipe);
+        let produced = produce(pipe);
         let written = writer
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
