@@ -42,6 +42,7 @@ use std::path::Path;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 
+mod chunked;
 pub mod encode;
 pub mod gaps;
 
@@ -520,9 +521,41 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// (the original can write an edges-only file), but at least one must be there; each absent
 /// section and each element field left unknown is counted in the returned [`DepsGaps`].
 /// Unknown top-level keys are skipped.
+///
+/// A valid file is parsed from memory a chunk at a time; anything else is read again with the
+/// streaming parser of [`read_deps_from`], so errors are exactly its errors.
 pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, DepsReadError> {
-    let file = File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e))?;
-    read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
+    let open = || File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e));
+    let stop = match chunked::read_path(path, sink) {
+        Ok(gaps) => return Ok(gaps),
+        Err(stop) => stop,
+    };
+    let mut discard = Discard(PhantomData::<fn() -> S>);
+    read_deps_from(BufReader::with_capacity(READ_BUFFER_BYTES, open()?), &mut discard)
+        .map_err(|e| e.with_path(path))?;
+    // Only a file that changed between the two reads gets here.
+    Err(DepsReadError::invalid(
+        path,
+        "deps.json",
+        format!(
+            "reading stopped at byte {} but a second read found no error (did the file change?)",
+            stop.at
+        ),
+    ))
+}
+
+/// A sink with the element types of `S` that keeps nothing: the second read of [`read_deps`],
+/// for its error.
+struct Discard<S>(PhantomData<fn() -> S>);
+
+impl<S: DepsSink> DepsSink for Discard<S> {
+    type Task = S::Task;
+    type Tensor = S::Tensor;
+    type Edge = S::Edge;
+
+    fn task(&mut self, _: S::Task) {}
+    fn tensor(&mut self, _: S::Tensor) {}
+    fn edge(&mut self, _: S::Edge) {}
 }
 
 /// Streams a deps.json from any reader into `sink`; see [`read_deps`]. Errors name the file

@@ -108,6 +108,13 @@ impl DepsGaps {
         self.counts.is_empty()
     }
 
+    /// Adds the counts of `other` (gaps noted by another reader of the same file).
+    pub(crate) fn absorb(&mut self, other: DepsGaps) {
+        for (gap, n) in other.counts {
+            *self.counts.entry(gap).or_default() += n;
+        }
+    }
+
     /// Each gap with its count, in [`Gap`] order.
     pub fn iter(&self) -> impl Iterator<Item = (Gap, u64)> + '_ {
         self.counts.iter().map(|(&g, &n)| (g, n))
@@ -120,7 +127,8 @@ impl DepsGaps {
 }
 
 /// An element type a [`DepsSink`](super::DepsSink) reads: it reports what it left unknown.
-pub trait DepsElement: DeserializeOwned {
+/// Elements are `Send`: the reader may parse part of a large section on another thread.
+pub trait DepsElement: DeserializeOwned + Send {
     /// Adds this element's gaps to `gaps` (none by default).
     fn note_gaps(&self, gaps: &mut DepsGaps) {
         let _ = gaps;

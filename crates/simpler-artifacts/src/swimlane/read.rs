@@ -8,11 +8,11 @@
 //! are skipped. Rows of this runtime's `simpler_task_info` fill kernel ids, blocks and
 //! scheduler threads; without them those stay unknown and [`Header::notes`] says so.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
@@ -23,14 +23,20 @@ use super::{
     SwimlaneFile, SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, NO_KERNEL,
 };
 
-/// Reading buffer size: large enough that the parser rarely waits on a read call.
-const READ_BUFFER_BYTES: usize = 1 << 20;
-
 /// Reads the records file at `path` and hands its rows to `sink` (tasks, dummies, submit
 /// spans, phases, in that order); returns the header.
+///
+/// The file is read into memory and parsed from there (serde_json's slice reader is several
+/// times faster than its byte-by-byte `io::Read` reader; the rows it holds are about as large
+/// as the file anyway).
 pub fn read_swimlane<S: SwimlaneSink>(path: &Path, sink: &mut S) -> Result<Header, SwimlaneReadError> {
-    let file = File::open(path).map_err(|e| SwimlaneReadError::io(path, FILE_NAME, e))?;
-    read_swimlane_from(BufReader::with_capacity(READ_BUFFER_BYTES, file), sink).map_err(|e| e.with_path(path))
+    let io_error = |e| SwimlaneReadError::io(path, FILE_NAME, e);
+    let mut file = File::open(path).map_err(io_error)?;
+    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize + 1));
+    file.read_to_end(&mut bytes).map_err(io_error)?;
+    let raw = parse_from(serde_json::Deserializer::from_slice(&bytes)).map_err(|e| e.with_path(path))?;
+    drop(bytes);
+    normalise(raw, sink).map_err(|m| SwimlaneReadError::invalid(path, FILE_NAME, m))
 }
 
 /// Reads a records file from any reader into `sink`; see [`read_swimlane`]. Errors name the
@@ -392,7 +398,13 @@ struct Raw {
 const LEVEL_KEYS: [&str; 3] = ["chip_swimlane_level", "l2_swimlane_level", "l2_perf_level"];
 
 fn parse<R: Read>(reader: R) -> Result<Raw, SwimlaneReadError> {
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    parse_from(serde_json::Deserializer::from_reader(reader))
+}
+
+/// [`parse`] with any of serde_json's readers.
+fn parse_from<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<Raw, SwimlaneReadError> {
     let failed: Cell<Option<String>> = Cell::new(None);
     let result = TopLevel { failed: &failed }.deserialize(&mut de).and_then(|raw| {
         de.end()?;
@@ -739,7 +751,8 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let time = TimeBase { base, freq };
 
     // Join aicpu rows onto aicore rows by (core, reg).
-    let mut by_key: HashMap<(u32, u32), AicpuRaw> = HashMap::with_capacity(raw.aicpu.len());
+    let mut by_key: HashMap<(u32, u32), AicpuRaw> =
+        HashMap::with_capacity_and_hasher(raw.aicpu.len(), Default::default());
     let mut duplicate_keys = 0usize;
     for r in &raw.aicpu {
         if by_key.insert((r.core_id, r.reg), *r).is_some() {
@@ -805,7 +818,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         ));
     } else {
         if !by_key.is_empty() {
-            let mut per_core: HashMap<u32, usize> = HashMap::new();
+            let mut per_core: HashMap<u32, usize> = HashMap::default();
             for (core, _) in by_key.keys() {
                 *per_core.entry(*core).or_default() += 1;
             }

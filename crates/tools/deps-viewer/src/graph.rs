@@ -466,45 +466,63 @@ impl LoadSink {
         // Ids are unique (`Graph::load` checked).
         tasks.sort_by_key(|(id, _)| *id);
 
-        let mut ids: Vec<u64> = Vec::with_capacity(tasks.len() + edges.len() / 2);
+        edges.sort_unstable_by_key(|&(p, s, _)| (p, s));
+        // The nodes, ascending: shown tasks (sorted above), preds (sorted with the edges) and
+        // succs, merged.
+        let mut succs: Vec<u64> = edges.iter().map(|&(_, s, _)| s).collect();
+        succs.sort_unstable();
+        succs.dedup();
         // A task whose kernels are unknown may have some: shown, like one with a kernel.
-        ids.extend(
-            tasks
-                .iter()
-                .filter(|(_, t)| t.has_kernel() || t.kernels == Kernels::Unknown)
-                .map(|(id, _)| *id),
-        );
-        ids.extend(edges.iter().flat_map(|&(p, s, _)| [p, s]));
-        ids.sort_unstable();
-        ids.dedup();
+        let shown = tasks
+            .iter()
+            .filter(|(_, t)| t.has_kernel() || t.kernels == Kernels::Unknown)
+            .map(|(id, _)| *id);
+        let preds = edges.iter().map(|&(p, _, _)| p);
+        let mut ids: Vec<u64> = Vec::with_capacity(tasks.len() + succs.len());
+        merge_into(&mut ids, merge_sorted(shown, preds), succs.iter().copied());
+        drop(succs);
         ids.shrink_to_fit();
 
-        let index = |id: u64| -> u32 {
-            let i = ids.binary_search(&id).expect("every edge endpoint is a node");
-            u32::try_from(i).expect("fewer than 2^32 nodes")
-        };
+        let index_of: rustc_hash::FxHashMap<u64, u32> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (id, u32::try_from(i).expect("fewer than 2^32 nodes")))
+            .collect();
+        let index = |id: u64| -> u32 { *index_of.get(&id).expect("every edge endpoint is a node") };
 
-        edges.sort_unstable_by_key(|&(p, s, _)| (p, s));
         let mut pairs: Vec<Pair> = Vec::new();
+        // Preds come in ascending order: their index only moves forward.
+        let mut pred_index = 0usize;
         for &(p, s, bits) in &edges {
             match pairs.last_mut() {
                 Some(last) if ids[last.pred as usize] == p && ids[last.succ as usize] == s => {
                     last.rows = last.rows.saturating_add(1);
                     last.sources |= bits;
                 }
-                _ => pairs.push(Pair {
-                    pred: index(p),
-                    succ: index(s),
-                    rows: 1,
-                    sources: bits,
-                }),
+                _ => {
+                    while ids[pred_index] != p {
+                        pred_index += 1;
+                    }
+                    pairs.push(Pair {
+                        pred: pred_index as u32,
+                        succ: index(s),
+                        rows: 1,
+                        sources: bits,
+                    })
+                }
             }
         }
+        drop(index_of);
         drop(edges);
 
         let mut task_of = vec![None; ids.len()];
+        // Both ascending: walk them together.
+        let mut i = 0;
         for (id, info) in tasks {
-            if let Ok(i) = ids.binary_search(&id) {
+            while i < ids.len() && ids[i] < id {
+                i += 1;
+            }
+            if ids.get(i) == Some(&id) {
                 task_of[i] = Some(info);
             }
         }
@@ -516,6 +534,26 @@ impl LoadSink {
             tensors,
             any_ring,
             gaps,
+        }
+    }
+}
+
+/// The ascending union of two ascending sequences (duplicates kept).
+fn merge_sorted(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(&x), Some(&y)) if x <= y => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+/// Appends the ascending union of two ascending sequences to `out`, each value once.
+fn merge_into(out: &mut Vec<u64>, a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) {
+    for id in merge_sorted(a, b) {
+        if out.last() != Some(&id) {
+            out.push(id);
         }
     }
 }

@@ -90,33 +90,88 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
     writeln!(out)?;
     writeln!(out, "TASK INDEX")?;
 
-    let mut label = String::new();
+    // The per-task lines are put together in a block of memory and written a block at a time.
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
     for n in view.nodes() {
-        task_label(graph, n, &mut label);
-        writeln!(
-            out,
-            "TASK {label} fanin={} fanout={}",
-            adj.fanin(n).len(),
-            adj.fanout(n).len()
-        )?;
+        buf.extend_from_slice(b"TASK ");
+        put_task_label(&mut buf, graph, n);
+        buf.extend_from_slice(b" fanin=");
+        put_u64(&mut buf, adj.fanin(n).len() as u64);
+        buf.extend_from_slice(b" fanout=");
+        put_u64(&mut buf, adj.fanout(n).len() as u64);
+        buf.push(b'\n');
+        flush_block(&mut out, &mut buf)?;
     }
+    let ringed = graph.any_ring();
     for n in view.nodes() {
-        task_label(graph, n, &mut label);
-        writeln!(out)?;
-        writeln!(out, "=== TASK {label} ===")?;
+        buf.extend_from_slice(b"\n=== TASK ");
+        put_task_label(&mut buf, graph, n);
+        buf.extend_from_slice(b" ===\n");
         let fanin = adj.fanin(n);
-        writeln!(out, "FANIN {}", fanin.len())?;
+        buf.extend_from_slice(b"FANIN ");
+        put_u64(&mut buf, fanin.len() as u64);
+        buf.push(b'\n');
         for &p in fanin {
-            writeln!(out, "  <- {}", graph.display(p as usize))?;
+            buf.extend_from_slice(b"  <- ");
+            put_id(&mut buf, graph.id(p as usize), ringed);
+            buf.push(b'\n');
         }
         let fanout = adj.fanout(n);
-        writeln!(out, "FANOUT {}", fanout.len())?;
+        buf.extend_from_slice(b"FANOUT ");
+        put_u64(&mut buf, fanout.len() as u64);
+        buf.push(b'\n');
         for &s in fanout {
-            writeln!(out, "  -> {}", graph.display(s as usize))?;
+            buf.extend_from_slice(b"  -> ");
+            put_id(&mut buf, graph.id(s as usize), ringed);
+            buf.push(b'\n');
         }
+        flush_block(&mut out, &mut buf)?;
     }
+    out.write_all(&buf)?;
     out.flush()?;
     Ok(counts)
+}
+
+/// Bytes of per-task lines gathered before they are written.
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// Writes `buf` to `out` and empties it once it holds [`BLOCK_BYTES`] or more.
+fn flush_block<W: Write>(out: &mut W, buf: &mut Vec<u8>) -> io::Result<()> {
+    if buf.len() >= BLOCK_BYTES {
+        out.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// Appends `v` in decimal.
+fn put_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+/// Appends a raw task id as [`crate::graph::display_id`] shows it: `(ring, local)` when
+/// `ringed`, else the local id.
+fn put_id(buf: &mut Vec<u8>, id: u64, ringed: bool) {
+    let (ring, local) = simpler_artifacts::deps::split_task_id(id);
+    if ringed {
+        buf.push(b'(');
+        put_u64(buf, u64::from(ring));
+        buf.extend_from_slice(b", ");
+        put_u64(buf, u64::from(local));
+        buf.push(b')');
+    } else {
+        put_u64(buf, u64::from(local));
+    }
 }
 
 /// `func_id=[aic,aiv0,aiv1]` for a submitted task with known slots, `func_id=unknown` when
@@ -129,14 +184,31 @@ pub fn func_label(graph: &Graph, n: usize) -> String {
     }
 }
 
-/// `<t> kind=<kind> <func>[ SPMD block num = N]` into `buf`.
-fn task_label(graph: &Graph, n: usize, buf: &mut String) {
-    use std::fmt::Write as _;
-    buf.clear();
+/// Appends `<t> kind=<kind> <func>[ SPMD block num = N]`.
+fn put_task_label(buf: &mut Vec<u8>, graph: &Graph, n: usize) {
     let kind = graph.kind(n);
-    let _ = write!(buf, "{} kind={} ", graph.display(n), kind.as_str());
-    buf.push_str(&func_label(graph, n));
+    put_id(buf, graph.id(n), graph.any_ring());
+    buf.extend_from_slice(b" kind=");
+    buf.extend_from_slice(kind.as_str().as_bytes());
+    buf.push(b' ');
+    match (kind, graph.task(n).and_then(|t| t.slots())) {
+        (Kind::Submit, Some(slots)) => {
+            buf.extend_from_slice(b"func_id=[");
+            for (i, k) in slots.into_iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                if k < 0 {
+                    buf.push(b'-');
+                }
+                put_u64(buf, u64::from(k.unsigned_abs()));
+            }
+            buf.push(b']');
+        }
+        _ => buf.extend_from_slice(func_label(graph, n).as_bytes()),
+    }
     if let Some(blocks) = graph.task(n).and_then(|t| t.spmd_blocks()) {
-        let _ = write!(buf, " SPMD block num = {blocks}");
+        buf.extend_from_slice(b" SPMD block num = ");
+        put_u64(buf, u64::from(blocks));
     }
 }

@@ -116,6 +116,11 @@ impl Deps {
             .map(|&(_, s)| s)
     }
 
+    /// The unique pairs as `(succ, pred)`, sorted.
+    pub fn pairs_by_succ(&self) -> &[(u64, u64)] {
+        &self.by_succ
+    }
+
     /// The unique predecessors of `task`, ascending.
     pub fn preds(&self, task: u64) -> impl Iterator<Item = u64> + '_ {
         let from = self.by_succ.partition_point(|&(s, _)| s < task);
@@ -129,12 +134,19 @@ impl Deps {
     /// file leaves unsaid (an original's file without kernel ids or block counts) is printed
     /// as a warning: those rows are named and grouped as the original does without them.
     pub fn load(path: &Path) -> Result<Deps, DepsReadError> {
-        let mut sink = Sink::default();
-        let gaps = read_deps(path, &mut sink)?;
-        for note in gaps.notes() {
+        let (deps, notes) = Deps::read(path)?;
+        for note in notes {
             eprintln!("warning: {}: {note}", path.display());
         }
-        Ok(Deps::new(sink.pairs, sink.tasks))
+        Ok(deps)
+    }
+
+    /// [`Deps::load`] without printing: the graph and the notes on what the file leaves
+    /// unsaid, for the caller to print.
+    pub fn read(path: &Path) -> Result<(Deps, Vec<String>), DepsReadError> {
+        let mut sink = Sink::default();
+        let gaps = read_deps(path, &mut sink)?;
+        Ok((Deps::new(sink.pairs, sink.tasks), gaps.notes()))
     }
 
     /// The kernel a row of `task` on a core of type `aic` ran, from `kernel_ids`: the AIC

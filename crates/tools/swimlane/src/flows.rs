@@ -46,35 +46,81 @@ pub struct FlowCounts {
     pub first_without_row: Option<(u64, u64)>,
 }
 
-/// Anchors per task, computed once.
+/// No task number: the task has no rows and no markers.
+const NONE: u32 = u32::MAX;
+
+/// The tasks that can have anchors (those with rows or markers), numbered by id, and the
+/// deps.json pairs by those numbers: one hash lookup per pair end instead of several per view.
+struct Numbered {
+    /// Tasks by number.
+    ids: Vec<u64>,
+    /// The flow's block count of each task (see [`task_counts`]).
+    fan: Vec<u32>,
+    /// `run.deps.pairs` by number ([`NONE`] for a task without rows and markers).
+    pairs: Vec<(u32, u32)>,
+}
+
+impl Numbered {
+    fn new(run: &Run, layout: &Layout) -> Numbered {
+        let mut ids: Vec<u64> = run
+            .tasks
+            .keys()
+            .chain(layout.markers_of.keys())
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let index: FxHashMap<u64, u32> = ids.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
+        let number = |t: u64| index.get(&t).copied().unwrap_or(NONE);
+        let fan = ids.iter().map(|&t| task_counts(run, t, t).0).collect();
+        // Pairs are sorted by pred: look each pred up once.
+        let mut last: Option<(u64, u32)> = None;
+        let pairs = run
+            .deps
+            .pairs
+            .iter()
+            .map(|&(pred, succ)| {
+                let p = match last {
+                    Some((t, n)) if t == pred => n,
+                    _ => {
+                        let n = number(pred);
+                        last = Some((pred, n));
+                        n
+                    }
+                };
+                (p, number(succ))
+            })
+            .collect();
+        Numbered { ids, fan, pairs }
+    }
+}
+
+/// Anchors per numbered task, computed once.
 struct AnchorTable {
-    index: FxHashMap<u64, (u32, u32)>,
+    /// `(start, len)` in `anchors` by task number.
+    spans: Vec<(u32, u32)>,
     anchors: Vec<Anchor>,
 }
 
 impl AnchorTable {
-    fn new<'a>(
-        tasks: impl Iterator<Item = &'a u64>,
-        mut anchors_of: impl FnMut(u64) -> Vec<Anchor>,
-    ) -> AnchorTable {
+    /// `push_anchors(task, anchors)` appends the anchors of `task`.
+    fn new(ids: &[u64], mut push_anchors: impl FnMut(u64, &mut Vec<Anchor>)) -> AnchorTable {
         let mut t = AnchorTable {
-            index: FxHashMap::default(),
-            anchors: Vec::new(),
+            spans: Vec::with_capacity(ids.len()),
+            anchors: Vec::with_capacity(ids.len()),
         };
-        for &task in tasks {
-            let a = anchors_of(task);
-            if !a.is_empty() {
-                t.index.insert(task, (t.anchors.len() as u32, a.len() as u32));
-                t.anchors.extend(a);
-            }
+        for &task in ids {
+            let start = t.anchors.len();
+            push_anchors(task, &mut t.anchors);
+            t.spans.push((start as u32, (t.anchors.len() - start) as u32));
         }
         t
     }
 
-    fn get(&self, task: u64) -> Option<&[Anchor]> {
-        self.index
-            .get(&task)
-            .map(|&(s, n)| &self.anchors[s as usize..(s + n) as usize])
+    /// The anchors of task number `n`; `None` when it has none.
+    fn get(&self, n: u32) -> Option<&[Anchor]> {
+        let &(s, len) = self.spans.get(n as usize)?;
+        (len > 0).then(|| &self.anchors[s as usize..(s + len) as usize])
     }
 }
 
@@ -91,18 +137,20 @@ pub fn write_dependency_flows<W: Write>(
     layout: &Layout,
 ) -> io::Result<FlowCounts> {
     let mut counts = FlowCounts::default();
-    let worker = AnchorTable::new(run.tasks.keys().chain(layout.markers_of.keys()), |t| {
-        layout.worker_anchors(run, t)
-    });
+    if run.deps.pairs.is_empty() {
+        return Ok(counts);
+    }
+    let numbered = Numbered::new(run, layout);
+    let worker = AnchorTable::new(&numbered.ids, |t, out| layout.push_worker_anchors(run, t, out));
     let mut missing = |pred, succ| {
         counts.without_row += 1;
         counts.first_without_row.get_or_insert((pred, succ));
     };
-    let worker_flows = view_flows(out, run, &worker, &mut missing)?;
+    let worker_flows = view_flows(out, run, &numbered, &worker, &mut missing)?;
     counts.worker = worker_flows;
     if run.has_aicpu_data() {
-        let scheduler = AnchorTable::new(run.tasks.keys(), |t| layout.scheduler_anchors(run, t));
-        counts.scheduler = view_flows(out, run, &scheduler, &mut |_, _| {})?;
+        let scheduler = AnchorTable::new(&numbered.ids, |t, out| layout.push_scheduler_anchors(run, t, out));
+        counts.scheduler = view_flows(out, run, &numbered, &scheduler, &mut |_, _| {})?;
     }
     Ok(counts)
 }
@@ -113,16 +161,17 @@ pub fn write_dependency_flows<W: Write>(
 fn view_flows<W: Write>(
     out: &mut TraceWriter<W>,
     run: &Run,
+    numbered: &Numbered,
     table: &AnchorTable,
     missing: &mut dyn FnMut(u64, u64),
 ) -> io::Result<ViewFlows> {
     let mut counts = ViewFlows::default();
-    for &(pred, succ) in &run.deps.pairs {
-        let (Some(p), Some(s)) = (table.get(pred), table.get(succ)) else {
+    for (&(pred, succ), &(pn, sn)) in run.deps.pairs.iter().zip(&numbered.pairs) {
+        let (Some(p), Some(s)) = (table.get(pn), table.get(sn)) else {
             missing(pred, succ);
             continue;
         };
-        let task_counts = task_counts(run, pred, succ);
+        let task_counts = (numbered.fan[sn as usize], numbered.fan[pn as usize]);
         for pa in p {
             for sa in s {
                 draw(out, &mut counts, pa.end_ns > sa.start_ns, pa, sa, task_counts)?;

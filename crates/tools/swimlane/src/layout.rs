@@ -196,23 +196,25 @@ impl Layout {
     /// with the earliest receive per kernel (smaller core on ties); a task without rows, its
     /// AICPU markers.
     pub fn worker_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
+        let mut anchors = Vec::new();
+        self.push_worker_anchors(run, task, &mut anchors);
+        anchors
+    }
+
+    /// Appends [`Layout::worker_anchors`] of `task` to `out`.
+    pub fn push_worker_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
         let Some(t) = run.tasks.get(&task) else {
-            return self
-                .markers_of
-                .get(&task)
-                .into_iter()
-                .flatten()
-                .map(|&i| {
-                    let m = &self.markers[i];
-                    Anchor {
-                        track: m.track,
-                        start_ns: m.start_ns,
-                        end_ns: m.start_ns + m.dur_ns,
-                        id: m.id,
-                        core: u32::MAX,
-                    }
-                })
-                .collect();
+            out.extend(self.markers_of.get(&task).into_iter().flatten().map(|&i| {
+                let m = &self.markers[i];
+                Anchor {
+                    track: m.track,
+                    start_ns: m.start_ns,
+                    end_ns: m.start_ns + m.dur_ns,
+                    id: m.id,
+                    core: u32::MAX,
+                }
+            }));
+            return;
         };
         let rows = t.start as usize..(t.start + t.len) as usize;
         let all = rows.map(|i| {
@@ -226,14 +228,21 @@ impl Layout {
             };
             (r.receive_ns, r.func_id, a)
         });
-        collapse(t.spmd, all)
+        collapse_into(t.spmd, all, out);
     }
 
     /// Scheduler View anchors of `task`: as [`Layout::worker_anchors`] by dispatch, over the
     /// rows that have a Scheduler View slice (`end_ns` is the finish).
     pub fn scheduler_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
+        let mut anchors = Vec::new();
+        self.push_scheduler_anchors(run, task, &mut anchors);
+        anchors
+    }
+
+    /// Appends [`Layout::scheduler_anchors`] of `task` to `out`.
+    pub fn push_scheduler_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
         let Some(t) = run.tasks.get(&task) else {
-            return Vec::new();
+            return;
         };
         let n = run.rows.len() as u64;
         let rows = t.start as usize..(t.start + t.len) as usize;
@@ -250,15 +259,16 @@ impl Layout {
             };
             Some((dispatch, r.func_id, a))
         });
-        collapse(t.spmd, all)
+        collapse_into(t.spmd, all, out);
     }
 }
 
-/// All anchors of a plain task; of an SPMD one, the earliest per kernel (by the key, then
-/// the core).
-fn collapse(spmd: bool, anchors: impl Iterator<Item = (u64, i32, Anchor)>) -> Vec<Anchor> {
+/// Appends all anchors of a plain task; of an SPMD one, the earliest per kernel (by the key,
+/// then the core).
+fn collapse_into(spmd: bool, anchors: impl Iterator<Item = (u64, i32, Anchor)>, out: &mut Vec<Anchor>) {
     if !spmd {
-        return anchors.map(|(_, _, a)| a).collect();
+        out.extend(anchors.map(|(_, _, a)| a));
+        return;
     }
     let mut best: Vec<(u64, i32, Anchor)> = Vec::new();
     for (key, func, a) in anchors {
@@ -268,7 +278,7 @@ fn collapse(spmd: bool, anchors: impl Iterator<Item = (u64, i32, Anchor)>) -> Ve
             None => best.push((key, func, a)),
         }
     }
-    best.into_iter().map(|(_, _, a)| a).collect()
+    out.extend(best.into_iter().map(|(_, _, a)| a));
 }
 
 /// Whether a submitted task is neither a regular, a dummy nor a predicated task: the

@@ -196,17 +196,33 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
         args.func_names.as_deref(),
     );
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
-    let file = read_swimlane_file(records).map_err(ErrorKind::Records)?;
+    let deps_path = input::resolve_deps(deps, records);
+    // deps.json is read on another thread while the records are read here; the warnings
+    // come out in the same order as when one is read after the other.
+    let (file, deps) = std::thread::scope(|scope| {
+        let loading = deps_path
+            .as_deref()
+            .map(|path| scope.spawn(move || Deps::read(path)));
+        let file = read_swimlane_file(records);
+        let deps = loading.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        (file, deps)
+    });
+    let file = file.map_err(ErrorKind::Records)?;
     let notes = file.header.notes.clone();
     for note in &notes {
         eprintln!("warning: {}: {note}", records.display());
     }
 
-    let deps_path = input::resolve_deps(deps, records);
     warn_if_untrusted(records, deps_path.as_deref());
-    let deps = match &deps_path {
-        Some(path) => Deps::load(path).map_err(ErrorKind::Deps)?,
-        None => {
+    let deps = match (deps, &deps_path) {
+        (Some(read), Some(path)) => {
+            let (deps, deps_notes) = read.map_err(ErrorKind::Deps)?;
+            for note in deps_notes {
+                eprintln!("warning: {}: {note}", path.display());
+            }
+            deps
+        }
+        _ => {
             eprintln!(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",
                 records.display()
@@ -220,18 +236,21 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
     let layout = Layout::new(&run);
     let completes = Completes::new(&run);
     let written = simpler_artifacts::publish::publish(&output, |sink| {
-        let mut out = TraceWriter::new(sink)?;
-        let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
-        let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
-        let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
-        let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
-        build::write_build(&mut out, &run)?;
-        let overhead_samples = match args.overhead {
-            true => overhead::write_overhead(&mut out, &run)?,
-            false => 0,
-        };
-        out.finish()?;
-        Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+        // The write calls run on a second thread while the events are put together here.
+        trace::pipelined(sink, |pipe| {
+            let mut out = TraceWriter::piped(pipe)?;
+            let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
+            let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
+            let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
+            let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
+            build::write_build(&mut out, &run)?;
+            let overhead_samples = match args.overhead {
+                true => overhead::write_overhead(&mut out, &run)?,
+                false => 0,
+            };
+            out.finish()?;
+            Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+        })
     })?;
     let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;
     if args.overhead && run.deps.pairs.is_empty() {

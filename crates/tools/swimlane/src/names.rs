@@ -10,7 +10,7 @@
 //! The kernel map is `--func-names`, else the newest sibling `name_map*.json`: the original's
 //! `{"level", "orchestrator_name", "callable_id_to_name"}` or a flat `{"<id>": "<name>"}`.
 
-use std::fmt::{self, Write};
+use std::fmt;
 
 pub use simpler_artifacts::name_map::{discover, resolve, NameMap as Names};
 
@@ -33,20 +33,42 @@ impl fmt::Display for TaskLabel {
 /// The original's name of a kernel without a mapped name: `func_<id>_<letters>`, the letters
 /// the id in bijective base 26 (0 → `a`, 25 → `z`, 26 → `aa`); `func_-1_` for a negative id.
 pub fn fallback_name(func_id: i32) -> String {
-    let mut letters = Vec::new();
+    let mut name = String::new();
+    push_fallback_name(&mut name, func_id);
+    name
+}
+
+/// Appends [`fallback_name`] of `func_id` to `out`.
+pub fn push_fallback_name(out: &mut String, func_id: i32) {
+    out.push_str("func_");
+    out.push_str(itoa::Buffer::new().format(func_id));
+    out.push('_');
+    let mut letters = [0u8; 8];
+    let mut len = 0;
     if func_id >= 0 {
         let mut n = i64::from(func_id) + 1;
         while n > 0 {
             n -= 1;
-            letters.push(b'a' + (n % 26) as u8);
+            letters[len] = b'a' + (n % 26) as u8;
+            len += 1;
             n /= 26;
         }
-        letters.reverse();
     }
-    format!(
-        "func_{func_id}_{}",
-        String::from_utf8(letters).expect("ASCII letters")
-    )
+    for &l in letters[..len].iter().rev() {
+        out.push(char::from(l));
+    }
+}
+
+/// Appends [`TaskLabel`] of `task` to `out`.
+pub fn push_label(out: &mut String, task: u64) {
+    let ring = (task >> 32) & 0xFF;
+    let local = task & 0xFFFF_FFFF;
+    if ring != 0 {
+        out.push('r');
+        out.push_str(itoa::Buffer::new().format(ring));
+    }
+    out.push('t');
+    out.push_str(itoa::Buffer::new().format(local));
 }
 
 /// The kernel's name in the statistics: the mapped name, else [`fallback_name`].
@@ -64,12 +86,15 @@ pub fn write_slice_name(out: &mut String, names: &Names, func_id: i32, task: u64
     } else if let Some(name) = names.get(func_id) {
         out.push_str(name);
     } else {
-        out.push_str(&fallback_name(func_id));
+        push_fallback_name(out, func_id);
     }
-    if spmd && !out.to_ascii_lowercase().contains("spmd") {
+    let says_spmd = || out.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"spmd"));
+    if spmd && !says_spmd() {
         out.push_str("_spmd");
     }
-    write!(out, "({})", TaskLabel(task)).expect("writing to a String cannot fail");
+    out.push('(');
+    push_label(out, task);
+    out.push(')');
 }
 
 #[cfg(test)]

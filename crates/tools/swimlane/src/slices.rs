@@ -23,7 +23,7 @@ use crate::layout::{
     SCHED_VIEW_PID, WORKER_PID,
 };
 use crate::model::Run;
-use crate::names::{write_slice_name, Names, TaskLabel};
+use crate::names::{push_label, write_slice_name, Names, TaskLabel};
 use crate::trace::{format_into, Arg, Slice, TraceWriter, Track};
 
 /// How many slices of each kind were written.
@@ -253,27 +253,44 @@ fn scheduler_view<W: Write>(
     Ok(count)
 }
 
+/// `"Task:<task>, FuncId:<func>, CoreId:<core>"`.
 fn event_hint(buf: &mut String, task: u64, func_id: i32, core: u32) -> &str {
-    format_into(
-        buf,
-        format_args!("Task:{}, FuncId:{func_id}, CoreId:{core}", TaskLabel(task)),
-    )
+    buf.clear();
+    buf.push_str("Task:");
+    push_label(buf, task);
+    buf.push_str(", FuncId:");
+    buf.push_str(itoa::Buffer::new().format(func_id));
+    buf.push_str(", CoreId:");
+    buf.push_str(itoa::Buffer::new().format(core));
+    buf
 }
 
 /// `"<n>: [t1, r1t2]"`.
-fn degree_hint(buf: &mut String, tasks: impl Iterator<Item = u64>) -> &str {
-    use std::fmt::Write as _;
+fn degree_hint<'b>(buf: &'b mut String, tasks: &[(u64, u64)]) -> &'b str {
     buf.clear();
-    let list: Vec<u64> = tasks.collect();
-    write!(buf, "{}: [", list.len()).expect("String");
-    for (k, t) in list.iter().enumerate() {
+    buf.push_str(itoa::Buffer::new().format(tasks.len()));
+    buf.push_str(": [");
+    for (k, &(_, t)) in tasks.iter().enumerate() {
         if k > 0 {
             buf.push_str(", ");
         }
-        write!(buf, "{}", TaskLabel(*t)).expect("String");
+        push_label(buf, t);
     }
     buf.push(']');
     buf
+}
+
+/// The run of `pairs` (sorted by their first member) whose first member is `task`, for
+/// tasks asked in ascending order: `cursor` only moves forward.
+fn run_of<'p>(pairs: &'p [(u64, u64)], cursor: &mut usize, task: u64) -> &'p [(u64, u64)] {
+    while *cursor < pairs.len() && pairs[*cursor].0 < task {
+        *cursor += 1;
+    }
+    let end = pairs[*cursor..]
+        .iter()
+        .position(|&(t, _)| t != task)
+        .map_or(pairs.len(), |n| *cursor + n);
+    &pairs[*cursor..end]
 }
 
 fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> io::Result<usize> {
@@ -286,9 +303,14 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
     }
     let (mut name, mut hint, mut fanout, mut fanin) =
         (String::new(), String::new(), String::new(), String::new());
+    // Rows are in ascending task order: the successor and predecessor lists are walked along.
+    let (succs, preds) = (&run.deps.pairs, run.deps.pairs_by_succ());
+    let (mut succ_cursor, mut pred_cursor) = (0, 0);
     for (i, r) in run.rows.iter().enumerate() {
         write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
         let dur = r.end_ns.saturating_sub(r.receive_ns);
+        let fanout_list = run_of(succs, &mut succ_cursor, r.task_id);
+        let fanin_list = run_of(preds, &mut pred_cursor, r.task_id);
         out.slice(&Slice {
             name: &name,
             cat: "event",
@@ -301,14 +323,8 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
                     "event-hint",
                     Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
                 ),
-                (
-                    "fanout-hint",
-                    Arg::Str(degree_hint(&mut fanout, run.deps.succs(r.task_id))),
-                ),
-                (
-                    "fanin-hint",
-                    Arg::Str(degree_hint(&mut fanin, run.deps.preds(r.task_id))),
-                ),
+                ("fanout-hint", Arg::Str(degree_hint(&mut fanout, fanout_list))),
+                ("fanin-hint", Arg::Str(degree_hint(&mut fanin, fanin_list))),
                 ("duration-us", Arg::Us(dur)),
                 ("kernel-duration-us", Arg::Us(r.end_ns.saturating_sub(r.start_ns))),
                 ("local_setup_us", Arg::Us(r.start_ns.saturating_sub(r.receive_ns))),

@@ -12,24 +12,34 @@ use std::io::{self, Write};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Micros(pub u64);
 
-/// Writes `ns` as microseconds with three decimals, without the formatting machinery (the
+/// Appends `ns` as microseconds with three decimals, without the formatting machinery (the
 /// trace writes tens of millions of them).
-fn write_micros<W: Write>(out: &mut W, ns: u64) -> io::Result<()> {
-    let mut int = itoa::Buffer::new();
-    out.write_all(int.format(ns / 1000).as_bytes())?;
+fn put_micros(buf: &mut Vec<u8>, ns: u64) {
+    put_int(buf, ns / 1000);
     let frac = (ns % 1000) as usize;
-    let digits = [
+    buf.extend_from_slice(&[
         b'.',
         b'0' + (frac / 100) as u8,
         b'0' + (frac / 10 % 10) as u8,
         b'0' + (frac % 10) as u8,
-    ];
-    out.write_all(&digits)
+    ]);
 }
 
-/// Writes an integer with `itoa`.
-fn write_int<W: Write, I: itoa::Integer>(out: &mut W, v: I) -> io::Result<()> {
-    out.write_all(itoa::Buffer::new().format(v).as_bytes())
+/// Appends an integer with `itoa`.
+fn put_int<I: itoa::Integer>(buf: &mut Vec<u8>, v: I) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it; a string with nothing to
+/// escape (the common case) is copied as is.
+fn put_str(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *buf, s).expect("writing to a Vec cannot fail");
+    }
 }
 
 impl fmt::Display for Micros {
@@ -111,21 +121,50 @@ pub struct Flow<'a> {
     pub task_counts: Option<(u32, u32)>,
 }
 
-/// Streams trace events to `W`.
+/// Bytes gathered before they are handed to the underlying writer in one `write_all`.
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// Streams trace events to `W`. Events are put together in a block of memory that goes to
+/// `W` whenever it holds [`BLOCK_BYTES`] (or the size given to [`TraceWriter::with_block`])
+/// or more.
 pub struct TraceWriter<W: Write> {
     out: W,
+    /// Where full blocks go instead of `out`, handed over without a copy.
+    pipe: Option<Pipe>,
+    buf: Vec<u8>,
+    block: usize,
     first: bool,
     flows: u64,
     /// Scratch for names built per event.
     pub scratch: String,
 }
 
+impl TraceWriter<io::Sink> {
+    /// Starts the trace object on `pipe`: each full block of [`BLOCK_BYTES`] is handed to
+    /// the writing thread as it is, without a copy.
+    pub fn piped(pipe: Pipe) -> io::Result<Self> {
+        let mut w = Self::with_block(io::sink(), BLOCK_BYTES)?;
+        w.pipe = Some(pipe);
+        Ok(w)
+    }
+}
+
 impl<W: Write> TraceWriter<W> {
     /// Starts the trace object.
-    pub fn new(mut out: W) -> io::Result<Self> {
-        out.write_all(b"{\"traceEvents\":[")?;
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_block(out, BLOCK_BYTES)
+    }
+
+    /// Starts the trace object; events go to `out` whenever `block` bytes or more are
+    /// gathered.
+    pub fn with_block(out: W, block: usize) -> io::Result<Self> {
+        let mut buf = Vec::with_capacity(block + (64 << 10));
+        buf.extend_from_slice(b"{\"traceEvents\":[");
         Ok(Self {
             out,
+            pipe: None,
+            buf,
+            block,
             first: true,
             flows: 0,
             scratch: String::new(),
@@ -135,62 +174,74 @@ impl<W: Write> TraceWriter<W> {
     /// Writes a `process_name` and a `process_sort_index` metadata event.
     pub fn process(&mut self, pid: u32, name: &str, sort_index: u32) -> io::Result<()> {
         self.begin_event()?;
-        self.out
-            .write_all(b"{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",")?;
-        write!(self.out, "\"pid\":{pid},\"args\":{{\"name\":")?;
-        self.string(name)?;
-        self.out.write_all(b"}}")?;
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":");
+        put_int(b, pid);
+        b.extend_from_slice(b",\"args\":{\"name\":");
+        put_str(b, name);
+        b.extend_from_slice(b"}}");
         self.begin_event()?;
-        write!(
-            self.out,
-            "{{\"name\":\"process_sort_index\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"sort_index\":{sort_index}}}}}"
-        )
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":\"process_sort_index\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":");
+        put_int(b, pid);
+        b.extend_from_slice(b",\"args\":{\"sort_index\":");
+        put_int(b, sort_index);
+        b.extend_from_slice(b"}}");
+        Ok(())
     }
 
     /// Writes a `thread_name` metadata event.
     pub fn thread(&mut self, track: Track, name: &str) -> io::Result<()> {
         self.begin_event()?;
-        write!(
-            self.out,
-            "{{\"name\":\"thread_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":",
-            track.pid, track.tid
-        )?;
-        self.string(name)?;
-        self.out.write_all(b"}}")
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":\"thread_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":");
+        put_int(b, track.pid);
+        b.extend_from_slice(b",\"tid\":");
+        put_int(b, track.tid);
+        b.extend_from_slice(b",\"args\":{\"name\":");
+        put_str(b, name);
+        b.extend_from_slice(b"}}");
+        Ok(())
     }
 
     /// Writes a `thread_sort_index` metadata event.
     pub fn thread_sort(&mut self, track: Track, sort_index: u32) -> io::Result<()> {
         self.begin_event()?;
-        write!(
-            self.out,
-            "{{\"name\":\"thread_sort_index\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{sort_index}}}}}",
-            track.pid, track.tid
-        )
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":\"thread_sort_index\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":");
+        put_int(b, track.pid);
+        b.extend_from_slice(b",\"tid\":");
+        put_int(b, track.tid);
+        b.extend_from_slice(b",\"args\":{\"sort_index\":");
+        put_int(b, sort_index);
+        b.extend_from_slice(b"}}");
+        Ok(())
     }
 
     /// Writes one complete slice.
     pub fn slice(&mut self, s: &Slice<'_>) -> io::Result<()> {
         self.begin_event()?;
-        self.out.write_all(b"{\"name\":")?;
-        self.string(s.name)?;
-        self.out.write_all(b",\"cat\":")?;
-        self.string(s.cat)?;
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":");
+        put_str(b, s.name);
+        b.extend_from_slice(b",\"cat\":");
+        put_str(b, s.cat);
         if let Some(id) = s.id {
-            self.out.write_all(b",\"id\":")?;
-            write_int(&mut self.out, id)?;
+            b.extend_from_slice(b",\"id\":");
+            put_int(b, id);
         }
-        self.out.write_all(b",\"ph\":\"X\",\"pid\":")?;
-        write_int(&mut self.out, s.track.pid)?;
-        self.out.write_all(b",\"tid\":")?;
-        write_int(&mut self.out, s.track.tid)?;
-        self.out.write_all(b",\"ts\":")?;
-        write_micros(&mut self.out, s.ts_ns)?;
-        self.out.write_all(b",\"dur\":")?;
-        write_micros(&mut self.out, s.dur_ns)?;
-        self.out.write_all(b",\"args\":")?;
-        self.args(s.args)?;
-        self.out.write_all(b"}")
+        b.extend_from_slice(b",\"ph\":\"X\",\"pid\":");
+        put_int(b, s.track.pid);
+        b.extend_from_slice(b",\"tid\":");
+        put_int(b, s.track.tid);
+        b.extend_from_slice(b",\"ts\":");
+        put_micros(b, s.ts_ns);
+        b.extend_from_slice(b",\"dur\":");
+        put_micros(b, s.dur_ns);
+        b.extend_from_slice(b",\"args\":");
+        put_args(b, s.args);
+        b.push(b'}');
+        Ok(())
     }
 
     /// Writes a counter sample (`ph:"C"`); `track.tid` is written unless it is 0.
@@ -203,17 +254,23 @@ impl<W: Write> TraceWriter<W> {
         args: &[(&str, Arg<'_>)],
     ) -> io::Result<()> {
         self.begin_event()?;
-        self.out.write_all(b"{\"name\":")?;
-        self.string(name)?;
-        self.out.write_all(b",\"cat\":")?;
-        self.string(cat)?;
-        write!(self.out, ",\"ph\":\"C\",\"pid\":{}", track.pid)?;
+        let b = &mut self.buf;
+        b.extend_from_slice(b"{\"name\":");
+        put_str(b, name);
+        b.extend_from_slice(b",\"cat\":");
+        put_str(b, cat);
+        b.extend_from_slice(b",\"ph\":\"C\",\"pid\":");
+        put_int(b, track.pid);
         if track.tid != 0 {
-            write!(self.out, ",\"tid\":{}", track.tid)?;
+            b.extend_from_slice(b",\"tid\":");
+            put_int(b, track.tid);
         }
-        write!(self.out, ",\"ts\":{},\"args\":", Micros(ts_ns))?;
-        self.args(args)?;
-        self.out.write_all(b"}")
+        b.extend_from_slice(b",\"ts\":");
+        put_micros(b, ts_ns);
+        b.extend_from_slice(b",\"args\":");
+        put_args(b, args);
+        b.push(b'}');
+        Ok(())
     }
 
     /// Writes a flow arrow with the next flow id (0, 1, ...); returns the id.
@@ -244,73 +301,186 @@ impl<W: Write> TraceWriter<W> {
     fn flow_event(&mut self, f: &Flow<'_>) -> io::Result<()> {
         for (ph, end) in [(&b"s"[..], f.from), (&b"f"[..], f.to)] {
             self.begin_event()?;
-            self.out.write_all(b"{\"name\":")?;
-            self.string(f.name)?;
-            self.out.write_all(b",\"cat\":\"flow\",\"ph\":\"")?;
-            self.out.write_all(ph)?;
-            self.out.write_all(b"\",\"id\":")?;
-            write_int(&mut self.out, f.id)?;
-            self.out.write_all(b",\"pid\":")?;
-            write_int(&mut self.out, end.track.pid)?;
-            self.out.write_all(b",\"tid\":")?;
-            write_int(&mut self.out, end.track.tid)?;
-            self.out.write_all(b",\"ts\":")?;
-            write_micros(&mut self.out, end.ts_ns)?;
+            let b = &mut self.buf;
+            b.extend_from_slice(b"{\"name\":");
+            put_str(b, f.name);
+            b.extend_from_slice(b",\"cat\":\"flow\",\"ph\":\"");
+            b.extend_from_slice(ph);
+            b.extend_from_slice(b"\",\"id\":");
+            put_int(b, f.id);
+            b.extend_from_slice(b",\"pid\":");
+            put_int(b, end.track.pid);
+            b.extend_from_slice(b",\"tid\":");
+            put_int(b, end.track.tid);
+            b.extend_from_slice(b",\"ts\":");
+            put_micros(b, end.ts_ns);
             if ph == b"f" {
-                self.out.write_all(b",\"bp\":\"e\"")?;
+                b.extend_from_slice(b",\"bp\":\"e\"");
             }
             if let Some(bind) = end.bind {
-                self.out.write_all(b",\"bind_id\":")?;
-                write_int(&mut self.out, bind)?;
+                b.extend_from_slice(b",\"bind_id\":");
+                put_int(b, bind);
             }
             if let Some((input, output)) = f.task_counts {
-                self.out.write_all(b",\"input_task_count\":")?;
-                write_int(&mut self.out, input)?;
-                self.out.write_all(b",\"output_task_count\":")?;
-                write_int(&mut self.out, output)?;
+                b.extend_from_slice(b",\"input_task_count\":");
+                put_int(b, input);
+                b.extend_from_slice(b",\"output_task_count\":");
+                put_int(b, output);
             }
-            self.out.write_all(b"}")?;
+            b.push(b'}');
         }
         Ok(())
     }
 
     /// Closes the trace, flushes and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.out.write_all(b"\n]}\n")?;
+        self.buf.extend_from_slice(b"\n]}\n");
+        self.emit_block()?;
         self.out.flush()?;
         Ok(self.out)
     }
 
-    fn args(&mut self, args: &[(&str, Arg<'_>)]) -> io::Result<()> {
-        self.out.write_all(b"{")?;
-        for (i, (key, value)) in args.iter().enumerate() {
-            if i > 0 {
-                self.out.write_all(b",")?;
-            }
-            self.string(key)?;
-            self.out.write_all(b":")?;
-            match value {
-                Arg::Str(v) => self.string(v)?,
-                Arg::Int(v) => write_int(&mut self.out, *v)?,
-                Arg::Uint(v) => write_int(&mut self.out, *v)?,
-                Arg::Us(v) => write_micros(&mut self.out, *v)?,
-                Arg::Triple([a, b, c]) => write!(self.out, "[{a},{b},{c}]")?,
-                Arg::Bool(v) => write!(self.out, "{v}")?,
-                Arg::Null => self.out.write_all(b"null")?,
+    /// Hands the gathered block to the pipe or the writer.
+    fn emit_block(&mut self) -> io::Result<()> {
+        match &mut self.pipe {
+            Some(pipe) => pipe.send_block(&mut self.buf),
+            None => {
+                self.out.write_all(&self.buf)?;
+                self.buf.clear();
+                Ok(())
             }
         }
-        self.out.write_all(b"}")
     }
 
+    /// Starts an event: its separator, after handing a full block to the writer.
     fn begin_event(&mut self) -> io::Result<()> {
+        if self.buf.len() >= self.block {
+            self.emit_block()?;
+        }
         let sep: &[u8] = if self.first { b"\n" } else { b",\n" };
         self.first = false;
-        self.out.write_all(sep)
+        self.buf.extend_from_slice(sep);
+        Ok(())
+    }
+}
+
+/// Appends an `args` object.
+fn put_args(b: &mut Vec<u8>, args: &[(&str, Arg<'_>)]) {
+    b.push(b'{');
+    for (i, (key, value)) in args.iter().enumerate() {
+        if i > 0 {
+            b.push(b',');
+        }
+        put_str(b, key);
+        b.push(b':');
+        match *value {
+            Arg::Str(v) => put_str(b, v),
+            Arg::Int(v) => put_int(b, v),
+            Arg::Uint(v) => put_int(b, v),
+            Arg::Us(v) => put_micros(b, v),
+            Arg::Triple([x, y, z]) => {
+                b.push(b'[');
+                put_int(b, x);
+                b.push(b',');
+                put_int(b, y);
+                b.push(b',');
+                put_int(b, z);
+                b.push(b']');
+            }
+            Arg::Bool(v) => b.extend_from_slice(if v { b"true" } else { b"false" }),
+            Arg::Null => b.extend_from_slice(b"null"),
+        }
+    }
+    b.push(b'}');
+}
+
+/// Blocks that may wait for the writing thread before the producer waits for it.
+const PIPE_BLOCKS: usize = 8;
+
+/// The writer [`pipelined`] hands its producer: as a `Write`, gathers bytes into blocks of
+/// [`BLOCK_BYTES`] and sends each full block to the writing thread (flush it before dropping
+/// it); [`TraceWriter::piped`] sends its own blocks.
+pub struct Pipe {
+    blocks: std::sync::mpsc::SyncSender<Vec<u8>>,
+    /// Blocks written, back for reuse.
+    free: std::sync::mpsc::Receiver<Vec<u8>>,
+    current: Vec<u8>,
+}
+
+impl Pipe {
+    /// Sends `block` to the writing thread, leaving an empty (recycled) one in its place.
+    fn send_block(&mut self, block: &mut Vec<u8>) -> io::Result<()> {
+        let next = self
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
+        let full = std::mem::replace(block, next);
+        self.blocks
+            .send(full)
+            .map_err(|_| io::Error::other("the trace's writing thread stopped"))
     }
 
-    fn string(&mut self, s: &str) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, s).map_err(io::Error::from)
+    fn send(&mut self) -> io::Result<()> {
+        let next = self
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
+        let full = std::mem::replace(&mut self.current, next);
+        self.blocks
+            .send(full)
+            .map_err(|_| io::Error::other("the trace's writing thread stopped"))
     }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.current.extend_from_slice(bytes);
+        if self.current.len() >= BLOCK_BYTES {
+            self.send()?;
+        }
+        Ok(bytes.len())
+    }
+
+    /// Sends what is gathered; the writing thread flushes `sink` when the pipe closes.
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.current.is_empty() {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `produce` with a [`Pipe`] whose bytes are written to `sink`, in order, on another
+/// thread, so that producing the trace and the write calls overlap ([`TraceWriter::piped`]
+/// hands its blocks over without a copy). The pipe closes when `produce` drops it. The
+/// writing thread's error (a full disk, an interrupt) is returned before the producer's,
+/// which then is only the closed pipe.
+pub fn pipelined<S: Write + Send, T>(
+    sink: &mut S,
+    produce: impl FnOnce(Pipe) -> io::Result<T>,
+) -> io::Result<T> {
+    std::thread::scope(|scope| {
+        let (blocks, incoming) = std::sync::mpsc::sync_channel::<Vec<u8>>(PIPE_BLOCKS);
+        let (recycle, free) = std::sync::mpsc::channel::<Vec<u8>>();
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for mut block in incoming {
+                sink.write_all(&block)?;
+                block.clear();
+                let _ = recycle.send(block);
+            }
+            sink.flush()
+        });
+        let pipe = Pipe {
+            blocks,
+            free,
+            current: Vec::new(),
+        };
+        let produced = produce(pipe);
+        let written = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.and(produced)
+    })
 }
 
 /// Formats `args` into `buf` (cleared first) and returns it: names built per event without a
@@ -329,7 +499,7 @@ mod tests {
     fn micros_are_exact_decimals() {
         let mut out = Vec::new();
         for ns in [0, 5, 1_234_567, 1000] {
-            write_micros(&mut out, ns).unwrap();
+            put_micros(&mut out, ns);
             out.push(b' ');
         }
         assert_eq!(String::from_utf8(out).unwrap(), "0.000 0.005 1234.567 1.000 ");
