@@ -41,7 +41,7 @@ pub const DEFAULT_TENSORMAP_BUCKETS: usize = 4096;
 pub const CLEANUP_INTERVAL: u32 = 64;
 /// Entries of one base address a lookup may walk in the bucket chain before that address gets
 /// its own index (see `hot.rs`).
-pub const DEFAULT_HOT_THRESHOLD: usize = 64;
+pub const DEFAULT_HOT_THRESHOLD: usize = 16;
 /// Hot addresses kept before the empty indexes among them are dropped. An index that empties
 /// (every writer of its buffer retired, e.g. the schedulers caught up with a tiled GEMM) is
 /// kept: dropping it at once sent its buffer back to the bucket chain, whose lookups then

@@ -75,6 +75,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
 /// the L2 test does not apply (innermost stride not 1, or strides not nested). Its outer
 /// extent (buffer elements / strides[0]) bounds nothing: a view lies inside its buffer
 /// (`Tensor::from_parts` checks it), so its outer offset plus its outer size never exceeds it.
+#[inline]
 fn reference_box(strides: &[u32]) -> Option<[u64; MAX_DIMS]> {
     let n = strides.len();
     if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
@@ -88,6 +89,7 @@ fn reference_box(strides: &[u32]) -> Option<[u64; MAX_DIMS]> {
 }
 
 /// Whether `t`'s buffer is whole outer rows (L2 step 4, asked of the consumer).
+#[inline]
 pub(super) fn whole_outer_rows(t: &Tensor) -> bool {
     let buf_elems = t.size_bytes() / t.dtype().size();
     buf_elems.is_multiple_of(u64::from(t.strides()[0]))
@@ -104,6 +106,7 @@ pub(super) fn box_position(t: &Tensor) -> Option<[u64; MAX_DIMS]> {
 
 /// Per-dimension offsets of `t.start_offset` in the mixed radix given by its strides, or `None`
 /// when the box does not fit the reference box's inner extents `a[1..]`.
+#[inline]
 fn decompose(t: &Tensor, a: &[u64; MAX_DIMS]) -> Option<[u64; MAX_DIMS]> {
     let mut rem = t.start_offset();
     let mut off = [0u64; MAX_DIMS];
