@@ -23,6 +23,9 @@ use rustc_hash::FxHashMap;
 use super::overlap::{box_position, whole_outer_rows};
 use crate::{DType, Tensor, MAX_DIMS};
 
+/// Emptied grid buckets kept beyond twice the entries held (see [`HotIndex::remove`]).
+const EMPTY_CELLS_KEPT: usize = 1024;
+
 /// Ordered entries of one hot address.
 #[derive(Debug)]
 pub(super) struct HotIndex {
@@ -157,6 +160,10 @@ impl HotIndex {
                         if grid.len == 0 {
                             // An empty index holds no allocation (see `HOT_ADDRESS_LIMIT`).
                             grid.cells = FxHashMap::default();
+                        } else if grid.cells.len() > 2 * grid.len + EMPTY_CELLS_KEPT {
+                            // Emptied buckets keep their vector for the next writer of the
+                            // same tile; past this many, they are dropped (amortised O(1)).
+                            grid.cells.retain(|_, cell| !cell.is_empty());
                         }
                     }
                 }
@@ -226,5 +233,36 @@ impl HotIndex {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TaskId;
+
+    /// A long-lived hot buffer whose writers move on (a KV cache written slice after slice)
+    /// must not keep a bucket per slice it ever saw.
+    #[test]
+    fn emptied_buckets_are_dropped_past_the_bound() {
+        let buf = Tensor::contiguous(0x1000, 1 << 24, &[1 << 22], DType::Float32, TaskId::INVALID).unwrap();
+        let mut h = HotIndex::new();
+        let live = buf.view(&[1], &[0]).unwrap();
+        h.insert(&live, 0, 0); // one writer stays, so the grid never empties
+        for i in 1..20_000u32 {
+            let t = buf.view(&[1], &[i]).unwrap();
+            h.insert(&t, u64::from(i), i);
+            h.remove(&t, u64::from(i));
+        }
+        let g = h.grid.as_ref().unwrap();
+        assert_eq!(g.len, 1);
+        assert!(
+            g.cells.len() <= 2 * g.len + EMPTY_CELLS_KEPT + 1,
+            "{} buckets kept",
+            g.cells.len()
+        );
+        let mut out = Vec::new();
+        h.candidates(&buf.view(&[4], &[0]).unwrap(), &mut out);
+        assert_eq!(out, [(0, 0)]);
     }
 }
