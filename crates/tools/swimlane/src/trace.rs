@@ -122,7 +122,7 @@ pub struct Flow<'a> {
 }
 
 /// Bytes gathered before they are handed to the underlying writer in one `write_all`.
-const BLOCK_BYTES: usize = 1 << 20;
+pub const BLOCK_BYTES: usize = 1 << 20;
 
 /// Streams trace events to `W`. Events are put together in a block of memory that goes to
 /// `W` whenever it holds [`BLOCK_BYTES`] (or the size given to [`TraceWriter::with_block`])
