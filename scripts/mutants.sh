@@ -3,7 +3,7 @@
 #
 #   bash scripts/mutants.sh            # the whole crate (about 440 mutants, ~40 min on 2 cores)
 #   bash scripts/mutants.sh --core     # deps.rs and tensormap/overlap.rs (~110 mutants, ~10 min)
-#   bash scripts/mutants.sh --ci       # tensormap/overlap.rs alone (~45 mutants, ~4 min): CI
+#   bash scripts/mutants.sh --ci       # tensormap/overlap.rs alone (~67 mutants, ~12 min): CI
 #
 # Fails when any mutant is missed. Equivalent mutants (no test can tell them apart) are
 # excluded, each with its reason, in .cargo/mutants.toml. Results go to target/mutants/.
