@@ -69,8 +69,8 @@ pub struct RunArgs {
     /// default 0.
     #[arg(long)]
     pub scheduler_threads: Option<usize>,
-    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds; default `DEFAULT_TIMEOUT`
-    /// (300 s).
+    /// Stop the run with SCHEDULER_TIMEOUT after this many seconds (0 stops every run);
+    /// default `DEFAULT_TIMEOUT` (300 s).
     #[arg(long)]
     pub timeout_secs: Option<u64>,
     /// With --from-deps: re-run a deps.json even when its run manifest says the run did not

@@ -343,7 +343,9 @@ pub(crate) fn execute(
         }
     };
     let mut interrupted = false;
-    while !exited() {
+    // A zero timeout has passed before anything ran: it stops the run even when every thread
+    // exited before this loop first looked (a small run on a fast machine), instead of racing it.
+    while !exited() || cfg.timeout.is_zero() {
         let now = Instant::now();
         if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
             // Stopped from outside: whatever the threads do now, the close is unproven.
