@@ -420,15 +420,12 @@ impl Pipe {
             .map_err(|_| io::Error::other("the trace's writing thread stopped"))
     }
 
+    /// Sends the gathered block ([`Pipe::send_block`] on `current`).
     fn send(&mut self) -> io::Result<()> {
-        let next = self
-            .free
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
-        let full = std::mem::replace(&mut self.current, next);
-        self.blocks
-            .send(full)
-            .map_err(|_| io::Error::other("the trace's writing thread stopped"))
+        let mut current = std::mem::take(&mut self.current);
+        let sent = self.send_block(&mut current);
+        self.current = current;
+        sent
     }
 }
 
