@@ -8,6 +8,7 @@ use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 use crate::sync::{Mutex, RwLock};
 use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
 use smallvec::SmallVec;
+use thin_vec::ThinVec;
 
 use crate::platform::{MixedKernels, TaskShape};
 
@@ -46,8 +47,9 @@ pub(crate) struct Fan {
     pub fanout_count: u32,
     /// `SCOPE_BIT` at scope end + 1 per consumer release.
     pub fanout_refcount: u32,
-    /// Consumers waiting for this task to complete.
-    pub consumers: Vec<SlotRef>,
+    /// Consumers waiting for this task to complete (a `ThinVec`, like the payload's lists: one
+    /// pointer in the slot, its length and capacity beside the items).
+    pub consumers: ThinVec<SlotRef>,
 }
 
 /// What the orchestrator writes before publishing the task and the scheduler reads to run it.
@@ -59,10 +61,10 @@ pub(crate) struct Payload {
     /// the heap, whose capacity a reused slot keeps.
     pub args: SmallVec<[(ArgTag, Tensor); INLINE_ARGS]>,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
-    pub scalars: Vec<u64>,
+    pub scalars: ThinVec<u64>,
     pub block_num: u32,
     /// Claimed producers and the flags of each edge.
-    pub fanin: Vec<(SlotRef, DepFlags)>,
+    pub fanin: ThinVec<(SlotRef, DepFlags)>,
     /// Args dump selection (bit i = argument i, tensors first).
     pub dump_mask: u64,
     /// Scalar dtypes for the args dump, 4 bits per scalar ([`pack_dtypes`]).
@@ -93,9 +95,10 @@ pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 /// The most bytes a slot may take. The host-built graph keeps one slot per task (1M tasks: a
 /// 2^20-slot window), so the slot is most of its memory per task (`docs/performance.md`
 /// accounts for it); it once carried 16 scalars inline (136 bytes) for tasks that mostly have
-/// none. The build fails when the slot outgrows this (384 bytes today: six cache lines).
+/// none, then three 24-byte `Vec`s (now `ThinVec`s, 8 bytes each). The build fails when the
+/// slot outgrows this (328 bytes today; two inline tensor arguments are 176 of them).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 384;
+pub(crate) const SLOT_BUDGET: usize = 328;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
 const _: () = assert!(SLOT_BYTES <= SLOT_BUDGET, "a task slot outgrew SLOT_BUDGET");
@@ -127,15 +130,15 @@ impl Slot {
                 state: TaskState::Free,
                 fanout_count: 0,
                 fanout_refcount: 0,
-                consumers: Vec::new(),
+                consumers: ThinVec::new(),
             }),
             payload: RwLock::new(Payload {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
                 args: SmallVec::new(),
-                scalars: Vec::new(),
+                scalars: ThinVec::new(),
                 block_num: 1,
-                fanin: Vec::new(),
+                fanin: ThinVec::new(),
                 dump_mask: 0,
                 scalar_dtypes: 0,
             }),

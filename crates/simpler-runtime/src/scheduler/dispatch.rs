@@ -47,7 +47,7 @@ pub(crate) struct Held {
 pub(crate) struct ThreadState {
     pub thread: u32,
     pub cores: Cores,
-    pub scratch: Vec<SlotRef>,
+    pub scratch: thin_vec::ThinVec<SlotRef>,
     pub batch: AdvanceBatch,
     pub probes: ThreadProbes,
     pub phases: PhaseLog,
