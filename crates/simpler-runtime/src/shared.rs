@@ -13,7 +13,6 @@ use std::time::Duration;
 use crossbeam_queue::SegQueue;
 use crossbeam_utils::CachePadded;
 use simpler_core::MAX_RINGS;
-use thin_vec::ThinVec;
 
 use crate::collectors::swimlane::SwimlaneShared;
 use crate::config::{RingSizes, RuntimeKind};
@@ -22,7 +21,7 @@ use crate::memory::RunMemory;
 use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::shared::RingShared;
-use crate::slot::{shape_from_u8, Slot, SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{shape_from_u8, Consumers, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
@@ -209,7 +208,7 @@ impl RunShared {
 
     /// Marks a task COMPLETED, readies its waiting consumers, releases its RETAIN pins and
     /// checks whether it is consumed. `scratch` is the caller's reusable buffer.
-    pub fn complete(&self, s: SlotRef, scratch: &mut ThinVec<SlotRef>, batch: &mut AdvanceBatch) {
+    pub fn complete(&self, s: SlotRef, scratch: &mut Consumers, batch: &mut AdvanceBatch) {
         let slot = self.slot(s);
         // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
         // consume this task and the orchestrator may reuse the slot, so its payload must not be

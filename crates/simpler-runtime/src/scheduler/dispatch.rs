@@ -47,7 +47,7 @@ pub(crate) struct Held {
 pub(crate) struct ThreadState {
     pub thread: u32,
     pub cores: Cores,
-    pub scratch: thin_vec::ThinVec<SlotRef>,
+    pub scratch: crate::slot::Consumers,
     pub batch: AdvanceBatch,
     pub probes: ThreadProbes,
     pub phases: PhaseLog,

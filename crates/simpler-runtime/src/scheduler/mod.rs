@@ -37,7 +37,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
     let mut st = ThreadState {
         thread: thread_index,
         cores: Cores::new(shared.platform, thread_index, thread_count),
-        scratch: thin_vec::ThinVec::new(),
+        scratch: crate::slot::Consumers::new(),
         batch: AdvanceBatch::default(),
         probes: ThreadProbes {
             lane,
