@@ -134,7 +134,7 @@ impl RunShared {
 
     #[inline]
     pub fn slot(&self, s: SlotRef) -> &Slot {
-        &self.rings[s.ring as usize].slots[s.index as usize]
+        self.rings[s.ring as usize].slots.get(s.index)
     }
 
     /// Routes a ready task to its shape's queue and wakes a scheduler.

@@ -113,7 +113,7 @@ impl FaninSink for LiveSink<'_> {
             entry.2 = entry.2 | e.flags;
             return Ok(());
         }
-        let mut fan = r.slots[index as usize].fan.lock();
+        let mut fan = r.slots.get(index).fan.lock();
         if fan.local != pid.local() || fan.state == TaskState::Consumed {
             return Ok(()); // retired: no edge, no error
         }

@@ -8,6 +8,7 @@ pub(crate) mod alloc;
 pub mod heap;
 mod pool;
 pub(crate) mod shared;
+pub(crate) mod slots;
 mod window;
 
 pub use heap::{HeapAllocator, HeapRefusal};

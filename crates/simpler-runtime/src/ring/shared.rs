@@ -7,6 +7,7 @@
 
 use crossbeam_utils::CachePadded;
 
+use super::slots::SlotStore;
 use crate::slot::{Slot, TaskState};
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 
@@ -15,7 +16,7 @@ pub(crate) struct RingShared {
     /// `window − 1`: a local id's slot index is `local & mask`.
     pub mask: u32,
     /// The task window's slots.
-    pub slots: Box<[Slot]>,
+    pub slots: SlotStore,
     /// Oldest unretired local id.
     pub last_alive: CachePadded<AtomicU32>,
     /// Virtual heap tail (packed end of the newest retired task).
@@ -33,7 +34,7 @@ impl RingShared {
     pub fn new(window: u32, dep_origin: u64) -> RingShared {
         RingShared {
             mask: window - 1,
-            slots: (0..window).map(|_| Slot::new()).collect(),
+            slots: SlotStore::new(window),
             last_alive: CachePadded::new(AtomicU32::new(0)),
             heap_tail: AtomicU64::new(0),
             dep_tail: AtomicU64::new(dep_origin),
@@ -46,7 +47,7 @@ impl RingShared {
     /// The slot of local id `local`.
     #[inline]
     pub fn slot_of(&self, local: u32) -> &Slot {
-        &self.slots[(local & self.mask) as usize]
+        self.slots.get(local & self.mask)
     }
 
     /// Advances `last_alive` over consecutive consumed slots and publishes the new heap,
