@@ -106,7 +106,9 @@ pub(crate) struct GraphWriter {
     parts: [Part; 3],
     tensors_seen: FxHashSet<(u64, i32)>,
     task: TaskId,
+    /// Producers the current task has an edge from, as a set and in first-written order.
     preds: FxHashSet<u64>,
+    written: Vec<TaskId>,
     with_flags: bool,
     error: Option<io::Error>,
     scratch: Vec<u8>,
@@ -122,6 +124,7 @@ impl GraphWriter {
             tensors_seen: FxHashSet::default(),
             task: TaskId::INVALID,
             preds: FxHashSet::default(),
+            written: Vec::new(),
             with_flags,
             error: None,
             scratch: Vec::with_capacity(4096),
@@ -146,6 +149,7 @@ impl GraphWriter {
     ) {
         self.task = id;
         self.preds.clear();
+        self.written.clear();
         let mut buf = std::mem::take(&mut self.scratch);
         for &(tag, ref t) in args {
             if let Some(t) = recorded(tag, t) {
@@ -221,9 +225,24 @@ impl GraphWriter {
         self.scratch = buf;
     }
 
+    /// Marks `pred` as having an edge into the current task; true when it is new.
+    fn see(&mut self, pred: TaskId) -> bool {
+        let new = self.preds.insert(pred.raw());
+        if new {
+            self.written.push(pred);
+        }
+        new
+    }
+
+    /// The producers the current task (the last [`GraphWriter::begin_task`]) has at least one
+    /// edge from in `edges[]`, in first-written order.
+    pub fn producers(&self) -> &[TaskId] {
+        &self.written
+    }
+
     /// An explicit dependency (first occurrence per producer only).
     pub fn explicit(&mut self, pred: TaskId, flags: DepFlags) {
-        if self.preds.insert(pred.raw()) {
+        if self.see(pred) {
             let e = self.edge_into(pred, -1, json::EdgeSource::Explicit, flags);
             self.edge(&e);
         }
@@ -231,7 +250,7 @@ impl GraphWriter {
 
     /// A creator edge (only when the producer was not seen yet for this task).
     pub fn creator(&mut self, pred: TaskId, arg: usize, consumer: &Tensor) {
-        if self.preds.insert(pred.raw()) {
+        if self.see(pred) {
             let e = self
                 .edge_into(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN)
                 .with_consumer(tensor_id(consumer.addr(), consumer.version()), slice(consumer));
@@ -241,7 +260,7 @@ impl GraphWriter {
 
     /// A tensor-map hit (always recorded).
     pub fn tensormap(&mut self, pred: TaskId, arg: usize, consumer: &Tensor, producer: &Tensor) {
-        self.preds.insert(pred.raw());
+        self.see(pred);
         let e = self
             .edge_into(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT)
             .with_consumer(tensor_id(producer.addr(), producer.version()), slice(consumer))
