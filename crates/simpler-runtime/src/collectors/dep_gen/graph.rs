@@ -13,11 +13,12 @@
 //! formatter (the same one `DepsWriter` uses); this module only turns the runtime's tensors
 //! into its borrowed views.
 
+use std::collections::hash_map::Entry;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{publish_with, Options, PublishError};
@@ -104,7 +105,8 @@ fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
 /// See the module docs.
 pub(crate) struct GraphWriter {
     parts: [Part; 3],
-    tensors_seen: FxHashSet<(u64, i32)>,
+    /// The distinct tensors written to `tensors[]`, with their ids.
+    tensors_seen: FxHashMap<(u64, i32), u64>,
     task: TaskId,
     /// Producers the current task has an edge from, as a set and in first-written order.
     preds: FxHashSet<u64>,
@@ -112,6 +114,8 @@ pub(crate) struct GraphWriter {
     with_flags: bool,
     error: Option<io::Error>,
     scratch: Vec<u8>,
+    /// The current task's argument tensor ids (reused per task).
+    ids: Vec<u64>,
 }
 
 impl GraphWriter {
@@ -121,13 +125,14 @@ impl GraphWriter {
         let part = |s: &str| Part::create(Self::part_path(dir, tag, s));
         Ok(GraphWriter {
             parts: [part("tasks")?, part("tensors")?, part("edges")?],
-            tensors_seen: FxHashSet::default(),
+            tensors_seen: FxHashMap::default(),
             task: TaskId::INVALID,
             preds: FxHashSet::default(),
             written: Vec::new(),
             with_flags,
             error: None,
             scratch: Vec::with_capacity(4096),
+            ids: Vec::new(),
         })
     }
 
@@ -151,14 +156,24 @@ impl GraphWriter {
         self.preds.clear();
         self.written.clear();
         let mut buf = std::mem::take(&mut self.scratch);
+        // Each argument's tensor id, from the set of distinct tensors (hashing is done once per
+        // tensor, when it first appears and gets its `tensors[]` entry).
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
         for &(tag, ref t) in args {
-            if let Some(t) = recorded(tag, t) {
-                if self.tensors_seen.insert((t.addr(), t.version())) {
+            let Some(t) = recorded(tag, t) else {
+                ids.push(0);
+                continue;
+            };
+            let id = match self.tensors_seen.entry((t.addr(), t.version())) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    let id = *e.insert(tensor_id(t.addr(), t.version()));
                     buf.clear();
                     encode::tensor(
                         &mut buf,
                         &TensorView {
-                            tensor_id: tensor_id(t.addr(), t.version()),
+                            tensor_id: id,
                             buffer_addr: t.addr(),
                             version: Some(t.version()),
                             dtype: t.dtype().name(),
@@ -167,14 +182,16 @@ impl GraphWriter {
                     );
                     let r = self.parts[1].push_raw(&buf);
                     self.note(r);
+                    id
                 }
-            }
+            };
+            ids.push(id);
         }
         buf.clear();
-        let args = args.iter().enumerate().map(|(i, (tag, t))| {
+        let args = args.iter().zip(&ids).enumerate().map(|(i, ((tag, t), &tid))| {
             let (idx, arg_type) = (i as i32, arg_type(*tag));
             match recorded(*tag, t) {
-                Some(t) => ArgView::with_slice(idx, arg_type, tensor_id(t.addr(), t.version()), slice(t)),
+                Some(t) => ArgView::with_slice(idx, arg_type, tid, slice(t)),
                 None => ArgView::bare(idx, arg_type),
             }
         });
@@ -196,6 +213,7 @@ impl GraphWriter {
         let r = self.parts[0].push_raw(&buf);
         self.note(r);
         self.scratch = buf;
+        self.ids = ids;
     }
 
     /// An edge into the current task with the four required fields and, with flags on, the
