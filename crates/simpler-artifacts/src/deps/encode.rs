@@ -515,9 +515,17 @@ impl Out<'_> {
         self
     }
 
+    /// An integer. Single digits (most indices, shapes, strides and kernel ids) are one byte
+    /// pushed; the rest go through `itoa` (whose variable-length copy is a `memcpy` call).
     #[inline]
-    fn int<I: itoa::Integer>(&mut self, v: I) -> &mut Self {
-        self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    fn int<I: itoa::Integer + Copy>(&mut self, v: I) -> &mut Self
+    where
+        u8: TryFrom<I>,
+    {
+        match u8::try_from(v) {
+            Ok(d) if d < 10 => self.0.push(b'0' + d),
+            _ => self.0.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        }
         self
     }
 
