@@ -15,7 +15,7 @@
 
 use std::collections::hash_map::Entry;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -56,23 +56,47 @@ pub struct GraphCounts {
     pub edges: u64,
 }
 
+/// Bytes a part collects before it writes them to its file.
+const PART_BUFFER: usize = 256 << 10;
+
+/// One section's part file. Elements are encoded straight into `buf` (no staging copy), which
+/// is written out once it holds [`PART_BUFFER`] bytes.
 struct Part {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
+    buf: Vec<u8>,
     count: u64,
 }
 
 impl Part {
     fn create(path: PathBuf) -> io::Result<Part> {
-        let out = BufWriter::with_capacity(256 << 10, File::create(&path)?);
-        Ok(Part { path, out, count: 0 })
+        let file = File::create(&path)?;
+        Ok(Part {
+            path,
+            file,
+            buf: Vec::with_capacity(PART_BUFFER + (16 << 10)),
+            count: 0,
+        })
     }
-    fn push_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+
+    /// Appends one element, after the separator when it is not the first, encoded by `encode`.
+    fn push(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
         if self.count > 0 {
-            self.out.write_all(&[encode::SEPARATOR])?;
+            self.buf.push(encode::SEPARATOR);
         }
         self.count += 1;
-        self.out.write_all(bytes)
+        encode(&mut self.buf);
+        if self.buf.len() >= PART_BUFFER {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered bytes to the file (the buffer is emptied even when that fails).
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.file.write_all(&self.buf);
+        self.buf.clear();
+        r
     }
 }
 
@@ -113,7 +137,6 @@ pub(crate) struct GraphWriter {
     written: Vec<TaskId>,
     with_flags: bool,
     error: Option<io::Error>,
-    scratch: Vec<u8>,
     /// The current task's argument tensor ids (reused per task).
     ids: Vec<u64>,
 }
@@ -131,7 +154,6 @@ impl GraphWriter {
             written: Vec::new(),
             with_flags,
             error: None,
-            scratch: Vec::with_capacity(4096),
             ids: Vec::new(),
         })
     }
@@ -155,7 +177,6 @@ impl GraphWriter {
         self.task = id;
         self.preds.clear();
         self.written.clear();
-        let mut buf = std::mem::take(&mut self.scratch);
         // Each argument's tensor id, from the set of distinct tensors (hashing is done once per
         // tensor, when it first appears and gets its `tensors[]` entry).
         let mut ids = std::mem::take(&mut self.ids);
@@ -169,25 +190,24 @@ impl GraphWriter {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
                     let id = *e.insert(tensor_id(t.addr(), t.version()));
-                    buf.clear();
-                    encode::tensor(
-                        &mut buf,
-                        &TensorView {
-                            tensor_id: id,
-                            buffer_addr: t.addr(),
-                            version: Some(t.version()),
-                            dtype: t.dtype().name(),
-                            buffer_numel: t.buffer_numel(),
-                        },
-                    );
-                    let r = self.parts[1].push_raw(&buf);
+                    let r = self.parts[1].push(|buf| {
+                        encode::tensor(
+                            buf,
+                            &TensorView {
+                                tensor_id: id,
+                                buffer_addr: t.addr(),
+                                version: Some(t.version()),
+                                dtype: t.dtype().name(),
+                                buffer_numel: t.buffer_numel(),
+                            },
+                        )
+                    });
                     self.note(r);
                     id
                 }
             };
             ids.push(id);
         }
-        buf.clear();
         let args = args.iter().zip(&ids).enumerate().map(|(i, ((tag, t), &tid))| {
             let (idx, arg_type) = (i as i32, arg_type(*tag));
             match recorded(*tag, t) {
@@ -195,24 +215,20 @@ impl GraphWriter {
                 None => ArgView::bare(idx, arg_type),
             }
         });
-        encode::task(
-            &mut buf,
-            TaskView {
-                task_id: id.raw(),
-                scope: Some(if manual {
-                    json::Scope::Manual
-                } else {
-                    json::Scope::Auto
-                }),
-                early_dispatch: Some(early),
-                kernel_ids: Some(&kernel_ids),
-                block_num: Some(block_num),
-                args,
-            },
-        );
-        let r = self.parts[0].push_raw(&buf);
+        let task = TaskView {
+            task_id: id.raw(),
+            scope: Some(if manual {
+                json::Scope::Manual
+            } else {
+                json::Scope::Auto
+            }),
+            early_dispatch: Some(early),
+            kernel_ids: Some(&kernel_ids),
+            block_num: Some(block_num),
+            args,
+        };
+        let r = self.parts[0].push(|buf| encode::task(buf, task));
         self.note(r);
-        self.scratch = buf;
         self.ids = ids;
     }
 
@@ -235,12 +251,8 @@ impl GraphWriter {
 
     /// Writes one edge.
     fn edge(&mut self, e: &EdgeView<'_>) {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        encode::edge(&mut buf, e);
-        let r = self.parts[2].push_raw(&buf);
+        let r = self.parts[2].push(|buf| encode::edge(buf, e));
         self.note(r);
-        self.scratch = buf;
     }
 
     /// Marks `pred` as having an edge into the current task; true when it is new.
@@ -300,7 +312,7 @@ impl GraphWriter {
     /// Removes the part files (nothing will be published).
     pub fn abort(self) {
         for p in self.parts {
-            drop(p.out);
+            drop(p.file);
             let _ = std::fs::remove_file(&p.path);
         }
     }
@@ -321,12 +333,11 @@ impl GraphWriter {
         };
         let mut paths = Vec::new();
         let mut flushed = Ok(());
-        for p in self.parts {
-            let Part { path, out, .. } = p;
+        for mut p in self.parts {
             if flushed.is_ok() {
-                flushed = out.into_inner().map_err(|e| e.into_error()).map(drop);
+                flushed = p.flush();
             }
-            paths.push(path);
+            paths.push(p.path);
         }
         let result = flushed
             .map_err(|source| PublishError {
