@@ -346,3 +346,72 @@ fn strings_are_escaped_like_serde_json() {
     );
     assert_eq!(ours, serde_json::to_string(&t).unwrap());
 }
+
+/// The encoder's integer writer at every digit-count boundary, strings longer than its stage
+/// (with and without escapes) and a task larger than its stage, against serde_json: the cases
+/// random values rarely reach.
+#[test]
+fn digit_boundaries_long_strings_and_large_elements_match_serde() {
+    let mut u64s = vec![0, u64::MAX];
+    let mut p = 1u64;
+    for _ in 0..19 {
+        u64s.extend([p - 1, p, p + 1]);
+        p *= 10;
+    }
+    u64s.extend([p - 1, p]);
+    let i32s = [
+        0,
+        -1,
+        9,
+        -9,
+        10,
+        -10,
+        99,
+        100,
+        -100,
+        999_999_999,
+        1_000_000_000,
+        i32::MIN,
+        i32::MAX,
+    ];
+    let long_clean = "A".repeat(700);
+    let long_escaped = format!("{}\"\\\n{}", "B".repeat(300), "\u{1}".repeat(200));
+    for (k, &v) in u64s.iter().enumerate() {
+        let idx = i32s[k % i32s.len()];
+        let dtype = [&long_clean, &long_escaped, "FLOAT32"][k % 3].to_string();
+        let t = Task {
+            task_id: v,
+            scope: Some(Scope::Auto),
+            early_dispatch: Some(k % 2 == 0),
+            kernel_ids: Some(i32s.to_vec()),
+            block_num: Some(v as u32),
+            args: (0..32)
+                .map(|i| TaskArg {
+                    idx: idx.wrapping_add(i),
+                    arg_type: ArgType::Inout,
+                    tensor_id: Some(v.wrapping_add(i as u64)),
+                    dtype: Some(dtype.clone()),
+                    shape: Some(vec![v as u32, 10, 99, 100]),
+                    start_offset: Some(v),
+                    strides: Some(vec![1, u32::MAX]),
+                })
+                .collect(),
+        };
+        assert_eq!(
+            encoded(|b| encode::task(b, TaskView::from(&t))),
+            serde_json::to_string(&t).unwrap(),
+            "{v}"
+        );
+        let tensor = Tensor {
+            tensor_id: v,
+            buffer_addr: v / 3,
+            version: Some(idx),
+            dtype,
+            buffer_numel: v / 7,
+        };
+        assert_eq!(
+            encoded(|b| encode::tensor(b, &TensorView::from(&tensor))),
+            serde_json::to_string(&tensor).unwrap()
+        );
+    }
+}

@@ -60,7 +60,8 @@ fn diagnostics_cost(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The dep_gen replay alone: both passes and the streamed graph, one thread.
+/// The dep_gen replay alone: the dependency function, the check and the streamed graph, one
+/// thread.
 fn replay_throughput(c: &mut Criterion) {
     // On a RAM disk when there is one: the disk's write-back speed is not the replay's.
     let shm = std::path::Path::new("/dev/shm");

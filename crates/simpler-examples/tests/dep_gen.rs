@@ -240,7 +240,7 @@ fn an_oracle_annotation_disagreement_leaves_no_deps_json() {
     );
     let p = r.dep_gen.unwrap().problem.unwrap();
     assert!(
-        p.starts_with("no deps.json: oracle and annotated passes disagree on task (1, 0)"),
+        p.starts_with("no deps.json: oracle and annotated graph disagree on task (1, 0)"),
         "{p}"
     );
 }

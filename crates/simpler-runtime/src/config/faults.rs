@@ -21,7 +21,8 @@ pub struct Faults {
     pub backpressure_wait: Option<Duration>,
     /// dep_gen: the orchestrator does not flush its last buffer.
     pub skip_dep_gen_flush: bool,
-    /// dep_gen: the annotated pass loses one producer of the first record that has any.
+    /// dep_gen: the replay's check loses one producer the graph wrote for the first record that
+    /// has any (so the oracle and the annotated graph disagree).
     pub corrupt_dep_gen_annotation: bool,
     /// dep_gen: the host receives and counts buffers but does not replay them (measures the
     /// capture alone).

@@ -13,11 +13,12 @@
 //! formatter (the same one `DepsWriter` uses); this module only turns the runtime's tensors
 //! into its borrowed views.
 
+use std::collections::hash_map::Entry;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{publish_with, Options, PublishError};
@@ -55,23 +56,47 @@ pub struct GraphCounts {
     pub edges: u64,
 }
 
+/// Bytes a part collects before it writes them to its file.
+const PART_BUFFER: usize = 256 << 10;
+
+/// One section's part file. Elements are encoded straight into `buf` (no staging copy), which
+/// is written out once it holds [`PART_BUFFER`] bytes.
 struct Part {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
+    buf: Vec<u8>,
     count: u64,
 }
 
 impl Part {
     fn create(path: PathBuf) -> io::Result<Part> {
-        let out = BufWriter::with_capacity(256 << 10, File::create(&path)?);
-        Ok(Part { path, out, count: 0 })
+        let file = File::create(&path)?;
+        Ok(Part {
+            path,
+            file,
+            buf: Vec::with_capacity(PART_BUFFER + (16 << 10)),
+            count: 0,
+        })
     }
-    fn push_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+
+    /// Appends one element, after the separator when it is not the first, encoded by `encode`.
+    fn push(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
         if self.count > 0 {
-            self.out.write_all(&[encode::SEPARATOR])?;
+            self.buf.push(encode::SEPARATOR);
         }
         self.count += 1;
-        self.out.write_all(bytes)
+        encode(&mut self.buf);
+        if self.buf.len() >= PART_BUFFER {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered bytes to the file (the buffer is emptied even when that fails).
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.file.write_all(&self.buf);
+        self.buf.clear();
+        r
     }
 }
 
@@ -104,12 +129,16 @@ fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
 /// See the module docs.
 pub(crate) struct GraphWriter {
     parts: [Part; 3],
-    tensors_seen: FxHashSet<(u64, i32)>,
+    /// The distinct tensors written to `tensors[]`, with their ids.
+    tensors_seen: FxHashMap<(u64, i32), u64>,
     task: TaskId,
+    /// Producers the current task has an edge from, as a set and in first-written order.
     preds: FxHashSet<u64>,
+    written: Vec<TaskId>,
     with_flags: bool,
     error: Option<io::Error>,
-    scratch: Vec<u8>,
+    /// The current task's argument tensor ids (reused per task).
+    ids: Vec<u64>,
 }
 
 impl GraphWriter {
@@ -119,12 +148,13 @@ impl GraphWriter {
         let part = |s: &str| Part::create(Self::part_path(dir, tag, s));
         Ok(GraphWriter {
             parts: [part("tasks")?, part("tensors")?, part("edges")?],
-            tensors_seen: FxHashSet::default(),
+            tensors_seen: FxHashMap::default(),
             task: TaskId::INVALID,
             preds: FxHashSet::default(),
+            written: Vec::new(),
             with_flags,
             error: None,
-            scratch: Vec::with_capacity(4096),
+            ids: Vec::new(),
         })
     }
 
@@ -146,52 +176,60 @@ impl GraphWriter {
     ) {
         self.task = id;
         self.preds.clear();
-        let mut buf = std::mem::take(&mut self.scratch);
+        self.written.clear();
+        // Each argument's tensor id, from the set of distinct tensors (hashing is done once per
+        // tensor, when it first appears and gets its `tensors[]` entry).
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
         for &(tag, ref t) in args {
-            if let Some(t) = recorded(tag, t) {
-                if self.tensors_seen.insert((t.addr(), t.version())) {
-                    buf.clear();
-                    encode::tensor(
-                        &mut buf,
-                        &TensorView {
-                            tensor_id: tensor_id(t.addr(), t.version()),
-                            buffer_addr: t.addr(),
-                            version: Some(t.version()),
-                            dtype: t.dtype().name(),
-                            buffer_numel: t.buffer_numel(),
-                        },
-                    );
-                    let r = self.parts[1].push_raw(&buf);
+            let Some(t) = recorded(tag, t) else {
+                ids.push(0);
+                continue;
+            };
+            let id = match self.tensors_seen.entry((t.addr(), t.version())) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    let id = *e.insert(tensor_id(t.addr(), t.version()));
+                    let r = self.parts[1].push(|buf| {
+                        encode::tensor(
+                            buf,
+                            &TensorView {
+                                tensor_id: id,
+                                buffer_addr: t.addr(),
+                                version: Some(t.version()),
+                                dtype: t.dtype().name(),
+                                buffer_numel: t.buffer_numel(),
+                            },
+                        )
+                    });
                     self.note(r);
+                    id
                 }
-            }
+            };
+            ids.push(id);
         }
-        buf.clear();
-        let args = args.iter().enumerate().map(|(i, (tag, t))| {
+        let args = args.iter().zip(&ids).enumerate().map(|(i, ((tag, t), &tid))| {
             let (idx, arg_type) = (i as i32, arg_type(*tag));
             match recorded(*tag, t) {
-                Some(t) => ArgView::with_slice(idx, arg_type, tensor_id(t.addr(), t.version()), slice(t)),
+                Some(t) => ArgView::with_slice(idx, arg_type, tid, slice(t)),
                 None => ArgView::bare(idx, arg_type),
             }
         });
-        encode::task(
-            &mut buf,
-            TaskView {
-                task_id: id.raw(),
-                scope: Some(if manual {
-                    json::Scope::Manual
-                } else {
-                    json::Scope::Auto
-                }),
-                early_dispatch: Some(early),
-                kernel_ids: Some(&kernel_ids),
-                block_num: Some(block_num),
-                args,
-            },
-        );
-        let r = self.parts[0].push_raw(&buf);
+        let task = TaskView {
+            task_id: id.raw(),
+            scope: Some(if manual {
+                json::Scope::Manual
+            } else {
+                json::Scope::Auto
+            }),
+            early_dispatch: Some(early),
+            kernel_ids: Some(&kernel_ids),
+            block_num: Some(block_num),
+            args,
+        };
+        let r = self.parts[0].push(|buf| encode::task(buf, task));
         self.note(r);
-        self.scratch = buf;
+        self.ids = ids;
     }
 
     /// An edge into the current task with the four required fields and, with flags on, the
@@ -213,17 +251,28 @@ impl GraphWriter {
 
     /// Writes one edge.
     fn edge(&mut self, e: &EdgeView<'_>) {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        encode::edge(&mut buf, e);
-        let r = self.parts[2].push_raw(&buf);
+        let r = self.parts[2].push(|buf| encode::edge(buf, e));
         self.note(r);
-        self.scratch = buf;
+    }
+
+    /// Marks `pred` as having an edge into the current task; true when it is new.
+    fn see(&mut self, pred: TaskId) -> bool {
+        let new = self.preds.insert(pred.raw());
+        if new {
+            self.written.push(pred);
+        }
+        new
+    }
+
+    /// The producers the current task (the last [`GraphWriter::begin_task`]) has at least one
+    /// edge from in `edges[]`, in first-written order.
+    pub fn producers(&self) -> &[TaskId] {
+        &self.written
     }
 
     /// An explicit dependency (first occurrence per producer only).
     pub fn explicit(&mut self, pred: TaskId, flags: DepFlags) {
-        if self.preds.insert(pred.raw()) {
+        if self.see(pred) {
             let e = self.edge_into(pred, -1, json::EdgeSource::Explicit, flags);
             self.edge(&e);
         }
@@ -231,7 +280,7 @@ impl GraphWriter {
 
     /// A creator edge (only when the producer was not seen yet for this task).
     pub fn creator(&mut self, pred: TaskId, arg: usize, consumer: &Tensor) {
-        if self.preds.insert(pred.raw()) {
+        if self.see(pred) {
             let e = self
                 .edge_into(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN)
                 .with_consumer(tensor_id(consumer.addr(), consumer.version()), slice(consumer));
@@ -241,7 +290,7 @@ impl GraphWriter {
 
     /// A tensor-map hit (always recorded).
     pub fn tensormap(&mut self, pred: TaskId, arg: usize, consumer: &Tensor, producer: &Tensor) {
-        self.preds.insert(pred.raw());
+        self.see(pred);
         let e = self
             .edge_into(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT)
             .with_consumer(tensor_id(producer.addr(), producer.version()), slice(consumer))
@@ -263,7 +312,7 @@ impl GraphWriter {
     /// Removes the part files (nothing will be published).
     pub fn abort(self) {
         for p in self.parts {
-            drop(p.out);
+            drop(p.file);
             let _ = std::fs::remove_file(&p.path);
         }
     }
@@ -284,12 +333,11 @@ impl GraphWriter {
         };
         let mut paths = Vec::new();
         let mut flushed = Ok(());
-        for p in self.parts {
-            let Part { path, out, .. } = p;
+        for mut p in self.parts {
             if flushed.is_ok() {
-                flushed = out.into_inner().map_err(|e| e.into_error()).map(drop);
+                flushed = p.flush();
             }
-            paths.push(path);
+            paths.push(p.path);
         }
         let result = flushed
             .map_err(|source| PublishError {

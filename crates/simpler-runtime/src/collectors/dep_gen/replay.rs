@@ -1,14 +1,27 @@
-//! The host replay (`tmr`): every captured submit runs twice through the runtime's own
-//! dependency function ([`compute_fanin`]), against two tensor maps that never retire
-//! anything: the oracle pass collects the producer set, the annotated pass writes each edge
-//! core reports (source, argument, both views) to the graph. The two producer sets (with OR-ed
-//! flags) must agree record by record; the first disagreement stops the graph (no deps.json is
-//! written). The dependency rule itself lives in `simpler-core` only ([`ArgTag::rule`]), so the
-//! gate checks the replay's own plumbing: the capture decoding, the two maps' histories, the
-//! annotation sink's de-duplication.
+//! The host replay (`tmr`): every captured submit runs once through the runtime's own
+//! dependency function ([`compute_fanin`]) against a tensor map that never retires anything.
+//! One sink takes every edge core reports: it collects the producer set (a [`FaninSet`], the
+//! oracle: one entry per producer, flags OR-ed) and writes the edge to the graph with its
+//! source, argument and both views. After each record the replay checks the oracle against
+//! what the graph writer wrote: the producers with at least one edge into the task in
+//! `edges[]` must be exactly the oracle's producers. The first disagreement stops the graph
+//! (no deps.json is written). The dependency rule itself lives in `simpler-core` only
+//! ([`ArgTag::rule`]), so the gate checks the replay's own plumbing: that the annotation
+//! (the graph writer's per-task de-duplication of explicit and creator edges, and the mapping
+//! from [`Edge`] to `edges[]`) loses no producer and invents none.
+//!
+//! What the check compares is producers, not flags: `edges[]` writes each edge's own flags,
+//! and a creator edge is skipped when the producer already has an edge, so the flags written
+//! for a producer need not be the oracle's OR.
+//!
+//! Earlier versions ran the dependency function twice, against two maps fed the same history,
+//! and compared two [`FaninSet`]s filled by the same code from the same edge stream: that
+//! only re-checked that the two identical maps stayed identical, at the cost of a second map
+//! (its memory grows with every registered write) and a second lookup per argument; and it
+//! could not see an edge the graph writer dropped, which the check above does.
 //!
 //! The replay streams: it consumes buffers as the collector receives them and keeps only the
-//! two maps, the set of distinct tensors and the current record.
+//! map, the set of distinct tensors and the current record.
 //!
 //! [`ArgTag::rule`]: simpler_core::ArgTag::rule
 
@@ -16,7 +29,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use simpler_core::{
-    compute_fanin, register_outputs, DType, DepFlags, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
+    compute_fanin, register_outputs, DType, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
     TensorCreateInfo, TensorMap, TensorMapConfig,
 };
 
@@ -30,16 +43,14 @@ use crate::collectors::channel::{BufferChannel, CollectorThread};
 
 /// Replay state; see the module docs.
 pub(crate) struct Replay {
-    oracle: TensorMap,
-    annot: TensorMap,
+    map: TensorMap,
     pub graph: Option<GraphWriter>,
-    oracle_set: FaninSet,
-    annot_set: FaninSet,
+    oracle: FaninSet,
     args: Vec<TensorArg>,
     deps: Vec<(TaskId, DepKind)>,
-    /// The two passes' producer sets, sorted for the comparison (reused per record).
-    want: Vec<(TaskId, DepFlags)>,
-    got: Vec<(TaskId, DepFlags)>,
+    /// The oracle's producers and the graph's, sorted for the comparison (reused per record).
+    want: Vec<TaskId>,
+    got: Vec<TaskId>,
     placeholder: TensorCreateInfo,
     /// Slots received (base and overflow).
     pub collected: u64,
@@ -50,7 +61,7 @@ pub(crate) struct Replay {
     corrupt: bool,
     /// Count slots only (see `Faults::skip_dep_gen_replay`).
     pub skip: bool,
-    /// Time spent replaying (both passes and the graph writes), for throughput figures.
+    /// Time spent replaying (the dependency function, the check and the graph writes), for throughput figures.
     pub busy: std::time::Duration,
 }
 
@@ -65,11 +76,9 @@ impl Replay {
             ),
         };
         Replay {
-            oracle: TensorMap::new(TensorMapConfig::unbounded()),
-            annot: TensorMap::new(TensorMapConfig::unbounded()),
+            map: TensorMap::new(TensorMapConfig::unbounded()),
             graph,
-            oracle_set: FaninSet::new(),
-            annot_set: FaninSet::new(),
+            oracle: FaninSet::new(),
             args: Vec::with_capacity(32),
             deps: Vec::new(),
             want: Vec::new(),
@@ -138,11 +147,9 @@ impl Replay {
         let manual = rec.flags & FLAG_MANUAL != 0;
         record_args(rec.args(), self.placeholder, &mut self.args);
         let Replay {
-            oracle,
-            annot,
+            map,
             graph,
-            oracle_set,
-            annot_set,
+            oracle,
             args,
             deps,
             ..
@@ -157,54 +164,45 @@ impl Replay {
             rec.args(),
         );
 
-        // Oracle: the runtime's dependency function.
-        oracle_set.clear();
-        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), oracle, oracle_set) {
+        // The runtime's dependency function; every edge goes to the oracle set and the graph.
+        oracle.clear();
+        let mut sink = Annotator { set: oracle, graph };
+        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), map, &mut sink) {
             self.problem = Some(format!("task {id}: {}", e));
             return;
         }
 
-        // Annotated pass: the same dependency function against the second map, every edge
-        // written to the graph with its geometry as core reports it.
-        annot_set.clear();
-        let mut sink = Annotator {
-            set: annot_set,
-            graph,
-        };
-        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), annot, &mut sink) {
-            self.problem = Some(format!("task {id} (annotated pass): {}", e));
-            return;
-        }
+        // The check: the producers `edges[]` got for this task are the oracle's.
         let (want, got) = (&mut self.want, &mut self.got);
         want.clear();
-        want.extend_from_slice(oracle_set.edges());
+        want.extend(oracle.edges().iter().map(|&(p, _)| p));
         got.clear();
-        got.extend_from_slice(annot_set.edges());
+        got.extend_from_slice(graph.producers());
         if self.corrupt && !got.is_empty() {
             got.pop();
             self.corrupt = false;
         }
-        want.sort_unstable();
-        got.sort_unstable();
+        if want.len() > 1 {
+            want.sort_unstable();
+            got.sort_unstable();
+        }
         if want != got {
             self.problem = Some(format!(
-                "oracle and annotated passes disagree on task {id}: oracle {:?}, annotated {:?}",
-                want.iter()
+                "oracle and annotated graph disagree on task {id}: oracle {:?}, producers in edges[] {:?}",
+                oracle
+                    .edges()
+                    .iter()
                     .map(|(p, f)| (p.to_string(), f.names()))
                     .collect::<Vec<_>>(),
-                got.iter()
-                    .map(|(p, f)| (p.to_string(), f.names()))
-                    .collect::<Vec<_>>()
+                got.iter().map(|p| p.to_string()).collect::<Vec<_>>()
             ));
             return;
         }
-        let _ = register_outputs(id, manual, args, oracle);
-        let _ = register_outputs(id, manual, args, annot);
+        let _ = register_outputs(id, manual, args, map);
     }
 }
 
-/// The annotated pass's sink: de-duplicates like the oracle's [`FaninSet`] and writes every
-/// edge to the graph.
+/// The replay's sink: every edge goes into the oracle's [`FaninSet`] and to the graph.
 struct Annotator<'a> {
     set: &'a mut FaninSet,
     graph: &'a mut GraphWriter,
