@@ -1,14 +1,16 @@
 //! dep_gen: the complete, tensor-annotated dependency graph of a run, as `deps.json`.
 //!
 //! - `tmr`: `capture` writes one record chain per submit (before any lookup) into fixed-size
-//!   buffers; the host `replay` re-runs them through the runtime's own dependency function,
-//!   `graph` streams `deps.json`, and every record's producers in `edges[]` are checked against
-//!   the function's producer set (the oracle).
+//!   buffers; the host `replay` re-runs them twice through the runtime's own dependency
+//!   function (an oracle pass and an annotated pass, each with its own tensor map), `graph`
+//!   streams `deps.json`, and every record's producers in `edges[]` are checked against the
+//!   oracle's producer set.
 //! - `hbg`: the orchestrator's own dependency calls feed `graph` directly (no records).
 //!
 //! `deps.json` is written only for a clean trace: nothing dropped, nothing left unflushed,
-//! `collected + dropped == total + total_overflow`, and the oracle and the graph agreeing on
-//! every record's producers. Otherwise the run says why, with the counts, and no `deps.json` is left behind.
+//! `collected + dropped == total + total_overflow`, and both replay passes agreeing on every
+//! record's producers. Otherwise the run says why, with the counts, and no `deps.json` is left
+//! behind.
 
 pub(crate) mod capture;
 pub(crate) mod graph;
@@ -282,8 +284,8 @@ impl Collector for HbgDepGen {
 /// OUTPUT_EXISTING one-element slices of two other buffers, over 4096 positions: no edges, one
 /// `tasks[]` entry per record, and two tensor-map writes per record that are never superseded)
 /// replayed into a deps.json under `dir`.
-/// Returns the replay time (the dependency function, the check and the graph parts) and the
-/// write time. For
+/// Returns the replay time (both passes, the check and the graph parts) and the write time.
+/// For
 /// `simpler bench` and `cargo bench`.
 #[doc(hidden)]
 pub fn bench_replay(

@@ -1,27 +1,28 @@
-//! The host replay (`tmr`): every captured submit runs once through the runtime's own
-//! dependency function ([`compute_fanin`]) against a tensor map that never retires anything.
-//! One sink takes every edge core reports: it collects the producer set (a [`FaninSet`], the
-//! oracle: one entry per producer, flags OR-ed) and writes the edge to the graph with its
-//! source, argument and both views. After each record the replay checks the oracle against
-//! what the graph writer wrote: the producers with at least one edge into the task in
-//! `edges[]` must be exactly the oracle's producers. The first disagreement stops the graph
-//! (no deps.json is written). The dependency rule itself lives in `simpler-core` only
-//! ([`ArgTag::rule`]), so the gate checks the replay's own plumbing: that the annotation
-//! (the graph writer's per-task de-duplication of explicit and creator edges, and the mapping
-//! from [`Edge`] to `edges[]`) loses no producer and invents none.
+//! The host replay (`tmr`): every captured submit runs twice through the runtime's own
+//! dependency function ([`compute_fanin`]), each pass against its own tensor map that never
+//! retires anything (the spec's dual-pass replay; the project's decisions: deps.json is
+//! written only when both passes agree).
 //!
-//! What the check compares is producers, not flags: `edges[]` writes each edge's own flags,
-//! and a creator edge is skipped when the producer already has an edge, so the flags written
-//! for a producer need not be the oracle's OR.
+//! - The **oracle pass** collects the producer set (a [`FaninSet`]: one entry per producer).
+//! - The **annotated pass** writes every edge core reports to the graph, with its source,
+//!   argument and both views.
 //!
-//! Earlier versions ran the dependency function twice, against two maps fed the same history,
-//! and compared two [`FaninSet`]s filled by the same code from the same edge stream: that
-//! only re-checked that the two identical maps stayed identical, at the cost of a second map
-//! (its memory grows with every registered write) and a second lookup per argument; and it
-//! could not see an edge the graph writer dropped, which the check above does.
+//! After each record the replay compares the oracle's producers with the producers that got
+//! at least one edge into the task in `edges[]`, as the graph writer wrote them: they must be
+//! the same set. The first disagreement stops the graph (no deps.json is written). The
+//! dependency rule itself lives in `simpler-core` only ([`ArgTag::rule`]), so the gate checks
+//! the replay's own plumbing: the capture decoding, the two maps' histories, and the
+//! annotation (the graph writer's per-task de-duplication of explicit and creator edges, and
+//! the mapping from [`Edge`] to `edges[]`), which must lose no producer and invent none.
+//!
+//! The comparison is of producers, not flags: `edges[]` writes each edge's own flags, and a
+//! creator edge is skipped when the producer already has an edge, so the flags written for a
+//! producer need not be the oracle's OR. (Until issue 15 the annotated pass filled a second
+//! `FaninSet` in its sink, before the edge reached the graph writer, so a dropped edge went
+//! unseen.)
 //!
 //! The replay streams: it consumes buffers as the collector receives them and keeps only the
-//! map, the set of distinct tensors and the current record.
+//! two maps, the set of distinct tensors and the current record.
 //!
 //! [`ArgTag::rule`]: simpler_core::ArgTag::rule
 
@@ -43,7 +44,10 @@ use crate::collectors::channel::{BufferChannel, CollectorThread};
 
 /// Replay state; see the module docs.
 pub(crate) struct Replay {
-    map: TensorMap,
+    /// The oracle pass's map.
+    oracle_map: TensorMap,
+    /// The annotated pass's map.
+    annot_map: TensorMap,
     pub graph: Option<GraphWriter>,
     oracle: FaninSet,
     args: Vec<TensorArg>,
@@ -61,7 +65,8 @@ pub(crate) struct Replay {
     corrupt: bool,
     /// Count slots only (see `Faults::skip_dep_gen_replay`).
     pub skip: bool,
-    /// Time spent replaying (the dependency function, the check and the graph writes), for throughput figures.
+    /// Time spent replaying (both passes, the check and the graph writes), for throughput
+    /// figures.
     pub busy: std::time::Duration,
 }
 
@@ -76,7 +81,8 @@ impl Replay {
             ),
         };
         Replay {
-            map: TensorMap::new(TensorMapConfig::unbounded()),
+            oracle_map: TensorMap::new(TensorMapConfig::unbounded()),
+            annot_map: TensorMap::new(TensorMapConfig::unbounded()),
             graph,
             oracle: FaninSet::new(),
             args: Vec::with_capacity(32),
@@ -147,7 +153,8 @@ impl Replay {
         let manual = rec.flags & FLAG_MANUAL != 0;
         record_args(rec.args(), self.placeholder, &mut self.args);
         let Replay {
-            map,
+            oracle_map,
+            annot_map,
             graph,
             oracle,
             args,
@@ -164,11 +171,16 @@ impl Replay {
             rec.args(),
         );
 
-        // The runtime's dependency function; every edge goes to the oracle set and the graph.
+        // Oracle pass: the producer set.
         oracle.clear();
-        let mut sink = Annotator { set: oracle, graph };
-        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), map, &mut sink) {
+        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), oracle_map, oracle) {
             self.problem = Some(format!("task {id}: {}", e));
+            return;
+        }
+        // Annotated pass: every edge to the graph, against the second map.
+        let mut sink = Annotator { graph };
+        if let Err(e) = compute_fanin(id, manual, args, deps.iter().copied(), annot_map, &mut sink) {
+            self.problem = Some(format!("task {id} (annotated pass): {}", e));
             return;
         }
 
@@ -198,20 +210,19 @@ impl Replay {
             ));
             return;
         }
-        let _ = register_outputs(id, manual, args, map);
+        let _ = register_outputs(id, manual, args, oracle_map);
+        let _ = register_outputs(id, manual, args, annot_map);
     }
 }
 
-/// The replay's sink: every edge goes into the oracle's [`FaninSet`] and to the graph.
+/// The annotated pass's sink: every edge goes to the graph.
 struct Annotator<'a> {
-    set: &'a mut FaninSet,
     graph: &'a mut GraphWriter,
 }
 
 impl FaninSink for Annotator<'_> {
     type Error = std::convert::Infallible;
     fn edge(&mut self, e: &Edge<'_>) -> Result<(), Self::Error> {
-        self.set.add(e.producer, e.flags);
         super::annotate(self.graph, e);
         Ok(())
     }
