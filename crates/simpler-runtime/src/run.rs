@@ -7,7 +7,7 @@
 //! gives the threads a grace period, and abandons those that still do not stop (the run then
 //! closes without producer-stop proof).
 
-use crate::sync::Ordering;
+use crate::sync::{AtomicBool, Ordering};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -291,6 +291,31 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
         .collect()
 }
 
+/// Runs an `hbg` orchestration to its end (the graph build), while a thread on the otherwise
+/// idle scheduler core faults in the memory of the window's next slots (`ring/slots.rs`).
+fn build_graph(
+    shared: &Arc<RunShared>,
+    cfg: &CallConfig,
+    root: Site,
+    f: OrchFn,
+    probes: Probes,
+) -> (OrchStats, Finals) {
+    let done = AtomicBool::new(false);
+    let slots = &shared.rings[0].slots;
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("simpler-prefault".into())
+            .spawn_scoped(s, || {
+                slots.prefault_ahead(|| done.load(Ordering::Acquire) || shared.fatal.is_set())
+            })
+            .expect("spawning the prefault thread");
+        let out = orchestrate(shared, cfg, root, f, probes);
+        done.store(true, Ordering::Release);
+        slots.wake_prefault();
+        out
+    })
+}
+
 /// Executes one run to its end (or abandonment) and builds the report.
 pub(crate) fn execute(
     shared: Arc<RunShared>,
@@ -321,7 +346,7 @@ pub(crate) fn execute(
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = orchestrate(&shared, cfg, root, f, probes);
+            let out = build_graph(&shared, cfg, root, f, probes);
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
             launch_start = Some(Instant::now());
             (spawn_schedulers(&shared, threads), None, Some(out))

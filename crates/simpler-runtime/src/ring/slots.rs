@@ -8,13 +8,30 @@
 //! orchestrator's allocation; the submit that follows writes lines still in the cache. A
 //! window larger than the run needs is never touched past its last used chunk. Small windows
 //! (`tmr`'s default) are one or a few chunks.
+//!
+//! A chunk's memory is faulted in before its slots are written: by one
+//! `madvise(MADV_POPULATE_WRITE)` instead of a page fault per 4 KB page. While an `hbg` graph
+//! is built the scheduler's core is idle, so a prefault thread ([`SlotStore::prefault_ahead`])
+//! keeps [`SPARE_CHUNKS`] empty chunk allocations faulted in ahead of the orchestrator, which
+//! then only writes the slots: the kernel's page zeroing moves off the critical path. The
+//! thread parks while it has them all and the orchestrator wakes it as it takes one.
 
 use std::sync::OnceLock;
+use std::time::Duration;
+
+use crossbeam_queue::ArrayQueue;
 
 use crate::slot::Slot;
+use crate::sync::Sleep;
 
 /// Slots built together (1024 × 360 bytes: 360 KB).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
+
+/// Empty chunk allocations the prefault thread keeps ready (8 × 360 KB).
+pub(crate) const SPARE_CHUNKS: usize = 8;
+
+/// The prefault thread's longest park before it re-checks whether to stop.
+const PREFAULT_TICK: Duration = Duration::from_millis(20);
 
 /// The slots of one ring's window; see the module docs.
 pub(crate) struct SlotStore {
@@ -23,6 +40,10 @@ pub(crate) struct SlotStore {
     shift: u32,
     /// Chunk length − 1.
     within: u32,
+    /// Empty allocations of a chunk's size, their pages already faulted in.
+    spare: ArrayQueue<Vec<Slot>>,
+    /// Where the prefault thread parks while `spare` is full.
+    prefault: Sleep,
 }
 
 impl SlotStore {
@@ -34,6 +55,8 @@ impl SlotStore {
             chunks: (0..len / chunk).map(|_| OnceLock::new()).collect(),
             shift: chunk.trailing_zeros(),
             within: chunk - 1,
+            spare: ArrayQueue::new(SPARE_CHUNKS),
+            prefault: Sleep::new(),
         };
         // Under loom every slot exists before the model's threads start: a slot's model locks
         // and atomics built lazily by one thread and published through `OnceLock` (std
@@ -48,9 +71,46 @@ impl SlotStore {
     /// The slot at `index` (< `len`), building its chunk if this is the chunk's first use.
     #[inline]
     pub fn get(&self, index: u32) -> &Slot {
-        let chunk =
-            self.chunks[(index >> self.shift) as usize].get_or_init(|| build_chunk(self.within as usize + 1));
+        let chunk = self.chunks[(index >> self.shift) as usize].get_or_init(|| self.build_chunk());
         &chunk[(index & self.within) as usize]
+    }
+
+    /// A chunk of empty slots, in a spare allocation when the prefault thread has one ready.
+    fn build_chunk(&self) -> Box<[Slot]> {
+        let n = self.within as usize + 1;
+        let mut v = match self.spare.pop() {
+            Some(v) => {
+                self.prefault.notify_one();
+                v
+            }
+            None => faulted_in(n),
+        };
+        v.extend((0..n).map(|_| Slot::new()));
+        v.into_boxed_slice()
+    }
+
+    /// The prefault thread's body (`hbg`, while the graph is built): keeps [`SPARE_CHUNKS`]
+    /// faulted-in allocations ready, parking while it has them all. Returns when it has made
+    /// one per chunk of the window, or when `stop()`.
+    pub fn prefault_ahead(&self, stop: impl Fn() -> bool) {
+        let n = self.within as usize + 1;
+        for _ in 0..self.chunks.len() {
+            while self.spare.is_full() {
+                if stop() {
+                    return;
+                }
+                self.prefault
+                    .sleep_unless(PREFAULT_TICK, || stop() || !self.spare.is_full());
+            }
+            if stop() || self.spare.push(faulted_in(n)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Wakes a parked prefault thread (after its stop condition became true).
+    pub fn wake_prefault(&self) {
+        self.prefault.notify_one();
     }
 
     /// Chunks built so far.
@@ -60,12 +120,11 @@ impl SlotStore {
     }
 }
 
-/// `n` empty slots, their memory faulted in by one system call first.
-fn build_chunk(n: usize) -> Box<[Slot]> {
+/// An empty allocation for `n` slots, its memory faulted in by one system call.
+fn faulted_in(n: usize) -> Vec<Slot> {
     let mut v: Vec<Slot> = Vec::with_capacity(n);
     populate_for_write(v.spare_capacity_mut());
-    v.extend((0..n).map(|_| Slot::new()));
-    v.into_boxed_slice()
+    v
 }
 
 /// Faults in the whole pages of `buf` writable with one `madvise(MADV_POPULATE_WRITE)` (Linux
@@ -99,6 +158,7 @@ fn populate_for_write<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
 mod tests {
     use super::*;
     use crate::slot::TaskState;
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn a_chunk_is_built_by_its_first_use_and_only_then() {
@@ -120,6 +180,35 @@ mod tests {
         assert_eq!(store.get(i).fan.lock().local, 42);
         assert_eq!(store.get(i - 1).fan.lock().local, u32::MAX);
         assert!(std::ptr::eq(store.get(i), store.get(i)));
+    }
+
+    #[test]
+    fn the_prefault_thread_stays_spare_chunks_ahead_and_its_allocations_are_used() {
+        let store = SlotStore::new(64 * CHUNK_SLOTS as u32);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let t = s.spawn(|| store.prefault_ahead(|| stop.load(Ordering::SeqCst)));
+            let full = || {
+                let t0 = std::time::Instant::now();
+                while !store.spare.is_full() && t0.elapsed() < std::time::Duration::from_secs(10) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                store.spare.len()
+            };
+            assert_eq!(full(), SPARE_CHUNKS);
+            // A chunk built now takes a spare allocation, and the thread makes another.
+            store.get(0);
+            assert_eq!(store.built(), 1);
+            assert_eq!(full(), SPARE_CHUNKS);
+            stop.store(true, Ordering::SeqCst);
+            store.wake_prefault();
+            t.join().unwrap();
+        });
+        assert_eq!(
+            store.get(5).fan.lock().local,
+            u32::MAX,
+            "a slot of a spare allocation is empty"
+        );
     }
 
     #[test]
