@@ -22,7 +22,24 @@ pub struct BenchArgs {
     /// diagnostic off, then each one on, then all on, and print the overhead ratios.
     #[arg(long)]
     pub compare_diagnostics: bool,
+    /// With --compare-diagnostics: run only these settings (after `off`, the base of the
+    /// ratios), e.g. `--diagnostic ss_probe` to profile one probe alone.
+    #[arg(long = "diagnostic", value_name = "SETTING", requires = "compare_diagnostics",
+          value_parser = clap::builder::PossibleValuesParser::new(SETTING_NAMES))]
+    pub diagnostics: Vec<String>,
 }
+
+/// The settings' names, in [`SETTINGS`] order.
+const SETTING_NAMES: [&str; 8] = [
+    "off",
+    "scope_stats",
+    "ss_probe",
+    "dep_gen",
+    "dg_capture",
+    "swimlane",
+    "args_dump",
+    "all",
+];
 
 fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -57,14 +74,14 @@ const fn setting(name: &'static str, flags: [bool; 5]) -> Setting {
 
 /// (scope_stats, dep_gen, swimlane, dump_args, probe_only) per row.
 const SETTINGS: [Setting; 8] = [
-    setting("off", [false, false, false, false, false]),
-    setting("scope_stats", [true, false, false, false, false]),
-    setting("ss_probe", [true, false, false, false, true]),
-    setting("dep_gen", [false, true, false, false, false]),
-    setting("dg_capture", [false, true, false, false, true]),
-    setting("swimlane", [false, false, true, false, false]),
-    setting("args_dump", [false, false, false, true, false]),
-    setting("all", [true, true, true, false, false]),
+    setting(SETTING_NAMES[0], [false, false, false, false, false]),
+    setting(SETTING_NAMES[1], [true, false, false, false, false]),
+    setting(SETTING_NAMES[2], [true, false, false, false, true]),
+    setting(SETTING_NAMES[3], [false, true, false, false, false]),
+    setting(SETTING_NAMES[4], [false, true, false, false, true]),
+    setting(SETTING_NAMES[5], [false, false, true, false, false]),
+    setting(SETTING_NAMES[6], [false, false, false, true, false]),
+    setting(SETTING_NAMES[7], [true, true, true, false, false]),
 ];
 
 fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
@@ -80,7 +97,10 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
     );
     for wl in workloads {
         let mut base = None;
-        for s in &SETTINGS {
+        let chosen = |s: &Setting| {
+            args.diagnostics.is_empty() || s.name == "off" || args.diagnostics.iter().any(|d| d == s.name)
+        };
+        for s in SETTINGS.iter().filter(|s| chosen(s)) {
             let mut cfg = bench_config(RuntimeKind::Tmr, args.tasks);
             cfg.enable_scope_stats = s.scope_stats;
             cfg.enable_dep_gen = s.dep_gen;
@@ -158,8 +178,21 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
             );
         }
     }
-    // The replay alone, on a RAM disk when there is one (the disk's write-back speed is not
-    // the replay's).
+    // The replay alone (unless the settings were chosen without dep_gen).
+    if args.diagnostics.is_empty() || args.diagnostics.iter().any(|d| d == "dep_gen") {
+        replay_alone(args.tasks, &dir)?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
+    println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
+    println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
+    println!("args_dump: --dump-args=2 (every argument of every task with its data)");
+    Ok(())
+}
+
+/// Times the dep_gen replay alone, on a RAM disk when there is one (the disk's write-back
+/// speed is not the replay's), and prints its throughput.
+fn replay_alone(tasks: u64, dir: &std::path::Path) -> Result<()> {
     let shm = std::path::Path::new("/dev/shm");
     let replay_dir = if shm.is_dir() {
         shm.join(format!("simpler-bench-replay-{}", std::process::id()))
@@ -167,7 +200,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
         dir.join("replay")
     };
     std::fs::create_dir_all(&replay_dir)?;
-    let n = args.tasks.min(2_000_000) as usize;
+    let n = tasks.min(2_000_000) as usize;
     let (replay, write) = simpler_runtime::collectors::dep_gen::bench_replay(n, &replay_dir)?;
     let bytes = std::fs::metadata(replay_dir.join("deps.json")).map_or(0, |m| m.len());
     println!(
@@ -176,11 +209,6 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
         bytes as f64 / write.as_secs_f64() / 1e6
     );
     let _ = std::fs::remove_dir_all(&replay_dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
-    println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
-    println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
-    println!("args_dump: --dump-args=2 (every argument of every task with its data)");
     Ok(())
 }
 

@@ -185,3 +185,35 @@ fn user_errors_are_clear_and_exit_non_zero() {
         );
     }
 }
+
+#[test]
+fn the_diagnostics_comparison_runs_only_the_chosen_settings_after_off() {
+    let out = simpler(&[
+        "bench",
+        "--compare-diagnostics",
+        "--workload",
+        "scopes",
+        "--tasks",
+        "2000",
+        "--diagnostic",
+        "ss_probe",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("scopes "))
+        .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+        .collect();
+    assert_eq!(rows, ["off", "ss_probe"]);
+    assert!(!text(&out.stdout).contains("replay alone"), "no dep_gen setting chosen");
+
+    let bad = simpler(&["bench", "--compare-diagnostics", "--diagnostic", "ss_prob"]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("invalid value 'ss_prob' for '--diagnostic <SETTING>'"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let alone = simpler(&["bench", "--diagnostic", "ss_probe"]);
+    assert!(!alone.status.success(), "--diagnostic needs --compare-diagnostics");
+}
