@@ -205,7 +205,10 @@ fn the_diagnostics_comparison_runs_only_the_chosen_settings_after_off() {
         .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
         .collect();
     assert_eq!(rows, ["off", "ss_probe"]);
-    assert!(!text(&out.stdout).contains("replay alone"), "no dep_gen setting chosen");
+    assert!(
+        !text(&out.stdout).contains("replay alone"),
+        "no dep_gen setting chosen"
+    );
 
     let bad = simpler(&["bench", "--compare-diagnostics", "--diagnostic", "ss_prob"]);
     assert!(!bad.status.success());
@@ -215,5 +218,8 @@ fn the_diagnostics_comparison_runs_only_the_chosen_settings_after_off() {
         text(&bad.stderr)
     );
     let alone = simpler(&["bench", "--diagnostic", "ss_probe"]);
-    assert!(!alone.status.success(), "--diagnostic needs --compare-diagnostics");
+    assert!(
+        !alone.status.success(),
+        "--diagnostic needs --compare-diagnostics"
+    );
 }

@@ -92,10 +92,7 @@ impl DepGenCapture {
         base.flags = flags;
         base.kernel_ids = kernels.as_array();
         base.block_num = u32::from(launch.block_num);
-        base.set_base(
-            args.tensors().iter().map(|a| (a.tag(), a.tensor().copied())),
-            args.explicit_deps().take(deps.min(INLINE_DEPS)),
-        );
+        base.set_base(args.tensors(), args.explicit_deps().take(deps.min(INLINE_DEPS)));
         for k in 1..needed {
             let slot = &mut buf.slots[buf.count + k];
             slot.task_id = task;

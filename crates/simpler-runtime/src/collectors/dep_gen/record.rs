@@ -6,7 +6,7 @@
 //! host never sees half a chain.
 
 use arrayvec::ArrayVec;
-use simpler_core::{ArgTag, DepKind, TaskId, Tensor, MAX_TENSOR_ARGS};
+use simpler_core::{ArgTag, DepKind, TaskId, Tensor, TensorArg, MAX_TENSOR_ARGS};
 
 /// Explicit deps held by a base slot.
 pub const INLINE_DEPS: usize = 64;
@@ -81,11 +81,7 @@ impl DepGenSlot {
 
     /// Makes this a base slot holding `args` and up to [`INLINE_DEPS`] `deps` (cleared in place
     /// when it already is one, so a record writes only what it uses).
-    pub fn set_base(
-        &mut self,
-        args: impl Iterator<Item = (ArgTag, Option<Tensor>)>,
-        deps: impl Iterator<Item = (TaskId, DepKind)>,
-    ) {
+    pub fn set_base(&mut self, args: &[TensorArg], deps: impl Iterator<Item = (TaskId, DepKind)>) {
         if !matches!(self.body, SlotBody::Base { .. }) {
             self.body = SlotBody::Base {
                 args: ArrayVec::new(),
@@ -102,7 +98,16 @@ impl DepGenSlot {
             unreachable!()
         };
         a.clear();
-        a.extend(args);
+        // One element at a time, the view copied into its place: extending from an iterator
+        // of `(tag, view)` pairs built each pair on the stack at odd offsets and read it back
+        // with loads that straddled those stores, a store-forwarding stall that was half of
+        // the capture's time.
+        for t in args.iter().take(MAX_TENSOR_ARGS) {
+            a.push((t.tag(), None));
+            if let (Some(view), Some(last)) = (t.tensor(), a.last_mut()) {
+                last.1 = Some(*view);
+            }
+        }
         d.clear();
         *wait_only = 0;
         for (i, (id, kind)) in deps.take(INLINE_DEPS).enumerate() {
@@ -221,7 +226,7 @@ mod tests {
         let deps: Vec<_> = (0..200u32).map(|i| (TaskId::new(0, i), kind(i))).collect();
         s.set_overflow(deps.iter().copied());
         assert_eq!(s.deps().collect::<Vec<_>>(), deps);
-        s.set_base(std::iter::empty(), deps.iter().copied());
+        s.set_base(&[], deps.iter().copied());
         assert_eq!(
             (s.dep_count(), s.deps().collect::<Vec<_>>()),
             (64, deps[..64].to_vec())
