@@ -300,6 +300,15 @@ fn build_graph(
     f: OrchFn,
     probes: Probes,
 ) -> (OrchStats, Finals) {
+    /// Stops the prefault thread when the build ends, by return or by unwinding (the scope
+    /// joins the thread, so a build that never said "done" would never return).
+    struct Done<'a>(&'a AtomicBool, &'a crate::ring::slots::SlotStore);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+            self.1.wake_prefault();
+        }
+    }
     let done = AtomicBool::new(false);
     let slots = &shared.rings[0].slots;
     std::thread::scope(|s| {
@@ -309,10 +318,8 @@ fn build_graph(
                 slots.prefault_ahead(|| done.load(Ordering::Acquire) || shared.fatal.is_set())
             })
             .expect("spawning the prefault thread");
-        let out = orchestrate(shared, cfg, root, f, probes);
-        done.store(true, Ordering::Release);
-        slots.wake_prefault();
-        out
+        let _done = Done(&done, slots);
+        orchestrate(shared, cfg, root, f, probes)
     })
 }
 
