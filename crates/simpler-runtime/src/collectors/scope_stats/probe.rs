@@ -99,6 +99,7 @@ impl ScopeStatsProducer {
     }
 
     /// Appends one record (drops and counts it when no buffer can be had in time).
+    #[inline]
     pub fn record(&mut self, rec: ScopeRecord) {
         self.total = self.total.saturating_add(1);
         if self
