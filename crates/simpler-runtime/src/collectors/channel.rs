@@ -6,12 +6,6 @@
 //! memory for a collection is therefore bounded by the pool, whatever the run length. Both
 //! waits are bounded: a producer that finds no free buffer (or a full ready queue) parks for at
 //! most its back-pressure budget, then drops and counts.
-//!
-//! A collector that finds nothing to take yields a few times ([`IDLE_YIELDS`]) before it
-//! parks: a wake-up is a system call on the producer's thread (the orchestrator's or a
-//! scheduler's), and a busy producer publishes again within microseconds, so a collector that
-//! parked after every buffer cost the scope-stats probe about a quarter of its time per scope
-//! boundary. A producer's notify finds no sleeper then, and costs a fence and a load.
 
 use crate::sync::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -22,9 +16,6 @@ use crate::sync::Sleep;
 
 /// Park tick of the collector and of a producer waiting for a buffer.
 const TICK: Duration = Duration::from_millis(5);
-
-/// Rounds of `yield_now` an idle collector makes before it parks.
-const IDLE_YIELDS: u32 = 32;
 
 /// Test-only faults of one channel.
 #[derive(Clone, Copy, Debug, Default)]
@@ -109,7 +100,6 @@ impl<B> BufferChannel<B> {
     /// Collector: the next published buffer, parking until one arrives or the channel closes.
     /// `None` once closed and drained.
     pub fn take(&self) -> Option<Box<B>> {
-        let mut idle = 0;
         loop {
             if let Some(b) = self.ready.pop() {
                 self.producer_sleep.notify_one();
@@ -117,13 +107,6 @@ impl<B> BufferChannel<B> {
             }
             if self.closed.load(Ordering::Acquire) {
                 return self.ready.pop();
-            }
-            // A busy producer publishes again within microseconds: a few yields catch that
-            // without a wake-up system call on the producer's side.
-            if idle < IDLE_YIELDS {
-                idle += 1;
-                crate::sync::yield_now();
-                continue;
             }
             self.consumer_sleep.sleep_unless(TICK, || {
                 !self.ready.is_empty() || self.closed.load(Ordering::Acquire)

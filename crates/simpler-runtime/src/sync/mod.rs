@@ -25,13 +25,6 @@ pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ato
 #[cfg(feature = "loom")]
 pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 
-#[cfg(feature = "loom")]
-pub(crate) use loom::thread::yield_now;
-/// Gives the core to another thread before a bounded spin's next check (`std`'s, or loom's
-/// under loom, which then schedules another thread instead of exploring the spin).
-#[cfg(not(feature = "loom"))]
-pub(crate) use std::thread::yield_now;
-
 /// Atomics that stay `std`'s under loom: process-wide counters in `static`s (loom's cannot be
 /// built in a `static`), and the simulated device memory, whose `unsafe` byte-buffer cast
 /// relies on `std::sync::atomic::AtomicU8` having `u8`'s layout (loom's does not). No model

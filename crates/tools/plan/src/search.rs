@@ -298,13 +298,16 @@ pub fn search(
             }
             let s = if analysis.rings_used[ring] {
                 // The dep pool's need varies from run to run (entries only for producers still
-                // pending): the headroom goes on the larger of the verified minimum and what
-                // the recorded run held.
-                let held = match (res, analysis.figure(res, ring)) {
-                    (RingResource::DepPool, Some(f)) => f.held,
+                // pending, so a run whose schedulers fall behind needs more): the headroom goes
+                // on the largest of the verified minimum, what the recorded run's open scopes
+                // held and the most it had in use at any boundary (its peak). A suggestion from
+                // the minimum alone, found on a run whose schedulers kept up, failed a re-run on
+                // a loaded machine (CI: 287 entries suggested, more needed).
+                let recorded = match (res, analysis.figure(res, ring)) {
+                    (RingResource::DepPool, Some(f)) => f.held.max(f.peak),
                     _ => 0,
                 };
-                suggest(res, min.max(held))
+                suggest(res, min.max(recorded))
             } else {
                 min
             };
