@@ -301,8 +301,8 @@ pub fn search(
                 // pending, so a run whose schedulers fall behind needs more): the headroom goes
                 // on the largest of the verified minimum, what the recorded run's open scopes
                 // held and the most it had in use at any boundary (its peak). A suggestion from
-                // the minimum alone, found on a run whose schedulers kept up, failed a re-run on
-                // a loaded machine (CI: 287 entries suggested, more needed).
+                // the minimum and the hold alone, recorded on a run whose schedulers kept up,
+                // failed a re-run on CI (287 entries suggested, more needed).
                 let recorded = match (res, analysis.figure(res, ring)) {
                     (RingResource::DepPool, Some(f)) => f.held.max(f.peak),
                     _ => 0,
