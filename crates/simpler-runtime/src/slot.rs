@@ -6,7 +6,7 @@
 use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
-use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS};
+use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
 use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
@@ -65,8 +65,13 @@ pub(crate) struct Payload {
     pub kernels: MixedKernels,
     /// Tensor arguments (outputs materialized): two inline, in the slot's own cache lines
     /// (no allocation and no extra line to touch for the common 1–2 argument task); more on
-    /// the heap, whose capacity a reused slot keeps.
-    pub args: SmallVec<[(ArgTag, Tensor); INLINE_ARGS]>,
+    /// the heap, whose capacity a reused slot keeps. Their tags are in `tags`: a vector of
+    /// `(tag, tensor)` pairs was filled through a pair built on the stack and copied at an odd
+    /// offset, whose loads straddled the stores that built it (a store-forwarding stall that
+    /// was a third of `submit_task` in a tmr tiled GEMM profile).
+    pub args: SmallVec<[Tensor; INLINE_ARGS]>,
+    /// The tag of each of `args`.
+    pub tags: ArgTags,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,
     pub block_num: u32,
@@ -76,6 +81,35 @@ pub(crate) struct Payload {
     pub dump_mask: u64,
     /// Scalar dtypes for the args dump, 4 bits per scalar ([`pack_dtypes`]).
     pub scalar_dtypes: u64,
+}
+
+/// The tags of a task's tensor arguments, 4 bits each: 16 bytes for up to
+/// [`MAX_TENSOR_ARGS`], the padding two inline `(tag, tensor)` pairs took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ArgTags([u64; 2]);
+
+const _: () = assert!(MAX_TENSOR_ARGS <= 32, "ArgTags packs 32 tags");
+
+impl ArgTags {
+    /// Sets the tag of argument `i` (< [`MAX_TENSOR_ARGS`]).
+    #[inline]
+    pub fn set(&mut self, i: usize, tag: ArgTag) {
+        let (word, shift) = (i / 16, 4 * (i % 16));
+        self.0[word] = (self.0[word] & !(0xf << shift)) | ((tag as u64) << shift);
+    }
+
+    /// The tag of argument `i`, as last set.
+    #[inline]
+    pub fn get(&self, i: usize) -> ArgTag {
+        let (word, shift) = (i / 16, 4 * (i % 16));
+        match (self.0[word] >> shift) & 0xf {
+            0 => ArgTag::Input,
+            1 => ArgTag::Output,
+            2 => ArgTag::Inout,
+            3 => ArgTag::OutputExisting,
+            _ => ArgTag::NoDep,
+        }
+    }
 }
 
 /// Packs scalar dtypes 4 bits each (0 = none, else `DType::ALL` index + 1): a slot carries 8
@@ -143,6 +177,7 @@ impl Slot {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
                 args: SmallVec::new(),
+                tags: ArgTags::default(),
                 scalars: ThinVec::new(),
                 block_num: 1,
                 fanin: Fanin::new(),
@@ -168,5 +203,32 @@ pub(crate) fn shape_from_u8(v: u8) -> TaskShape {
         1 => TaskShape::Aiv,
         2 => TaskShape::Mix,
         _ => TaskShape::Dummy,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arg_tags_keep_each_of_32_tags_apart() {
+        const ALL: [ArgTag; 5] = [
+            ArgTag::Input,
+            ArgTag::Output,
+            ArgTag::Inout,
+            ArgTag::OutputExisting,
+            ArgTag::NoDep,
+        ];
+        let mut tags = ArgTags::default();
+        for i in 0..MAX_TENSOR_ARGS {
+            tags.set(i, ALL[i % 5]);
+        }
+        for i in 0..MAX_TENSOR_ARGS {
+            assert_eq!(tags.get(i), ALL[i % 5], "argument {i}");
+        }
+        // A reused slot overwrites in place: the neighbours keep theirs.
+        tags.set(17, ArgTag::Input);
+        assert_eq!(tags.get(17), ArgTag::Input);
+        assert_eq!((tags.get(16), tags.get(18)), (ALL[1], ALL[3]));
     }
 }

@@ -553,7 +553,8 @@ impl Orchestrator {
             p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
         }
         let mut offset = heap_start;
-        for a in args.tensors() {
+        for (i, a) in args.tensors().iter().enumerate() {
+            p.tags.set(i, a.tag());
             match a {
                 TensorArg::Output(ci) => {
                     let t = ci.materialize(heap_vbase(task.ring) + offset, id);
@@ -567,12 +568,11 @@ impl Orchestrator {
                         }
                     }
                     outputs.push(t);
-                    p.args.push((ArgTag::Output, t));
+                    p.args.push(t);
                 }
-                other => p.args.push((
-                    other.tag(),
-                    *other.tensor().expect("non-output args carry a tensor"),
-                )),
+                other => p
+                    .args
+                    .push(*other.tensor().expect("non-output args carry a tensor")),
             }
         }
         p.fanin.clear();

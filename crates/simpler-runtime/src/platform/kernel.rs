@@ -12,6 +12,7 @@ use super::{CoreId, CoreType};
 use crate::memory::{
     load_as_f64, read_view_bytes, store_from_f64, write_view_bytes, Buffer, Element, MemoryError, RunMemory,
 };
+use crate::slot::ArgTags;
 
 /// Highest func id + 1.
 pub const MAX_FUNC_ID: u32 = 1024;
@@ -108,7 +109,8 @@ impl KernelRegistry {
 
 /// What a kernel sees: its arguments, its block, its core, and device memory.
 pub struct KernelCtx<'a> {
-    pub(crate) tensors: &'a [(ArgTag, Tensor)],
+    pub(crate) tensors: &'a [Tensor],
+    pub(crate) tags: ArgTags,
     pub(crate) scalars: &'a [u64],
     pub(crate) memory: &'a RunMemory,
     pub(crate) block_idx: u32,
@@ -125,7 +127,7 @@ impl<'a> KernelCtx<'a> {
     }
     /// Tensor argument `i` (outputs already allocated).
     pub fn tensor(&self, i: usize) -> Result<&Tensor, KernelError> {
-        self.tensors.get(i).map(|(_, t)| t).ok_or_else(|| {
+        self.tensors.get(i).ok_or_else(|| {
             KernelError(format!(
                 "tensor argument {i} does not exist ({} given)",
                 self.tensors.len()
@@ -134,7 +136,7 @@ impl<'a> KernelCtx<'a> {
     }
     /// The tag of tensor argument `i`.
     pub fn tag(&self, i: usize) -> Option<ArgTag> {
-        self.tensors.get(i).map(|(t, _)| *t)
+        (i < self.tensors.len()).then(|| self.tags.get(i))
     }
     /// Scalar argument `i` (raw bits).
     pub fn scalar(&self, i: usize) -> Result<u64, KernelError> {

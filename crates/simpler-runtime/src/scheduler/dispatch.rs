@@ -137,6 +137,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         };
         let ctx = KernelCtx {
             tensors: &payload.args,
+            tags: payload.tags,
             scalars: &payload.scalars,
             memory: &shared.memory,
             block_idx: block,

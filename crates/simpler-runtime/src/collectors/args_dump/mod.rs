@@ -163,7 +163,8 @@ impl ArgsDumpProducer {
         }
         let selected = |i: usize| i < 64 && mask & (1u64 << i) != 0;
         let nt = p.args.len();
-        for (i, &(tag, t)) in p.args.iter().enumerate() {
+        for (i, &t) in p.args.iter().enumerate() {
+            let tag = p.tags.get(i);
             let role = role_of(tag);
             let covered = match stage {
                 Stage::BeforeDispatch => role != 1,
