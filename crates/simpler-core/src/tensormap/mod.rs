@@ -46,7 +46,7 @@ pub const DEFAULT_HOT_THRESHOLD: usize = 16;
 /// (every writer of its buffer retired, e.g. the schedulers caught up with a tiled GEMM) is
 /// kept: dropping it at once sent its buffer back to the bucket chain, whose lookups then
 /// walked up to [`DEFAULT_HOT_THRESHOLD`] live entries each until the next promotion, over
-/// and over. An empty index holds no allocation.
+/// and over. An empty index keeps at most a few emptied buckets (see `hot.rs`).
 pub const HOT_ADDRESS_LIMIT: usize = 1024;
 
 const NIL: u32 = u32::MAX;
