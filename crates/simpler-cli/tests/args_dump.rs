@@ -7,10 +7,29 @@ use common::{read_json, simpler, text};
 
 #[test]
 fn level_2_run_then_viewer_exports_f_as_the_golden() {
+    level_2_run_exports_f("tmr", "0x0000000100000003");
+}
+
+/// On `hbg` the example's three-argument tasks keep their arguments in the argument arena
+/// (`ring/arg_arena.rs`): the dump reads them from there.
+#[test]
+fn level_2_run_on_hbg_exports_f_as_the_golden() {
+    level_2_run_exports_f("hbg", "0x0000000000000004");
+}
+
+fn level_2_run_exports_f(runtime: &str, f_task: &str) {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
     let p = prefix.to_str().unwrap();
-    let out = simpler(&["run", "vector_example", "--dump-args=2", "--output-prefix", p]);
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--runtime",
+        runtime,
+        "--dump-args=2",
+        "--output-prefix",
+        p,
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains(
@@ -45,7 +64,7 @@ fn level_2_run_then_viewer_exports_f_as_the_golden() {
         "dump-viewer",
         p,
         "--task",
-        "0x0000000100000003",
+        f_task,
         "--role",
         "output",
         "--export",
@@ -53,7 +72,7 @@ fn level_2_run_then_viewer_exports_f_as_the_golden() {
         exp.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let bytes = std::fs::read(exp.join("task_0x0000000100000003_after_out2.npy")).unwrap();
+    let bytes = std::fs::read(exp.join(format!("task_{f_task}_after_out2.npy"))).unwrap();
     let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let data = &bytes[10 + hlen..];
     assert_eq!(data.len(), 16384 * 4);

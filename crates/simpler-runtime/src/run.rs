@@ -202,6 +202,7 @@ fn orchestrate(
         orch.close_scope();
     }
     orch.close_scope(); // the root
+    orch.publish_arg_arena();
     let mut stats = orch.stats();
     stats.orchestration_ns = elapsed.as_nanos() as u64;
     stats.timeline = Some([t0, returned, Instant::now()]);

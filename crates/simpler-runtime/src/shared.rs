@@ -20,6 +20,7 @@ use crate::fatal::FatalLatch;
 use crate::memory::RunMemory;
 use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
+use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
 use crate::slot::{shape_from_u8, Consumers, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
@@ -61,6 +62,8 @@ pub(crate) struct RunShared {
     pub args_dump: Option<crate::collectors::args_dump::ArgsDumpShared>,
     /// When the first scheduler thread began its loop (the end of an `hbg` launch).
     pub first_scheduler_start: std::sync::OnceLock<std::time::Instant>,
+    /// `hbg`: the argument lists longer than a slot holds (`ring/arg_arena.rs`).
+    pub arg_arena: ArgArena,
 }
 
 /// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
@@ -129,6 +132,7 @@ impl RunShared {
             swimlane: None,
             args_dump: None,
             first_scheduler_start: std::sync::OnceLock::new(),
+            arg_arena: ArgArena::default(),
         }
     }
 

@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
 use crate::platform::{MixedKernels, TaskShape};
+use crate::ring::arg_arena::{ArenaRef, ArgArena};
 
 /// Tensor arguments a slot holds without allocating.
 pub(crate) const INLINE_ARGS: usize = 2;
@@ -63,13 +64,11 @@ pub(crate) struct Fan {
 pub(crate) struct Payload {
     pub id: TaskId,
     pub kernels: MixedKernels,
-    /// Tensor arguments (outputs materialized): two inline, in the slot's own cache lines
-    /// (no allocation and no extra line to touch for the common 1–2 argument task); more on
-    /// the heap, whose capacity a reused slot keeps. Their tags are in `tags`: a vector of
-    /// `(tag, tensor)` pairs was filled through a pair built on the stack and copied at an odd
-    /// offset, whose loads straddled the stores that built it (a store-forwarding stall that
-    /// was a third of `submit_task` in a tmr tiled GEMM profile).
-    pub args: SmallVec<[Tensor; INLINE_ARGS]>,
+    /// Tensor arguments (outputs materialized), see [`ArgList`]. Their tags are in `tags`: a
+    /// vector of `(tag, tensor)` pairs was filled through a pair built on the stack and copied
+    /// at an odd offset, whose loads straddled the stores that built it (a store-forwarding
+    /// stall that was a third of `submit_task` in a tmr tiled GEMM profile).
+    pub args: ArgList,
     /// The tag of each of `args`.
     pub tags: ArgTags,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
@@ -81,6 +80,51 @@ pub(crate) struct Payload {
     pub dump_mask: u64,
     /// Scalar dtypes for the args dump, 4 bits per scalar ([`pack_dtypes`]).
     pub scalar_dtypes: u64,
+}
+
+/// Where a task's tensor arguments are.
+pub(crate) enum ArgList {
+    /// In the slot: two inline, in the slot's own cache lines (no allocation and no extra line
+    /// to touch for the common 1–2 argument task); more on the heap, whose capacity a reused
+    /// slot keeps (`tmr`).
+    Slot(SmallVec<[Tensor; INLINE_ARGS]>),
+    /// More than two, in the run's argument arena (`hbg`, whose slots are used once).
+    Arena(ArenaRef),
+}
+
+impl ArgList {
+    /// Number of tensor arguments.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            ArgList::Slot(v) => v.len(),
+            ArgList::Arena(at) => at.len(),
+        }
+    }
+
+    /// The tensors, read from `arena` when they are there.
+    #[inline]
+    pub fn tensors<'a>(&'a self, arena: &'a ArgArena) -> &'a [Tensor] {
+        match self {
+            ArgList::Slot(v) => v,
+            ArgList::Arena(at) => arena.get(*at),
+        }
+    }
+
+    /// The in-slot list, emptied, made the slot's list if the arena's was.
+    #[inline]
+    pub fn cleared_slot_list(&mut self) -> &mut SmallVec<[Tensor; INLINE_ARGS]> {
+        if let ArgList::Arena(_) = self {
+            *self = ArgList::Slot(SmallVec::new());
+        }
+        match self {
+            ArgList::Slot(v) => {
+                v.clear();
+                v
+            }
+            ArgList::Arena(_) => unreachable!("replaced above"),
+        }
+    }
 }
 
 /// The tags of a task's tensor arguments, 4 bits each: 16 bytes for up to
@@ -137,9 +181,10 @@ pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 /// 2^20-slot window), so the slot is most of its memory per task (`docs/performance.md`
 /// accounts for it); it once carried 16 scalars inline (136 bytes) for tasks that mostly have
 /// none, then a 24-byte `Vec` for the scalars (now a `ThinVec`, 8 bytes). The build fails
-/// when the slot outgrows this (360 bytes today; two inline tensor arguments are 176 of them).
+/// when the slot outgrows this (368 bytes today; two inline tensor arguments are 160 of them,
+/// and the tag saying whether they are there or in the argument arena 8).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 360;
+pub(crate) const SLOT_BUDGET: usize = 368;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
 const _: () = assert!(SLOT_BYTES <= SLOT_BUDGET, "a task slot outgrew SLOT_BUDGET");
@@ -176,7 +221,7 @@ impl Slot {
             payload: RwLock::new(Payload {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
-                args: SmallVec::new(),
+                args: ArgList::Slot(SmallVec::new()),
                 tags: ArgTags::default(),
                 scalars: ThinVec::new(),
                 block_num: 1,

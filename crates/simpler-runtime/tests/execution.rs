@@ -300,3 +300,71 @@ fn a_ready_task_runs_while_the_orchestration_does_host_work() {
         "the task ran only after the orchestration ended"
     );
 }
+
+/// Six tensor arguments a task, of every tag: more than a slot holds, so an `hbg` graph keeps
+/// them in its argument arena (blocks of 4096 tensors: 10,000 tasks fill 15 of them) and `tmr`
+/// on the slot's heap. The kernel checks each tag and computes with every argument.
+#[test]
+fn tasks_with_six_arguments_compute_the_same_numbers_on_both_runtimes() {
+    use simpler_core::ArgTag;
+    const N: u32 = 5000;
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let mut w = worker();
+        // tmp = x + y; acc += tmp; d = acc + z.
+        w.register_kernel(9, "six", CoreType::Aiv, |ctx| {
+            let want = [
+                ArgTag::Input,
+                ArgTag::Input,
+                ArgTag::Output,
+                ArgTag::Inout,
+                ArgTag::OutputExisting,
+                ArgTag::NoDep,
+            ];
+            let got: Vec<_> = (0..ctx.tensor_count()).map(|i| ctx.tag(i)).collect();
+            if got != want.map(Some) {
+                return Err(simpler_runtime::KernelError(format!("tags {got:?}")));
+            }
+            let [x, y, tmp, acc, d, z] = [0, 1, 2, 3, 4, 5].map(|i| ctx.view::<f32>(i));
+            let (x, y, tmp, acc, d, z) = (x?, y?, tmp?, acc?, d?, z?);
+            tmp.set(0, x.get(0) + y.get(0));
+            acc.set(0, acc.get(0) + tmp.get(0));
+            d.set(0, acc.get(0) + z.get(0));
+            Ok(())
+        })
+        .unwrap();
+        let t = || w.alloc_tensor(&[N], DType::Float32).unwrap();
+        let (x, y, acc, d, z) = (t(), t(), t(), t(), t());
+        w.fill_with(&x, |k| k as f64).unwrap();
+        w.fill_with(&y, |k| 2.0 * k as f64).unwrap();
+        w.fill_with(&acc, |_| 1.0).unwrap();
+        w.fill_with(&z, |_| 100.0).unwrap();
+        w.run(&tiny(kind, "16384"), move |o| {
+            for _round in 0..2 {
+                for i in 0..N {
+                    let at = |t: &simpler_core::Tensor| t.view(&[1], &[i]);
+                    let mut a = TaskArgs::new();
+                    a.input(at(&x)?)
+                        .input(at(&y)?)
+                        .output(TensorCreateInfo::new(&[1], DType::Float32)?)
+                        .inout(at(&acc)?)
+                        .output_existing(at(&d)?)
+                        .no_dep(at(&z)?);
+                    o.submit_aiv(9, &a)?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let expect = |f: fn(f32) -> f32| (0..N).map(|i| f(i as f32)).collect::<Vec<_>>();
+        assert_eq!(
+            w.read::<f32>(&acc).unwrap(),
+            expect(|i| 1.0 + 6.0 * i),
+            "{kind:?}"
+        );
+        assert_eq!(
+            w.read::<f32>(&d).unwrap(),
+            expect(|i| 101.0 + 6.0 * i),
+            "{kind:?}"
+        );
+    }
+}

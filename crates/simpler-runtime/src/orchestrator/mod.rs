@@ -30,6 +30,7 @@ use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::platform::{MixedKernels, Platform};
 use crate::ring::alloc::RingAllocator;
+use crate::ring::arg_arena::ArenaWriter;
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
 use crate::slot::SlotRef;
 use scope::{ScopeFrame, ScopedTask};
@@ -116,6 +117,9 @@ pub struct Orchestrator {
     /// every scope end, before any wait, and at the end), so a burst of submits moves the
     /// ready-queue cache lines once instead of once per task.
     ready_batch: ArrayVec<SlotRef, READY_BATCH>,
+    /// `hbg`: argument lists longer than a slot holds, published when the build ends
+    /// (`ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
+    arg_arena: Option<ArenaWriter>,
 }
 
 /// Ready tasks the orchestrator publishes together.
@@ -168,7 +172,16 @@ impl Orchestrator {
             submits_timed: 0,
             inference_ns: None,
             ready_batch: ArrayVec::new(),
+            arg_arena: (kind == RuntimeKind::Hbg).then(ArenaWriter::default),
             shared,
+        }
+    }
+
+    /// Hands the argument lists written into the arena to the schedulers (`hbg`, once the
+    /// graph is built and before it launches; nothing on `tmr`).
+    pub(crate) fn publish_arg_arena(&mut self) {
+        if let Some(w) = self.arg_arena.take() {
+            self.shared.arg_arena.publish(w);
         }
     }
 

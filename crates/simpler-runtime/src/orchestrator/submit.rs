@@ -16,7 +16,7 @@ use crate::sync::Ordering;
 use arrayvec::ArrayVec;
 use simpler_core::{
     compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, FaninError, FaninSink,
-    TaskArgs, TaskId, TensorArg, MAX_RINGS,
+    TaskArgs, TaskId, Tensor, TensorArg, MAX_RINGS,
 };
 
 use super::backpressure::Exhausted;
@@ -26,12 +26,13 @@ use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, FatalContext, Stopped};
+use crate::memory::RunMemory;
 use crate::memory::{heap_vbase, store_from_f64, view_offsets};
 use crate::platform::{CoreType, MixedKernels, TaskShape};
 use crate::ring::alloc::SlotRefusal;
 use crate::ring::HeapRefusal;
 use crate::shared::RunShared;
-use crate::slot::{SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{ArgList, ArgTags, SlotRef, TaskState, INLINE_ARGS, SCOPE_BIT};
 
 /// Fanin edges held inline in the payload; more spill into the ring's fanin spill pool.
 pub const FANIN_INLINE_CAP: usize = 64;
@@ -540,10 +541,6 @@ impl Orchestrator {
         p.id = id;
         p.kernels = task.kernels;
         p.block_num = task.block_num;
-        // Exact reservations: a host-built graph uses each slot once, so growth's spare capacity
-        // (4 arguments for 2) would be paid per task; a reused tmr slot keeps its capacity.
-        p.args.clear();
-        p.args.reserve_exact(args.tensors().len());
         p.scalars.clear();
         p.scalars.reserve_exact(args.scalars().len());
         p.scalars.extend_from_slice(args.scalars());
@@ -552,27 +549,23 @@ impl Orchestrator {
             p.dump_mask = args.dump_mask();
             p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
         }
-        let mut offset = heap_start;
-        for (i, a) in args.tensors().iter().enumerate() {
-            p.tags.set(i, a.tag());
-            match a {
-                TensorArg::Output(ci) => {
-                    let t = ci.materialize(heap_vbase(task.ring) + offset, id);
-                    offset += ci.buffer_size_bytes();
-                    if let Some(v) = ci.initial_value() {
-                        if let Ok(buf) = shared.memory.buffer(&t) {
-                            let es = t.dtype().size();
-                            for off in view_offsets(&t) {
-                                store_from_f64(t.dtype(), &buf, (off * es) as usize, v);
-                            }
-                        }
-                    }
-                    outputs.push(t);
-                    p.args.push(t);
-                }
-                other => p
-                    .args
-                    .push(*other.tensor().expect("non-output args carry a tensor")),
+        let n = args.tensors().len();
+        let heap_at = heap_vbase(task.ring) + heap_start;
+        let memory = &shared.memory;
+        let p = &mut *p;
+        match &mut self.arg_arena {
+            Some(arena) if n > INLINE_ARGS => {
+                let at = arena.append(n, |block| {
+                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| block.push(t))
+                });
+                p.args = ArgList::Arena(at);
+            }
+            _ => {
+                let list = p.args.cleared_slot_list();
+                // Exact: a host-built graph uses each slot once, so growth's spare capacity
+                // (4 arguments for 2) would be paid per task; a reused tmr slot keeps its own.
+                list.reserve_exact(n);
+                fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
             }
         }
         p.fanin.clear();
@@ -680,5 +673,39 @@ impl Orchestrator {
             self.ready_soon(sref);
         }
         Ok(())
+    }
+}
+
+/// Pushes the task's tensor arguments through `push` (outputs materialized on the heap from
+/// `heap_at` on, with their initial values, and added to `outputs`) and records their tags.
+#[inline(always)]
+fn fill_args(
+    args: &TaskArgs<'_>,
+    id: TaskId,
+    mut heap_at: u64,
+    memory: &RunMemory,
+    outputs: &mut Outputs,
+    tags: &mut ArgTags,
+    mut push: impl FnMut(Tensor),
+) {
+    for (i, a) in args.tensors().iter().enumerate() {
+        tags.set(i, a.tag());
+        match a {
+            TensorArg::Output(ci) => {
+                let t = ci.materialize(heap_at, id);
+                heap_at += ci.buffer_size_bytes();
+                if let Some(v) = ci.initial_value() {
+                    if let Ok(buf) = memory.buffer(&t) {
+                        let es = t.dtype().size();
+                        for off in view_offsets(&t) {
+                            store_from_f64(t.dtype(), &buf, (off * es) as usize, v);
+                        }
+                    }
+                }
+                outputs.push(t);
+                push(t);
+            }
+            other => push(*other.tensor().expect("non-output args carry a tensor")),
+        }
     }
 }

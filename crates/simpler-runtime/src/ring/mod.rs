@@ -5,6 +5,7 @@
 //! beside this file for the back-pressure and deadlock rules.
 
 pub(crate) mod alloc;
+pub(crate) mod arg_arena;
 pub mod heap;
 mod pool;
 pub(crate) mod shared;

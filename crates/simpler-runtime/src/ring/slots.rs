@@ -130,7 +130,7 @@ fn faulted_in(n: usize) -> Vec<Slot> {
 /// Faults in the whole pages of `buf` writable with one `madvise(MADV_POPULATE_WRITE)` (Linux
 /// 5.14+) instead of one page fault per 4 KB page as the slots are written. Best effort: an
 /// older kernel's error leaves the pages to fault in as before.
-fn populate_for_write<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
+pub(super) fn populate_for_write<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;

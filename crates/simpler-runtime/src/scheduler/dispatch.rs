@@ -102,7 +102,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     if block == 0 {
         // Before any block runs: the other blocks are queued only after this capture.
         if let Some(d) = st.probes.dump.as_mut() {
-            d.capture(Stage::BeforeDispatch, &payload, &shared.memory);
+            d.capture(Stage::BeforeDispatch, &payload, shared);
         }
     }
     if block + 1 < payload.block_num {
@@ -136,7 +136,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             return;
         };
         let ctx = KernelCtx {
-            tensors: &payload.args,
+            tensors: payload.args.tensors(&shared.arg_arena),
             tags: payload.tags,
             scalars: &payload.scalars,
             memory: &shared.memory,
@@ -229,7 +229,7 @@ fn finish_block(
         // Every block has finished (blocks write disjoint slices): one capture of the whole
         // outputs, before completion lets consumers run and the slot be reused.
         if let Some(d) = st.probes.dump.as_mut() {
-            d.capture(Stage::AfterCompletion, &slot.payload.read(), &shared.memory);
+            d.capture(Stage::AfterCompletion, &slot.payload.read(), shared);
         }
         shared.complete(s, &mut st.scratch, &mut st.batch);
     }

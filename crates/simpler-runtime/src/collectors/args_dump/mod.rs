@@ -26,7 +26,8 @@ use simpler_core::{ArgTag, DType, MAX_DIMS};
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 use crate::collectors::channel::{BufferChannel, CollectorThread, Producer, Records};
 use crate::config::DumpArgsLevel;
-use crate::memory::{view_offsets, RunMemory};
+use crate::memory::view_offsets;
+use crate::shared::RunShared;
 use crate::slot::Payload;
 
 /// Records per buffer (the original's `records[256]`).
@@ -148,7 +149,8 @@ fn role_of(tag: ArgTag) -> u8 {
 impl ArgsDumpProducer {
     /// Captures the arguments of task `p` that `stage` covers, as the level and the task's
     /// selection say.
-    pub fn capture(&mut self, stage: Stage, p: &Payload, memory: &RunMemory) {
+    pub fn capture(&mut self, stage: Stage, p: &Payload, shared: &RunShared) {
+        let memory = &shared.memory;
         let mask = p.dump_mask;
         if self.level == DumpArgsLevel::Partial && mask == 0 {
             return;
@@ -163,7 +165,7 @@ impl ArgsDumpProducer {
         }
         let selected = |i: usize| i < 64 && mask & (1u64 << i) != 0;
         let nt = p.args.len();
-        for (i, &t) in p.args.iter().enumerate() {
+        for (i, &t) in p.args.tensors(&shared.arg_arena).iter().enumerate() {
             let tag = p.tags.get(i);
             let role = role_of(tag);
             let covered = match stage {
