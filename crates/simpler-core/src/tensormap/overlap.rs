@@ -43,7 +43,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     // L2 prerequisites. `strides()` has one entry per dimension, so comparing strides also
     // compares ranks; a Tensor always has at least one dimension (`Tensor::from_parts`).
     let n = input.ndims();
-    if input.dtype() != entry.dtype() || input.strides() != entry.strides() {
+    if input.dtype() != entry.dtype() || !same_strides(input, entry) {
         return Overlap::Other;
     }
     let Some(a) = reference_box(input.strides()) else {
@@ -69,6 +69,14 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     } else {
         Overlap::Other
     }
+}
+
+/// Whether `a` and `b` have the same rank and strides, compared element by element (comparing
+/// the two slices called `memcmp`, their length being unknown at compile time).
+#[inline]
+pub(super) fn same_strides(a: &Tensor, b: &Tensor) -> bool {
+    let (a, b) = (a.strides(), b.strides());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The reference box's inner extents `a[1..]` for views with these strides, or `None` when
@@ -164,6 +172,22 @@ mod tests {
             check_overlap(&rows(0, 128).with_version(1), &rows(128, 256)),
             Overlap::None
         );
+    }
+
+    /// One buffer seen as 16 rows of 16 and as 8 rows of 32: row 1 of the first is the second
+    /// half of row 0 of the second, the same elements. The L2 box test of either layout alone
+    /// would place them in different rows (no overlap); the strides differ, so it is not used.
+    #[test]
+    fn the_same_elements_under_two_row_lengths_overlap() {
+        let narrow =
+            Tensor::contiguous(0x4000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
+        let wide = Tensor::contiguous(0x4000, 8 * 32 * 4, &[8, 32], DType::Float32, TaskId::INVALID).unwrap();
+        let row1 = narrow.view(&[1, 16], &[1, 0]).unwrap();
+        let half = wide.view(&[1, 16], &[0, 16]).unwrap();
+        assert_eq!(check_overlap(&row1, &half), Overlap::Other);
+        assert_eq!(check_overlap(&half, &row1), Overlap::Other);
+        assert!(!same_strides(&row1, &half));
+        assert!(same_strides(&row1, &narrow) && same_strides(&half, &wide));
     }
 
     #[test]
