@@ -555,7 +555,8 @@ impl Orchestrator {
         let p = &mut *p;
         match &mut self.arg_arena {
             Some(arena) if n > INLINE_ARGS => {
-                let at = arena.append(n, |block| {
+                let store = &shared.rings[task.ring].slots;
+                let at = arena.append(store, n, |block| {
                     fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| block.push(t))
                 });
                 p.args = ArgList::Arena(at);

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use simpler_core::{Tensor, MAX_TENSOR_ARGS};
 
-use super::slots::populate_for_write;
+use super::slots::SlotStore;
 #[cfg(doc)]
 use crate::slot::INLINE_ARGS;
 
@@ -46,12 +46,13 @@ pub(crate) struct ArenaWriter {
 
 impl ArenaWriter {
     /// Appends the list `fill` pushes (exactly `n` tensors, at most [`MAX_TENSOR_ARGS`]) and
-    /// says where it lies. A list never straddles two blocks.
-    pub fn append(&mut self, n: usize, fill: impl FnOnce(&mut Vec<Tensor>)) -> ArenaRef {
+    /// says where it lies. A list never straddles two blocks; a new block comes from `store`
+    /// (faulted in ahead by the prefault thread when it can).
+    pub fn append(&mut self, store: &SlotStore, n: usize, fill: impl FnOnce(&mut Vec<Tensor>)) -> ArenaRef {
         assert!(n <= MAX_TENSOR_ARGS, "{n} tensors in one list");
         if self.blocks.last().is_none_or(|b| b.capacity() - b.len() < n) {
-            let mut b = Vec::with_capacity(BLOCK_TENSORS);
-            populate_for_write(b.spare_capacity_mut());
+            let b = store.take_arg_block();
+            debug_assert!(b.is_empty() && b.capacity() >= BLOCK_TENSORS);
             self.blocks.push(b);
         }
         let block = self.blocks.len() - 1;
@@ -113,13 +114,14 @@ mod tests {
 
     #[test]
     fn lists_come_back_as_written_and_never_straddle_a_block() {
+        let store = SlotStore::new(8);
         let mut w = ArenaWriter::default();
         let mut written = Vec::new();
         // 3 tensors per list: a block holds 1365 lists and 1 tensor of room, which the 1366th
         // list does not fit.
         for k in 0..(BLOCK_TENSORS / 3 + 5) as u32 {
             let list: Vec<Tensor> = (0..3).map(|j| tile(3 * k + j)).collect();
-            let at = w.append(3, |b| b.extend_from_slice(&list));
+            let at = w.append(&store, 3, |b| b.extend_from_slice(&list));
             written.push((at, list));
         }
         assert_eq!(w.blocks.len(), 2);
@@ -138,13 +140,13 @@ mod tests {
     #[should_panic(expected = "published before the graph launches")]
     fn reading_before_publication_is_refused() {
         let mut w = ArenaWriter::default();
-        let at = w.append(1, |b| b.push(tile(0)));
+        let at = w.append(&SlotStore::new(8), 1, |b| b.push(tile(0)));
         ArgArena::default().get(at);
     }
 
     #[test]
     #[should_panic(expected = "another length than announced")]
     fn a_list_of_another_length_than_announced_is_refused() {
-        ArenaWriter::default().append(2, |b| b.push(tile(0)));
+        ArenaWriter::default().append(&SlotStore::new(8), 2, |b| b.push(tile(0)));
     }
 }
