@@ -334,6 +334,7 @@ impl<'a> TaskArgs<'a> {
     }
 
     /// Adds a tagged tensor argument.
+    #[inline]
     pub fn arg(&mut self, arg: TensorArg) -> &mut Self {
         if !self.scalars.is_empty() {
             self.fail(ArgError::TensorAfterScalar);
@@ -343,22 +344,27 @@ impl<'a> TaskArgs<'a> {
         self
     }
     /// Adds an INPUT tensor.
+    #[inline]
     pub fn input(&mut self, t: Tensor) -> &mut Self {
         self.arg(TensorArg::Input(t))
     }
     /// Adds a runtime-allocated OUTPUT.
+    #[inline]
     pub fn output(&mut self, ci: TensorCreateInfo) -> &mut Self {
         self.arg(TensorArg::Output(ci))
     }
     /// Adds an INOUT tensor.
+    #[inline]
     pub fn inout(&mut self, t: Tensor) -> &mut Self {
         self.arg(TensorArg::Inout(t))
     }
     /// Adds an OUTPUT_EXISTING tensor.
+    #[inline]
     pub fn output_existing(&mut self, t: Tensor) -> &mut Self {
         self.arg(TensorArg::OutputExisting(t))
     }
     /// Adds a NO_DEP tensor.
+    #[inline]
     pub fn no_dep(&mut self, t: Tensor) -> &mut Self {
         self.arg(TensorArg::NoDep(t))
     }

@@ -323,6 +323,7 @@ impl Tensor {
     }
 
     /// A sub-box: `shape[d]` elements from `offsets[d]` in every dimension.
+    #[inline]
     pub fn view(&self, shape: &[u32], offsets: &[u32]) -> Result<Tensor, TensorError> {
         let n = self.ndims();
         for len in [shape.len(), offsets.len()] {
