@@ -474,6 +474,7 @@ impl TensorCreateInfo {
         self
     }
     /// The fill value, if any.
+    #[inline]
     pub fn initial_value(&self) -> Option<f64> {
         self.initial_value
     }
@@ -486,6 +487,7 @@ impl TensorCreateInfo {
         &self.shape[..self.ndims as usize]
     }
     /// Bytes the runtime reserves: `numel · elem` rounded up to [`OUTPUT_ALIGN`].
+    #[inline]
     pub fn buffer_size_bytes(&self) -> u64 {
         // Saturating: an absurd shape yields a size no heap can hold (a clear exhaustion error),
         // never a wrapped-around small one.
@@ -493,6 +495,7 @@ impl TensorCreateInfo {
         raw.div_ceil(OUTPUT_ALIGN).saturating_mul(OUTPUT_ALIGN)
     }
     /// The tensor this create-info materializes to at `addr`, owned by `owner`.
+    #[inline]
     pub fn materialize(&self, addr: u64, owner: TaskId) -> Tensor {
         let strides = row_major(self.shape()).unwrap_or([1; MAX_DIMS]);
         Tensor {
