@@ -11,7 +11,7 @@ fn level_2_run_then_viewer_exports_f_as_the_golden() {
 }
 
 /// On `hbg` the example's three-argument tasks keep their arguments in the argument arena
-/// (`ring/arg_arena.rs`): the dump reads them from there.
+/// (`crates/simpler-runtime/src/ring/arg_arena.rs`): the dump reads them from there.
 #[test]
 fn level_2_run_on_hbg_exports_f_as_the_golden() {
     level_2_run_exports_f("hbg", "0x0000000000000004");

@@ -118,7 +118,7 @@ pub struct Orchestrator {
     /// ready-queue cache lines once instead of once per task.
     ready_batch: ArrayVec<SlotRef, READY_BATCH>,
     /// `hbg`: argument lists longer than a slot holds, published when the build ends
-    /// (`ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
+    /// (`crates/simpler-runtime/src/ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
     arg_arena: Option<ArenaWriter>,
 }
 
