@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn the_prefault_thread_stays_spare_chunks_ahead_and_its_allocations_are_used() {
         let store = SlotStore::new(64 * CHUNK_SLOTS as u32);
-        let stop = AtomicBool::new(false);
+        let stop = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|s| {
             let t = s.spawn(|| store.prefault_ahead(|| stop.load(Ordering::SeqCst)));
             let full = || {
