@@ -292,15 +292,10 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
         .collect()
 }
 
-/// Runs an `hbg` orchestration to its end (the graph build), while a thread on the otherwise
-/// idle scheduler core faults in the memory of the window's next slots (`ring/slots.rs`).
-fn build_graph(
-    shared: &Arc<RunShared>,
-    cfg: &CallConfig,
-    root: Site,
-    f: OrchFn,
-    probes: Probes,
-) -> (OrchStats, Finals) {
+/// Runs `build` (an `hbg` orchestration, the graph build) while a thread on the otherwise idle
+/// scheduler core faults in the memory of the window's next slots and argument-arena blocks
+/// (`ring/slots.rs`).
+fn with_prefault<R>(shared: &RunShared, build: impl FnOnce() -> R) -> R {
     /// Stops the prefault thread when the build ends, by return or by unwinding (the scope
     /// joins the thread, so a build that never said "done" would never return).
     struct Done<'a>(&'a AtomicBool, &'a crate::ring::slots::SlotStore);
@@ -320,7 +315,7 @@ fn build_graph(
             })
             .expect("spawning the prefault thread");
         let _done = Done(&done, slots);
-        orchestrate(shared, cfg, root, f, probes)
+        build()
     })
 }
 
@@ -354,7 +349,7 @@ pub(crate) fn execute(
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = build_graph(&shared, cfg, root, f, probes);
+            let out = with_prefault(&shared, || orchestrate(&shared, cfg, root, f, probes));
             shared.threads_exited.fetch_add(1, Ordering::AcqRel);
             launch_start = Some(Instant::now());
             (spawn_schedulers(&shared, threads), None, Some(out))

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::overlap::{box_position, whole_outer_rows};
+use super::overlap::{box_position, strides_eq, whole_outer_rows};
 use crate::{DType, Tensor, MAX_DIMS};
 
 /// Emptied grid buckets kept beyond twice the entries held (see [`HotIndex::remove`]).
@@ -83,12 +83,7 @@ impl Cell {
 
 impl Grid {
     fn holds(&self, t: &Tensor) -> bool {
-        // Element by element: comparing the two slices called `memcmp` (their length is not
-        // known at compile time), 3 % of a tmr tiled GEMM's orchestrator.
-        let strides = t.strides();
-        t.dtype() == self.dtype
-            && strides.len() == self.ndims
-            && strides.iter().zip(&self.strides).all(|(a, b)| a == b)
+        t.dtype() == self.dtype && strides_eq(t.strides(), &self.strides[..self.ndims])
     }
     /// The bucket of a placed entry that fits one, `None` when it is larger than a bucket.
     fn bucket(&self, off: [u64; 2], shape: [u64; 2]) -> Option<Bucket> {

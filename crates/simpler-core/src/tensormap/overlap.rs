@@ -71,11 +71,16 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     }
 }
 
-/// Whether `a` and `b` have the same rank and strides, compared element by element (comparing
-/// the two slices called `memcmp`, their length being unknown at compile time).
+/// Whether `a` and `b` have the same rank and strides.
 #[inline]
 pub(super) fn same_strides(a: &Tensor, b: &Tensor) -> bool {
-    let (a, b) = (a.strides(), b.strides());
+    strides_eq(a.strides(), b.strides())
+}
+
+/// Two stride lists compared element by element: `==` on the slices called `memcmp` (their
+/// length is not known at compile time), 3 % of a tmr tiled GEMM's orchestrator.
+#[inline]
+pub(super) fn strides_eq(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
