@@ -555,10 +555,19 @@ impl Orchestrator {
         match &mut self.arg_arena {
             Some(arena) if n > INLINE_ARGS => {
                 let store = &shared.rings[task.ring].slots;
-                let at = arena.append(store, n, |block| {
-                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| block.push(t))
+                let mut head = ArrayVec::<Tensor, INLINE_ARGS>::new();
+                let tail = arena.append(store, n - INLINE_ARGS, |block| {
+                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| {
+                        match head.try_push(t) {
+                            Ok(()) => {}
+                            Err(full) => block.push(full.element()),
+                        }
+                    })
                 });
-                p.args = ArgList::Arena(at);
+                let head = head
+                    .into_inner()
+                    .unwrap_or_else(|_| unreachable!("n > INLINE_ARGS"));
+                p.args = ArgList::Split(head, tail);
             }
             _ => {
                 let list = p.args.cleared_slot_list();

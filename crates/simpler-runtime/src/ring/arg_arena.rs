@@ -5,10 +5,10 @@
 //! capacity, but an `hbg` graph uses each slot once: a 1M-task tiled GEMM (three arguments a
 //! task) made a million 240-byte allocations while its graph was built, faulted their pages in
 //! one at a time and freed them one at a time when the run ended. The orchestrator of an `hbg`
-//! run instead appends such lists to blocks of [`BLOCK_TENSORS`] tensors ([`ArenaWriter`]),
-//! each block's pages faulted in by one system call, and hands the blocks over
-//! ([`ArgArena::publish`]) when the build ends, before any scheduler thread starts; the slot
-//! keeps where its list lies ([`ArenaRef`]).
+//! run instead keeps the first [`INLINE_ARGS`] of such a list in the slot and appends the rest
+//! to blocks of [`BLOCK_TENSORS`] tensors ([`ArenaWriter`]), each block's pages faulted in by
+//! one system call, and hands the blocks over ([`ArgArena::publish`]) when the build ends,
+//! before any scheduler thread starts; the slot keeps where its tail lies ([`ArenaRef`]).
 
 use std::sync::OnceLock;
 
