@@ -29,6 +29,11 @@ pub enum FatalCode {
     SchedulerTimeout = 100,
     /// A kernel returned an error or panicked.
     KernelFailed = 104,
+    /// A scheduler thread panicked outside any kernel: a bug in `simpler` itself. Not one of
+    /// the original's codes (its scheduler codes start at 100; this is the top of that range,
+    /// away from the ones it uses). Without it such a run waited for its timeout and then
+    /// reported SCHEDULER_TIMEOUT, blaming a kernel.
+    SchedulerPanicked = 199,
     /// The process was interrupted (SIGINT/SIGTERM) and the run stopped without producer-stop
     /// proof. Not one of the original's codes: its value is the shell's exit status for SIGINT.
     Interrupted = 130,
@@ -52,6 +57,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow => "TENSORMAP_OVERFLOW",
             FatalCode::SchedulerTimeout => "SCHEDULER_TIMEOUT",
             FatalCode::KernelFailed => "KERNEL_FAILED",
+            FatalCode::SchedulerPanicked => "SCHEDULER_PANICKED",
             FatalCode::Interrupted => "INTERRUPTED",
         }
     }
@@ -67,6 +73,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow,
             FatalCode::SchedulerTimeout,
             FatalCode::KernelFailed,
+            FatalCode::SchedulerPanicked,
             FatalCode::Interrupted,
         ]
         .into_iter()
@@ -133,6 +140,15 @@ impl fmt::Display for Stopped {
 }
 
 impl std::error::Error for Stopped {}
+
+/// The text of a caught panic's payload (a `&str` or `String` message, as `panic!` makes).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(non-string payload)".into())
+}
 
 /// First-wins latch for a run's fatal. Reading the code is one relaxed load.
 #[derive(Default)]

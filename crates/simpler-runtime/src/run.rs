@@ -23,7 +23,7 @@ use crate::collectors::scope_stats::ScopeStatsOutcome;
 use crate::collectors::swimlane::SwimlaneOutcome;
 use crate::collectors::{Finals, Probes};
 use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
-use crate::fatal::{Fatal, FatalCode, Stopped};
+use crate::fatal::{panic_message, Fatal, FatalCode, Stopped};
 use crate::orchestrator::{FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
 use crate::scheduler::scheduler_loop;
 use crate::shared::{RunShared, PARK_TICK};
@@ -187,14 +187,9 @@ fn orchestrate(
             }
         }
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(non-string payload)".into());
             orch.raise(
                 FatalCode::ExplicitOrchFatal,
-                format!("orchestration panicked: {msg}"),
+                format!("orchestration panicked: {}", panic_message(panic.as_ref())),
             );
         }
     }
@@ -286,10 +281,36 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
             let s = shared.clone();
             std::thread::Builder::new()
                 .name(format!("simpler-sched-{i}"))
-                .spawn(move || scheduler_loop(s, i as u32, n as u32))
+                .spawn(move || {
+                    let watch = s.clone();
+                    let run = catch_unwind(AssertUnwindSafe(|| scheduler_loop(s, i as u32, n as u32)));
+                    if let Err(panic) = run {
+                        scheduler_panicked(&watch, i, panic_message(panic.as_ref()));
+                    }
+                })
                 .expect("spawning a scheduler thread")
         })
         .collect()
+}
+
+/// A scheduler thread panicked outside any kernel (kernels' panics are caught where they run
+/// and fail their task): stops the run at once with SCHEDULER_PANICKED and counts the thread
+/// as exited, instead of leaving its tasks unfinished until the run's timeout blamed a kernel.
+/// The thread's diagnostics producers were dropped while it unwound, which hands their rows
+/// over as a normal exit does.
+#[cold]
+fn scheduler_panicked(shared: &RunShared, thread: usize, message: String) {
+    shared.fatal.raise(
+        FatalCode::SchedulerPanicked,
+        format!(
+            "scheduler thread {thread} panicked outside any kernel after {} tasks completed: \
+             {message}; this is a bug in simpler (please report it with the run's settings)",
+            shared.completed.load(Ordering::Acquire)
+        ),
+    );
+    shared.wake_all();
+    shared.threads_exited.fetch_add(1, Ordering::AcqRel);
+    shared.done_sleep.notify_all();
 }
 
 /// Runs `build` (an `hbg` orchestration, the graph build) while a thread on the otherwise idle

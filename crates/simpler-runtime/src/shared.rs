@@ -64,6 +64,8 @@ pub(crate) struct RunShared {
     pub first_scheduler_start: std::sync::OnceLock<std::time::Instant>,
     /// `hbg`: the argument lists longer than a slot holds (`ring/arg_arena.rs`).
     pub arg_arena: ArgArena,
+    /// Test fault: a scheduler thread panics after its first task (`Faults::panic_in_scheduler`).
+    pub panic_in_scheduler: bool,
 }
 
 /// Consumed tasks a scheduler thread accumulates before it advances their rings (ring advance
@@ -133,6 +135,7 @@ impl RunShared {
             args_dump: None,
             first_scheduler_start: std::sync::OnceLock::new(),
             arg_arena: ArgArena::default(),
+            panic_in_scheduler: false,
         }
     }
 

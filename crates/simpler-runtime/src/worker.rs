@@ -254,6 +254,7 @@ impl Worker {
         };
         run_shared.swimlane = probes.swimlane.take();
         run_shared.args_dump = probes.args_dump.take();
+        run_shared.panic_in_scheduler = cfg.faults.panic_in_scheduler;
         let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), probes);
         let facts = RunFacts {
             proven: executed.report.stop_proven,

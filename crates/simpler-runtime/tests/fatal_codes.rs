@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use simpler_core::{DType, TaskArgs, TaskId, TensorCreateInfo};
 use simpler_runtime::{
-    CallConfig, CoreType, FatalCode, OrchResult, Orchestrator, RunError, RuntimeEnv, Worker,
+    CallConfig, CoreType, FatalCode, OrchResult, Orchestrator, RunError, RuntimeEnv, RuntimeKind, Worker,
 };
 
 fn worker() -> Worker {
@@ -470,6 +470,54 @@ fn kernel_failure_and_timeout() {
         msg.starts_with("the run did not finish within 300ms: 0 of 1 tasks completed"),
         "{msg}"
     );
+    still_usable(&w);
+}
+
+/// A scheduler thread that panics outside any kernel (a bug in the runtime, injected here)
+/// stops the run at once with its own code. Before, the run waited for its timeout (here
+/// 60 s) and then reported SCHEDULER_TIMEOUT with "a kernel may never return".
+#[test]
+fn a_scheduler_panic_outside_a_kernel_stops_the_run_at_once() {
+    let w = worker();
+    for (runtime, threads) in [
+        (RuntimeKind::Tmr, 1),
+        (RuntimeKind::Hbg, 1),
+        (RuntimeKind::Tmr, 2),
+    ] {
+        let mut c = CallConfig {
+            runtime,
+            scheduler_threads: threads,
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        };
+        c.faults.panic_in_scheduler = true;
+        let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+        let (code, msg) = fatal(&w, &c, move |o| {
+            for _ in 0..4 {
+                let mut a = TaskArgs::new();
+                a.inout(x);
+                o.submit_aiv(0, &a)?;
+            }
+            Ok(())
+        });
+        assert_eq!(code, FatalCode::SchedulerPanicked, "{runtime:?}: {msg}");
+        let (what, why) = msg.split_once(": ").unwrap();
+        assert_eq!(
+            why,
+            "injected scheduler panic (Faults::panic_in_scheduler); this is a bug in simpler \
+             (please report it with the run's settings)",
+            "{runtime:?}"
+        );
+        if threads == 1 {
+            // One thread: it ran the chain's first task and panicked; nothing ran after.
+            assert_eq!(
+                what,
+                "scheduler thread 0 panicked outside any kernel after 1 tasks completed"
+            );
+        } else {
+            assert!(what.starts_with("scheduler thread "), "{what}");
+        }
+    }
     still_usable(&w);
 }
 

@@ -31,4 +31,7 @@ pub struct Faults {
     pub dep_gen_slots_per_buffer: Option<usize>,
     /// args_dump: payload bytes per buffer (to exercise truncation with small buffers).
     pub args_dump_buffer_bytes: Option<usize>,
+    /// A scheduler thread panics outside any kernel after it ran its first task (an internal
+    /// error, which stops the run with SCHEDULER_PANICKED).
+    pub panic_in_scheduler: bool,
 }

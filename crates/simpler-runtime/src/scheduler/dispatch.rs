@@ -12,19 +12,11 @@ use super::cores::Cores;
 use super::phases::{PhaseLog, PhaseStart};
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
-use crate::fatal::FatalCode;
+use crate::fatal::{panic_message, FatalCode};
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, CoreType, TaskShape};
 use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(non-string payload)".into())
-}
 
 /// A scheduler thread's diagnostics producers (each `None` when its diagnostic is off).
 pub(crate) struct ThreadProbes {

@@ -77,6 +77,9 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             idle = 0;
             forwarded = false;
             dispatch::execute(&shared, task, &mut st, popped_at);
+            if shared.panic_in_scheduler {
+                panic!("injected scheduler panic (Faults::panic_in_scheduler)");
+            }
             continue;
         }
         if !st.batch.is_empty() {
