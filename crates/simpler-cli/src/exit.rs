@@ -9,7 +9,7 @@
 //! | 4 | the output folder is in use by another run |
 //! | 65–75 | the run stopped on orchestrator fatal 1–11 (64 + code) |
 //! | 100, 104 | the run stopped on scheduler fatal 100 (timeout) or 104 (kernel failed) |
-//! | 199 | the run stopped on scheduler fatal 199 (a scheduler thread panicked outside a kernel) |
+//! | 199 | the run stopped on fatal 199 (a runtime thread panicked outside the user's code) |
 //! | 130 | interrupted (SIGINT/SIGTERM) |
 
 use std::fmt;
@@ -105,6 +105,6 @@ mod tests {
         assert_eq!(fatal_status(FatalCode::SchedulerTimeout), 100);
         assert_eq!(fatal_status(FatalCode::KernelFailed), 104);
         assert_eq!(fatal_status(FatalCode::Interrupted), 130);
-        assert_eq!(fatal_status(FatalCode::SchedulerPanicked), 199);
+        assert_eq!(fatal_status(FatalCode::InternalPanic), 199);
     }
 }

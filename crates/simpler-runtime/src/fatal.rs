@@ -29,11 +29,12 @@ pub enum FatalCode {
     SchedulerTimeout = 100,
     /// A kernel returned an error or panicked.
     KernelFailed = 104,
-    /// A scheduler thread panicked outside any kernel: a bug in `simpler` itself. Not one of
-    /// the original's codes (its scheduler codes start at 100; this is the top of that range,
-    /// away from the ones it uses). Without it such a run waited for its timeout and then
-    /// reported SCHEDULER_TIMEOUT, blaming a kernel.
-    SchedulerPanicked = 199,
+    /// A runtime thread panicked outside the user's code (a scheduler thread outside any
+    /// kernel, the orchestrator outside the orchestration function): a bug in `simpler`
+    /// itself. Not one of the original's codes (its scheduler codes start at 100; this is the
+    /// top of that range, away from the ones it uses). Without it such a run waited for its
+    /// timeout and then reported SCHEDULER_TIMEOUT, blaming a kernel.
+    InternalPanic = 199,
     /// The process was interrupted (SIGINT/SIGTERM) and the run stopped without producer-stop
     /// proof. Not one of the original's codes: its value is the shell's exit status for SIGINT.
     Interrupted = 130,
@@ -57,7 +58,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow => "TENSORMAP_OVERFLOW",
             FatalCode::SchedulerTimeout => "SCHEDULER_TIMEOUT",
             FatalCode::KernelFailed => "KERNEL_FAILED",
-            FatalCode::SchedulerPanicked => "SCHEDULER_PANICKED",
+            FatalCode::InternalPanic => "INTERNAL_PANIC",
             FatalCode::Interrupted => "INTERRUPTED",
         }
     }
@@ -73,7 +74,7 @@ impl FatalCode {
             FatalCode::TensorMapOverflow,
             FatalCode::SchedulerTimeout,
             FatalCode::KernelFailed,
-            FatalCode::SchedulerPanicked,
+            FatalCode::InternalPanic,
             FatalCode::Interrupted,
         ]
         .into_iter()

@@ -193,6 +193,9 @@ fn orchestrate(
             );
         }
     }
+    if cfg.faults.panic_in_orchestrator {
+        panic!("injected orchestrator panic (Faults::panic_in_orchestrator)");
+    }
     while orch.depth() > 0 {
         orch.close_scope();
     }
@@ -285,7 +288,8 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
                     let watch = s.clone();
                     let run = catch_unwind(AssertUnwindSafe(|| scheduler_loop(s, i as u32, n as u32)));
                     if let Err(panic) = run {
-                        scheduler_panicked(&watch, i, panic_message(panic.as_ref()));
+                        let who = format!("scheduler thread {i} panicked outside any kernel");
+                        internal_panic(&watch, &who, panic.as_ref());
                     }
                 })
                 .expect("spawning a scheduler thread")
@@ -293,24 +297,49 @@ fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
         .collect()
 }
 
-/// A scheduler thread panicked outside any kernel (kernels' panics are caught where they run
-/// and fail their task): stops the run at once with SCHEDULER_PANICKED and counts the thread
-/// as exited, instead of leaving its tasks unfinished until the run's timeout blamed a kernel.
-/// The thread's diagnostics producers were dropped while it unwound, which hands their rows
-/// over as a normal exit does.
+/// A runtime thread panicked outside the user's code (a kernel's or the orchestration
+/// function's panic is caught where it runs and stops the run with its own code): stops the
+/// run at once with INTERNAL_PANIC and counts the thread as exited, instead of leaving the
+/// run unfinished until its timeout blamed a kernel. The thread's diagnostics producers were
+/// dropped while it unwound, which hands their rows over as a normal exit does. `who` says
+/// which thread and where, e.g. "scheduler thread 0 panicked outside any kernel".
 #[cold]
-fn scheduler_panicked(shared: &RunShared, thread: usize, message: String) {
+fn internal_panic(shared: &RunShared, who: &str, panic: &(dyn std::any::Any + Send)) {
     shared.fatal.raise(
-        FatalCode::SchedulerPanicked,
+        FatalCode::InternalPanic,
         format!(
-            "scheduler thread {thread} panicked outside any kernel after {} tasks completed: \
-             {message}; this is a bug in simpler (please report it with the run's settings)",
-            shared.completed.load(Ordering::Acquire)
+            "{who} after {} tasks completed: {}; this is a bug in simpler (please report it \
+             with the run's settings)",
+            shared.completed.load(Ordering::Acquire),
+            panic_message(panic)
         ),
     );
     shared.wake_all();
     shared.threads_exited.fetch_add(1, Ordering::AcqRel);
     shared.done_sleep.notify_all();
+}
+
+/// [`orchestrate`], with a panic outside the orchestration function (a bug in the runtime)
+/// turned into INTERNAL_PANIC; the thread counts as exited either way.
+fn orchestrate_guarded(
+    shared: &Arc<RunShared>,
+    cfg: &CallConfig,
+    root: Site,
+    f: OrchFn,
+    probes: Probes,
+) -> (OrchStats, Finals) {
+    match catch_unwind(AssertUnwindSafe(|| orchestrate(shared, cfg, root, f, probes))) {
+        Ok(out) => {
+            shared.threads_exited.fetch_add(1, Ordering::AcqRel);
+            shared.done_sleep.notify_all();
+            out
+        }
+        Err(panic) => {
+            let who = "the orchestrator panicked outside the orchestration function";
+            internal_panic(shared, who, panic.as_ref());
+            Default::default()
+        }
+    }
 }
 
 /// Runs `build` (an `hbg` orchestration, the graph build) while a thread on the otherwise idle
@@ -360,18 +389,12 @@ pub(crate) fn execute(
             let (s, c) = (shared.clone(), cfg.clone());
             let h = std::thread::Builder::new()
                 .name("simpler-orch".into())
-                .spawn(move || {
-                    let out = orchestrate(&s, &c, root, f, probes);
-                    s.threads_exited.fetch_add(1, Ordering::AcqRel);
-                    s.done_sleep.notify_all();
-                    out
-                })
+                .spawn(move || orchestrate_guarded(&s, &c, root, f, probes))
                 .expect("spawning the orchestrator thread");
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = with_prefault(&shared, || orchestrate(&shared, cfg, root, f, probes));
-            shared.threads_exited.fetch_add(1, Ordering::AcqRel);
+            let out = with_prefault(&shared, || orchestrate_guarded(&shared, cfg, root, f, probes));
             launch_start = Some(Instant::now());
             (spawn_schedulers(&shared, threads), None, Some(out))
         }

@@ -473,6 +473,34 @@ fn kernel_failure_and_timeout() {
     still_usable(&w);
 }
 
+/// Four increments of one tensor in a chain, on the given runtime and scheduler threads,
+/// with `faults` set; the fatal's code and message.
+fn chain_with_faults(
+    w: &Worker,
+    runtime: RuntimeKind,
+    threads: usize,
+    faults: impl FnOnce(&mut CallConfig),
+) -> (FatalCode, String) {
+    let mut c = CallConfig {
+        runtime,
+        scheduler_threads: threads,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    faults(&mut c);
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    fatal(w, &c, move |o| {
+        for _ in 0..4 {
+            let mut a = TaskArgs::new();
+            a.inout(x);
+            o.submit_aiv(0, &a)?;
+        }
+        Ok(())
+    })
+}
+
+const BUG: &str = "this is a bug in simpler (please report it with the run's settings)";
+
 /// A scheduler thread that panics outside any kernel (a bug in the runtime, injected here)
 /// stops the run at once with its own code. Before, the run waited for its timeout (here
 /// 60 s) and then reported SCHEDULER_TIMEOUT with "a kernel may never return".
@@ -484,28 +512,12 @@ fn a_scheduler_panic_outside_a_kernel_stops_the_run_at_once() {
         (RuntimeKind::Hbg, 1),
         (RuntimeKind::Tmr, 2),
     ] {
-        let mut c = CallConfig {
-            runtime,
-            scheduler_threads: threads,
-            timeout: Duration::from_secs(60),
-            ..Default::default()
-        };
-        c.faults.panic_in_scheduler = true;
-        let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
-        let (code, msg) = fatal(&w, &c, move |o| {
-            for _ in 0..4 {
-                let mut a = TaskArgs::new();
-                a.inout(x);
-                o.submit_aiv(0, &a)?;
-            }
-            Ok(())
-        });
-        assert_eq!(code, FatalCode::SchedulerPanicked, "{runtime:?}: {msg}");
+        let (code, msg) = chain_with_faults(&w, runtime, threads, |c| c.faults.panic_in_scheduler = true);
+        assert_eq!(code, FatalCode::InternalPanic, "{runtime:?}: {msg}");
         let (what, why) = msg.split_once(": ").unwrap();
         assert_eq!(
             why,
-            "injected scheduler panic (Faults::panic_in_scheduler); this is a bug in simpler \
-             (please report it with the run's settings)",
+            format!("injected scheduler panic (Faults::panic_in_scheduler); {BUG}"),
             "{runtime:?}"
         );
         if threads == 1 {
@@ -517,6 +529,33 @@ fn a_scheduler_panic_outside_a_kernel_stops_the_run_at_once() {
         } else {
             assert!(what.starts_with("scheduler thread "), "{what}");
         }
+    }
+    still_usable(&w);
+}
+
+/// Likewise for the orchestrator, past the orchestration function: tmr's orchestrator thread
+/// died and the run waited for its timeout; hbg's build panicked through `Worker::run` into
+/// the caller.
+#[test]
+fn an_orchestrator_panic_outside_the_orchestration_stops_the_run_at_once() {
+    let w = worker();
+    for runtime in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let (code, msg) = chain_with_faults(&w, runtime, 1, |c| c.faults.panic_in_orchestrator = true);
+        assert_eq!(code, FatalCode::InternalPanic, "{runtime:?}: {msg}");
+        let (what, why) = msg.split_once(" after ").unwrap();
+        assert_eq!(
+            what,
+            "the orchestrator panicked outside the orchestration function"
+        );
+        // tmr's scheduler may have run some of the chain meanwhile; hbg's never started.
+        let (done, why) = why.split_once(" tasks completed: ").unwrap();
+        if runtime == RuntimeKind::Hbg {
+            assert_eq!(done, "0");
+        }
+        assert_eq!(
+            why,
+            format!("injected orchestrator panic (Faults::panic_in_orchestrator); {BUG}")
+        );
     }
     still_usable(&w);
 }

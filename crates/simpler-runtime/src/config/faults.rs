@@ -32,6 +32,9 @@ pub struct Faults {
     /// args_dump: payload bytes per buffer (to exercise truncation with small buffers).
     pub args_dump_buffer_bytes: Option<usize>,
     /// A scheduler thread panics outside any kernel after it ran its first task (an internal
-    /// error, which stops the run with SCHEDULER_PANICKED).
+    /// error, which stops the run with INTERNAL_PANIC).
     pub panic_in_scheduler: bool,
+    /// The orchestrator panics after the orchestration function returned, before it closes
+    /// the root scope (an internal error, which stops the run with INTERNAL_PANIC).
+    pub panic_in_orchestrator: bool,
 }
