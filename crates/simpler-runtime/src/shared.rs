@@ -22,7 +22,7 @@ use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
-use crate::slot::{shape_from_u8, Consumers, Slot, SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
@@ -282,12 +282,6 @@ impl RunShared {
         }
     }
 
-    /// A consumer releases the pin it holds on producer `p`.
-    #[inline]
-    pub fn release_pin(&self, p: SlotRef) {
-        self.check_consumed(p, 1);
-    }
-
     /// The end of a scope releases the scope bit of every task in it; rings are advanced once
     /// at the end instead of once per task.
     pub fn release_scope_batch(&self, tasks: impl Iterator<Item = SlotRef>) {
@@ -310,20 +304,18 @@ impl RunShared {
     /// true when it did.
     #[inline]
     fn add_and_check(&self, s: SlotRef, release: u32) -> bool {
-        let mut fan = self.slot(s).fan.lock();
+        Self::release_locked(&mut self.slot(s).fan.lock(), release)
+    }
+
+    /// [`RunShared::add_and_check`] on a fan its caller holds locked.
+    #[inline]
+    pub(crate) fn release_locked(fan: &mut Fan, release: u32) -> bool {
         fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
         let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
         if ok {
             fan.state = TaskState::Consumed;
         }
         ok
-    }
-
-    /// Adds `release` to the refcount, then moves COMPLETED → CONSUMED when every pin is back.
-    fn check_consumed(&self, s: SlotRef, release: u32) {
-        if self.add_and_check(s, release) && self.kind == RuntimeKind::Tmr {
-            self.advance(s.ring as usize);
-        }
     }
 
     /// Advances `ring` over its consumed head slots; when it moved, counts the progress and

@@ -657,7 +657,9 @@ impl Orchestrator {
             slot.fanin_count.store(n + 1, Ordering::Release);
             let mut completed = 0u32;
             let mut linked = 0u64;
-            for &(p, _, _) in &self.scratch.fanin {
+            // Rings with a producer this wiring consumed, to advance once the task is wired.
+            let mut consumed_rings = 0u8;
+            for &(p, _, flags) in &self.scratch.fanin {
                 let mut fan = shared.slot(p).fan.lock();
                 if fan.state == TaskState::Pending {
                     fan.consumers.push(sref);
@@ -665,15 +667,21 @@ impl Orchestrator {
                 } else {
                     completed += 1;
                 }
+                // A WAIT-only edge holds its producer only while it is wired: the pin claimed
+                // for it goes back under the same lock (it took a second lock and unlock per
+                // edge, two atomic read-modify-writes, when it was released after the loop).
+                if !flags.contains(DepFlags::RETAIN) && RunShared::release_locked(&mut fan, 1) {
+                    consumed_rings |= 1 << p.ring;
+                }
             }
             if self.kind == RuntimeKind::Tmr {
                 self.rings[ring].dep_pool.take(linked);
             }
             slot.dep_mark
                 .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
-            for &(p, _, flags) in &self.scratch.fanin {
-                if !flags.contains(DepFlags::RETAIN) {
-                    shared.release_pin(p);
+            if self.kind == RuntimeKind::Tmr {
+                for r in (0..MAX_RINGS).filter(|r| consumed_rings & (1 << r) != 0) {
+                    shared.advance(r);
                 }
             }
             slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
