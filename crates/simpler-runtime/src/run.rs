@@ -315,23 +315,16 @@ fn internal_panic(shared: &RunShared, who: &str, panic: &(dyn std::any::Any + Se
         ),
     );
     shared.wake_all();
-    shared.threads_exited.fetch_add(1, Ordering::AcqRel);
-    shared.done_sleep.notify_all();
+    shared.thread_exited();
 }
 
-/// [`orchestrate`], with a panic outside the orchestration function (a bug in the runtime)
-/// turned into INTERNAL_PANIC; the thread counts as exited either way.
-fn orchestrate_guarded(
-    shared: &Arc<RunShared>,
-    cfg: &CallConfig,
-    root: Site,
-    f: OrchFn,
-    probes: Probes,
-) -> (OrchStats, Finals) {
-    match catch_unwind(AssertUnwindSafe(|| orchestrate(shared, cfg, root, f, probes))) {
+/// Runs `orchestrate` (a call of [`orchestrate`]) with a panic outside the orchestration
+/// function (a bug in the runtime) turned into INTERNAL_PANIC; the orchestrator counts as
+/// exited either way.
+fn guarded(shared: &RunShared, orchestrate: impl FnOnce() -> (OrchStats, Finals)) -> (OrchStats, Finals) {
+    match catch_unwind(AssertUnwindSafe(orchestrate)) {
         Ok(out) => {
-            shared.threads_exited.fetch_add(1, Ordering::AcqRel);
-            shared.done_sleep.notify_all();
+            shared.thread_exited();
             out
         }
         Err(panic) => {
@@ -389,12 +382,14 @@ pub(crate) fn execute(
             let (s, c) = (shared.clone(), cfg.clone());
             let h = std::thread::Builder::new()
                 .name("simpler-orch".into())
-                .spawn(move || orchestrate_guarded(&s, &c, root, f, probes))
+                .spawn(move || guarded(&s, || orchestrate(&s, &c, root, f, probes)))
                 .expect("spawning the orchestrator thread");
             (scheds, Some(h), None)
         }
         RuntimeKind::Hbg => {
-            let out = with_prefault(&shared, || orchestrate_guarded(&shared, cfg, root, f, probes));
+            let out = with_prefault(&shared, || {
+                guarded(&shared, || orchestrate(&shared, cfg, root, f, probes))
+            });
             launch_start = Some(Instant::now());
             (spawn_schedulers(&shared, threads), None, Some(out))
         }

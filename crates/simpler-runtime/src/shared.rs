@@ -327,6 +327,12 @@ impl RunShared {
         }
     }
 
+    /// Counts a run thread (the orchestrator or a scheduler) as exited, for the run's monitor.
+    pub fn thread_exited(&self) {
+        self.threads_exited.fetch_add(1, Ordering::AcqRel);
+        self.done_sleep.notify_all();
+    }
+
     /// Wakes everyone (fatal, shutdown).
     pub fn wake_all(&self) {
         self.sched_sleep.notify_all();

@@ -15,7 +15,6 @@ mod cores;
 mod dispatch;
 mod phases;
 
-use crate::sync::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -125,6 +124,5 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
     drop(st); // hands its last rows and records over
-    shared.threads_exited.fetch_add(1, Ordering::AcqRel);
-    shared.done_sleep.notify_all();
+    shared.thread_exited();
 }
