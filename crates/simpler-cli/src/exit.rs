@@ -9,8 +9,8 @@
 //! | 4 | the output folder is in use by another run |
 //! | 65–75 | the run stopped on orchestrator fatal 1–11 (64 + code) |
 //! | 100, 104 | the run stopped on scheduler fatal 100 (timeout) or 104 (kernel failed) |
-//! | 199 | the run stopped on fatal 199 (a runtime thread panicked outside the user's code) |
 //! | 130 | interrupted (SIGINT/SIGTERM) |
+//! | 199 | the run stopped on fatal 199 (a runtime thread panicked outside the user's code) |
 
 use std::fmt;
 
