@@ -10,6 +10,7 @@
 //! | 65–75 | the run stopped on orchestrator fatal 1–11 (64 + code) |
 //! | 100, 104 | the run stopped on scheduler fatal 100 (timeout) or 104 (kernel failed) |
 //! | 130 | interrupted (SIGINT/SIGTERM) |
+//! | 198 | the run stopped on fatal 198 (a run thread could not be started) |
 //! | 199 | the run stopped on fatal 199 (a runtime thread panicked outside the user's code) |
 
 use std::fmt;
@@ -105,6 +106,7 @@ mod tests {
         assert_eq!(fatal_status(FatalCode::SchedulerTimeout), 100);
         assert_eq!(fatal_status(FatalCode::KernelFailed), 104);
         assert_eq!(fatal_status(FatalCode::Interrupted), 130);
+        assert_eq!(fatal_status(FatalCode::ThreadStartFailed), 198);
         assert_eq!(fatal_status(FatalCode::InternalPanic), 199);
     }
 }

@@ -35,6 +35,10 @@ pub enum FatalCode {
     /// top of that range, away from the ones it uses). Without it such a run waited for its
     /// timeout and then reported SCHEDULER_TIMEOUT, blaming a kernel.
     InternalPanic = 199,
+    /// A run thread (a scheduler or the orchestrator) could not be started, e.g. the process
+    /// is at its limit of threads. Not one of the original's codes (next to INTERNAL_PANIC);
+    /// before it, such a run panicked out of `Worker::run`.
+    ThreadStartFailed = 198,
     /// The process was interrupted (SIGINT/SIGTERM) and the run stopped without producer-stop
     /// proof. Not one of the original's codes: its value is the shell's exit status for SIGINT.
     Interrupted = 130,
@@ -59,6 +63,7 @@ impl FatalCode {
             FatalCode::SchedulerTimeout => "SCHEDULER_TIMEOUT",
             FatalCode::KernelFailed => "KERNEL_FAILED",
             FatalCode::InternalPanic => "INTERNAL_PANIC",
+            FatalCode::ThreadStartFailed => "THREAD_START_FAILED",
             FatalCode::Interrupted => "INTERRUPTED",
         }
     }
@@ -75,6 +80,7 @@ impl FatalCode {
             FatalCode::SchedulerTimeout,
             FatalCode::KernelFailed,
             FatalCode::InternalPanic,
+            FatalCode::ThreadStartFailed,
             FatalCode::Interrupted,
         ]
         .into_iter()

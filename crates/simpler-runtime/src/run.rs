@@ -22,7 +22,7 @@ use crate::collectors::output::RunOutput;
 use crate::collectors::scope_stats::ScopeStatsOutcome;
 use crate::collectors::swimlane::SwimlaneOutcome;
 use crate::collectors::{Finals, Probes};
-use crate::config::{CallConfig, ConfigError, RingSizes, RuntimeKind};
+use crate::config::{CallConfig, ConfigError, Faults, RingSizes, RuntimeKind};
 use crate::fatal::{panic_message, Fatal, FatalCode, Stopped};
 use crate::orchestrator::{FaninRecord, OrchResult, OrchStats, Orchestrator, ScopeMode};
 use crate::scheduler::scheduler_loop;
@@ -278,23 +278,64 @@ impl Executed {
     }
 }
 
-fn spawn_schedulers(shared: &Arc<RunShared>, n: usize) -> Vec<JoinHandle<()>> {
-    (0..n)
-        .map(|i| {
-            let s = shared.clone();
-            std::thread::Builder::new()
-                .name(format!("simpler-sched-{i}"))
-                .spawn(move || {
-                    let watch = s.clone();
-                    let run = catch_unwind(AssertUnwindSafe(|| scheduler_loop(s, i as u32, n as u32)));
-                    if let Err(panic) = run {
-                        let who = format!("scheduler thread {i} panicked outside any kernel");
-                        internal_panic(&watch, &who, panic.as_ref());
-                    }
-                })
-                .expect("spawning a scheduler thread")
-        })
-        .collect()
+/// Starts the `n` scheduler threads. When one cannot start, the run stops with
+/// THREAD_START_FAILED and the ones after it are not started.
+fn spawn_schedulers(shared: &Arc<RunShared>, n: usize, faults: &Faults) -> Vec<JoinHandle<()>> {
+    let mut started = Vec::with_capacity(n);
+    for i in 0..n {
+        let s = shared.clone();
+        let name = format!("simpler-sched-{i}");
+        let thread = start_thread(&name, faults, move || {
+            let watch = s.clone();
+            let run = catch_unwind(AssertUnwindSafe(|| scheduler_loop(s, i as u32, n as u32)));
+            if let Err(panic) = run {
+                let who = format!("scheduler thread {i} panicked outside any kernel");
+                internal_panic(&watch, &who, panic.as_ref());
+            }
+        });
+        match thread {
+            Ok(t) => started.push(t),
+            Err(e) => {
+                thread_start_failed(shared, &name, &e, n - i);
+                break;
+            }
+        }
+    }
+    started
+}
+
+/// Starts run thread `name` running `f`, or says why it could not (the system's refusal, or
+/// the test fault `Faults::refuse_thread_start` naming it).
+fn start_thread<T: Send + 'static>(
+    name: &str,
+    faults: &Faults,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<JoinHandle<T>> {
+    if faults.refuse_thread_start.as_deref() == Some(name) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::WouldBlock,
+            "refused by a test fault",
+        ));
+    }
+    std::thread::Builder::new().name(name.into()).spawn(f)
+}
+
+/// Run thread `name` could not start (e.g. the process is at its limit of threads): stops the
+/// run with THREAD_START_FAILED, instead of the panic that `spawn(..).expect(..)` was, and
+/// counts the `missing` threads that will never run as exited, so the run closes with proof.
+#[cold]
+fn thread_start_failed(shared: &RunShared, name: &str, e: &std::io::Error, missing: usize) {
+    shared.fatal.raise(
+        FatalCode::ThreadStartFailed,
+        format!(
+            "could not start thread {name}: {e}; the process may be at its limit of threads \
+             (ulimit -u, or a container's pids limit)"
+        ),
+    );
+    shared.wake_all();
+    for _ in 0..missing {
+        shared.thread_exited();
+    }
 }
 
 /// A runtime thread panicked outside the user's code (a kernel's or the orchestration
@@ -338,7 +379,9 @@ fn guarded(shared: &RunShared, orchestrate: impl FnOnce() -> (OrchStats, Finals)
 /// Runs `build` (an `hbg` orchestration, the graph build) while a thread on the otherwise idle
 /// scheduler core faults in the memory of the window's next slots and argument-arena blocks
 /// (`ring/slots.rs`).
-fn with_prefault<R>(shared: &RunShared, build: impl FnOnce() -> R) -> R {
+/// A prefault thread that cannot start (the system refused it, or the test fault
+/// `Faults::refuse_thread_start` named `simpler-prefault`) only costs the build its help.
+fn with_prefault<R>(shared: &RunShared, faults: &Faults, build: impl FnOnce() -> R) -> R {
     /// Stops the prefault thread when the build ends, by return or by unwinding (the scope
     /// joins the thread, so a build that never said "done" would never return).
     struct Done<'a>(&'a AtomicBool, &'a crate::ring::slots::SlotStore);
@@ -350,13 +393,14 @@ fn with_prefault<R>(shared: &RunShared, build: impl FnOnce() -> R) -> R {
     }
     let done = AtomicBool::new(false);
     let slots = &shared.rings[0].slots;
+    const NAME: &str = "simpler-prefault";
     std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("simpler-prefault".into())
-            .spawn_scoped(s, || {
+        if faults.refuse_thread_start.as_deref() != Some(NAME) {
+            // Best effort: without the thread the build faults its pages in itself.
+            let _ = std::thread::Builder::new().name(NAME.into()).spawn_scoped(s, || {
                 slots.prefault_ahead(|| done.load(Ordering::Acquire) || shared.fatal.is_set())
-            })
-            .expect("spawning the prefault thread");
+            });
+        }
         let _done = Done(&done, slots);
         build()
     })
@@ -378,20 +422,27 @@ pub(crate) fn execute(
     let mut launch_start = None;
     let (mut handles, orch_handle, hbg_stats) = match shared.kind {
         RuntimeKind::Tmr => {
-            let scheds = spawn_schedulers(&shared, threads);
+            let scheds = spawn_schedulers(&shared, threads, &cfg.faults);
             let (s, c) = (shared.clone(), cfg.clone());
-            let h = std::thread::Builder::new()
-                .name("simpler-orch".into())
-                .spawn(move || guarded(&s, || orchestrate(&s, &c, root, f, probes)))
-                .expect("spawning the orchestrator thread");
-            (scheds, Some(h), None)
+            const NAME: &str = "simpler-orch";
+            let orch = start_thread(NAME, &cfg.faults, move || {
+                guarded(&s, || orchestrate(&s, &c, root, f, probes))
+            });
+            let orch = match orch {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    thread_start_failed(&shared, NAME, &e, 1);
+                    None
+                }
+            };
+            (scheds, orch, None)
         }
         RuntimeKind::Hbg => {
-            let out = with_prefault(&shared, || {
+            let out = with_prefault(&shared, &cfg.faults, || {
                 guarded(&shared, || orchestrate(&shared, cfg, root, f, probes))
             });
             launch_start = Some(Instant::now());
-            (spawn_schedulers(&shared, threads), None, Some(out))
+            (spawn_schedulers(&shared, threads, &cfg.faults), None, Some(out))
         }
     };
     let all = threads as u32 + 1;

@@ -560,6 +560,48 @@ fn an_orchestrator_panic_outside_the_orchestration_stops_the_run_at_once() {
     still_usable(&w);
 }
 
+/// A run thread the system refuses to start (here a test fault, as when the process is at its
+/// limit of threads) stops the run with its own code; before, `Worker::run` panicked. A
+/// refused prefault thread only costs an hbg build its help.
+#[test]
+fn a_thread_that_cannot_start_stops_the_run_with_its_own_code() {
+    let w = worker();
+    for (runtime, threads, name) in [
+        (RuntimeKind::Tmr, 2, "simpler-sched-1"),
+        (RuntimeKind::Tmr, 1, "simpler-orch"),
+        (RuntimeKind::Hbg, 1, "simpler-sched-0"),
+    ] {
+        let (code, msg) = chain_with_faults(&w, runtime, threads, |c| {
+            c.faults.refuse_thread_start = Some(name.into())
+        });
+        assert_eq!(code, FatalCode::ThreadStartFailed, "{runtime:?} {name}: {msg}");
+        assert_eq!(
+            msg,
+            format!(
+                "could not start thread {name}: refused by a test fault; the process may be at \
+                 its limit of threads (ulimit -u, or a container's pids limit)"
+            )
+        );
+    }
+    let mut c = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        ..Default::default()
+    };
+    c.faults.refuse_thread_start = Some("simpler-prefault".into());
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    w.run(&c, move |o| {
+        for _ in 0..3 {
+            let mut a = TaskArgs::new();
+            a.inout(x);
+            o.submit_aiv(0, &a)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(w.read::<f32>(&x).unwrap(), vec![3.0; 8]);
+    still_usable(&w);
+}
+
 #[test]
 fn diagnostics_without_output_prefix_are_refused() {
     let w = worker();

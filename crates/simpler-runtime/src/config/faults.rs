@@ -37,4 +37,7 @@ pub struct Faults {
     /// The orchestrator panics after the orchestration function returned, before it closes
     /// the root scope (an internal error, which stops the run with INTERNAL_PANIC).
     pub panic_in_orchestrator: bool,
+    /// The run thread of this name (`simpler-sched-N`, `simpler-orch`, `simpler-prefault`)
+    /// cannot start, as when the process is at its limit of threads.
+    pub refuse_thread_start: Option<String>,
 }
