@@ -10,7 +10,6 @@
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crossbeam_queue::SegQueue;
 use crossbeam_utils::CachePadded;
 use simpler_core::MAX_RINGS;
 
@@ -22,6 +21,7 @@ use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
+use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
 use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
@@ -33,10 +33,8 @@ pub(crate) struct RunShared {
     pub kind: RuntimeKind,
     pub sizes: RingSizes,
     pub rings: Vec<RingShared>,
-    /// Ready tasks per shape. Unbounded queues that grow in small blocks as tasks become
-    /// ready: a queue sized to every slot in flight (an `ArrayQueue`) touched 16 bytes per
-    /// slot per shape at construction, 64 MB for an `hbg` run of 1M tasks.
-    queues: [SegQueue<SlotRef>; 4],
+    /// Ready tasks per shape, published in batches (`crates/simpler-runtime/src/scheduler/ready.rs`).
+    pub ready: ReadyQueues,
     pub sched_sleep: Sleep,
     pub orch_sleep: Sleep,
     pub done_sleep: Sleep,
@@ -116,7 +114,7 @@ impl RunShared {
             kind,
             sizes,
             rings,
-            queues: std::array::from_fn(|_| SegQueue::new()),
+            ready: ReadyQueues::new(),
             sched_sleep: Sleep::new(),
             orch_sleep: Sleep::new(),
             done_sleep: Sleep::new(),
@@ -144,66 +142,41 @@ impl RunShared {
         self.rings[s.ring as usize].slots.get(s.index)
     }
 
-    /// Routes a ready task to its shape's queue and wakes a scheduler.
+    /// Publishes one ready task (an SPMD task's next block) and wakes a scheduler.
     #[inline]
     pub fn push_ready(&self, s: SlotRef) {
-        self.enqueue(s);
+        let mut one = ReadyBatch::new();
+        one.push(s);
+        self.ready.publish(self.shape_of(s), one);
         self.sched_sleep.notify_one();
     }
 
-    /// Routes several ready tasks, then wakes schedulers once.
+    /// Publishes several ready tasks, one batch per shape, then wakes schedulers once.
     pub fn push_ready_batch(&self, tasks: &[SlotRef]) {
+        let mut by_shape: [ReadyBatch; 4] = Default::default();
         for &s in tasks {
-            self.enqueue(s);
+            by_shape[self.shape_of(s) as usize].push(s);
+        }
+        for shape in TaskShape::ALL {
+            self.ready
+                .publish(shape, std::mem::take(&mut by_shape[shape as usize]));
         }
         self.sched_sleep.notify_many(tasks.len());
     }
 
     #[inline]
-    fn enqueue(&self, s: SlotRef) {
-        let shape = shape_from_u8(self.slot(s).shape.load(Ordering::Relaxed));
-        self.queues[shape as usize].push(s);
+    fn shape_of(&self, s: SlotRef) -> TaskShape {
+        shape_from_u8(self.slot(s).shape.load(Ordering::Relaxed))
     }
 
-    /// Takes the next ready task: dummies first (they are cheap), then MIX, AIC, AIV.
-    #[inline]
-    pub fn pop_ready(&self) -> Option<SlotRef> {
-        for shape in [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv] {
-            if let Some(s) = self.queues[shape as usize].pop() {
-                return Some(s);
-            }
-        }
-        None
-    }
-
-    /// Takes the next ready task of a shape `can` accepts, in [`RunShared::pop_ready`]'s
-    /// order (a scheduler thread whose cores are held pops only what it can place).
-    pub fn pop_ready_for(&self, can: impl Fn(TaskShape) -> bool) -> Option<SlotRef> {
-        for shape in [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv] {
-            if can(shape) {
-                if let Some(s) = self.queues[shape as usize].pop() {
-                    return Some(s);
-                }
-            }
-        }
-        None
-    }
-
-    /// Whether a task of a shape `can` accepts is queued (a snapshot).
-    pub fn pop_ready_peek(&self, can: impl Fn(TaskShape) -> bool) -> bool {
-        [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv]
-            .into_iter()
-            .any(|shape| can(shape) && !self.queues[shape as usize].is_empty())
-    }
-
-    /// Ready tasks queued per shape `[aic, aiv, mix]` (a snapshot).
+    /// Ready tasks published per shape `[aic, aiv, mix]` (a snapshot).
     pub fn queue_depths(&self) -> [u32; 3] {
-        [TaskShape::Aic, TaskShape::Aiv, TaskShape::Mix].map(|s| self.queues[s as usize].len() as u32)
+        self.ready.depths()
     }
 
-    /// True when some queue holds work.
+    /// True when some task is published.
     pub fn has_ready(&self) -> bool {
-        self.queues.iter().any(|q| !q.is_empty())
+        self.ready.has_for(|_| true)
     }
 
     /// True when the run is over (all tasks completed after orchestration ended) or fatal.
@@ -213,9 +186,16 @@ impl RunShared {
                 && self.completed.load(Ordering::Acquire) >= self.total_tasks.load(Ordering::Acquire))
     }
 
-    /// Marks a task COMPLETED, readies its waiting consumers, releases its RETAIN pins and
-    /// checks whether it is consumed. `scratch` is the caller's reusable buffer.
-    pub fn complete(&self, s: SlotRef, scratch: &mut Consumers, batch: &mut AdvanceBatch) {
+    /// Marks a task COMPLETED, readies its waiting consumers (into the completing thread's own
+    /// `local` lanes), releases its RETAIN pins and checks whether it is consumed. `scratch`
+    /// is the caller's reusable buffer.
+    pub fn complete(
+        &self,
+        s: SlotRef,
+        scratch: &mut Consumers,
+        batch: &mut AdvanceBatch,
+        local: &mut LocalReady,
+    ) {
         let slot = self.slot(s);
         // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
         // consume this task and the orchestrator may reuse the slot, so its payload must not be
@@ -237,7 +217,7 @@ impl RunShared {
             let cs = self.slot(c);
             if cs.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == cs.fanin_count.load(Ordering::Acquire)
             {
-                self.push_ready(c);
+                local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
             }
         }
         if self.add_and_check(s, 0) {

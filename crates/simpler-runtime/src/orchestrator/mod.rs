@@ -122,8 +122,7 @@ pub struct Orchestrator {
     arg_arena: Option<ArenaWriter>,
 }
 
-/// Ready tasks the orchestrator publishes together.
-pub const READY_BATCH: usize = 16;
+pub use crate::scheduler::ready::READY_BATCH;
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@ use simpler_artifacts::swimlane::{self as lane_rows, TaskRow};
 
 use super::cores::Cores;
 use super::phases::{PhaseLog, PhaseStart};
+use super::ready::LocalReady;
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::{panic_message, FatalCode};
@@ -41,6 +42,8 @@ pub(crate) struct ThreadState {
     pub cores: Cores,
     pub scratch: crate::slot::Consumers,
     pub batch: AdvanceBatch,
+    /// The ready tasks this thread took or readied (`ready.rs`).
+    pub ready: LocalReady,
     pub probes: ThreadProbes,
     pub phases: PhaseLog,
     /// Blocks waiting for their cores' deadlines, in no particular order.
@@ -83,7 +86,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
         let id = popped.map(|_| slot.payload.read().id);
-        shared.complete(s, &mut st.scratch, &mut st.batch);
+        shared.complete(s, &mut st.scratch, &mut st.batch, &mut st.ready);
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
@@ -223,7 +226,7 @@ fn finish_block(
         if let Some(d) = st.probes.dump.as_mut() {
             d.capture(Stage::AfterCompletion, &slot.payload.read(), shared);
         }
-        shared.complete(s, &mut st.scratch, &mut st.batch);
+        shared.complete(s, &mut st.scratch, &mut st.batch, &mut st.ready);
     }
     if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();

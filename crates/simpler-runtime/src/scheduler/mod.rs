@@ -14,6 +14,7 @@
 mod cores;
 mod dispatch;
 mod phases;
+pub(crate) mod ready;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,6 +39,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         cores: Cores::new(shared.platform, thread_index, thread_count),
         scratch: crate::slot::Consumers::new(),
         batch: AdvanceBatch::default(),
+        ready: ready::LocalReady::default(),
         probes: ThreadProbes {
             lane,
             dump: shared.args_dump.as_ref().map(|s| s.producer()),
@@ -64,9 +66,11 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             )
         });
         let task = if st.cores.any_held() {
-            shared.pop_ready_for(|shape| st.cores.can_place(shape))
+            let cores = &st.cores;
+            st.ready
+                .next(&shared.ready, &shared.sched_sleep, |shape| cores.can_place(shape))
         } else {
-            shared.pop_ready()
+            st.ready.next(&shared.ready, &shared.sched_sleep, |_| true)
         };
         if let Some((now, _)) = popped_at {
             st.phases
@@ -109,7 +113,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             if !wait.is_zero() {
                 let cores = &st.cores;
                 shared.sched_sleep.sleep_unless(wait, || {
-                    shared.finished() || shared.pop_ready_peek(|shape| cores.can_place(shape))
+                    shared.finished() || shared.ready.has_for(|shape| cores.can_place(shape))
                 });
             }
             continue;

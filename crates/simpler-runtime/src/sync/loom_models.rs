@@ -6,8 +6,9 @@
 //! Run: `cargo test -p simpler-runtime --features loom --lib loom_models` (`scripts/test.sh`
 //! does). Bounded to keep the suite fast: 2–3 threads, preemption bound 3.
 //!
-//! What the models do not cover: the ready and free queues are crossbeam's `ArrayQueue`
-//! (std atomics loom cannot see), so a queue operation is one indivisible step here and the
+//! What the models do not cover: the ready queues (crossbeam's `SegQueue`) and the collectors'
+//! free queues (`ArrayQueue`) use std atomics loom cannot see, so a queue operation is one
+//! indivisible step here and the
 //! channel model checks the parking and closing around the queues, not the queues; a timed wait
 //! never times out here, so the path where a wait returns on its tick with nothing to do is not
 //! explored (every caller re-checks its condition in a loop, which the tests exercise).
