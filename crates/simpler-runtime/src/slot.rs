@@ -276,6 +276,32 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// Asks the CPU to start loading every cache line of the slot, for a scheduler thread that
+    /// knows which task it runs next: a host-built graph's slots are cold when it executes (the
+    /// build wrote them long before), and the first load of a task's slot was a quarter of
+    /// `execute`'s samples. A no-op off x86_64.
+    #[inline]
+    pub fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = (self as *const Slot).cast::<i8>();
+            let mut off = 0;
+            while off < SLOT_BYTES {
+                // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 target has; a prefetch
+                // only hints the cache (it never faults, reads into a register or writes), and
+                // `off < SLOT_BYTES` keeps `p.add(off)` inside the slot `self` borrows.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(off)) };
+                off += 64;
+            }
+            // SAFETY: as above; the slot's last byte, whose line the steps of 64 from an
+            // unaligned start can miss.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(SLOT_BYTES - 1)) };
+        }
+    }
+}
+
 /// Decodes a stored shape.
 pub(crate) fn shape_from_u8(v: u8) -> TaskShape {
     match v {
@@ -308,6 +334,20 @@ mod tests {
         assert_eq!(read, (0..5).map(t).collect::<Vec<_>>());
         assert_eq!(args.iter().copied().collect::<Vec<_>>(), read);
         assert!(args.get(5).is_none());
+    }
+
+    #[test]
+    fn prefetching_a_slot_leaves_it_as_it_was() {
+        // Slots at every offset from a line boundary: the last line is asked for too.
+        let slots: Vec<Slot> = (0..9).map(|_| Slot::new()).collect();
+        for (i, slot) in slots.iter().enumerate() {
+            slot.remaining.store(i as u32, crate::sync::Ordering::Relaxed);
+            slot.prefetch();
+        }
+        for (i, slot) in slots.iter().enumerate() {
+            assert_eq!(slot.remaining.load(crate::sync::Ordering::Relaxed), i as u32);
+            assert_eq!(slot.fan.lock().state, TaskState::Free);
+        }
     }
 
     #[test]

@@ -314,7 +314,12 @@ impl Orchestrator {
 
     /// Closes the innermost scope (the root too: the runtime's own end of orchestration).
     pub(crate) fn close_scope(&mut self) {
-        self.flush_ready();
+        // A host-built graph runs once it is whole, so its ready tasks wait for the root's end
+        // in full batches (a batch per scope end cost a queue element per ready task, 136
+        // bytes, in a tiled GEMM whose tiles each have a scope).
+        if self.kind == RuntimeKind::Tmr || self.scopes.len() <= 1 {
+            self.flush_ready();
+        }
         if let Some(p) = &self.scope_stats {
             self.probe(p, Phase::End);
         }

@@ -205,6 +205,14 @@ impl LocalReady {
         sleep.notify_many(shared);
     }
 
+    /// The task `ahead` places after the one [`LocalReady::next`] would take from `shape`'s
+    /// lane (for prefetching its slot).
+    #[inline]
+    pub fn upcoming(&self, shape: TaskShape, ahead: usize) -> Option<SlotRef> {
+        let lane = &self.lanes[shape as usize];
+        lane.tasks.get(lane.next + ahead).copied()
+    }
+
     /// True when this thread holds no ready task.
     pub fn is_empty(&self) -> bool {
         self.lanes.iter().all(Lane::is_empty)
