@@ -65,8 +65,8 @@ pub struct RunArgs {
     /// may set it; this flag overrides the file.
     #[arg(long)]
     pub clusters: Option<usize>,
-    /// Scheduler threads (0 = cores - 1, at least 1, at most `MAX_DEFAULT_SCHEDULER_THREADS` (3));
-    /// default 0.
+    /// Scheduler threads (0 = the cores the run leaves free: cores - 1 under tmr, every core
+    /// under hbg, at least 1, at most `MAX_DEFAULT_SCHEDULER_THREADS` (3)); default 0.
     #[arg(long)]
     pub scheduler_threads: Option<usize>,
     /// Stop the run with SCHEDULER_TIMEOUT after this many seconds (0 stops every run);

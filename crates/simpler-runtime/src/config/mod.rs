@@ -33,9 +33,9 @@ pub const DEFAULT_CLUSTERS: usize = 8;
 pub const MAX_CLUSTERS: usize = 1024;
 /// Default run timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
-/// Most scheduler threads a run picks by itself (`scheduler_threads: 0`): one fewer than the
-/// available cores, clamped to `1..=MAX_DEFAULT_SCHEDULER_THREADS`. An explicit count is used
-/// as given.
+/// Most scheduler threads a run picks by itself (`scheduler_threads: 0`): the cores it leaves
+/// free (one fewer than the available cores under `tmr`, all of them under `hbg`), clamped to
+/// `1..=MAX_DEFAULT_SCHEDULER_THREADS`. An explicit count is used as given.
 pub const MAX_DEFAULT_SCHEDULER_THREADS: usize = 3;
 
 /// How much the args dump captures (`--dump-args[=LEVEL]`, the original's `DumpArgsLevel`).
@@ -195,8 +195,9 @@ pub struct CallConfig {
     pub runtime: RuntimeKind,
     /// Number of clusters (1 AIC + 2 AIV each).
     pub clusters: usize,
-    /// Scheduler threads; 0 picks one fewer than the available cores, clamped to
-    /// `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`] (see [`CallConfig::effective_scheduler_threads`]).
+    /// Scheduler threads; 0 picks the cores the run leaves free (`tmr`: one fewer than the
+    /// available cores; `hbg`: all of them), clamped to `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`]
+    /// (see [`CallConfig::effective_scheduler_threads`]).
     pub scheduler_threads: usize,
     /// Ring size overrides.
     pub runtime_env: RuntimeEnv,
@@ -346,14 +347,20 @@ impl CallConfig {
     }
 
     /// The number of scheduler threads this run uses: `scheduler_threads` when non-zero, else
-    /// the available cores − 1 clamped to `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`] (1 when the
-    /// core count is unknown).
+    /// the cores the run leaves free, clamped to `1..=`[`MAX_DEFAULT_SCHEDULER_THREADS`]:
+    /// the available cores − 1 under `tmr`, whose orchestrator runs beside the schedulers;
+    /// every available core under `hbg`, whose graph is built before any scheduler starts
+    /// (the core count taken as 2 when it is unknown).
     pub fn effective_scheduler_threads(&self) -> usize {
         if self.scheduler_threads > 0 {
             return self.scheduler_threads;
         }
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        cores.saturating_sub(1).clamp(1, MAX_DEFAULT_SCHEDULER_THREADS)
+        let free = match self.runtime {
+            RuntimeKind::Tmr => cores.saturating_sub(1),
+            RuntimeKind::Hbg => cores,
+        };
+        free.clamp(1, MAX_DEFAULT_SCHEDULER_THREADS)
     }
 }
 
