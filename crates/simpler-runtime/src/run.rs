@@ -351,7 +351,7 @@ fn internal_panic(shared: &RunShared, who: &str, panic: &(dyn std::any::Any + Se
         format!(
             "{who} after {} tasks completed: {}; this is a bug in simpler (please report it \
              with the run's settings)",
-            shared.completed.load(Ordering::Acquire),
+            shared.completions.total(),
             panic_message(panic)
         ),
     );
@@ -415,10 +415,7 @@ pub(crate) fn execute(
     probes: Probes,
 ) -> Executed {
     let start = Instant::now();
-    let threads = cfg
-        .effective_scheduler_threads()
-        .min(shared.platform.clusters as usize)
-        .max(1);
+    let threads = shared.scheduler_threads;
     let mut launch_start = None;
     let (mut handles, orch_handle, hbg_stats) = match shared.kind {
         RuntimeKind::Tmr => {
@@ -473,7 +470,7 @@ pub(crate) fn execute(
                 format!(
                     "the run was interrupted (SIGINT/SIGTERM) after {} tasks completed; diagnostics \
                      were closed without producer-stop proof",
-                    shared.completed.load(Ordering::Acquire)
+                    shared.completions.total()
                 ),
             );
             break;
@@ -488,13 +485,13 @@ pub(crate) fn execute(
                     if shared.orch_done.load(Ordering::Acquire) {
                         format!(
                             "{} of {} tasks completed",
-                            shared.completed.load(Ordering::Acquire),
+                            shared.completions.total(),
                             shared.total_tasks.load(Ordering::Acquire)
                         )
                     } else {
                         format!(
                             "{} tasks completed, the orchestration still running",
-                            shared.completed.load(Ordering::Acquire)
+                            shared.completions.total()
                         )
                     },
                 ),
@@ -536,7 +533,7 @@ pub(crate) fn execute(
         runtime: shared.kind,
         tasks: stats.tasks.max(shared.total_tasks.load(Ordering::Acquire)),
         tasks_per_ring: stats.tasks_per_ring,
-        completed: shared.completed.load(Ordering::Acquire),
+        completed: shared.completions.total(),
         wall: start.elapsed(),
         orchestration: Duration::from_nanos(stats.orchestration_ns),
         sizes: shared.sizes,

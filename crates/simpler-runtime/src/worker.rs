@@ -231,7 +231,15 @@ impl Worker {
         let platform = Platform {
             clusters: cfg.clusters as u32,
         };
-        let mut run_shared = RunShared::new(cfg.runtime, sizes, memory, self.kernels.clone(), platform);
+        let threads = cfg.effective_scheduler_threads().min(cfg.clusters).max(1);
+        let mut run_shared = RunShared::new(
+            cfg.runtime,
+            sizes,
+            memory,
+            self.kernels.clone(),
+            platform,
+            threads,
+        );
         let ctx = StartCtx {
             cfg,
             sizes: &sizes,

@@ -254,7 +254,7 @@ impl Orchestrator {
             // Producers held in this thread's publication batch must reach the schedulers.
             self.flush_ready();
             let shared = &*self.shared;
-            let completed = shared.completed.load(Ordering::SeqCst);
+            let completed = shared.completions.total();
             let pending = (self.scratch.fanin.iter())
                 .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
                 .count() as u64;
@@ -284,7 +284,7 @@ impl Orchestrator {
         shared
             .orch_sleep
             .sleep_unless(super::backpressure::WAIT_TICK, || {
-                shared.completed.load(Ordering::SeqCst) != completed || shared.fatal.is_set()
+                shared.completions.total() != completed || shared.fatal.is_set()
             });
         shared.orch_awaits_completion.store(false, Ordering::Relaxed);
     }
@@ -590,7 +590,7 @@ impl Orchestrator {
             .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
         slot.spill_mark
             .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
-        self.shared.task_finished();
+        self.shared.task_finished(self.shared.orchestrator_counter());
     }
 
     /// Stage 5: the fanin spill beyond the inline capacity, then [`Orchestrator::wire`], then

@@ -86,7 +86,13 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
         let id = popped.map(|_| slot.payload.read().id);
-        shared.complete(s, &mut st.scratch, &mut st.batch, &mut st.ready);
+        shared.complete(
+            s,
+            st.thread as usize,
+            &mut st.scratch,
+            &mut st.batch,
+            &mut st.ready,
+        );
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
@@ -226,7 +232,13 @@ fn finish_block(
         if let Some(d) = st.probes.dump.as_mut() {
             d.capture(Stage::AfterCompletion, &slot.payload.read(), shared);
         }
-        shared.complete(s, &mut st.scratch, &mut st.batch, &mut st.ready);
+        shared.complete(
+            s,
+            st.thread as usize,
+            &mut st.scratch,
+            &mut st.batch,
+            &mut st.ready,
+        );
     }
     if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();

@@ -117,6 +117,10 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             }
         }
         if shared.finished() {
+            // Nothing is left to run: wake the parked threads and the run's monitor now, not at
+            // their next tick (completions do not check for the run's end, `task_finished`).
+            shared.sched_sleep.notify_all();
+            shared.done_sleep.notify_all();
             break;
         }
         if let Some(deadline) = st.next_deadline() {
