@@ -12,8 +12,9 @@
 //!
 //! A map built with [`TensorMapConfig::unbounded`] never retires anything and grows on
 //! demand: that is the dep_gen replay's map (tests and `--from-deps` use one too). The
-//! runtime builds a [`TensorMapConfig::bounded`] map under both `tmr` and
-//! `hbg`: `hbg` advances no watermark, so nothing retires while it builds the graph and the
+//! runtime's map is bounded under both runtimes: [`TensorMapConfig::bounded`] under `tmr`,
+//! [`TensorMapConfig::bounded_never_retiring`] under `hbg`, which advances no watermark, so
+//! nothing retires while it builds the graph (and it keeps no per-task chains) and the
 //! capacity (`tensormap_capacity`, default [`DEFAULT_TENSORMAP_CAPACITY`]) bounds the whole
 //! graph's live entries; past it the submit fails at once with TENSORMAP_OVERFLOW.
 //!
@@ -73,6 +74,16 @@ impl TensorMapConfig {
             buckets: DEFAULT_TENSORMAP_BUCKETS,
             task_windows: Some(task_windows),
             hot_threshold: DEFAULT_HOT_THRESHOLD,
+        }
+    }
+    /// A fixed pool whose entries never retire (a host-built graph: nothing completes while it
+    /// is built), so it keeps no per-task chains: those cost 8 bytes per task-window slot and
+    /// a write per insert, for a cleanup that never has anything to free.
+    pub fn bounded_never_retiring(capacity: usize) -> Self {
+        TensorMapConfig {
+            capacity: Some(capacity),
+            task_windows: None,
+            ..TensorMapConfig::unbounded()
         }
     }
     /// A map that never retires and grows on demand.

@@ -156,7 +156,11 @@ impl Orchestrator {
                     DEP_POOL_ORIGIN,
                 )
             }),
-            tmap: TensorMap::new(TensorMapConfig::bounded(tensormap_capacity, windows)),
+            tmap: TensorMap::new(match kind {
+                RuntimeKind::Tmr => TensorMapConfig::bounded(tensormap_capacity, windows),
+                // hbg advances no watermark while it builds the graph.
+                RuntimeKind::Hbg => TensorMapConfig::bounded_never_retiring(tensormap_capacity),
+            }),
             scopes: Vec::with_capacity(MAX_SCOPE_DEPTH),
             scope_tasks: Vec::with_capacity(1024),
             manual_depth: None,
