@@ -7,7 +7,7 @@
 //! completes) **and** its own scope ended. A ring's `last_alive` then advances over consecutive
 //! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`).
 
-use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
@@ -35,6 +35,11 @@ pub(crate) struct RunShared {
     pub rings: Vec<RingShared>,
     /// Ready tasks per shape, published in batches (`crates/simpler-runtime/src/scheduler/ready.rs`).
     pub ready: ReadyQueues,
+    /// With several scheduler threads, each one's own ready tasks, behind a lock its owner
+    /// alone takes except when an idle thread makes it share them (`scheduler_loop`), so a
+    /// thread that runs a long kernel cannot hold ready tasks back from the others. Empty
+    /// when the run has one scheduler thread, which keeps its tasks without a lock.
+    pub lanes: Box<[CachePadded<Mutex<LocalReady>>]>,
     pub sched_sleep: Sleep,
     pub orch_sleep: Sleep,
     pub done_sleep: Sleep,
@@ -154,6 +159,10 @@ impl RunShared {
             sizes,
             rings,
             ready: ReadyQueues::new(),
+            lanes: (0..scheduler_threads)
+                .filter(|_| scheduler_threads > 1)
+                .map(|_| CachePadded::new(Mutex::new(LocalReady::default())))
+                .collect(),
             sched_sleep: Sleep::new(),
             orch_sleep: Sleep::new(),
             done_sleep: Sleep::new(),

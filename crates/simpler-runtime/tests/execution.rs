@@ -368,3 +368,41 @@ fn tasks_with_six_arguments_compute_the_same_numbers_on_both_runtimes() {
         );
     }
 }
+
+/// Two tasks whose kernels hold their scheduler thread (a real computation, here a sleep) run
+/// on the two scheduler threads at once, although a host-built graph publishes them in one
+/// batch that one thread takes: the idle thread makes the holder share what it has not run
+/// yet. Before, the thread that took the batch ran both, one after the other, while the other
+/// thread parked.
+#[test]
+fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
+    use std::sync::{Arc, Mutex};
+    let ran_on = Arc::new(Mutex::new(Vec::new()));
+    let mut w = Worker::new();
+    let log = ran_on.clone();
+    w.register_kernel(0, "hold_thread", CoreType::Aiv, move |_| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let me = std::thread::current().name().unwrap_or("?").to_string();
+        log.lock().unwrap().push(me);
+        Ok(())
+    })
+    .unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        clusters: 2,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    let report = w
+        .run(&cfg, |o| {
+            for _ in 0..2 {
+                o.submit_aiv(0, &TaskArgs::new())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(report.completed, 2);
+    let mut threads = ran_on.lock().unwrap().clone();
+    threads.sort();
+    assert_eq!(threads, ["simpler-sched-0", "simpler-sched-1"]);
+}

@@ -27,6 +27,33 @@ pub(crate) struct ThreadProbes {
     pub dump: Option<ArgsDumpProducer>,
 }
 
+/// A scheduler thread's ready tasks, borrowed ([`ThreadState::lane`]).
+pub(crate) enum LaneGuard<'a> {
+    /// The only scheduler thread's own.
+    Own(&'a mut LocalReady),
+    /// One of several threads': locked.
+    Locked(crate::sync::MutexGuard<'a, LocalReady>),
+}
+
+impl std::ops::Deref for LaneGuard<'_> {
+    type Target = LocalReady;
+    fn deref(&self) -> &LocalReady {
+        match self {
+            LaneGuard::Own(l) => l,
+            LaneGuard::Locked(g) => g,
+        }
+    }
+}
+
+impl std::ops::DerefMut for LaneGuard<'_> {
+    fn deref_mut(&mut self) -> &mut LocalReady {
+        match self {
+            LaneGuard::Own(l) => l,
+            LaneGuard::Locked(g) => g,
+        }
+    }
+}
+
 /// A block whose kernels occupy their cores past their return: completed at `until`.
 pub(crate) struct Held {
     pub until: Instant,
@@ -42,12 +69,23 @@ pub(crate) struct ThreadState {
     pub cores: Cores,
     pub scratch: crate::slot::Consumers,
     pub batch: AdvanceBatch,
-    /// The ready tasks this thread took or readied (`ready.rs`).
-    pub ready: LocalReady,
+    /// This thread's ready tasks when it is the run's only scheduler thread (with several,
+    /// they are in `RunShared::lanes`, where an idle thread can make it share them).
+    pub own: LocalReady,
     pub probes: ThreadProbes,
     pub phases: PhaseLog,
     /// Blocks waiting for their cores' deadlines, in no particular order.
     pub held: Vec<Held>,
+}
+
+/// Scheduler thread `thread`'s ready tasks: `own` when it is the only scheduler thread
+/// (nobody could take them: no lock), else its entry of `RunShared::lanes`, locked.
+#[inline]
+pub(crate) fn lane_of<'a>(shared: &'a RunShared, thread: u32, own: &'a mut LocalReady) -> LaneGuard<'a> {
+    match shared.lanes.get(thread as usize) {
+        Some(lane) => LaneGuard::Locked(lane.lock()),
+        None => LaneGuard::Own(own),
+    }
 }
 
 impl ThreadState {
@@ -91,7 +129,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
-            &mut st.ready,
+            &mut lane_of(shared, st.thread, &mut st.own),
         );
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
@@ -237,7 +275,7 @@ fn finish_block(
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
-            &mut st.ready,
+            &mut lane_of(shared, st.thread, &mut st.own),
         );
     }
     if let Some(l) = st.probes.lane.as_mut() {

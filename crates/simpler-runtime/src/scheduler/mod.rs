@@ -36,6 +36,27 @@ const PREFETCH_AHEAD: usize = 2;
 /// Rounds of `yield_now` an idle scheduler makes before it parks.
 const IDLE_YIELDS: u32 = 64;
 
+/// An idle thread makes every other thread that holds ready tasks share them (publish them
+/// to the shared queues, waking parked threads); true when some were. A thread holds its lock
+/// only while it takes or readies a task, never while a kernel runs, so tasks a thread readied
+/// or took in a batch wait at most until another thread goes idle (or its next park tick),
+/// not until a long kernel on their holder returns.
+fn take_held_work(shared: &RunShared, me: u32) -> bool {
+    let mut shared_any = false;
+    for (j, lane) in shared.lanes.iter().enumerate() {
+        if j == me as usize {
+            continue;
+        }
+        if let Some(mut held) = lane.try_lock() {
+            if !held.is_empty() {
+                held.share(&shared.ready, &shared.sched_sleep);
+                shared_any = true;
+            }
+        }
+    }
+    shared_any
+}
+
 /// The body of one scheduler thread.
 pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_count: u32) {
     shared.first_scheduler_start.get_or_init(Instant::now);
@@ -46,7 +67,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         cores: Cores::new(shared.platform, thread_index, thread_count),
         scratch: crate::slot::Consumers::new(),
         batch: AdvanceBatch::default(),
-        ready: ready::LocalReady::default(),
+        own: ready::LocalReady::default(),
         probes: ThreadProbes {
             lane,
             dump: shared.args_dump.as_ref().map(|s| s.producer()),
@@ -76,24 +97,27 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 st.phases.depths(&shared),
             )
         });
-        let task = if st.cores.any_held() {
-            let cores = &st.cores;
-            st.ready
-                .next(&shared.ready, &shared.sched_sleep, |shape| cores.can_place(shape))
-        } else {
-            st.ready.next(&shared.ready, &shared.sched_sleep, |_| true)
+        let task = {
+            let mut lane = dispatch::lane_of(&shared, thread_index, &mut st.own);
+            let task = if st.cores.any_held() {
+                let cores = &st.cores;
+                lane.next(&shared.ready, &shared.sched_sleep, |shape| cores.can_place(shape))
+            } else {
+                lane.next(&shared.ready, &shared.sched_sleep, |_| true)
+            };
+            if let (Some(task), true) = (task, prefetch) {
+                let shape = shape_from_u8(shared.slot(task).shape.load(Ordering::Relaxed));
+                if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
+                    shared.slot(soon).prefetch();
+                }
+            }
+            task
         };
         if let Some((now, _)) = popped_at {
             st.phases
                 .popped(task.is_some(), now, &mut st.probes.lane, &shared, thread_index);
         }
         if let Some(task) = task {
-            if prefetch {
-                let shape = shape_from_u8(shared.slot(task).shape.load(Ordering::Relaxed));
-                if let Some(soon) = st.ready.upcoming(shape, PREFETCH_AHEAD) {
-                    shared.slot(soon).prefetch();
-                }
-            }
             idle = 0;
             forwarded = false;
             dispatch::execute(&shared, task, &mut st, popped_at);
@@ -137,6 +161,9 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                     shared.finished() || shared.ready.has_for(|shape| cores.can_place(shape))
                 });
             }
+            continue;
+        }
+        if shared.scheduler_threads > 1 && take_held_work(&shared, thread_index) {
             continue;
         }
         idle += 1;

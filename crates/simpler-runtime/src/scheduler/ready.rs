@@ -12,9 +12,12 @@
 //! - [`LocalReady`], one per scheduler thread: the batch it took, and the consumers its own
 //!   completions readied (a chain's next task runs on the thread that finished its producer,
 //!   with no queue in between). What a thread holds is given back to the shared queues as soon
-//!   as it would wait instead (it pops nothing it can place), and shared at once whenever
-//!   another scheduler thread is parked, so no task sits in a thread's hands while a core that
-//!   could run it idles; a lane that fills is published whole.
+//!   as it would wait instead (it pops nothing it can place), shared at once whenever another
+//!   scheduler thread is parked, and shared on demand by an idle thread (with several
+//!   scheduler threads the lanes sit behind a lock, `RunShared::lanes`, that their owner does
+//!   not hold while a kernel runs; `scheduler_loop`'s `take_held_work`), so no task sits in a
+//!   thread's hands while a core that could run it idles; a lane that fills is published
+//!   whole.
 //!
 //! The order: a thread runs what it holds first, by shape (dummies, MIX, AIC, AIV); within a
 //! shape the consumers it readied come first, newest first (depth-first, as rayon's local

@@ -16,14 +16,14 @@ pub(crate) use sleep::Sleep;
 pub(crate) use std::sync::atomic::Ordering;
 
 #[cfg(not(feature = "loom"))]
-pub(crate) use parking_lot::{Condvar, Mutex, RwLock};
+pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 #[cfg(not(feature = "loom"))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 
 #[cfg(feature = "loom")]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 #[cfg(feature = "loom")]
-pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
+pub(crate) use loom_shim::{Condvar, Mutex, MutexGuard, RwLock};
 
 /// Atomics that stay `std`'s under loom: process-wide counters in `static`s (loom's cannot be
 /// built in a `static`), and the simulated device memory, whose `unsafe` byte-buffer cast
