@@ -247,10 +247,14 @@ impl RunShared {
         local: &mut LocalReady,
     ) {
         let slot = self.slot(s);
+        // Pins and the CONSUMED state only decide when a ring reclaims a slot, which a
+        // host-built graph never does: its build, the only reader of either (`LiveSink`), is
+        // over before anything completes, and its orchestrator writes no fanin into the slot.
+        let reclaims = self.kind == RuntimeKind::Tmr;
         // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
         // consume this task and the orchestrator may reuse the slot, so its payload must not be
         // read after that point.
-        {
+        if reclaims {
             let payload = slot.payload.read();
             for &(p, flags) in &payload.fanin {
                 if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
@@ -270,7 +274,7 @@ impl RunShared {
                 local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
             }
         }
-        if self.add_and_check(s, 0) {
+        if reclaims && self.add_and_check(s, 0) {
             batch.mark(s.ring);
         }
         self.task_finished(thread);

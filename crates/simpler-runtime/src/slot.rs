@@ -74,7 +74,8 @@ pub(crate) struct Payload {
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,
     pub block_num: u32,
-    /// Claimed producers and the flags of each edge.
+    /// Claimed producers and the flags of each edge (`tmr` only: read to release RETAIN pins
+    /// at completion, which a host-built graph, never reclaiming, skips).
     pub fanin: Fanin,
     /// Args dump selection (bit i = argument i, tensors first).
     pub dump_mask: u64,

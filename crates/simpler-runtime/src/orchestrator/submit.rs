@@ -577,9 +577,13 @@ impl Orchestrator {
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
             }
         }
-        p.fanin.clear();
-        p.fanin.reserve_exact(self.scratch.fanin.len());
-        p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
+        if self.kind == RuntimeKind::Tmr {
+            // Read only to release RETAIN pins at completion, which a host-built graph skips
+            // (`RunShared::complete`): a fan-in task's list would cost it an allocation.
+            p.fanin.clear();
+            p.fanin.reserve_exact(self.scratch.fanin.len());
+            p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
+        }
     }
 
     /// The hidden allocation task completes at submit: it holds its pool marks and counts as
