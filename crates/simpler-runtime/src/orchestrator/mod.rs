@@ -96,6 +96,8 @@ pub struct Orchestrator {
     rings: [RingAllocator; MAX_RINGS],
     tmap: TensorMap,
     scopes: Vec<ScopeFrame>,
+    /// The tasks of the open scopes, whose ends release their scope bit (`hbg`: its alloc
+    /// tasks only, see `Orchestrator::allocate`).
     scope_tasks: Vec<ScopedTask>,
     manual_depth: Option<usize>,
     scratch: submit::Scratch,

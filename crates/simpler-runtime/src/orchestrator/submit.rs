@@ -438,7 +438,12 @@ impl Orchestrator {
         slot.shape.store(task.shape as u8, Ordering::Relaxed);
         slot.heap_end
             .store(heap_start + task.out_bytes, Ordering::Relaxed);
-        self.scope_tasks.push(ScopedTask { slot: sref, local });
+        // A host-built graph's scope end matters only to its alloc tasks, completed at once: a
+        // task still pending cannot be consumed by its scope's end, and nothing completes
+        // while the graph is built (`RunShared::complete` skips the consumed check there).
+        if self.kind == RuntimeKind::Tmr || is_alloc {
+            self.scope_tasks.push(ScopedTask { slot: sref, local });
+        }
         Ok((id, sref, heap_start))
     }
 
