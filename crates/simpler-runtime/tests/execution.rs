@@ -406,3 +406,74 @@ fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
     threads.sort();
     assert_eq!(threads, ["simpler-sched-0", "simpler-sched-1"]);
 }
+
+/// Three scheduler threads on however many cores the machine has, both runtimes: fan-outs
+/// whose consumers one completion readies into its thread's lanes, fan-ins behind dummy tasks,
+/// SPMD tasks whose blocks are re-queued to the other threads, AIC and AIV shapes side by
+/// side. Every value must come out right however the threads share the ready tasks.
+#[test]
+fn three_scheduler_threads_share_fan_outs_spmd_and_dummies_correctly() {
+    const ROUNDS: u32 = 200;
+    const FAN: u32 = 8;
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let w = worker();
+        let x = w.alloc_tensor(&[ROUNDS], DType::Float32).unwrap();
+        let out = w.alloc_tensor(&[ROUNDS * FAN], DType::Float32).unwrap();
+        let blocks = w.alloc_tensor(&[ROUNDS * 256], DType::Float32).unwrap();
+        let cfg = CallConfig {
+            runtime: kind,
+            scheduler_threads: 3,
+            ..Default::default()
+        };
+        let report = w
+            .run(&cfg, move |o| {
+                for r in 0..ROUNDS {
+                    // x[r] += 1 twice, the second behind a dummy that waits on the first.
+                    let mut p = TaskArgs::new();
+                    p.inout(x.view(&[1], &[r])?);
+                    let first = o.submit_aiv(0, &p)?.id();
+                    let mut d = TaskArgs::new();
+                    d.dep_wait(first);
+                    let gate = o.submit_dummy(&d)?.id();
+                    let mut q = TaskArgs::new();
+                    q.inout(x.view(&[1], &[r])?).dep_wait(gate);
+                    o.submit_aiv(0, &q)?;
+                    // FAN readers of x[r]: ready together when the second increment completes.
+                    for k in 0..FAN {
+                        let mut c = TaskArgs::new();
+                        c.input(x.view(&[1], &[r])?)
+                            .output_existing(out.view(&[1], &[r * FAN + k])?);
+                        o.submit_aiv(3, &c)?;
+                    }
+                    // An SPMD task of 16 AIV blocks and one AIC task on their own slices.
+                    let mut s = TaskArgs::new();
+                    s.output_existing(blocks.view(&[256], &[r * 256])?).block_num(16);
+                    o.submit_aiv(1, &s)?;
+                    let mut c = TaskArgs::new();
+                    c.output_existing(blocks.view(&[256], &[r * 256])?);
+                    o.submit_aic(2, &c)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(report.completed, u64::from(ROUNDS * (3 + FAN + 2)), "{kind:?}");
+        assert_eq!(w.read::<f32>(&x).unwrap(), vec![2.0; ROUNDS as usize], "{kind:?}");
+        assert_eq!(
+            w.read::<f32>(&out).unwrap(),
+            vec![2.0; (ROUNDS * FAN) as usize],
+            "{kind:?}"
+        );
+        let got = w.read::<f32>(&blocks).unwrap();
+        for r in 0..ROUNDS as usize {
+            let tile = &got[r * 256..(r + 1) * 256];
+            let want: Vec<f32> = (0..256)
+                .map(|i| match i {
+                    0..16 => i as f32 * 10.0,
+                    100..101 => 1.0,
+                    _ => 0.0,
+                })
+                .collect();
+            assert_eq!(tile, &want[..], "{kind:?} round {r}");
+        }
+    }
+}
