@@ -204,7 +204,12 @@ impl RunShared {
     pub fn push_ready_batch(&self, tasks: &[SlotRef]) {
         let mut by_shape: [ReadyBatch; 4] = Default::default();
         for &s in tasks {
-            by_shape[self.shape_of(s) as usize].push(s);
+            let shape = self.shape_of(s);
+            let batch = &mut by_shape[shape as usize];
+            if batch.is_full() {
+                self.ready.publish(shape, std::mem::take(batch));
+            }
+            batch.push(s);
         }
         for shape in TaskShape::ALL {
             self.ready
