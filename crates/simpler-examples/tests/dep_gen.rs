@@ -119,7 +119,7 @@ fn edge_sources_covers_every_source_and_overlap() {
         let want = vec![
             (0, 1, "tensormap", Some("Covered".to_string())),
             (2, 3, "tensormap", Some("Other".to_string())),
-            (0, 3, "tensormap", Some("Covered".to_string())),
+            (0, 3, "tensormap", Some("Other".to_string())),
             (1, 5, "explicit", None),
             (4, 5, "creator", None),
         ];
