@@ -12,7 +12,7 @@
 //!
 //! The two fills write disjoint parts of X. OUTPUT_EXISTING registers a writer without
 //! waiting for earlier ones (no write-after-write edge), so when t0 filled all of X, t0 and t2
-//! were unordered writers of X[16:32]: B's second half depended on which ran last, and with
+//! were unordered writers of `X[16:32]`: B's second half depended on which ran last, and with
 //! several scheduler threads t0 sometimes did (about 3 runs in 100 on three threads). Its
 //! edge into t3 was then `Covered`; it is `Other` now, and t0→t1 is the covered case.
 
