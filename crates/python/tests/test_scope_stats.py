@@ -47,8 +47,11 @@ def vector_run(w, config):
     return report
 
 
-#: The fields that do not depend on when tasks complete.
-STABLE = ("phase", "depth", "ring", "task_window_end", "heap_end", "dep_pool_end")
+#: The fields that do not depend on when tasks complete. Not `dep_pool_end`: on tmr the dep
+#: pool takes an entry only for a producer still pending when its consumer is wired, so its
+#: top depends on how far the schedulers got (docs/sizing-rings.md, Limits); with batched
+#: ready queues the two runs read 4 and 7 on CI.
+STABLE = ("phase", "depth", "ring", "task_window_end", "heap_end")
 
 
 def test_four_samples_as_the_rust_example_with_python_sites(tmp_path):
