@@ -219,7 +219,8 @@ impl RunShared {
     }
 
     #[inline]
-    fn shape_of(&self, s: SlotRef) -> TaskShape {
+    /// Where task `s` is dispatched (its slot's stored shape).
+    pub(crate) fn shape_of(&self, s: SlotRef) -> TaskShape {
         shape_from_u8(self.slot(s).shape.load(Ordering::Relaxed))
     }
 

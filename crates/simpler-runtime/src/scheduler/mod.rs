@@ -22,8 +22,6 @@ use std::time::Instant;
 use crate::collectors::swimlane::PhaseKind;
 use crate::config::RuntimeKind;
 use crate::shared::{AdvanceBatch, RunShared, PARK_TICK};
-use crate::slot::shape_from_u8;
-use crate::sync::Ordering;
 
 pub(crate) use cores::Cores;
 use dispatch::{ThreadProbes, ThreadState};
@@ -106,7 +104,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 lane.next(&shared.ready, &shared.sched_sleep, |_| true)
             };
             if let (Some(task), true) = (task, prefetch) {
-                let shape = shape_from_u8(shared.slot(task).shape.load(Ordering::Relaxed));
+                let shape = shared.shape_of(task);
                 if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
                     shared.slot(soon).prefetch();
                 }
