@@ -150,9 +150,9 @@ impl RunShared {
     ) -> RunShared {
         let rings: Vec<RingShared> = match kind {
             RuntimeKind::Tmr => (0..MAX_RINGS)
-                .map(|r| RingShared::new(sizes.task_window[r], DEP_POOL_ORIGIN))
+                .map(|r| RingShared::new(sizes.task_window[r], DEP_POOL_ORIGIN, true))
                 .collect(),
-            RuntimeKind::Hbg => vec![RingShared::new(sizes.task_window[0], DEP_POOL_ORIGIN)],
+            RuntimeKind::Hbg => vec![RingShared::new(sizes.task_window[0], DEP_POOL_ORIGIN, false)],
         };
         RunShared {
             kind,

@@ -3,7 +3,7 @@
 //! A slot is reused once its task is retired; nothing here allocates in the steady state
 //! (vectors keep their capacity across reuse).
 
-use crate::sync::{AtomicU32, AtomicU64, AtomicU8};
+use crate::sync::{AtomicU32, AtomicU8};
 
 use crate::sync::{Mutex, RwLock};
 use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
@@ -19,8 +19,10 @@ pub(crate) const INLINE_ARGS: usize = 2;
 /// A task's consumer list (see [`Fan::consumers`]).
 pub(crate) type Consumers = SmallVec<[SlotRef; 2]>;
 
-/// A task's claimed producers with the flags of each edge: one inline, in the space the heap
-/// pointer and length take, so a one-producer task allocates nothing in a fresh slot.
+/// A task's claimed producers with the flags of each edge (`tmr` only): one inline, in the
+/// space the heap pointer and length take, so a one-producer task allocates nothing in a fresh
+/// slot. (A `ThinVec`, 8 bytes, would spare a host-built graph 16 bytes a slot; it cost `tmr`
+/// 1.07–1.15 on fan-out and tiled GEMM, 11 pairs each: one more line to load per completion.)
 pub(crate) type Fanin = SmallVec<[(SlotRef, DepFlags); 1]>;
 
 /// Set in `fanout_count` at slot reset, released by the end of the task's own scope.
@@ -77,9 +79,17 @@ pub(crate) struct Payload {
     /// Claimed producers and the flags of each edge (`tmr` only: read to release RETAIN pins
     /// at completion, which a host-built graph, never reclaiming, skips).
     pub fanin: Fanin,
-    /// Args dump selection (bit i = argument i, tensors first).
-    pub dump_mask: u64,
-    /// Scalar dtypes for the args dump, 4 bits per scalar ([`pack_dtypes`]).
+    /// What the args dump reads, written only while it is on: boxed, 8 bytes in a slot that
+    /// would otherwise carry 16 for a diagnostic most runs leave off (a reused slot keeps it).
+    pub dump: Option<Box<DumpSelection>>,
+}
+
+/// A task's args-dump selection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DumpSelection {
+    /// Bit i = argument i, tensors first.
+    pub mask: u64,
+    /// Scalar dtypes, 4 bits per scalar ([`pack_dtypes`]).
     pub scalar_dtypes: u64,
 }
 
@@ -216,11 +226,13 @@ pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 /// The most bytes a slot may take. The host-built graph keeps one slot per task (1M tasks: a
 /// 2^20-slot window), so the slot is most of its memory per task (`docs/performance.md`
 /// accounts for it); it once carried 16 scalars inline (136 bytes) for tasks that mostly have
-/// none, then a 24-byte `Vec` for the scalars (now a `ThinVec`, 8 bytes). The build fails
-/// when the slot outgrows this (368 bytes today; two inline tensor arguments are 160 of them,
-/// and the tag saying whether they are there or in the argument arena 8).
+/// none, then a 24-byte `Vec` for the scalars (now a `ThinVec`, 8 bytes), then the reclaim
+/// marks only `tmr` reads (now beside the slots, `ReclaimMarks`) and 16 bytes of args-dump
+/// selection (now boxed, [`DumpSelection`]). The build fails when the slot outgrows this (336
+/// bytes today; two inline tensor arguments are 160 of them, and the tag saying whether they
+/// are there or in the argument arena 8).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 368;
+pub(crate) const SLOT_BUDGET: usize = 336;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
 const _: () = assert!(SLOT_BYTES <= SLOT_BUDGET, "a task slot outgrew SLOT_BUDGET");
@@ -236,12 +248,6 @@ pub(crate) struct Slot {
     /// Next SPMD block index to dispatch.
     pub next_block: AtomicU32,
     pub shape: AtomicU8,
-    /// Virtual heap end of the task's packed outputs (the heap tail once it retires).
-    pub heap_end: AtomicU64,
-    /// Dep-pool top after the task was wired (the dep-pool tail once it retires).
-    pub dep_mark: AtomicU64,
-    /// Fanin-spill top after the task was wired.
-    pub spill_mark: AtomicU64,
 }
 
 impl Slot {
@@ -262,17 +268,13 @@ impl Slot {
                 scalars: ThinVec::new(),
                 block_num: 1,
                 fanin: Fanin::new(),
-                dump_mask: 0,
-                scalar_dtypes: 0,
+                dump: None,
             }),
             fanin_count: AtomicU32::new(0),
             fanin_refcount: AtomicU32::new(0),
             remaining: AtomicU32::new(0),
             next_block: AtomicU32::new(0),
             shape: AtomicU8::new(TaskShape::Dummy as u8),
-            heap_end: AtomicU64::new(0),
-            dep_mark: AtomicU64::new(0),
-            spill_mark: AtomicU64::new(0),
         }
     }
 }

@@ -314,14 +314,17 @@ impl CallConfig {
     /// before anything is allocated: the error names the key, the value and what it would take.
     fn check_host_memory(&self, sizes: &RingSizes, limit: Option<u64>) -> Result<(), ConfigError> {
         let Some(limit) = limit else { return Ok(()) };
-        let rings = match self.runtime {
-            RuntimeKind::Tmr => MAX_RINGS,
-            RuntimeKind::Hbg => 1,
+        let (rings, slot_bytes) = match self.runtime {
+            RuntimeKind::Tmr => (
+                MAX_RINGS,
+                crate::slot::SLOT_BYTES + crate::ring::shared::MARK_BYTES,
+            ),
+            RuntimeKind::Hbg => (1, crate::slot::SLOT_BYTES),
         };
         let heap: u128 = sizes.heap[..rings].iter().map(|&h| u128::from(h)).sum();
         let window: u128 = sizes.task_window[..rings]
             .iter()
-            .map(|&w| u128::from(w) * crate::slot::SLOT_BYTES as u128)
+            .map(|&w| u128::from(w) * slot_bytes as u128)
             .sum();
         if heap + window <= u128::from(limit) {
             return Ok(());

@@ -436,8 +436,11 @@ impl Orchestrator {
         slot.remaining
             .store(task.block_num * task.kernels.active_count(), Ordering::Relaxed);
         slot.shape.store(task.shape as u8, Ordering::Relaxed);
-        slot.heap_end
-            .store(heap_start + task.out_bytes, Ordering::Relaxed);
+        if let Some(marks) = self.shared.rings[task.ring].marks(sref) {
+            marks
+                .heap_end
+                .store(heap_start + task.out_bytes, Ordering::Relaxed);
+        }
         // A host-built graph's scope end matters only to its alloc tasks, completed at once: a
         // task still pending cannot be consumed by its scope's end, and nothing completes
         // while the graph is built (`RunShared::complete` skips the consumed check there).
@@ -550,8 +553,10 @@ impl Orchestrator {
         p.scalars.extend_from_slice(args.scalars());
         if shared.args_dump.is_some() {
             // Read only by the args dump's capture: not written when it is off.
-            p.dump_mask = args.dump_mask();
-            p.scalar_dtypes = crate::slot::pack_dtypes(args.scalar_dtypes());
+            **p.dump.get_or_insert_with(Box::default) = crate::slot::DumpSelection {
+                mask: args.dump_mask(),
+                scalar_dtypes: crate::slot::pack_dtypes(args.scalar_dtypes()),
+            };
         }
         let n = args.tensors().len();
         let heap_at = heap_vbase(task.ring) + heap_start;
@@ -594,11 +599,14 @@ impl Orchestrator {
     /// The hidden allocation task completes at submit: it holds its pool marks and counts as
     /// finished.
     fn complete_alloc(&mut self, sref: SlotRef, ring: usize) {
-        let slot = self.shared.slot(sref);
-        slot.dep_mark
-            .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
-        slot.spill_mark
-            .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
+        if let Some(marks) = self.shared.rings[ring].marks(sref) {
+            marks
+                .dep_mark
+                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+            marks
+                .spill_mark
+                .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
+        }
         self.shared.task_finished(self.shared.orchestrator_counter());
     }
 
@@ -611,10 +619,11 @@ impl Orchestrator {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
             self.rings[ring].spill_pool.take(spill);
         }
-        self.shared
-            .slot(sref)
-            .spill_mark
-            .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
+        if let Some(marks) = self.shared.rings[ring].marks(sref) {
+            marks
+                .spill_mark
+                .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
+        }
         self.wire(sref, ring)?;
         if let Some(log) = &mut self.fanin_log {
             log.push(super::FaninRecord {
@@ -643,9 +652,12 @@ impl Orchestrator {
     fn wire(&mut self, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
         let n = self.scratch.fanin.len() as u32;
         if n == 0 {
+            if let Some(marks) = self.shared.rings[ring].marks(sref) {
+                marks
+                    .dep_mark
+                    .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+            }
             let slot = self.shared.slot(sref);
-            slot.dep_mark
-                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
             self.ready_soon(sref);
@@ -686,8 +698,11 @@ impl Orchestrator {
             if self.kind == RuntimeKind::Tmr {
                 self.rings[ring].dep_pool.take(linked);
             }
-            slot.dep_mark
-                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+            if let Some(marks) = shared.rings[ring].marks(sref) {
+                marks
+                    .dep_mark
+                    .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+            }
             if self.kind == RuntimeKind::Tmr {
                 for r in (0..MAX_RINGS).filter(|r| consumed_rings & (1 << r) != 0) {
                     shared.advance(r);

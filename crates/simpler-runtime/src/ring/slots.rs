@@ -1,7 +1,7 @@
 //! A ring's task slots, built a chunk at a time when first used.
 //!
 //! An `hbg` run keeps every task of the graph in its window (2^20 slots for 1M tasks, about
-//! 370 MB). Building them all before the first submit cost a third of such a run's CPU time,
+//! 340 MB). Building them all before the first submit cost a third of such a run's CPU time,
 //! most of it page faults, on the critical path, and wrote every slot twice: once empty, once
 //! by its submit, long after the empty write had left the caches. Slots are built in chunks of
 //! [`CHUNK_SLOTS`] (a few hundred KB, in the core's L2) by the first access, which is the
@@ -32,10 +32,10 @@ use super::arg_arena::BLOCK_TENSORS;
 use crate::slot::Slot;
 use crate::sync::{AtomicBool, Ordering, Sleep};
 
-/// Slots built together (1024 × 368 bytes: 368 KB).
+/// Slots built together (1024 × 336 bytes: 336 KB).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
 
-/// Empty chunk allocations the prefault thread keeps ready (8 × 368 KB).
+/// Empty chunk allocations the prefault thread keeps ready (8 × 336 KB).
 pub(crate) const SPARE_CHUNKS: usize = 8;
 
 /// Empty argument-arena blocks the prefault thread keeps ready once one was asked for

@@ -81,7 +81,7 @@ fn buffer_channel_delivers_everything_then_ends() {
 #[test]
 fn ring_advance_is_never_lost() {
     model(|| {
-        let ring = Arc::new(RingShared::new(4, 1));
+        let ring = Arc::new(RingShared::new(4, 1, true));
         let consume = |ring: Arc<RingShared>, local: u32| {
             move || {
                 {

@@ -151,7 +151,8 @@ impl ArgsDumpProducer {
     /// selection say.
     pub fn capture(&mut self, stage: Stage, p: &Payload, shared: &RunShared) {
         let memory = &shared.memory;
-        let mask = p.dump_mask;
+        let sel = p.dump.as_deref().copied().unwrap_or_default();
+        let mask = sel.mask;
         if self.level == DumpArgsLevel::Partial && mask == 0 {
             return;
         }
@@ -247,7 +248,7 @@ impl ArgsDumpProducer {
                     role: 0,
                     stage,
                     scalar: true,
-                    dtype: crate::slot::unpack_dtype(p.scalar_dtypes, j),
+                    dtype: crate::slot::unpack_dtype(sel.scalar_dtypes, j),
                     is_contiguous: true,
                     truncated: false,
                     ndims: 0,
