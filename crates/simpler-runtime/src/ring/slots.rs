@@ -165,7 +165,7 @@ impl SlotStore {
 }
 
 /// An empty allocation for `n` elements, its memory faulted in by one system call.
-fn faulted_in<T>(n: usize) -> Vec<T> {
+pub(crate) fn faulted_in<T>(n: usize) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(n);
     populate_for_write(v.spare_capacity_mut());
     v
