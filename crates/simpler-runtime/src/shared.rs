@@ -268,10 +268,20 @@ impl RunShared {
                 }
             }
         }
-        {
+        // Completed, and consumed when every pin is already back, under one lock: the check
+        // took the lock a second time, after the consumers were readied (two more atomic
+        // read-modify-writes per task on the scheduler's critical path). Consuming the task
+        // before its consumers are readied is safe: they are in `scratch` now, and readying
+        // them touches only their own slots, never this one, which the orchestrator may reuse
+        // from here on.
+        let consumed = {
             let mut fan = slot.fan.lock();
             fan.state = TaskState::Completed;
             std::mem::swap(&mut fan.consumers, scratch);
+            reclaims && Self::release_locked(&mut fan, 0)
+        };
+        if consumed {
+            batch.mark(s.ring);
         }
         for c in scratch.drain(..) {
             let cs = self.slot(c);
@@ -279,9 +289,6 @@ impl RunShared {
             {
                 local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
             }
-        }
-        if reclaims && self.add_and_check(s, 0) {
-            batch.mark(s.ring);
         }
         self.task_finished(thread);
         self.maybe_flush(batch);
