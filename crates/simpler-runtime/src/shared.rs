@@ -22,7 +22,7 @@ use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
 use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
-use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{shape_from_u8, Consumers, Fan, Payload, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
@@ -243,10 +243,13 @@ impl RunShared {
 
     /// Marks a task COMPLETED, readies its waiting consumers (into the completing thread's own
     /// `local` lanes), releases its RETAIN pins and checks whether it is consumed; counts it
-    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer.
+    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer. `payload`:
+    /// the task's payload when the caller still holds it read-locked (its RETAIN list is read
+    /// there instead of locking the payload a second time; the caller drops it right after).
     pub fn complete(
         &self,
         s: SlotRef,
+        payload: Option<&Payload>,
         thread: usize,
         scratch: &mut Consumers,
         batch: &mut AdvanceBatch,
@@ -261,7 +264,14 @@ impl RunShared {
         // consume this task and the orchestrator may reuse the slot, so its payload must not be
         // read after that point.
         if reclaims {
-            let payload = slot.payload.read();
+            let guard;
+            let payload = match payload {
+                Some(p) => p,
+                None => {
+                    guard = slot.payload.read();
+                    &*guard
+                }
+            };
             for &(p, flags) in &payload.fanin {
                 if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
                     batch.mark(p.ring);

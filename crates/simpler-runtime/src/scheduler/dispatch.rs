@@ -17,7 +17,7 @@ use crate::fatal::{panic_message, FatalCode};
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, CoreType, TaskShape};
 use crate::shared::{AdvanceBatch, RunShared};
-use crate::slot::{shape_from_u8, SlotRef};
+use crate::slot::{shape_from_u8, Payload, SlotRef};
 
 /// A scheduler thread's diagnostics producers (each `None` when its diagnostic is off).
 pub(crate) struct ThreadProbes {
@@ -59,6 +59,8 @@ pub(crate) struct Held {
     pub until: Instant,
     slot: SlotRef,
     subtasks: u32,
+    /// The task has this block only.
+    one_block: bool,
     cores: ArrayVec<CoreId, 3>,
     rows: ArrayVec<TaskRow, 3>,
 }
@@ -108,7 +110,7 @@ impl ThreadState {
             for &core in &h.cores {
                 self.cores.release(core);
             }
-            finish_block(shared, self, h.slot, h.subtasks, h.rows);
+            finish_block(shared, self, h.slot, h.subtasks, h.one_block, None, h.rows);
             any = true;
         }
         any
@@ -126,6 +128,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         let id = popped.map(|_| slot.payload.read().id);
         shared.complete(
             s,
+            None,
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
@@ -137,7 +140,14 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         return;
     }
     let payload = slot.payload.read();
-    let block = slot.next_block.fetch_add(1, Ordering::AcqRel);
+    // A one-block task is dispatched once, by this thread: its block is 0 and its last
+    // subtasks are the ones placed here, with no atomic read-modify-write to find either out.
+    let one_block = payload.block_num == 1;
+    let block = if one_block {
+        0
+    } else {
+        slot.next_block.fetch_add(1, Ordering::AcqRel)
+    };
     if block == 0 {
         // Before any block runs: the other blocks are queued only after this capture.
         if let Some(d) = st.probes.dump.as_mut() {
@@ -234,44 +244,56 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             });
         }
     }
-    drop(payload);
     if let (Some(l), Some(start), Some(popped)) = (st.probes.lane.as_mut(), first_start, popped) {
         st.phases
             .record(l, shared, thread, PhaseKind::Dispatch, popped, start, 1);
     }
     let subtasks = placement.len() as u32;
     match held_until {
-        Some(until) => st.held.push(Held {
-            until,
-            slot: s,
-            subtasks,
-            cores,
-            rows,
-        }),
-        None => finish_block(shared, st, s, subtasks, rows),
+        Some(until) => {
+            drop(payload);
+            st.held.push(Held {
+                until,
+                slot: s,
+                subtasks,
+                one_block,
+                cores,
+                rows,
+            })
+        }
+        // The payload stays read-locked through the completion, which reads its RETAIN list.
+        None => finish_block(shared, st, s, subtasks, one_block, Some(&payload), rows),
     }
 }
 
 /// One block's kernels have ended: count them off the task, complete the task when it was the
-/// last block, and write the block's rows with their finish time.
+/// last block, and write the block's rows with their finish time. `one_block`: the task has
+/// no other block (nothing to count); `payload`: the task's payload, when the caller holds it.
 fn finish_block(
     shared: &RunShared,
     st: &mut ThreadState,
     s: SlotRef,
     subtasks: u32,
+    one_block: bool,
+    payload: Option<&Payload>,
     rows: ArrayVec<TaskRow, 3>,
 ) {
     let complete_start = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
     let start_depths = st.phases.depths(shared);
     let slot = shared.slot(s);
-    if slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
+    debug_assert!(!one_block || slot.remaining.load(Ordering::Relaxed) == subtasks);
+    if one_block || slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
         // Every block has finished (blocks write disjoint slices): one capture of the whole
         // outputs, before completion lets consumers run and the slot be reused.
         if let Some(d) = st.probes.dump.as_mut() {
-            d.capture(Stage::AfterCompletion, &slot.payload.read(), shared);
+            match payload {
+                Some(p) => d.capture(Stage::AfterCompletion, p, shared),
+                None => d.capture(Stage::AfterCompletion, &slot.payload.read(), shared),
+            }
         }
         shared.complete(
             s,
+            payload,
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
