@@ -288,7 +288,7 @@ impl RunShared {
             let mut fan = slot.fan.lock();
             fan.state = TaskState::Completed;
             std::mem::swap(&mut fan.consumers, scratch);
-            reclaims && Self::release_locked(&mut fan, 0)
+            reclaims && Self::release_locked(slot, &mut fan, 0)
         };
         if consumed {
             batch.mark(s.ring);
@@ -369,16 +369,17 @@ impl RunShared {
     /// true when it did.
     #[inline]
     fn add_and_check(&self, s: SlotRef, release: u32) -> bool {
-        Self::release_locked(&mut self.slot(s).fan.lock(), release)
+        let slot = self.slot(s);
+        Self::release_locked(slot, &mut slot.fan.lock(), release)
     }
 
-    /// [`RunShared::add_and_check`] on a fan its caller holds locked.
+    /// [`RunShared::add_and_check`] on the fan of `slot`, which its caller holds locked.
     #[inline]
-    pub(crate) fn release_locked(fan: &mut Fan, release: u32) -> bool {
+    pub(crate) fn release_locked(slot: &Slot, fan: &mut Fan, release: u32) -> bool {
         fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
         let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
         if ok {
-            fan.state = TaskState::Consumed;
+            slot.consume(fan);
         }
         ok
     }

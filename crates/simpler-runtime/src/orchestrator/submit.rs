@@ -693,7 +693,8 @@ impl Orchestrator {
             // Rings with a producer this wiring consumed, to advance once the task is wired.
             let mut consumed_rings = 0u8;
             for &(p, _, flags) in &self.scratch.fanin {
-                let mut fan = shared.slot(p).fan.lock();
+                let producer = shared.slot(p);
+                let mut fan = producer.fan.lock();
                 if fan.state == TaskState::Pending {
                     fan.consumers.push(sref);
                     linked += 1;
@@ -703,7 +704,7 @@ impl Orchestrator {
                 // A WAIT-only edge holds its producer only while it is wired: the pin claimed
                 // for it goes back under the same lock (it took a second lock and unlock per
                 // edge, two atomic read-modify-writes, when it was released after the loop).
-                if !flags.contains(DepFlags::RETAIN) && RunShared::release_locked(&mut fan, 1) {
+                if !flags.contains(DepFlags::RETAIN) && RunShared::release_locked(producer, &mut fan, 1) {
                     consumed_rings |= 1 << p.ring;
                 }
             }

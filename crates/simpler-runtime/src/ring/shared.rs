@@ -1,15 +1,21 @@
 //! A ring's shared side: its slots, the marks each task's submit leaves for its retirement,
 //! and the reclaim counters every thread reads, advanced in order as the head task retires.
 //!
-//! `advance` runs under a per-ring try-lock; a thread that loses the lock leaves a pending flag
-//! that the holder re-checks before it leaves, so no advance is lost (the loom model
-//! `ring_advance_is_never_lost` in `src/sync/loom_models.rs` checks it).
+//! One thread at a time walks a ring's head (`advance`). Every caller first announces its
+//! work by setting a pending bit; the one that finds nobody walking becomes the walker, and the
+//! walker walks again while the bit was set behind it, so no advance is lost. The running and
+//! pending bits share one atomic, so each announcement and the walk that takes it over are
+//! read-modify-writes of that one variable, which orders the announcer's consumed slots before
+//! the walk (the loom model `ring_advance_is_never_lost` in `src/sync/loom_models.rs` checks
+//! it). A try-lock with a separate pending flag did the same with locks; once a slot's consumed
+//! state was read without its fan lock, the flag alone no longer ordered it and the model lost
+//! an advance.
 
 use crossbeam_utils::CachePadded;
 
 use super::slots::SlotStore;
-use crate::slot::{Slot, SlotRef, TaskState};
-use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
+use crate::slot::{Slot, SlotRef};
+use crate::sync::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// One ring's shared side.
 pub(crate) struct RingShared {
@@ -28,9 +34,14 @@ pub(crate) struct RingShared {
     pub dep_tail: AtomicU64,
     /// Fanin-spill tail.
     pub spill_tail: AtomicU64,
-    advance_lock: Mutex<()>,
-    advance_pending: AtomicBool,
+    /// [`WALKING`] while a thread walks the head, | [`PENDING`] when another asked for a walk.
+    advance_state: AtomicU8,
 }
+
+/// `advance_state`: a thread is walking the ring's head.
+const WALKING: u8 = 1;
+/// `advance_state`: a walk was asked for that no walk has taken over yet.
+const PENDING: u8 = 2;
 
 impl RingShared {
     /// A ring of `window` empty slots whose dep pool counts from `dep_origin`; with `reclaims`
@@ -45,8 +56,7 @@ impl RingShared {
             heap_tail: AtomicU64::new(0),
             dep_tail: AtomicU64::new(dep_origin),
             spill_tail: AtomicU64::new(0),
-            advance_lock: Mutex::new(()),
-            advance_pending: AtomicBool::new(false),
+            advance_state: AtomicU8::new(0),
         }
     }
 
@@ -64,23 +74,29 @@ impl RingShared {
 
     /// Advances `last_alive` over consecutive consumed slots and publishes the new heap,
     /// dep-pool and spill tails. True when this call moved the ring (the caller then signals
-    /// progress); a call that finds the lock taken leaves the work to the holder.
+    /// progress); a call that finds another thread walking leaves its work to that walker.
     pub fn advance(&self) -> bool {
+        let st = &self.advance_state;
+        // Announce; leave it to the walker, if there is one (it sees the bit before it stops).
+        if st.fetch_or(PENDING, Ordering::AcqRel) & WALKING != 0 {
+            return false;
+        }
+        // Become the walker, taking over every announcement so far; failing, another thread
+        // took them over (and walks after reading them) or walked already since.
+        if st
+            .compare_exchange(PENDING, WALKING, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
         let mut moved = false;
-        self.advance_pending.store(true, Ordering::SeqCst);
-        while self.advance_pending.load(Ordering::SeqCst) {
-            let Some(_guard) = self.advance_lock.try_lock() else {
-                return moved;
-            };
-            self.advance_pending.store(false, Ordering::SeqCst);
+        loop {
             let start = self.last_alive.load(Ordering::Relaxed);
             let mut la = start;
-            loop {
-                let fan = self.slot_of(la).fan.lock();
-                if fan.state != TaskState::Consumed || fan.local != la {
-                    break;
-                }
-                drop(fan);
+            // A slot's `consumed` is `la` only once task `la` is consumed: the slot is not
+            // reused for `la + window` before `last_alive` has passed `la`. Acquire pairs with
+            // `Slot::consume`'s release.
+            while self.slot_of(la).consumed.load(Ordering::Acquire) == la {
                 la = la.wrapping_add(1);
             }
             if la != start {
@@ -96,8 +112,15 @@ impl RingShared {
                 self.last_alive.store(la, Ordering::Release);
                 moved = true;
             }
+            // Stop unless a walk was asked for meanwhile; then take that over and walk again.
+            if st
+                .compare_exchange(WALKING, 0, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return moved;
+            }
+            st.fetch_and(!PENDING, Ordering::AcqRel);
         }
-        moved
     }
 }
 

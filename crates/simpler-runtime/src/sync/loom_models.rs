@@ -76,26 +76,47 @@ fn buffer_channel_delivers_everything_then_ends() {
     });
 }
 
-/// Two threads consume adjacent head tasks and advance the ring at once: whichever loses the
-/// try-lock leaves the pending flag, and the ring ends past both.
+/// Consumes task `local` of `ring` (its fan as a completion leaves it), then advances.
+fn consume_and_advance(ring: Arc<RingShared>, local: u32) -> impl FnOnce() {
+    move || {
+        {
+            let slot = ring.slot_of(local);
+            let mut fan = slot.fan.lock();
+            fan.local = local;
+            fan.state = TaskState::Completed;
+            slot.consume(&mut fan);
+        }
+        ring.advance();
+    }
+}
+
+/// Two threads consume adjacent head tasks and advance the ring at once: whichever finds the
+/// other walking leaves its pending bit, and the ring ends past both. (With the walk reading
+/// each slot's consumed id without its fan lock, a try-lock beside a separate pending flag
+/// failed this model: the walker could miss the second slot and the flag.)
 #[test]
 fn ring_advance_is_never_lost() {
     model(|| {
         let ring = Arc::new(RingShared::new(4, 1, true));
-        let consume = |ring: Arc<RingShared>, local: u32| {
-            move || {
-                {
-                    let mut fan = ring.slot_of(local).fan.lock();
-                    fan.local = local;
-                    fan.state = TaskState::Consumed;
-                }
-                ring.advance();
-            }
-        };
-        let a = thread::spawn(consume(ring.clone(), 0));
-        let b = thread::spawn(consume(ring.clone(), 1));
+        let a = thread::spawn(consume_and_advance(ring.clone(), 0));
+        let b = thread::spawn(consume_and_advance(ring.clone(), 1));
         a.join().unwrap();
         b.join().unwrap();
         assert_eq!(ring.last_alive.load(Ordering::Acquire), 2);
+    });
+}
+
+/// The same with a third thread and the head consumed last: announcements that find nobody
+/// walking, and a walker that stops, never strand a consumed slot.
+#[test]
+fn ring_advance_is_never_lost_with_three_threads() {
+    model(|| {
+        let ring = Arc::new(RingShared::new(4, 1, true));
+        let b = thread::spawn(consume_and_advance(ring.clone(), 1));
+        let c = thread::spawn(consume_and_advance(ring.clone(), 2));
+        consume_and_advance(ring.clone(), 0)();
+        b.join().unwrap();
+        c.join().unwrap();
+        assert_eq!(ring.last_alive.load(Ordering::Acquire), 3);
     });
 }
