@@ -477,3 +477,60 @@ fn three_scheduler_threads_share_fan_outs_spmd_and_dummies_correctly() {
         }
     }
 }
+
+/// A task naming more producers than a scan de-duplicates (its fanin list is then indexed),
+/// each of them twice and in another order the second time, one also as an explicit
+/// dependency: every producer is claimed once, in order of first discovery, on both runtimes.
+#[test]
+fn a_task_with_many_producers_named_twice_claims_each_once() {
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let w = worker();
+        const PRODUCERS: u32 = 12;
+        let x = w.alloc_tensor(&[4 * PRODUCERS], DType::Float32).unwrap();
+        let report = w
+            .run(
+                &CallConfig {
+                    runtime: kind,
+                    record_fanin: true,
+                    ..Default::default()
+                },
+                move |o| {
+                    let mut ids = Vec::new();
+                    for i in 0..PRODUCERS {
+                        let mut a = TaskArgs::new();
+                        a.inout(x.view(&[4], &[4 * i])?);
+                        ids.push(o.submit_aiv(0, &a)?.id());
+                    }
+                    let mut all = TaskArgs::new();
+                    for i in (0..PRODUCERS).chain((0..PRODUCERS).rev()) {
+                        all.input(x.view(&[4], &[4 * i])?);
+                    }
+                    // An explicit dependency on a producer already found through the map.
+                    all.dep(ids[3]);
+                    o.submit_dummy(&all)?;
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            w.read::<f32>(&x).unwrap(),
+            vec![1.0; 4 * PRODUCERS as usize],
+            "{kind:?}"
+        );
+        let log = report.fanin_log.unwrap();
+        let producers: Vec<_> = log[PRODUCERS as usize]
+            .producers
+            .iter()
+            .map(|&(p, _)| p)
+            .collect();
+        // Explicit dependencies are discovered first, then the arguments in order.
+        let ids: Vec<_> = log[..PRODUCERS as usize].iter().map(|r| r.task).collect();
+        let expected: Vec<_> = std::iter::once(ids[3])
+            .chain(ids.iter().copied().filter(|&p| p != ids[3]))
+            .collect();
+        assert_eq!(
+            producers, expected,
+            "{kind:?}: each producer once, in discovery order"
+        );
+    }
+}

@@ -36,12 +36,21 @@ use crate::slot::{ArgList, ArgTags, SlotRef, TaskState, INLINE_ARGS, SCOPE_BIT};
 /// Fanin edges held inline in the payload; more spill into the ring's fanin spill pool.
 pub const FANIN_INLINE_CAP: usize = 64;
 
+/// Producers a submit de-duplicates by scanning its fanin list; a task with more indexes them
+/// in [`Scratch::seen`].
+const SCAN_DEDUP: usize = 8;
+
 /// Per-submit scratch reused across submits (no allocation in the steady state).
 pub(super) struct Scratch {
     /// Claimed producers: slot, id, OR-ed flags.
     fanin: Vec<(SlotRef, TaskId, DepFlags)>,
-    /// Per ring and slot: (epoch, index in `fanin`) for de-duplication.
+    /// Per ring and slot: (epoch, index in `fanin`), the de-duplication of a task with more
+    /// than [`SCAN_DEDUP`] producers. A ring's table is made on the first such task (most
+    /// orchestrations never need one: an `hbg` window's table is 8 MB for 1M tasks).
     seen: [Vec<(u32, u32)>; MAX_RINGS],
+    windows: [u32; MAX_RINGS],
+    /// `fanin` is indexed in `seen` for this epoch.
+    indexed: bool,
     epoch: u32,
 }
 
@@ -49,7 +58,9 @@ impl Scratch {
     pub fn new(windows: &[u32; MAX_RINGS]) -> Self {
         Scratch {
             fanin: Vec::with_capacity(64),
-            seen: windows.map(|w| written_marks(w as usize)),
+            seen: Default::default(),
+            windows: *windows,
+            indexed: false,
             epoch: 0,
         }
     }
@@ -58,11 +69,45 @@ impl Scratch {
     /// marks are cleared so that a mark from 2^32 submits ago cannot alias the new epoch.
     #[inline]
     fn next_epoch(&mut self) {
+        self.indexed = false;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.seen.iter_mut().for_each(|v| v.fill((0, 0)));
             self.epoch = 1;
         }
+    }
+
+    /// Where producer slot `s` is in this submit's fanin, if it is.
+    #[inline]
+    fn find(&self, s: SlotRef) -> Option<usize> {
+        if !self.indexed {
+            return self.fanin.iter().position(|e| e.0 == s);
+        }
+        let (epoch, at) = self.seen[s.ring as usize][s.index as usize];
+        (epoch == self.epoch).then_some(at as usize)
+    }
+
+    /// Appends a newly claimed producer, indexing the list once it outgrows a scan.
+    #[inline]
+    fn push(&mut self, s: SlotRef, id: TaskId, flags: DepFlags) {
+        self.fanin.push((s, id, flags));
+        if self.indexed {
+            self.seen[s.ring as usize][s.index as usize] = (self.epoch, self.fanin.len() as u32 - 1);
+        } else if self.fanin.len() == SCAN_DEDUP {
+            self.index_fanin();
+        }
+    }
+
+    #[cold]
+    fn index_fanin(&mut self) {
+        for (i, &(s, _, _)) in self.fanin.iter().enumerate() {
+            let ring = s.ring as usize;
+            if self.seen[ring].is_empty() {
+                self.seen[ring] = written_marks(self.windows[ring] as usize);
+            }
+            self.seen[ring][s.index as usize] = (self.epoch, i as u32);
+        }
+        self.indexed = true;
     }
 }
 
@@ -70,7 +115,7 @@ impl Scratch {
 /// written. `vec![(0, 0); n]` takes zeroed pages that the first read maps to the kernel's
 /// shared zero page; the first write to such a page then copies it and flushes the other
 /// cores' TLBs, an inter-processor interrupt per 4 KB page on the orchestrator's critical
-/// path: for `hbg`'s 2^20-slot window, 2048 of them, ≈ 45 ns per task of a 1M-task chain's
+/// path: for `hbg`'s 2^20-slot window, 2048 of them, ≈ 28 ns per task of a 1M-task chain's
 /// build (`smp_call_function_many_cond` under `do_wp_page`, `docs/performance.md` item 28).
 fn written_marks(n: usize) -> Vec<(u32, u32)> {
     let mut v = crate::ring::slots::faulted_in(n);
@@ -119,9 +164,12 @@ impl FaninSink for LiveSink<'_> {
         }
         let r = &self.shared.rings[ring];
         let index = pid.local() & r.mask;
-        let seen = &mut self.scratch.seen[ring][index as usize];
-        if seen.0 == self.scratch.epoch {
-            let entry = &mut self.scratch.fanin[seen.1 as usize];
+        let sref = SlotRef {
+            ring: ring as u8,
+            index,
+        };
+        if let Some(at) = self.scratch.find(sref) {
+            let entry = &mut self.scratch.fanin[at];
             entry.2 = entry.2 | e.flags;
             return Ok(());
         }
@@ -131,15 +179,7 @@ impl FaninSink for LiveSink<'_> {
         }
         fan.fanout_count += 1;
         drop(fan);
-        *seen = (self.scratch.epoch, self.scratch.fanin.len() as u32);
-        self.scratch.fanin.push((
-            SlotRef {
-                ring: ring as u8,
-                index,
-            },
-            pid,
-            e.flags,
-        ));
+        self.scratch.push(sref, pid, e.flags);
         Ok(())
     }
 }
