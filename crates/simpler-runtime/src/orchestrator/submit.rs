@@ -116,7 +116,7 @@ impl Scratch {
 /// shared zero page; the first write to such a page then copies it and flushes the other
 /// cores' TLBs, an inter-processor interrupt per 4 KB page on the orchestrator's critical
 /// path: for `hbg`'s 2^20-slot window, 2048 of them, ≈ 28 ns per task of a 1M-task chain's
-/// build (`smp_call_function_many_cond` under `do_wp_page`, `docs/performance.md` item 28).
+/// build (`smp_call_function_many_cond` under `do_wp_page`, `docs/performance.md` item 29).
 fn written_marks(n: usize) -> Vec<(u32, u32)> {
     let mut v = crate::ring::slots::faulted_in(n);
     v.resize(n, (0, 0));
