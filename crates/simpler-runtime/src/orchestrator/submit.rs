@@ -648,17 +648,32 @@ impl Orchestrator {
         }
     }
 
-    /// The hidden allocation task completes at submit: it holds its pool marks and counts as
-    /// finished.
-    fn complete_alloc(&mut self, sref: SlotRef, ring: usize) {
+    /// Leaves the ring's dep-pool top as the retirement mark of the task in `sref` (rings that
+    /// reclaim keep marks, `ReclaimMarks`).
+    #[inline]
+    fn mark_dep_pool(&self, sref: SlotRef, ring: usize) {
         if let Some(marks) = self.shared.rings[ring].marks(sref) {
             marks
                 .dep_mark
                 .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+        }
+    }
+
+    /// As [`Orchestrator::mark_dep_pool`], for the fanin-spill pool.
+    #[inline]
+    fn mark_spill_pool(&self, sref: SlotRef, ring: usize) {
+        if let Some(marks) = self.shared.rings[ring].marks(sref) {
             marks
                 .spill_mark
                 .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
         }
+    }
+
+    /// The hidden allocation task completes at submit: it holds its pool marks and counts as
+    /// finished.
+    fn complete_alloc(&mut self, sref: SlotRef, ring: usize) {
+        self.mark_dep_pool(sref, ring);
+        self.mark_spill_pool(sref, ring);
         self.shared.task_finished(self.shared.orchestrator_counter());
     }
 
@@ -671,11 +686,7 @@ impl Orchestrator {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
             self.rings[ring].spill_pool.take(spill);
         }
-        if let Some(marks) = self.shared.rings[ring].marks(sref) {
-            marks
-                .spill_mark
-                .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
-        }
+        self.mark_spill_pool(sref, ring);
         self.wire(sref, ring)?;
         if let Some(log) = &mut self.fanin_log {
             log.push(super::FaninRecord {
@@ -704,11 +715,7 @@ impl Orchestrator {
     fn wire(&mut self, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
         let n = self.scratch.fanin.len() as u32;
         if n == 0 {
-            if let Some(marks) = self.shared.rings[ring].marks(sref) {
-                marks
-                    .dep_mark
-                    .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
-            }
+            self.mark_dep_pool(sref, ring);
             let slot = self.shared.slot(sref);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
@@ -751,11 +758,7 @@ impl Orchestrator {
             if self.kind == RuntimeKind::Tmr {
                 self.rings[ring].dep_pool.take(linked);
             }
-            if let Some(marks) = shared.rings[ring].marks(sref) {
-                marks
-                    .dep_mark
-                    .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
-            }
+            self.mark_dep_pool(sref, ring);
             if self.kind == RuntimeKind::Tmr {
                 for r in (0..MAX_RINGS).filter(|r| consumed_rings & (1 << r) != 0) {
                     shared.advance(r);
