@@ -21,5 +21,5 @@ pub use deps::{
 };
 pub use dtype::DType;
 pub use task_id::{TaskId, MAX_RINGS};
-pub use tensor::{Tensor, TensorCreateInfo, TensorError, TensorParts, MAX_DIMS, OUTPUT_ALIGN};
+pub use tensor::{Tensor, TensorCreateInfo, TensorError, TensorParts, ViewTemplate, MAX_DIMS, OUTPUT_ALIGN};
 pub use tensormap::{check_overlap, Overlap, TensorMap, TensorMapConfig};

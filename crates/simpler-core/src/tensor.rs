@@ -16,7 +16,7 @@ pub const MAX_DIMS: usize = 5;
 pub const OUTPUT_ALIGN: u64 = 1024;
 
 /// A strided view of a device buffer.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tensor {
     addr: u64,
     size_bytes: u64,
@@ -421,6 +421,59 @@ impl Tensor {
     }
 }
 
+/// A view without its start offset: everything the views of one buffer at one shape share.
+///
+/// A host-built graph keeps every task's arguments until it runs, and most of those views
+/// differ from each other in their start offset alone (the tiles of a matrix, the slices of a
+/// vector): it stores each distinct template once and a task's argument as a template number
+/// and an offset (`crates/simpler-runtime/src/ring/arg_arena.rs`). [`ViewTemplate::at`] gives
+/// the view back bit for bit.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ViewTemplate {
+    /// The view at start offset 0.
+    base: Tensor,
+    /// The largest start offset at which the view still fits its buffer.
+    max_start: u64,
+}
+
+impl Tensor {
+    /// This view's template and its start offset: `template.at(offset)` is `self` again.
+    #[inline]
+    pub fn split_template(&self) -> (ViewTemplate, u64) {
+        let mut base = *self;
+        base.start_offset = 0;
+        let extent = self.extent_elems();
+        let max_start = if extent == 0 {
+            u64::MAX
+        } else {
+            // Every view was checked to fit (`check_inside_buffer`), so this does not wrap.
+            (self.size_bytes / self.dtype.size()).saturating_sub(extent)
+        };
+        (ViewTemplate { base, max_start }, self.start_offset)
+    }
+}
+
+impl ViewTemplate {
+    /// The view at `start` elements from the buffer's base, or `None` when it would reach past
+    /// the buffer's end (a start no view of this template had).
+    #[inline]
+    pub fn at(&self, start: u64) -> Option<Tensor> {
+        (start <= self.max_start).then_some(Tensor {
+            start_offset: start,
+            ..self.base
+        })
+    }
+}
+
+impl fmt::Debug for ViewTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ViewTemplate")
+            .field("base", &self.base)
+            .field("max_start", &self.max_start)
+            .finish()
+    }
+}
+
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tensor")
@@ -592,5 +645,57 @@ mod tests {
             (t.owner(), t.size_bytes(), t.version(), t.start_offset()),
             (TaskId::new(1, 2), 1024, 0, 0)
         );
+    }
+
+    #[test]
+    fn views_that_differ_only_in_their_offset_share_a_template_that_gives_each_back() {
+        let m = t2(8, 16);
+        let (a, b) = (
+            m.view(&[2, 4], &[0, 0]).unwrap(),
+            m.view(&[2, 4], &[6, 12]).unwrap(),
+        );
+        let ((ta, oa), (tb, ob)) = (a.split_template(), b.split_template());
+        assert_eq!(ta, tb);
+        assert_eq!((oa, ob), (0, 6 * 16 + 12));
+        assert_eq!((ta.at(oa), tb.at(ob)), (Some(a), Some(b)));
+        // Another shape, version or owner is another template.
+        for other in [
+            m.view(&[2, 3], &[0, 0]).unwrap(),
+            a.with_version(1),
+            a.with_owner(TaskId::new(0, 1)),
+            a.transpose(0, 1).unwrap(),
+        ] {
+            assert_ne!(other.split_template().0, ta, "{other:?}");
+        }
+        // The last start at which the 2x4 view still fits the 8x16 buffer, and one past it.
+        let last = 8 * 16 - (16 + 4);
+        assert_eq!(ta.at(last).map(|t| t.start_offset()), Some(last));
+        assert_eq!(ta.at(last + 1), None);
+        // An empty view fits anywhere.
+        let empty = m.view(&[0, 4], &[8, 0]).unwrap();
+        let (te, oe) = empty.split_template();
+        assert_eq!(te.at(oe), Some(empty));
+        assert!(te.at(u64::MAX).is_some());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_view_comes_back_from_its_template(
+            rows in 1u32..40, cols in 1u32..40, r0 in 0u32..40, c0 in 0u32..40,
+            h in 0u32..40, w in 0u32..40, step in 1u32..4, transpose: bool,
+        ) {
+            let m = t2(rows, cols);
+            let (r0, c0) = (r0 % rows, c0 % cols);
+            let (h, w) = (h % (rows - r0 + 1), w % (cols - c0 + 1));
+            let mut v = m.view(&[h, w], &[r0, c0]).unwrap();
+            if w > 0 {
+                v = v.slice(1, 0, w, step).unwrap();
+            }
+            if transpose {
+                v = v.transpose(0, 1).unwrap();
+            }
+            let (t, off) = v.split_template();
+            proptest::prop_assert_eq!(t.at(off), Some(v));
+        }
     }
 }

@@ -21,6 +21,7 @@ use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
+use crate::ring::slots::PayloadRead;
 use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
 use crate::slot::{shape_from_u8, Consumers, Fan, Payload, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
@@ -189,6 +190,12 @@ impl RunShared {
     #[inline]
     pub fn slot(&self, s: SlotRef) -> &Slot {
         self.rings[s.ring as usize].slots.get(s.index)
+    }
+
+    /// The payload and tensor arguments of the task in `s`, read-locked.
+    #[inline]
+    pub fn payload(&self, s: SlotRef) -> PayloadRead<'_> {
+        self.rings[s.ring as usize].slots.read(s.index)
     }
 
     /// Publishes one ready task (an SPMD task's next block) and wakes a scheduler.

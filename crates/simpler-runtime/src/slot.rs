@@ -5,13 +5,14 @@
 
 use crate::sync::{AtomicU32, AtomicU8, Ordering};
 
-use crate::sync::{Mutex, RwLock};
+use crate::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
 use smallvec::SmallVec;
+use std::cell::UnsafeCell;
 use thin_vec::ThinVec;
 
 use crate::platform::{MixedKernels, TaskShape};
-use crate::ring::arg_arena::{ArenaRef, ArgArena};
+use crate::ring::arg_arena::PackedArgs;
 
 /// Tensor arguments a slot holds without allocating.
 pub(crate) const INLINE_ARGS: usize = 2;
@@ -66,12 +67,7 @@ pub(crate) struct Fan {
 pub(crate) struct Payload {
     pub id: TaskId,
     pub kernels: MixedKernels,
-    /// Tensor arguments (outputs materialized), see [`ArgList`]. Their tags are in `tags`: a
-    /// vector of `(tag, tensor)` pairs was filled through a pair built on the stack and copied
-    /// at an odd offset, whose loads straddled the stores that built it (a store-forwarding
-    /// stall that was a third of `submit_task` in a tmr tiled GEMM profile).
-    pub args: ArgList,
-    /// The tag of each of `args`.
+    /// The tag of each tensor argument (the arguments are beside the payload, [`RingSlot`]).
     pub tags: ArgTags,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,
@@ -93,83 +89,100 @@ pub(crate) struct DumpSelection {
     pub scalar_dtypes: u64,
 }
 
-/// Where a task's tensor arguments are.
-pub(crate) enum ArgList {
-    /// In the slot: two inline, in the slot's own cache lines (no allocation and no extra line
-    /// to touch for the common 1–2 argument task); more on the heap, whose capacity a reused
-    /// slot keeps (`tmr`).
-    Slot(SmallVec<[Tensor; INLINE_ARGS]>),
-    /// More than two in a host-built graph (`hbg`, whose slots are used once): the first
-    /// [`INLINE_ARGS`] in the slot's inline room, the rest in the run's argument arena. A list
-    /// kept whole in the arena left those 160 bytes of every such slot unused: a 1M-task
-    /// tiled GEMM (three arguments a task) wrote 240 bytes of arena per task instead of 80.
-    Split([Tensor; INLINE_ARGS], ArenaRef),
+/// `tmr`'s tensor arguments: two in place (no allocation and no extra line to touch for the
+/// common 1–2 argument task), more on the heap, whose capacity a reused slot keeps. (In a
+/// vector of their own they cost a 2-argument tmr task 1.1–1.3× end to end: lines the
+/// orchestrator writes away from the slot's.)
+pub(crate) type InlineArgs = SmallVec<[Tensor; INLINE_ARGS]>;
+
+/// A task-window slot with its task's tensor arguments beside it: [`InlineArgs`] in a `tmr`
+/// ring, [`PackedArgs`] (template numbers and offsets, 32 bytes where two inline tensors take
+/// 168) in a host-built graph's, whose slots are most of its memory. The arguments are
+/// guarded by the slot's payload lock and reached only through [`RingSlot::read`] and
+/// [`RingSlot::write`], which take it.
+#[repr(C)]
+pub(crate) struct RingSlot<A> {
+    args: UnsafeCell<A>,
+    pub core: Slot,
 }
 
-impl ArgList {
-    /// Number of tensor arguments.
-    #[inline]
-    pub fn len(&self) -> usize {
-        match self {
-            ArgList::Slot(v) => v.len(),
-            ArgList::Split(head, tail) => head.len() + tail.len(),
-        }
-    }
+// SAFETY: the only accesses to `args` are through `ArgsRead::args` and `ArgsWrite::parts`,
+// whose guards hold `core.payload` read- or write-locked, taken from this same slot by
+// `read`/`write` (the guard and the cell come from one `&self`, so they cannot belong to two
+// slots). A `&A` therefore exists only while the lock is held shared, a `&mut A` only while it
+// is held exclusively and borrowed mutably from the one write guard: never both, never two
+// `&mut`. Shared `&A` on several threads needs `A: Sync`; a `&mut A` used on the thread holding
+// the write lock, after another thread wrote it, needs `A: Send`. `Slot` is `Sync` itself.
+unsafe impl<A: Send + Sync> Sync for RingSlot<A> {}
 
-    /// The tensors, the tail read from `arena` when it is there.
-    #[inline]
-    pub fn tensors<'a>(&'a self, arena: &'a ArgArena) -> ArgSlices<'a> {
-        match self {
-            ArgList::Slot(v) => ArgSlices { head: v, tail: &[] },
-            ArgList::Split(head, tail) => ArgSlices {
-                head,
-                tail: arena.get(*tail),
-            },
-        }
-    }
-
-    /// The in-slot list, emptied, made the slot's list if the arena's was.
-    #[inline]
-    pub fn cleared_slot_list(&mut self) -> &mut SmallVec<[Tensor; INLINE_ARGS]> {
-        if let ArgList::Split(..) = self {
-            *self = ArgList::Slot(SmallVec::new());
-        }
-        match self {
-            ArgList::Slot(v) => {
-                v.clear();
-                v
-            }
-            ArgList::Split(..) => unreachable!("replaced above"),
+impl<A: Default> RingSlot<A> {
+    /// An empty slot.
+    pub fn new() -> Self {
+        RingSlot {
+            core: Slot::new(),
+            args: UnsafeCell::new(A::default()),
         }
     }
 }
 
-/// A task's tensor arguments as two slices, in order: `head` then `tail` (see [`ArgList`]).
-#[derive(Clone, Copy)]
-pub(crate) struct ArgSlices<'a> {
-    head: &'a [Tensor],
-    tail: &'a [Tensor],
-}
-
-impl<'a> ArgSlices<'a> {
-    /// Number of tensor arguments.
+impl<A> RingSlot<A> {
+    /// The payload and the arguments, read-locked.
     #[inline]
-    pub fn len(&self) -> usize {
-        self.head.len() + self.tail.len()
-    }
-
-    /// Argument `i`, if there is one.
-    #[inline]
-    pub fn get(&self, i: usize) -> Option<&'a Tensor> {
-        match self.head.get(i) {
-            Some(t) => Some(t),
-            None => self.tail.get(i - self.head.len()),
+    pub fn read(&self) -> ArgsRead<'_, A> {
+        ArgsRead {
+            payload: self.core.payload.read(),
+            args: &self.args,
         }
     }
 
-    /// Every argument, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a Tensor> {
-        self.head.iter().chain(self.tail)
+    /// The payload and the arguments, write-locked.
+    #[inline]
+    pub fn write(&self) -> ArgsWrite<'_, A> {
+        ArgsWrite {
+            payload: self.core.payload.write(),
+            args: &self.args,
+        }
+    }
+}
+
+/// A slot's payload and arguments under its payload's read lock ([`RingSlot::read`]).
+pub(crate) struct ArgsRead<'a, A> {
+    payload: RwLockReadGuard<'a, Payload>,
+    args: &'a UnsafeCell<A>,
+}
+
+impl<A> ArgsRead<'_, A> {
+    /// The task's tensor arguments.
+    #[inline]
+    pub fn args(&self) -> &A {
+        // SAFETY: `self.payload` holds the lock that guards the cell shared (see `RingSlot`'s
+        // `Sync`): no `&mut A` exists while it does, and the `&A` lives no longer than `self`.
+        unsafe { &*self.args.get() }
+    }
+}
+
+impl<A> std::ops::Deref for ArgsRead<'_, A> {
+    type Target = Payload;
+    #[inline]
+    fn deref(&self) -> &Payload {
+        &self.payload
+    }
+}
+
+/// A slot's payload and arguments under its payload's write lock ([`RingSlot::write`]).
+pub(crate) struct ArgsWrite<'a, A> {
+    payload: RwLockWriteGuard<'a, Payload>,
+    args: &'a UnsafeCell<A>,
+}
+
+impl<A> ArgsWrite<'_, A> {
+    /// The payload and the arguments, both writable.
+    #[inline]
+    pub fn parts(&mut self) -> (&mut Payload, &mut A) {
+        // SAFETY: `self.payload` holds the lock that guards the cell exclusively (see
+        // `RingSlot`'s `Sync`), and `&mut self` makes this the only borrow of the guard, so the
+        // `&mut A` is the only reference to the arguments while it lives.
+        (&mut self.payload, unsafe { &mut *self.args.get() })
     }
 }
 
@@ -220,22 +233,29 @@ pub(crate) fn unpack_dtype(packed: u64, j: usize) -> Option<DType> {
         .and_then(|i| DType::ALL.get(i as usize).copied())
 }
 
-/// Host bytes one task-window slot takes before any task uses it (what a window size costs).
-pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+/// Host bytes one `tmr` task-window slot takes before any task uses it (what a window size
+/// costs): the slot with two tensor arguments in place.
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<RingSlot<InlineArgs>>();
 
-/// The most bytes a slot may take. The host-built graph keeps one slot per task (1M tasks: a
+/// Host bytes one slot of a host-built graph takes: the slot with its packed arguments.
+pub(crate) const PACKED_SLOT_BYTES: usize = std::mem::size_of::<RingSlot<PackedArgs>>();
+
+/// The most bytes a host-built graph's slot may take. It keeps one slot per task (1M tasks: a
 /// 2^20-slot window), so the slot is most of its memory per task (`docs/performance.md`
 /// accounts for it); it once carried 16 scalars inline (136 bytes) for tasks that mostly have
 /// none, then a 24-byte `Vec` for the scalars (now a `ThinVec`, 8 bytes), then the reclaim
-/// marks only `tmr` reads (now beside the slots, `ReclaimMarks`) and 16 bytes of args-dump
-/// selection (now boxed, [`DumpSelection`]). The build fails when the slot outgrows this (336
-/// bytes today; two inline tensor arguments are 160 of them, and the tag saying whether they
-/// are there or in the argument arena 8).
+/// marks only `tmr` reads (now beside the slots, `ReclaimMarks`), 16 bytes of args-dump
+/// selection (now boxed, [`DumpSelection`]) and two inline tensor arguments, 168 bytes (now
+/// packed, [`PackedArgs`], 32). The build fails when the slot outgrows this (336 bytes before
+/// the arguments were packed).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 336;
+pub(crate) const SLOT_BUDGET: usize = 192;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
-const _: () = assert!(SLOT_BYTES <= SLOT_BUDGET, "a task slot outgrew SLOT_BUDGET");
+const _: () = assert!(
+    PACKED_SLOT_BYTES <= SLOT_BUDGET,
+    "a task slot outgrew SLOT_BUDGET"
+);
 
 /// One task slot.
 pub(crate) struct Slot {
@@ -266,7 +286,6 @@ impl Slot {
             payload: RwLock::new(Payload {
                 id: TaskId::INVALID,
                 kernels: MixedKernels::NONE,
-                args: ArgList::Slot(SmallVec::new()),
                 tags: ArgTags::default(),
                 scalars: ThinVec::new(),
                 block_num: 1,
@@ -307,16 +326,16 @@ impl Slot {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let p = (self as *const Slot).cast::<i8>();
             let mut off = 0;
-            while off < SLOT_BYTES {
+            while off < std::mem::size_of::<Slot>() {
                 // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 target has; a prefetch
                 // only hints the cache (it never faults, reads into a register or writes), and
-                // `off < SLOT_BYTES` keeps `p.add(off)` inside the slot `self` borrows.
+                // `off < std::mem::size_of::<Slot>()` keeps `p.add(off)` inside the slot `self` borrows.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(off)) };
                 off += 64;
             }
             // SAFETY: as above; the slot's last byte, whose line the steps of 64 from an
             // unaligned start can miss.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(SLOT_BYTES - 1)) };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(std::mem::size_of::<Slot>() - 1)) };
         }
     }
 }
@@ -334,26 +353,6 @@ pub(crate) fn shape_from_u8(v: u8) -> TaskShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn split_arguments_read_back_in_order_head_then_tail() {
-        let t = |i: u32| {
-            Tensor::contiguous(0x1000, 1 << 12, &[1 << 10], DType::Float32, TaskId::INVALID)
-                .unwrap()
-                .view(&[4], &[4 * i])
-                .unwrap()
-        };
-        let (head, tail) = ([t(0), t(1)], [t(2), t(3), t(4)]);
-        let args = ArgSlices {
-            head: &head,
-            tail: &tail,
-        };
-        assert_eq!(args.len(), 5);
-        let read: Vec<Tensor> = (0..5).map(|i| *args.get(i).unwrap()).collect();
-        assert_eq!(read, (0..5).map(t).collect::<Vec<_>>());
-        assert_eq!(args.iter().copied().collect::<Vec<_>>(), read);
-        assert!(args.get(5).is_none());
-    }
 
     #[test]
     fn prefetching_a_slot_leaves_it_as_it_was() {

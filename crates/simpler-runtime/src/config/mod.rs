@@ -319,7 +319,7 @@ impl CallConfig {
                 MAX_RINGS,
                 crate::slot::SLOT_BYTES + crate::ring::shared::MARK_BYTES,
             ),
-            RuntimeKind::Hbg => (1, crate::slot::SLOT_BYTES),
+            RuntimeKind::Hbg => (1, crate::slot::PACKED_SLOT_BYTES),
         };
         let heap: u128 = sizes.heap[..rings].iter().map(|&h| u128::from(h)).sum();
         let window: u128 = sizes.task_window[..rings]

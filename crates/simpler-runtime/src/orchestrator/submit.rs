@@ -29,9 +29,10 @@ use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::memory::{heap_vbase, store_from_f64, view_offsets, RunMemory};
 use crate::platform::{CoreType, MixedKernels, TaskShape};
 use crate::ring::alloc::SlotRefusal;
+use crate::ring::slots::ArgsMut;
 use crate::ring::HeapRefusal;
 use crate::shared::RunShared;
-use crate::slot::{ArgList, ArgTags, SlotRef, TaskState, INLINE_ARGS, SCOPE_BIT};
+use crate::slot::{ArgTags, SlotRef, TaskState, SCOPE_BIT};
 
 /// Fanin edges held inline in the payload; more spill into the ring's fanin spill pool.
 pub const FANIN_INLINE_CAP: usize = 64;
@@ -596,7 +597,8 @@ impl Orchestrator {
         outputs: &mut Outputs,
     ) {
         let shared = &*self.shared;
-        let mut p = shared.slot(sref).payload.write();
+        let mut w = shared.rings[sref.ring as usize].slots.write(sref.index);
+        let (p, place) = w.parts();
         p.id = id;
         p.kernels = task.kernels;
         p.block_num = task.block_num;
@@ -614,29 +616,19 @@ impl Orchestrator {
         let heap_at = heap_vbase(task.ring) + heap_start;
         let memory = &shared.memory;
         let p = &mut *p;
-        match &mut self.arg_arena {
-            Some(arena) if n > INLINE_ARGS => {
-                let store = &shared.rings[task.ring].slots;
-                let mut head = ArrayVec::<Tensor, INLINE_ARGS>::new();
-                let tail = arena.append(store, n - INLINE_ARGS, |block| {
-                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| {
-                        match head.try_push(t) {
-                            Ok(()) => {}
-                            Err(full) => block.push(full.element()),
-                        }
-                    })
-                });
-                let head = head
-                    .into_inner()
-                    .unwrap_or_else(|_| unreachable!("n > INLINE_ARGS"));
-                p.args = ArgList::Split(head, tail);
-            }
-            _ => {
-                let list = p.args.cleared_slot_list();
-                // Exact: a host-built graph uses each slot once, so growth's spare capacity
-                // (4 arguments for 2) would be paid per task; a reused tmr slot keeps its own.
+        match (place, &mut self.arg_arena) {
+            (ArgsMut::InPlace(list), _) => {
+                list.clear();
                 list.reserve_exact(n);
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
+            }
+            (ArgsMut::Packed(packed), Some(arena)) => {
+                let mut list = arena.begin(&shared.rings[task.ring].slots, n);
+                fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
+                *packed = list.finish();
+            }
+            (ArgsMut::Packed(_), None) => {
+                unreachable!("a host-built graph's orchestrator packs its arguments")
             }
         }
         if self.kind == RuntimeKind::Tmr {

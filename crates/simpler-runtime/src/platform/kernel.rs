@@ -12,7 +12,7 @@ use super::{CoreId, CoreType};
 use crate::memory::{
     load_as_f64, read_view_bytes, store_from_f64, write_view_bytes, Buffer, Element, MemoryError, RunMemory,
 };
-use crate::slot::{ArgSlices, ArgTags};
+use crate::slot::ArgTags;
 
 /// Highest func id + 1.
 pub const MAX_FUNC_ID: u32 = 1024;
@@ -109,7 +109,7 @@ impl KernelRegistry {
 
 /// What a kernel sees: its arguments, its block, its core, and device memory.
 pub struct KernelCtx<'a> {
-    pub(crate) tensors: ArgSlices<'a>,
+    pub(crate) tensors: &'a [Tensor],
     pub(crate) tags: ArgTags,
     pub(crate) scalars: &'a [u64],
     pub(crate) memory: &'a RunMemory,

@@ -1,102 +1,239 @@
-//! Tensor argument lists too long for a slot, in a host-built graph.
+//! A host-built graph's tensor arguments: one template per distinct view, 12 bytes per argument.
 //!
-//! A slot holds [`INLINE_ARGS`] tensor arguments in place; a task with more kept them in a
-//! heap allocation of its own. `tmr` reuses its slots and with them that allocation's
-//! capacity, but an `hbg` graph uses each slot once: a 1M-task tiled GEMM (three arguments a
-//! task) made a million 240-byte allocations while its graph was built, faulted their pages in
-//! one at a time and freed them one at a time when the run ended. The orchestrator of an `hbg`
-//! run instead keeps the first [`INLINE_ARGS`] of such a list in the slot and appends the rest
-//! to blocks of [`BLOCK_TENSORS`] tensors ([`ArenaWriter`]), each block's pages faulted in by
-//! one system call, and hands the blocks over ([`ArgArena::publish`]) when the build ends,
-//! before any scheduler thread starts; the slot keeps where its tail lies ([`ArenaRef`]).
+//! An `hbg` run keeps every task of its graph until the graph runs, and a task's tensor
+//! arguments were most of its slot: two inline `Tensor`s, 160 of a slot's 336 bytes, and 80
+//! bytes more in an arena per argument past two. Yet the views of one graph differ from each
+//! other mostly in their start offset (the slices of a vector, the tiles of a matrix): a 1M-task
+//! graph of the `simpler bench` workloads has 1 to 4 distinct [`ViewTemplate`]s (a runtime-
+//! allocated output adds one of its own, its owner being its task). So the orchestrator of an
+//! `hbg` run stores each argument as a [`PackedTensor`], a template number and a start offset
+//! ([`ArenaWriter::begin`]): the first [`INLINE_ARGS`] in the slot ([`PackedArgs`]), the rest in
+//! blocks of [`BLOCK_TENSORS`] (each block's pages faulted in by one system call, by the
+//! prefault thread when it keeps ahead). When the build ends it hands the templates and the
+//! blocks over ([`ArgArena::publish`]), before any scheduler thread starts, and a thread that
+//! runs a task reads its arguments back, bit for bit, into a list of its own
+//! ([`ArgArena::unpack`]).
+//!
+//! `tmr` reuses its slots, and each keeps a `Vec<Tensor>` whose capacity survives reuse: a
+//! template table would grow with every runtime-allocated output of an unbounded run.
 
 use std::sync::OnceLock;
 
-use simpler_core::{Tensor, MAX_TENSOR_ARGS};
+use indexmap::IndexSet;
+use rustc_hash::FxBuildHasher;
+use simpler_core::{Tensor, ViewTemplate, MAX_TENSOR_ARGS};
 
 use super::slots::SlotStore;
-#[cfg(doc)]
 use crate::slot::INLINE_ARGS;
 
-/// Tensors per block (4096 × 80 bytes: 320 KB).
-pub(crate) const BLOCK_TENSORS: usize = 4096;
+/// Packed tensors per block (16384 × 12 bytes: 192 KB).
+pub(crate) const BLOCK_TENSORS: usize = 16384;
 
 const _: () = assert!(MAX_TENSOR_ARGS <= BLOCK_TENSORS, "a task's list fits one block");
+const _: () = assert!(MAX_TENSOR_ARGS <= u8::MAX as usize, "list lengths fit a u8");
 
-/// Where one task's argument list lies in the arena.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ArenaRef {
-    block: u32,
-    start: u32,
-    len: u32,
+/// Templates the writer compares a view's against before it looks the template up.
+const RECENT: usize = 4;
+
+/// One tensor argument: the number of its [`ViewTemplate`] and its start offset (split in two
+/// halves so that a list packs at 4-byte alignment: 12 bytes an argument, not 16).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PackedTensor {
+    template: u32,
+    start_lo: u32,
+    start_hi: u32,
 }
 
-impl ArenaRef {
-    /// Tensors in the list.
-    pub fn len(&self) -> usize {
-        self.len as usize
+impl PackedTensor {
+    fn new(template: u32, start: u64) -> PackedTensor {
+        PackedTensor {
+            template,
+            start_lo: start as u32,
+            start_hi: (start >> 32) as u32,
+        }
+    }
+
+    fn start(&self) -> u64 {
+        u64::from(self.start_hi) << 32 | u64::from(self.start_lo)
     }
 }
 
-/// The orchestrator's side: the blocks filled so far.
+/// A task's packed argument list, as its slot keeps it: the first [`INLINE_ARGS`] in place,
+/// the rest at `tail` in the blocks (32 bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PackedArgs {
+    head: [PackedTensor; INLINE_ARGS],
+    /// Index of the tail's first tensor over all blocks (`block · BLOCK_TENSORS + start`).
+    tail: u32,
+    tail_len: u8,
+    head_len: u8,
+}
+
+impl PackedArgs {
+    /// Tensors in the list.
+    #[inline]
+    pub fn len(&self) -> usize {
+        usize::from(self.head_len) + usize::from(self.tail_len)
+    }
+}
+
+/// The orchestrator's side: the templates met so far and the blocks filled so far.
 #[derive(Default)]
 pub(crate) struct ArenaWriter {
-    blocks: Vec<Vec<Tensor>>,
+    templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    /// The templates last used, by argument position modulo [`RECENT`]: a graph's tasks mostly
+    /// name the same buffers in the same positions, so most views find theirs here.
+    recent: [u32; RECENT],
+    blocks: Vec<Vec<PackedTensor>>,
 }
 
 impl ArenaWriter {
-    /// Appends the list `fill` pushes (exactly `n` tensors, at most [`MAX_TENSOR_ARGS`]) and
-    /// says where it lies. A list never straddles two blocks; a new block comes from `store`
-    /// (faulted in ahead by the prefault thread when it can).
-    pub fn append(&mut self, store: &SlotStore, n: usize, fill: impl FnOnce(&mut Vec<Tensor>)) -> ArenaRef {
+    /// Starts packing a list of exactly `n` tensors (at most [`MAX_TENSOR_ARGS`]), pushed
+    /// through [`ListPacker::push`]. A tail never straddles two blocks; a new block comes from
+    /// `store` (faulted in ahead by the prefault thread when it can).
+    pub fn begin(&mut self, store: &SlotStore, n: usize) -> ListPacker<'_> {
         assert!(n <= MAX_TENSOR_ARGS, "{n} tensors in one list");
-        if self.blocks.last().is_none_or(|b| b.capacity() - b.len() < n) {
+        let tail_len = n.saturating_sub(INLINE_ARGS);
+        if tail_len > 0
+            && self
+                .blocks
+                .last()
+                .is_none_or(|b| b.capacity() - b.len() < tail_len)
+        {
             let b = store.take_arg_block();
             debug_assert!(b.is_empty() && b.capacity() >= BLOCK_TENSORS);
             self.blocks.push(b);
         }
-        let block = self.blocks.len() - 1;
-        let b = &mut self.blocks[block];
-        let start = b.len();
-        fill(b);
-        assert_eq!(
-            b.len() - start,
-            n,
-            "the list pushed another length than announced"
-        );
-        ArenaRef {
-            block: block as u32,
-            start: start as u32,
-            len: n as u32,
+        let tail =
+            self.blocks.len().saturating_sub(1) * BLOCK_TENSORS + self.blocks.last().map_or(0, Vec::len);
+        ListPacker {
+            list: PackedArgs {
+                tail: u32::try_from(tail).expect("2^32 arguments in one graph"),
+                tail_len: tail_len as u8,
+                head_len: n.min(INLINE_ARGS) as u8,
+                ..PackedArgs::default()
+            },
+            pushed: 0,
+            writer: self,
         }
+    }
+
+    /// `t` as a template number and an offset, the template added when it is new.
+    #[inline]
+    fn packed(&mut self, t: &Tensor, position: usize) -> PackedTensor {
+        let (template, start) = t.split_template();
+        let recent = &mut self.recent[position % RECENT];
+        let id = match self.templates.get_index(*recent as usize) {
+            Some(known) if *known == template => *recent,
+            _ => {
+                let (id, _) = self.templates.insert_full(template);
+                *recent = u32::try_from(id).expect("2^32 distinct views in one graph");
+                *recent
+            }
+        };
+        PackedTensor::new(id, start)
+    }
+
+    /// Distinct templates met so far.
+    #[cfg(test)]
+    fn templates(&self) -> usize {
+        self.templates.len()
     }
 }
 
-/// The readers' side: every block, once the build has ended.
+/// One list being packed ([`ArenaWriter::begin`]).
+pub(crate) struct ListPacker<'w> {
+    writer: &'w mut ArenaWriter,
+    list: PackedArgs,
+    pushed: usize,
+}
+
+impl ListPacker<'_> {
+    /// Appends the list's next tensor.
+    #[inline]
+    pub fn push(&mut self, t: Tensor) {
+        let packed = self.writer.packed(&t, self.pushed);
+        if self.pushed < INLINE_ARGS {
+            self.list.head[self.pushed] = packed;
+        } else {
+            let block = self
+                .writer
+                .blocks
+                .last_mut()
+                .expect("a block was taken for the tail");
+            block.push(packed);
+        }
+        self.pushed += 1;
+    }
+
+    /// The list as its slot keeps it.
+    ///
+    /// # Panics
+    /// When another number of tensors than announced was pushed.
+    pub fn finish(self) -> PackedArgs {
+        assert_eq!(
+            self.pushed,
+            self.list.len(),
+            "the list pushed another length than announced"
+        );
+        self.list
+    }
+}
+
+/// What the readers get once the build has ended.
+struct Published {
+    templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    blocks: Vec<Vec<PackedTensor>>,
+}
+
+/// The readers' side: the templates and every block, once the build has ended.
 #[derive(Default)]
 pub(crate) struct ArgArena {
-    blocks: OnceLock<Vec<Vec<Tensor>>>,
+    published: OnceLock<Published>,
 }
 
 impl ArgArena {
-    /// Hands the writer's blocks to the readers (once per run, before the graph launches).
+    /// Hands the writer's templates and blocks to the readers (once per run, before the graph
+    /// launches).
     pub fn publish(&self, w: ArenaWriter) {
-        if self.blocks.set(w.blocks).is_err() {
+        let p = Published {
+            templates: w.templates,
+            blocks: w.blocks,
+        };
+        if self.published.set(p).is_err() {
             panic!("the argument arena was published twice");
         }
     }
 
-    /// The list at `at`.
+    /// Replaces `out` with the tensors of `list`, as they were packed.
     ///
     /// # Panics
-    /// When the arena was not published yet: a task whose list is here runs only after the
-    /// build that wrote it ended.
-    pub fn get(&self, at: ArenaRef) -> &[Tensor] {
-        let blocks = self
-            .blocks
+    /// When the arena was not published yet (a task of a host-built graph runs only after the
+    /// build that packed its arguments ended), or `list` was not packed by the writer published.
+    pub fn unpack(&self, list: &PackedArgs, out: &mut Vec<Tensor>) {
+        let p = self
+            .published
             .get()
             .expect("an hbg graph's argument arena is published before the graph launches");
-        &blocks[at.block as usize][at.start as usize..][..at.len as usize]
+        let tensor = |packed: &PackedTensor| -> Tensor {
+            p.templates
+                .get_index(packed.template as usize)
+                .and_then(|t| t.at(packed.start()))
+                .expect("a packed argument names a published template and an offset it fits")
+        };
+        out.clear();
+        out.extend(list.head[..usize::from(list.head_len)].iter().map(tensor));
+        if list.tail_len > 0 {
+            let (block, start) = (
+                list.tail as usize / BLOCK_TENSORS,
+                list.tail as usize % BLOCK_TENSORS,
+            );
+            out.extend(
+                p.blocks[block][start..][..usize::from(list.tail_len)]
+                    .iter()
+                    .map(tensor),
+            );
+        }
     }
 }
 
@@ -112,41 +249,109 @@ mod tests {
             .unwrap()
     }
 
+    fn other(i: u32) -> Tensor {
+        Tensor::contiguous(
+            0x9000,
+            1 << 20,
+            &[1 << 9, 1 << 9],
+            DType::Float32,
+            TaskId::new(0, i),
+        )
+        .unwrap()
+        .view(&[2, 2], &[i % 256, 2 * (i % 256)])
+        .unwrap()
+    }
+
+    fn pack(w: &mut ArenaWriter, store: &SlotStore, list: &[Tensor]) -> PackedArgs {
+        let mut p = w.begin(store, list.len());
+        list.iter().for_each(|&t| p.push(t));
+        p.finish()
+    }
+
     #[test]
-    fn lists_come_back_as_written_and_never_straddle_a_block() {
-        let store = SlotStore::new(8);
+    fn lists_come_back_as_written_and_tails_never_straddle_a_block() {
+        let store = SlotStore::new(8, true);
         let mut w = ArenaWriter::default();
         let mut written = Vec::new();
-        // 3 tensors per list: a block holds 1365 lists and 1 tensor of room, which the 1366th
-        // list does not fit.
+        // 5 tensors per list, 3 of them in the tail: a block holds 5461 tails and 1 tensor of
+        // room, which the 5462nd tail does not fit.
         for k in 0..(BLOCK_TENSORS / 3 + 5) as u32 {
-            let list: Vec<Tensor> = (0..3).map(|j| tile(3 * k + j)).collect();
-            let at = w.append(&store, 3, |b| b.extend_from_slice(&list));
+            let list: Vec<Tensor> = (0..5)
+                .map(|j| if j % 2 == 0 { tile(5 * k + j) } else { other(k) })
+                .collect();
+            let at = pack(&mut w, &store, &list);
+            written.push((at, list));
+        }
+        // One short list and one empty one, between long ones.
+        for list in [vec![other(7)], vec![]] {
+            let at = pack(&mut w, &store, &list);
             written.push((at, list));
         }
         assert_eq!(w.blocks.len(), 2);
         assert_eq!(w.blocks[0].len(), BLOCK_TENSORS / 3 * 3);
+        // One template for the vector's slices, one per owner of the matrix's views.
+        assert_eq!(w.templates(), 1 + (BLOCK_TENSORS / 3 + 5));
         let arena = ArgArena::default();
         arena.publish(w);
+        let mut out = vec![tile(99)];
         for (at, list) in &written {
-            assert_eq!(at.len(), 3);
-            assert_eq!(arena.get(*at), &list[..]);
+            assert_eq!(at.len(), list.len());
+            arena.unpack(at, &mut out);
+            assert_eq!(out, *list);
         }
-        assert_eq!(written[BLOCK_TENSORS / 3].0.block, 1);
-        assert_eq!(written[BLOCK_TENSORS / 3].0.start, 0);
+        assert_eq!(written[BLOCK_TENSORS / 3].0.tail as usize, BLOCK_TENSORS);
+    }
+
+    #[test]
+    fn views_alternating_between_buffers_share_their_templates() {
+        let store = SlotStore::new(8, true);
+        let mut w = ArenaWriter::default();
+        let a = Tensor::contiguous(0x1000, 1 << 12, &[1 << 10], DType::Float32, TaskId::INVALID).unwrap();
+        let b = Tensor::contiguous(0x8000, 1 << 12, &[1 << 10], DType::Float32, TaskId::INVALID).unwrap();
+        let lists: Vec<Vec<Tensor>> = (0..100)
+            .map(|s| vec![a.view(&[1], &[s]).unwrap(), b.view(&[1], &[s]).unwrap()])
+            .collect();
+        let packed: Vec<PackedArgs> = lists.iter().map(|l| pack(&mut w, &store, l)).collect();
+        assert_eq!(w.templates(), 2);
+        assert!(w.blocks.is_empty(), "two arguments fit the slot");
+        let arena = ArgArena::default();
+        arena.publish(w);
+        let mut out = Vec::new();
+        for (p, l) in packed.iter().zip(&lists) {
+            arena.unpack(p, &mut out);
+            assert_eq!(&out, l);
+        }
+    }
+
+    #[test]
+    fn an_offset_past_32_bits_comes_back_whole() {
+        let big = Tensor::contiguous(0, 1 << 40, &[1 << 30, 256], DType::Int8, TaskId::INVALID).unwrap();
+        let v = big.view(&[1, 256], &[(1 << 30) - 1, 0]).unwrap();
+        assert!(v.start_offset() > u64::from(u32::MAX));
+        let store = SlotStore::new(8, true);
+        let mut w = ArenaWriter::default();
+        let at = pack(&mut w, &store, &[v]);
+        let arena = ArgArena::default();
+        arena.publish(w);
+        let mut out = Vec::new();
+        arena.unpack(&at, &mut out);
+        assert_eq!(out, [v]);
     }
 
     #[test]
     #[should_panic(expected = "published before the graph launches")]
     fn reading_before_publication_is_refused() {
         let mut w = ArenaWriter::default();
-        let at = w.append(&SlotStore::new(8), 1, |b| b.push(tile(0)));
-        ArgArena::default().get(at);
+        let at = pack(&mut w, &SlotStore::new(8, true), &[tile(0)]);
+        ArgArena::default().unpack(&at, &mut Vec::new());
     }
 
     #[test]
     #[should_panic(expected = "another length than announced")]
     fn a_list_of_another_length_than_announced_is_refused() {
-        ArenaWriter::default().append(&SlotStore::new(8), 2, |b| b.push(tile(0)));
+        let mut w = ArenaWriter::default();
+        let mut p = w.begin(&SlotStore::new(8, true), 2);
+        p.push(tile(0));
+        p.finish();
     }
 }

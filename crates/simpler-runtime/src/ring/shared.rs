@@ -45,12 +45,13 @@ const PENDING: u8 = 2;
 
 impl RingShared {
     /// A ring of `window` empty slots whose dep pool counts from `dep_origin`; with `reclaims`
-    /// false (a host-built graph, whose tasks never retire) it keeps no [`ReclaimMarks`].
+    /// false (a host-built graph, whose tasks never retire) it keeps no [`ReclaimMarks`] and its
+    /// slots keep packed tensor arguments (`crates/simpler-runtime/src/ring/arg_arena.rs`).
     pub fn new(window: u32, dep_origin: u64, reclaims: bool) -> RingShared {
         let marks = if reclaims { window as usize } else { 0 };
         RingShared {
             mask: window - 1,
-            slots: SlotStore::new(window),
+            slots: SlotStore::new(window, !reclaims),
             marks: (0..marks).map(|_| ReclaimMarks::default()).collect(),
             last_alive: CachePadded::new(AtomicU32::new(0)),
             heap_tail: AtomicU64::new(0),

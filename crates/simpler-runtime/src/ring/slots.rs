@@ -27,10 +27,11 @@ use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
 
+use super::arg_arena::{PackedTensor, BLOCK_TENSORS};
+use crate::slot::{ArgsRead, ArgsWrite, InlineArgs, RingSlot, Slot};
 use simpler_core::Tensor;
 
-use super::arg_arena::BLOCK_TENSORS;
-use crate::slot::Slot;
+use super::arg_arena::{ArgArena, PackedArgs};
 use crate::sync::{AtomicBool, Ordering, Sleep};
 
 /// Slots built together (1024 × 336 bytes: 336 KB).
@@ -48,15 +49,17 @@ const PREFAULT_TICK: Duration = Duration::from_millis(20);
 
 /// The slots of one ring's window; see the module docs.
 pub(crate) struct SlotStore {
-    chunks: Box<[OnceLock<Box<[Slot]>>]>,
+    chunks: Box<[OnceLock<Chunk>]>,
+    /// The slots keep packed arguments (a host-built graph's) rather than tensors in place.
+    packed: bool,
     /// `log2` of the chunk length.
     shift: u32,
     /// Chunk length − 1.
     within: u32,
     /// Chunks of empty slots built ahead by the prefault thread.
-    spare: ArrayQueue<Box<[Slot]>>,
+    spare: ArrayQueue<Chunk>,
     /// Empty argument-arena blocks ([`BLOCK_TENSORS`] tensors), their pages faulted in.
-    spare_arg_blocks: ArrayQueue<Vec<Tensor>>,
+    spare_arg_blocks: ArrayQueue<Vec<PackedTensor>>,
     /// Set when the orchestrator first takes an argument block: a build whose tasks all fit
     /// their slots gets no spare blocks.
     arg_blocks_wanted: AtomicBool,
@@ -65,12 +68,14 @@ pub(crate) struct SlotStore {
 }
 
 impl SlotStore {
-    /// A store of `len` slots (a power of two), none built yet.
-    pub fn new(len: u32) -> SlotStore {
+    /// A store of `len` slots (a power of two), none built yet; `packed`: their tasks' tensor
+    /// arguments are packed ([`PackedArgs`], a host-built graph) rather than in place.
+    pub fn new(len: u32, packed: bool) -> SlotStore {
         debug_assert!(len.is_power_of_two());
         let chunk = (len as usize).min(CHUNK_SLOTS) as u32;
         let store = SlotStore {
             chunks: (0..len / chunk).map(|_| OnceLock::new()).collect(),
+            packed,
             shift: chunk.trailing_zeros(),
             within: chunk - 1,
             spare: ArrayQueue::new(SPARE_CHUNKS),
@@ -88,28 +93,56 @@ impl SlotStore {
         store
     }
 
-    /// The slot at `index` (< `len`), building its chunk if this is the chunk's first use.
+    /// The chunk of the slot at `index` (< `len`), built if this is its first use, and the
+    /// slot's place in it.
+    #[inline]
+    fn chunk(&self, index: u32) -> (&Chunk, usize) {
+        let chunk = self.chunks[(index >> self.shift) as usize].get_or_init(|| self.build_chunk());
+        (chunk, (index & self.within) as usize)
+    }
+
+    /// The slot at `index` (< `len`).
     #[inline]
     pub fn get(&self, index: u32) -> &Slot {
-        let chunk = self.chunks[(index >> self.shift) as usize].get_or_init(|| self.build_chunk());
-        &chunk[(index & self.within) as usize]
+        match self.chunk(index) {
+            (Chunk::InPlace(c), i) => &c[i].core,
+            (Chunk::Packed(c), i) => &c[i].core,
+        }
+    }
+
+    /// The payload and tensor arguments of the slot at `index`, read-locked.
+    #[inline]
+    pub fn read(&self, index: u32) -> PayloadRead<'_> {
+        match self.chunk(index) {
+            (Chunk::InPlace(c), i) => PayloadRead::InPlace(c[i].read()),
+            (Chunk::Packed(c), i) => PayloadRead::Packed(c[i].read()),
+        }
+    }
+
+    /// The payload and tensor arguments of the slot at `index`, write-locked.
+    #[inline]
+    pub fn write(&self, index: u32) -> PayloadWrite<'_> {
+        match self.chunk(index) {
+            (Chunk::InPlace(c), i) => PayloadWrite::InPlace(c[i].write()),
+            (Chunk::Packed(c), i) => PayloadWrite::Packed(c[i].write()),
+        }
     }
 
     /// A chunk of empty slots: a spare when the prefault thread has one ready.
-    fn build_chunk(&self) -> Box<[Slot]> {
+    fn build_chunk(&self) -> Chunk {
         match self.spare.pop() {
             Some(chunk) => {
                 self.prefault.notify_one();
                 chunk
             }
-            None => built_chunk(self.within as usize + 1),
+            None => built_chunk(self.within as usize + 1, self.packed),
         }
     }
 
     /// An empty argument-arena block of [`BLOCK_TENSORS`] tensors, its pages faulted in: a
     /// spare when the prefault thread has one ready. The first call makes the thread keep
     /// spares from then on.
-    pub fn take_arg_block(&self) -> Vec<Tensor> {
+    pub fn take_arg_block(&self) -> Vec<PackedTensor> {
         if !self.arg_blocks_wanted.load(Ordering::Relaxed) {
             self.arg_blocks_wanted.store(true, Ordering::Release);
             self.prefault.notify_one();
@@ -135,7 +168,7 @@ impl SlotStore {
         while !stop() {
             // Chunks first: every task needs a slot; only some need an argument block.
             if chunk_due(chunks_left) {
-                if self.spare.push(built_chunk(n)).is_err() {
+                if self.spare.push(built_chunk(n, self.packed)).is_err() {
                     return; // only this thread pushes: unreachable
                 }
                 chunks_left -= 1;
@@ -166,10 +199,101 @@ impl SlotStore {
 /// when it keeps up: writing a chunk's empty slots was the build's own work before (a
 /// `memmove` per slot, 17–30 ns a task of an `hbg` build's profile, on lines the prefault
 /// thread had just zeroed on its core).
-fn built_chunk(n: usize) -> Box<[Slot]> {
-    let mut v = faulted_in(n);
-    v.extend((0..n).map(|_| Slot::new()));
-    v.into_boxed_slice()
+fn built_chunk(n: usize, packed: bool) -> Chunk {
+    fn slots<A: Default>(n: usize) -> Box<[RingSlot<A>]> {
+        let mut v = faulted_in(n);
+        v.extend((0..n).map(|_| RingSlot::new()));
+        v.into_boxed_slice()
+    }
+    if packed {
+        Chunk::Packed(slots(n))
+    } else {
+        Chunk::InPlace(slots(n))
+    }
+}
+
+/// A chunk of slots, of the kind its store keeps.
+enum Chunk {
+    /// `tmr`: tensor arguments in place.
+    InPlace(Box<[RingSlot<InlineArgs>]>),
+    /// A host-built graph: packed arguments.
+    Packed(Box<[RingSlot<PackedArgs>]>),
+}
+
+/// A slot's payload and tensor arguments, read-locked ([`SlotStore::read`]).
+pub(crate) enum PayloadRead<'a> {
+    /// A `tmr` slot's.
+    InPlace(ArgsRead<'a, InlineArgs>),
+    /// A host-built graph's.
+    Packed(ArgsRead<'a, PackedArgs>),
+}
+
+impl PayloadRead<'_> {
+    /// Number of tensor arguments.
+    #[inline]
+    pub fn arg_count(&self) -> usize {
+        match self {
+            PayloadRead::InPlace(r) => r.args().len(),
+            PayloadRead::Packed(r) => r.args().len(),
+        }
+    }
+
+    /// The tensor arguments: a `tmr` slot's in place, a host-built graph's unpacked from
+    /// `arena` into `scratch`.
+    #[inline]
+    pub fn tensors<'s>(&'s self, arena: &ArgArena, scratch: &'s mut Vec<Tensor>) -> &'s [Tensor] {
+        match self {
+            PayloadRead::InPlace(r) => r.args(),
+            PayloadRead::Packed(r) => {
+                arena.unpack(r.args(), scratch);
+                scratch
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for PayloadRead<'_> {
+    type Target = crate::slot::Payload;
+    #[inline]
+    fn deref(&self) -> &crate::slot::Payload {
+        match self {
+            PayloadRead::InPlace(r) => r,
+            PayloadRead::Packed(r) => r,
+        }
+    }
+}
+
+/// A slot's payload and tensor arguments, write-locked ([`SlotStore::write`]).
+pub(crate) enum PayloadWrite<'a> {
+    /// A `tmr` slot's.
+    InPlace(ArgsWrite<'a, InlineArgs>),
+    /// A host-built graph's.
+    Packed(ArgsWrite<'a, PackedArgs>),
+}
+
+impl PayloadWrite<'_> {
+    /// The payload and the arguments, both writable.
+    #[inline]
+    pub fn parts(&mut self) -> (&mut crate::slot::Payload, ArgsMut<'_>) {
+        match self {
+            PayloadWrite::InPlace(w) => {
+                let (p, a) = w.parts();
+                (p, ArgsMut::InPlace(a))
+            }
+            PayloadWrite::Packed(w) => {
+                let (p, a) = w.parts();
+                (p, ArgsMut::Packed(a))
+            }
+        }
+    }
+}
+
+/// A slot's tensor arguments, writable ([`PayloadWrite::parts`]).
+pub(crate) enum ArgsMut<'a> {
+    /// A `tmr` slot's, in place.
+    InPlace(&'a mut InlineArgs),
+    /// A host-built graph's, packed.
+    Packed(&'a mut PackedArgs),
 }
 
 /// An empty allocation for `n` elements, its memory faulted in by one system call.
@@ -214,7 +338,7 @@ mod tests {
 
     #[test]
     fn a_chunk_is_built_by_its_first_use_and_only_then() {
-        let store = SlotStore::new(4 * CHUNK_SLOTS as u32);
+        let store = SlotStore::new(4 * CHUNK_SLOTS as u32, true);
         assert_eq!(store.built(), 0);
         assert_eq!(store.get(0).fan.lock().state, TaskState::Free);
         assert_eq!(store.built(), 1);
@@ -226,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_slot_is_the_same_object_on_every_access() {
-        let store = SlotStore::new(2 * CHUNK_SLOTS as u32);
+        let store = SlotStore::new(2 * CHUNK_SLOTS as u32, true);
         let i = CHUNK_SLOTS as u32 + 7;
         store.get(i).fan.lock().local = 42;
         assert_eq!(store.get(i).fan.lock().local, 42);
@@ -236,7 +360,7 @@ mod tests {
 
     #[test]
     fn the_prefault_thread_stays_spare_chunks_ahead_and_its_allocations_are_used() {
-        let store = SlotStore::new(64 * CHUNK_SLOTS as u32);
+        let store = SlotStore::new(64 * CHUNK_SLOTS as u32, true);
         let stop = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|s| {
             let t = s.spawn(|| store.prefault_ahead(|| stop.load(Ordering::SeqCst)));
@@ -266,7 +390,7 @@ mod tests {
     /// Argument blocks are made only once the orchestrator asked for one, then kept ready.
     #[test]
     fn the_prefault_thread_keeps_argument_blocks_once_one_was_taken() {
-        let store = SlotStore::new(2 * CHUNK_SLOTS as u32);
+        let store = SlotStore::new(2 * CHUNK_SLOTS as u32, true);
         let stop = std::sync::atomic::AtomicBool::new(false);
         let wait_for = |what: &dyn Fn() -> bool| {
             let t0 = std::time::Instant::now();
@@ -297,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_window_smaller_than_a_chunk_is_one_chunk_of_its_size() {
-        let store = SlotStore::new(8);
+        let store = SlotStore::new(8, true);
         store.get(7).fan.lock().local = 7;
         assert_eq!(store.built(), 1);
         assert_eq!(store.get(7).fan.lock().local, 7);

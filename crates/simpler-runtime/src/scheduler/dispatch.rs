@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::{self as lane_rows, TaskRow};
+use simpler_core::Tensor;
 
 use super::cores::Cores;
 use super::phases::{PhaseLog, PhaseStart};
@@ -16,8 +17,9 @@ use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::{panic_message, FatalCode};
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, CoreType, TaskShape};
+use crate::ring::slots::PayloadRead;
 use crate::shared::{AdvanceBatch, RunShared};
-use crate::slot::{shape_from_u8, Payload, SlotRef};
+use crate::slot::{shape_from_u8, SlotRef};
 
 /// A scheduler thread's diagnostics producers (each `None` when its diagnostic is off).
 pub(crate) struct ThreadProbes {
@@ -70,6 +72,8 @@ pub(crate) struct ThreadState {
     pub thread: u32,
     pub cores: Cores,
     pub scratch: crate::slot::Consumers,
+    /// The running task's tensor arguments, when they are unpacked (`hbg`, `PayloadRead::Packed`).
+    pub args: Vec<Tensor>,
     pub batch: AdvanceBatch,
     /// This thread's ready tasks when it is the run's only scheduler thread (with several,
     /// they are in `RunShared::lanes`, where an idle thread can make it share them).
@@ -139,7 +143,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         }
         return;
     }
-    let payload = slot.payload.read();
+    let payload = shared.payload(s);
     // A one-block task is dispatched once, by this thread: its block is 0 and its last
     // subtasks are the ones placed here, with no atomic read-modify-write to find either out.
     let one_block = payload.block_num == 1;
@@ -174,6 +178,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let mut held_until: Option<Instant> = None;
     let mut cores: ArrayVec<CoreId, 3> = ArrayVec::new();
     let mut first_start = None;
+    let tensors = payload.tensors(&shared.arg_arena, &mut st.args);
     for &(sub, core) in &placement {
         let kid = kernels[sub];
         let Some(def) = shared.kernels.get(kid) else {
@@ -185,7 +190,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             return;
         };
         let ctx = KernelCtx {
-            tensors: payload.args.tensors(&shared.arg_arena),
+            tensors,
             tags: payload.tags,
             scalars: &payload.scalars,
             memory: &shared.memory,
@@ -275,7 +280,7 @@ fn finish_block(
     s: SlotRef,
     subtasks: u32,
     one_block: bool,
-    payload: Option<&Payload>,
+    payload: Option<&PayloadRead<'_>>,
     rows: ArrayVec<TaskRow, 3>,
 ) {
     let complete_start = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
@@ -288,12 +293,12 @@ fn finish_block(
         if let Some(d) = st.probes.dump.as_mut() {
             match payload {
                 Some(p) => d.capture(Stage::AfterCompletion, p, shared),
-                None => d.capture(Stage::AfterCompletion, &slot.payload.read(), shared),
+                None => d.capture(Stage::AfterCompletion, &shared.payload(s), shared),
             }
         }
         shared.complete(
             s,
-            payload,
+            payload.map(|p| &**p),
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,

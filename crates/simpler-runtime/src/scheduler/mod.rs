@@ -64,6 +64,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         thread: thread_index,
         cores: Cores::new(shared.platform, thread_index, thread_count),
         scratch: crate::slot::Consumers::new(),
+        args: Vec::new(),
         batch: AdvanceBatch::default(),
         own: ready::LocalReady::default(),
         probes: ThreadProbes {

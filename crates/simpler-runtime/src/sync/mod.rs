@@ -16,12 +16,14 @@ pub(crate) use sleep::Sleep;
 pub(crate) use std::sync::atomic::Ordering;
 
 #[cfg(not(feature = "loom"))]
-pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
+pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 #[cfg(not(feature = "loom"))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 
 #[cfg(feature = "loom")]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
+#[cfg(feature = "loom")]
+pub(crate) use loom::sync::{RwLockReadGuard, RwLockWriteGuard};
 #[cfg(feature = "loom")]
 pub(crate) use loom_shim::{Condvar, Mutex, MutexGuard, RwLock};
 

@@ -21,14 +21,14 @@ use std::sync::Arc;
 use simpler_artifacts::args_dump::{BIN_FILE, DIR, JSON_FILE};
 use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
 use simpler_artifacts::publish::{publish_with, Options};
-use simpler_core::{ArgTag, DType, MAX_DIMS};
+use simpler_core::{ArgTag, DType, Tensor, MAX_DIMS};
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 use crate::collectors::channel::{BufferChannel, CollectorThread, Producer, Records};
 use crate::config::DumpArgsLevel;
 use crate::memory::view_offsets;
+use crate::ring::slots::PayloadRead;
 use crate::shared::RunShared;
-use crate::slot::Payload;
 
 /// Records per buffer (the original's `records[256]`).
 pub const RECORDS_PER_BUFFER: usize = 256;
@@ -125,6 +125,7 @@ impl ArgsDumpShared {
             losses: self.losses.clone(),
             level: self.level,
             data_cap: self.data_cap,
+            args: Vec::new(),
         }
     }
 }
@@ -135,6 +136,8 @@ pub(crate) struct ArgsDumpProducer {
     losses: Arc<Losses>,
     level: DumpArgsLevel,
     data_cap: usize,
+    /// The captured task's tensor arguments, when they are unpacked (`hbg`).
+    args: Vec<Tensor>,
 }
 
 fn role_of(tag: ArgTag) -> u8 {
@@ -149,7 +152,7 @@ fn role_of(tag: ArgTag) -> u8 {
 impl ArgsDumpProducer {
     /// Captures the arguments of task `p` that `stage` covers, as the level and the task's
     /// selection say.
-    pub fn capture(&mut self, stage: Stage, p: &Payload, shared: &RunShared) {
+    pub fn capture(&mut self, stage: Stage, p: &PayloadRead<'_>, shared: &RunShared) {
         let memory = &shared.memory;
         let sel = p.dump.as_deref().copied().unwrap_or_default();
         let mask = sel.mask;
@@ -165,8 +168,9 @@ impl ArgsDumpProducer {
             }
         }
         let selected = |i: usize| i < 64 && mask & (1u64 << i) != 0;
-        let nt = p.args.len();
-        for (i, &t) in p.args.tensors(&shared.arg_arena).iter().enumerate() {
+        let nt = p.arg_count();
+        let mut scratch = std::mem::take(&mut self.args);
+        for (i, &t) in p.tensors(&shared.arg_arena, &mut scratch).iter().enumerate() {
             let tag = p.tags.get(i);
             let role = role_of(tag);
             let covered = match stage {
@@ -231,6 +235,7 @@ impl ArgsDumpProducer {
             rec.truncated |= rec.cut > 0;
             b.records.push(rec);
         }
+        self.args = scratch;
         if stage == Stage::BeforeDispatch {
             for (j, &v) in p.scalars.iter().enumerate() {
                 if self.level == DumpArgsLevel::Partial && !selected(nt + j) {
