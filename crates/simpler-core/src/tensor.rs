@@ -454,6 +454,22 @@ impl Tensor {
 }
 
 impl ViewTemplate {
+    /// True when `t` is a view of this template (`t.split_template().0 == *self`), checked
+    /// field by field on `t` without building its template.
+    #[inline]
+    pub fn matches(&self, t: &Tensor) -> bool {
+        let b = &self.base;
+        b.addr == t.addr
+            && b.size_bytes == t.size_bytes
+            && b.owner == t.owner
+            && b.version == t.version
+            && b.ndims == t.ndims
+            && b.dtype == t.dtype
+            && b.manual_dep == t.manual_dep
+            && b.shape == t.shape
+            && b.strides == t.strides
+    }
+
     /// The view at `start` elements from the buffer's base, or `None` when it would reach past
     /// the buffer's end (a start no view of this template had).
     #[inline]
@@ -657,6 +673,7 @@ mod tests {
         let ((ta, oa), (tb, ob)) = (a.split_template(), b.split_template());
         assert_eq!(ta, tb);
         assert_eq!((oa, ob), (0, 6 * 16 + 12));
+        assert!(ta.matches(&a) && ta.matches(&b));
         assert_eq!((ta.at(oa), tb.at(ob)), (Some(a), Some(b)));
         // Another shape, version or owner is another template.
         for other in [
@@ -666,6 +683,7 @@ mod tests {
             a.transpose(0, 1).unwrap(),
         ] {
             assert_ne!(other.split_template().0, ta, "{other:?}");
+            assert!(!ta.matches(&other), "{other:?}");
         }
         // The last start at which the 2x4 view still fits the 8x16 buffer, and one past it.
         let last = 8 * 16 - (16 + 4);
@@ -696,6 +714,10 @@ mod tests {
             }
             let (t, off) = v.split_template();
             proptest::prop_assert_eq!(t.at(off), Some(v));
+            proptest::prop_assert!(t.matches(&v));
+            // A view of another shape or start matches exactly when its template is equal.
+            let w = m.view(&[h.min(1), w.min(1)], &[0, 0]).unwrap();
+            proptest::prop_assert_eq!(t.matches(&w), w.split_template().0 == t);
         }
     }
 }

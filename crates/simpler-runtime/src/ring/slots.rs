@@ -1,8 +1,8 @@
 //! A ring's task slots, built a chunk at a time when first used.
 //!
 //! An `hbg` run keeps every task of the graph in its window (2^20 slots for 1M tasks, about
-//! 340 MB). Building them all before the first submit cost a third of such a run's CPU time,
-//! most of it page faults, on the critical path, and wrote every slot twice: once empty, once
+//! 200 MB, 192 bytes a slot with its packed arguments). Building them all before the first
+//! submit cost a third of such a run's CPU time, most of it page faults, on the critical path, and wrote every slot twice: once empty, once
 //! by its submit, long after the empty write had left the caches. Slots are built in chunks of
 //! [`CHUNK_SLOTS`] (a few hundred KB, in the core's L2) by the first access, which is the
 //! orchestrator's allocation; the submit that follows writes lines still in the cache. A
@@ -34,14 +34,15 @@ use simpler_core::Tensor;
 use super::arg_arena::{ArgArena, PackedArgs};
 use crate::sync::{AtomicBool, Ordering, Sleep};
 
-/// Slots built together (1024 × 336 bytes: 336 KB).
+/// Slots built together (1024 × 192 bytes in a host-built graph: 192 KB; 328 bytes a slot on
+/// `tmr`).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
 
-/// Built chunks the prefault thread keeps ready (8 × 336 KB).
+/// Built chunks the prefault thread keeps ready (8 × 192 KB).
 pub(crate) const SPARE_CHUNKS: usize = 8;
 
 /// Empty argument-arena blocks the prefault thread keeps ready once one was asked for
-/// (8 × 320 KB).
+/// (8 × 192 KB).
 pub(crate) const SPARE_ARG_BLOCKS: usize = 8;
 
 /// The prefault thread's longest park before it re-checks whether to stop.
@@ -107,6 +108,16 @@ impl SlotStore {
         match self.chunk(index) {
             (Chunk::InPlace(c), i) => &c[i].core,
             (Chunk::Packed(c), i) => &c[i].core,
+        }
+    }
+
+    /// Asks the CPU to start loading the slot at `index`, payload and arguments included
+    /// ([`RingSlot::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, index: u32) {
+        match self.chunk(index) {
+            (Chunk::InPlace(c), i) => c[i].prefetch(),
+            (Chunk::Packed(c), i) => c[i].prefetch(),
         }
     }
 

@@ -129,7 +129,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
-        let id = popped.map(|_| slot.payload.read().id);
+        let id = popped.map(|_| shared.payload(s).id);
         shared.complete(
             s,
             None,

@@ -28,7 +28,7 @@ use dispatch::{ThreadProbes, ThreadState};
 use phases::PhaseLog;
 
 /// How many tasks ahead in its lane a scheduler thread of a host-built graph prefetches the
-/// slot of (`Slot::prefetch`).
+/// slot of (`RingSlot::prefetch`).
 const PREFETCH_AHEAD: usize = 2;
 
 /// Rounds of `yield_now` an idle scheduler makes before it parks.
@@ -107,7 +107,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             if let (Some(task), true) = (task, prefetch) {
                 let shape = shared.shape_of(task);
                 if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
-                    shared.slot(soon).prefetch();
+                    shared.prefetch(soon);
                 }
             }
             task
