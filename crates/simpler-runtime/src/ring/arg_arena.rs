@@ -4,18 +4,20 @@
 //! arguments were most of its slot: two inline `Tensor`s, 160 of a slot's 336 bytes, and 80
 //! bytes more in an arena per argument past two. Yet the views of one graph differ from each
 //! other mostly in their start offset (the slices of a vector, the tiles of a matrix): a 1M-task
-//! graph of the `simpler bench` workloads has 1 to 4 distinct [`ViewTemplate`]s (a runtime-
-//! allocated output adds one of its own, its owner being its task). So the orchestrator of an
-//! `hbg` run stores each argument as a [`PackedTensor`], a template number and a start offset
-//! ([`ArenaWriter::begin`]): the first [`INLINE_ARGS`] in the slot ([`PackedArgs`]), the rest in
-//! blocks of [`BLOCK_TENSORS`] (each block's pages faulted in by one system call, by the
-//! prefault thread when it keeps ahead). When the build ends it hands the templates and the
-//! blocks over ([`ArgArena::publish`]), before any scheduler thread starts, and a thread that
-//! runs a task reads its arguments back, bit for bit, into a list of its own
-//! ([`ArgArena::unpack`]).
+//! graph of the `simpler bench` workloads has 1 to 4 distinct [`ViewTemplate`]s. So the
+//! orchestrator of an `hbg` run stores each argument as a [`PackedTensor`], a template number
+//! and a start offset ([`ArenaWriter::begin`]): the first [`INLINE_ARGS`] in the slot
+//! ([`PackedArgs`]), the rest in blocks of [`BLOCK_TENSORS`] (each block's pages faulted in by
+//! one system call, by the prefault thread when it keeps ahead). A view that would only make a
+//! template of its own (a runtime-allocated buffer's: its address and owner are its own) is
+//! stored whole instead, as are views past [`TEMPLATE_LIMIT`] templates. When the build ends
+//! the orchestrator hands the templates, the whole tensors and the blocks over
+//! ([`ArgArena::publish`]), before any scheduler thread starts, and a thread that runs a task
+//! reads its arguments back, bit for bit, into a list of its own ([`ArgArena::unpack`]).
 //!
-//! `tmr` reuses its slots, and each keeps a `Vec<Tensor>` whose capacity survives reuse: a
-//! template table would grow with every runtime-allocated output of an unbounded run.
+//! `tmr` reuses its slots, and each keeps its tensors in place (`InlineArgs`, in
+//! `crates/simpler-runtime/src/slot.rs`): a template table would grow with every
+//! runtime-allocated output of an unbounded run.
 
 use std::sync::OnceLock;
 
@@ -35,8 +37,18 @@ const _: () = assert!(MAX_TENSOR_ARGS <= u8::MAX as usize, "list lengths fit a u
 /// Templates the writer compares a view's against before it looks the template up.
 const RECENT: usize = 4;
 
+/// Distinct templates a graph keeps at most; views of further ones are stored whole.
+pub(crate) const TEMPLATE_LIMIT: usize = 1 << 16;
+
+/// Set in [`PackedTensor::template`]: the rest is the index of a tensor stored whole.
+const WHOLE: u32 = 1 << 31;
+
+/// Tensors stored whole per chunk (4096 × 80 bytes: 320 KB).
+const WHOLE_CHUNK: usize = 4096;
+
 /// One tensor argument: the number of its [`ViewTemplate`] and its start offset (split in two
-/// halves so that a list packs at 4-byte alignment: 12 bytes an argument, not 16).
+/// halves so that a list packs at 4-byte alignment: 12 bytes an argument, not 16), or, with
+/// [`WHOLE`] set, the index of the tensor stored whole.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PackedTensor {
     template: u32,
@@ -77,10 +89,19 @@ impl PackedArgs {
     }
 }
 
-/// The orchestrator's side: the templates met so far and the blocks filled so far.
+/// The orchestrator's side: the templates met so far, the tensors stored whole and the blocks
+/// filled so far.
+///
+/// Only views of external buffers (no owner task) are templated. A buffer the runtime
+/// allocates for an output has its own address and owner, so each of its views would be a
+/// template of its own, 88 bytes in the table and more in its index, where storing the view
+/// whole takes 80: those are stored whole, as are the views of templates past
+/// [`TEMPLATE_LIMIT`] (a graph of ever new shapes), so the table stays small.
 #[derive(Default)]
 pub(crate) struct ArenaWriter {
     templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    /// Tensors stored whole, in chunks of [`WHOLE_CHUNK`].
+    whole: Vec<Vec<Tensor>>,
     /// The templates last used, by argument position modulo [`RECENT`]: a graph's tasks mostly
     /// name the same buffers in the same positions, so most views find theirs here.
     recent: [u32; RECENT],
@@ -129,16 +150,42 @@ impl ArenaWriter {
                 return PackedTensor::new(*recent, t.start_offset());
             }
         }
-        let (template, start) = t.split_template();
-        let (id, _) = self.templates.insert_full(template);
-        *recent = u32::try_from(id).expect("2^32 distinct views in one graph");
-        PackedTensor::new(*recent, start)
+        if !t.owner().is_valid() {
+            let (template, start) = t.split_template();
+            let id = match self.templates.get_index_of(&template) {
+                Some(id) => Some(id),
+                None if self.templates.len() < TEMPLATE_LIMIT => Some(self.templates.insert_full(template).0),
+                None => None,
+            };
+            if let Some(id) = id {
+                *recent = id as u32;
+                return PackedTensor::new(*recent, start);
+            }
+        }
+        self.stored_whole(t)
     }
 
-    /// Distinct templates met so far.
+    /// `t` stored whole.
+    #[cold]
+    fn stored_whole(&mut self, t: &Tensor) -> PackedTensor {
+        if self.whole.last().is_none_or(|c| c.len() == WHOLE_CHUNK) {
+            self.whole.push(Vec::with_capacity(WHOLE_CHUNK));
+        }
+        let chunk = self.whole.len() - 1;
+        let c = self.whole.last_mut().expect("pushed above");
+        c.push(*t);
+        let index = chunk * WHOLE_CHUNK + c.len() - 1;
+        let index = u32::try_from(index)
+            .ok()
+            .filter(|&i| i < WHOLE)
+            .expect("2^31 whole tensors in one graph");
+        PackedTensor::new(WHOLE | index, 0)
+    }
+
+    /// Distinct templates met so far, and tensors stored whole.
     #[cfg(test)]
-    fn templates(&self) -> usize {
-        self.templates.len()
+    fn stored(&self) -> (usize, usize) {
+        (self.templates.len(), self.whole.iter().map(Vec::len).sum())
     }
 }
 
@@ -184,6 +231,7 @@ impl ListPacker<'_> {
 /// What the readers get once the build has ended.
 struct Published {
     templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    whole: Vec<Vec<Tensor>>,
     blocks: Vec<Vec<PackedTensor>>,
 }
 
@@ -199,6 +247,7 @@ impl ArgArena {
     pub fn publish(&self, w: ArenaWriter) {
         let p = Published {
             templates: w.templates,
+            whole: w.whole,
             blocks: w.blocks,
         };
         if self.published.set(p).is_err() {
@@ -217,6 +266,10 @@ impl ArgArena {
             .get()
             .expect("an hbg graph's argument arena is published before the graph launches");
         let tensor = |packed: &PackedTensor| -> Tensor {
+            if packed.template & WHOLE != 0 {
+                let i = (packed.template & !WHOLE) as usize;
+                return p.whole[i / WHOLE_CHUNK][i % WHOLE_CHUNK];
+            }
             p.templates
                 .get_index(packed.template as usize)
                 .and_then(|t| t.at(packed.start()))
@@ -290,8 +343,9 @@ mod tests {
         }
         assert_eq!(w.blocks.len(), 2);
         assert_eq!(w.blocks[0].len(), BLOCK_TENSORS / 3 * 3);
-        // One template for the vector's slices, one per owner of the matrix's views.
-        assert_eq!(w.templates(), 1 + (BLOCK_TENSORS / 3 + 5));
+        // One template for the vector's slices; the matrix's views (each list's own owner, as a
+        // runtime-allocated output's) are stored whole, one per list and one more.
+        assert_eq!(w.stored(), (1, 2 * (BLOCK_TENSORS / 3 + 5) + 1));
         let arena = ArgArena::default();
         arena.publish(w);
         let mut out = vec![tile(99)];
@@ -313,12 +367,35 @@ mod tests {
             .map(|s| vec![a.view(&[1], &[s]).unwrap(), b.view(&[1], &[s]).unwrap()])
             .collect();
         let packed: Vec<PackedArgs> = lists.iter().map(|l| pack(&mut w, &store, l)).collect();
-        assert_eq!(w.templates(), 2);
+        assert_eq!(w.stored(), (2, 0));
         assert!(w.blocks.is_empty(), "two arguments fit the slot");
         let arena = ArgArena::default();
         arena.publish(w);
         let mut out = Vec::new();
         for (p, l) in packed.iter().zip(&lists) {
+            arena.unpack(p, &mut out);
+            assert_eq!(&out, l);
+        }
+    }
+
+    #[test]
+    fn views_of_templates_past_the_limit_are_stored_whole() {
+        let store = SlotStore::new(8, true);
+        let mut w = ArenaWriter::default();
+        let v = Tensor::contiguous(0x1000, 1 << 20, &[1 << 18], DType::Float32, TaskId::INVALID).unwrap();
+        // Every length its own shape, so its own template: the last 10 find the table full.
+        let lists: Vec<Vec<Tensor>> = (1..=TEMPLATE_LIMIT as u32 + 10)
+            .map(|n| vec![v.view(&[n], &[0]).unwrap()])
+            .collect();
+        let packed: Vec<PackedArgs> = lists.iter().map(|l| pack(&mut w, &store, l)).collect();
+        assert_eq!(w.stored(), (TEMPLATE_LIMIT, 10));
+        // A view of a template already there still finds it.
+        let again = pack(&mut w, &store, &lists[0]);
+        assert_eq!(w.stored(), (TEMPLATE_LIMIT, 10));
+        let arena = ArgArena::default();
+        arena.publish(w);
+        let mut out = Vec::new();
+        for (p, l) in packed.iter().chain([&again]).zip(lists.iter().chain([&lists[0]])) {
             arena.unpack(p, &mut out);
             assert_eq!(&out, l);
         }
