@@ -1,5 +1,7 @@
 //! Property: a tensor map that moves busy buffers into ordered "hot" indexes gives exactly the
-//! same lookups (producers, overlaps, order, removals) as one that only walks bucket chains.
+//! same lookups (producers, overlaps, order, removals) as one that only walks bucket chains;
+//! and a map that packs its producer views (a host-built graph's) gives the same lookups and
+//! the same views back as one that keeps them whole.
 
 use proptest::prelude::*;
 use simpler_core::{DType, Overlap, TaskId, Tensor, TensorMap, TensorMapConfig};
@@ -62,6 +64,16 @@ fn make(base: &Tensor, (r0, rows, c0, cols, version, layout): View) -> Tensor {
     t.with_version(version)
 }
 
+/// The buffer `b`'s views carry an owner task (as a runtime-allocated output's would), so a
+/// packed map stores them whole.
+fn owned(t: Tensor, other_buffer: bool) -> Tensor {
+    if other_buffer {
+        t.with_owner(TaskId::new(1, 3))
+    } else {
+        t
+    }
+}
+
 fn map(hot_threshold: usize, bounded: bool) -> TensorMap {
     let mut cfg = if bounded {
         TensorMapConfig::bounded(1 << 16, [1 << 12; 4])
@@ -81,23 +93,38 @@ proptest! {
         let a = Tensor::contiguous(0x10_0000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
         let b = Tensor::contiguous(0x20_0000, 16 * 16 * 4, &[16, 16], DType::Float32, TaskId::INVALID).unwrap();
         let (mut hot, mut plain) = (map(2, bounded), map(usize::MAX, bounded));
+        // Never retires: compared with `plain` only when that does not either.
+        let mut packed = {
+            let mut cfg = TensorMapConfig::bounded_never_retiring(1 << 16);
+            cfg.hot_threshold = 2;
+            cfg.buckets = 4;
+            TensorMap::new(cfg)
+        };
         let mut next = 0u32;
         for op in ops {
             match op {
                 Op::Insert { view, other_buffer } => {
-                    let t = make(if other_buffer { &b } else { &a }, view);
+                    let t = owned(make(if other_buffer { &b } else { &a }, view), other_buffer);
                     let id = TaskId::new(0, next);
                     next += 1;
                     hot.sync(id);
                     plain.sync(id);
                     prop_assert_eq!(hot.insert(&t, id), plain.insert(&t, id));
+                    if !bounded {
+                        prop_assert_eq!(packed.insert(&t, id), Ok(()));
+                    }
                 }
                 Op::Lookup { view, inout, other_buffer } => {
-                    let t = make(if other_buffer { &b } else { &a }, view);
-                    let mut got: Vec<(TaskId, Overlap)> = Vec::new();
-                    let mut want: Vec<(TaskId, Overlap)> = Vec::new();
-                    hot.lookup::<()>(&t, inout, |p, _, o| { got.push((p, o)); Ok(()) }).unwrap();
-                    plain.lookup::<()>(&t, inout, |p, _, o| { want.push((p, o)); Ok(()) }).unwrap();
+                    let t = owned(make(if other_buffer { &b } else { &a }, view), other_buffer);
+                    let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                    let mut want: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                    hot.lookup::<()>(&t, inout, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                    plain.lookup::<()>(&t, inout, |p, v, o| { want.push((p, *v, o)); Ok(()) }).unwrap();
+                    if !bounded {
+                        let mut from_packed = Vec::new();
+                        packed.lookup::<()>(&t, inout, |p, v, o| { from_packed.push((p, *v, o)); Ok(()) }).unwrap();
+                        prop_assert_eq!(&from_packed, &want);
+                    }
                     prop_assert_eq!(got, want);
                 }
                 Op::Retire { fraction } => {
@@ -110,6 +137,9 @@ proptest! {
                 }
             }
             prop_assert_eq!(hot.in_use(), plain.in_use());
+            if !bounded {
+                prop_assert_eq!(packed.in_use(), plain.in_use());
+            }
         }
     }
 }

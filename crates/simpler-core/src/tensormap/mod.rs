@@ -26,13 +26,16 @@
 
 mod hot;
 mod overlap;
+mod views;
 
 pub use overlap::{check_overlap, Overlap};
+pub use views::TEMPLATE_LIMIT;
 
 use rustc_hash::FxHashMap;
 
 use crate::{TaskId, Tensor, MAX_RINGS};
 use hot::HotIndex;
+use views::Views;
 
 /// Default entry capacity of the runtime's tensor map.
 pub const DEFAULT_TENSORMAP_CAPACITY: usize = 65536;
@@ -64,6 +67,8 @@ pub struct TensorMapConfig {
     pub task_windows: Option<[u32; MAX_RINGS]>,
     /// Same-address entries a lookup may walk before the address gets an ordered index.
     pub hot_threshold: usize,
+    /// Producer views kept as template numbers and offsets (`views.rs`) instead of whole.
+    pub packed_views: bool,
 }
 
 impl TensorMapConfig {
@@ -74,15 +79,18 @@ impl TensorMapConfig {
             buckets: DEFAULT_TENSORMAP_BUCKETS,
             task_windows: Some(task_windows),
             hot_threshold: DEFAULT_HOT_THRESHOLD,
+            packed_views: false,
         }
     }
     /// A fixed pool whose entries never retire (a host-built graph: nothing completes while it
     /// is built), so it keeps no per-task chains: those cost 8 bytes per task-window slot and
-    /// a write per insert, for a cleanup that never has anything to free.
+    /// a write per insert, for a cleanup that never has anything to free. It holds an entry per
+    /// registered output of the whole graph, so it packs their views (`views.rs`).
     pub fn bounded_never_retiring(capacity: usize) -> Self {
         TensorMapConfig {
             capacity: Some(capacity),
             task_windows: None,
+            packed_views: true,
             ..TensorMapConfig::unbounded()
         }
     }
@@ -93,6 +101,7 @@ impl TensorMapConfig {
             buckets: DEFAULT_TENSORMAP_BUCKETS,
             task_windows: None,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
+            packed_views: false,
         }
     }
 }
@@ -106,7 +115,8 @@ pub struct TensorMapFull {
 
 #[derive(Clone, Copy)]
 struct Entry {
-    tensor: Tensor,
+    /// The producer view's buffer address (the view itself is in [`Views`], read on a match).
+    addr: u64,
     producer: TaskId,
     /// Insert order (newest first is the visiting order).
     seq: u64,
@@ -130,6 +140,8 @@ pub struct TensorMap {
     buckets: Vec<u32>,
     bucket_shift: u32,
     entries: Vec<Entry>,
+    /// Each entry's producer view, by entry index.
+    views: Views,
     free: Vec<u32>,
     capacity: Option<usize>,
     in_use: usize,
@@ -162,6 +174,7 @@ impl TensorMap {
             buckets: vec![NIL; nb],
             bucket_shift: 64 - nb.trailing_zeros(),
             entries: Vec::with_capacity(cfg.capacity.unwrap_or(1024)),
+            views: Views::new(cfg.packed_views),
             free: Vec::new(),
             capacity: cfg.capacity,
             in_use: 0,
@@ -290,11 +303,11 @@ impl TensorMap {
             b_next,
             hot,
             seq,
-            tensor,
+            addr,
             ..
         } = self.entries[e as usize];
         if hot {
-            let addr = tensor.addr();
+            let tensor = self.views.get(e);
             if let Some(h) = self.hot.get_mut(&addr) {
                 h.remove(&tensor, seq);
             }
@@ -367,7 +380,7 @@ impl TensorMap {
         };
         let seq = self.next_seq;
         let entry = Entry {
-            tensor: *tensor,
+            addr,
             producer,
             seq,
             hot,
@@ -388,6 +401,7 @@ impl TensorMap {
                 capacity: self.capacity.unwrap_or(0),
             });
         };
+        self.views.set(e, tensor);
         self.next_seq += 1;
         self.in_use += 1;
         if hot {
@@ -426,12 +440,13 @@ impl TensorMap {
         while e != NIL {
             let entry = self.entries[e as usize];
             let next = entry.b_next;
-            if entry.tensor.addr() == addr {
+            if entry.addr == addr {
                 same_address += 1;
                 if self.is_live(entry.producer) {
-                    let ov = check_overlap(&entry.tensor, consumer);
+                    let view = self.views.get(e);
+                    let ov = check_overlap(&view, consumer);
                     if ov != Overlap::None {
-                        hit(entry.producer, &entry.tensor, ov)?;
+                        hit(entry.producer, &view, ov)?;
                         if remove_covered && ov == Overlap::Covered {
                             self.remove(e);
                         }
@@ -464,9 +479,10 @@ impl TensorMap {
             if !self.is_live(entry.producer) {
                 continue;
             }
-            let ov = check_overlap(&entry.tensor, consumer);
+            let view = self.views.get(e);
+            let ov = check_overlap(&view, consumer);
             if ov != Overlap::None {
-                if let Err(err) = hit(entry.producer, &entry.tensor, ov) {
+                if let Err(err) = hit(entry.producer, &view, ov) {
                     result = Err(err);
                     break;
                 }
@@ -490,11 +506,11 @@ impl TensorMap {
         let mut e = self.buckets[self.bucket_of(addr)];
         while e != NIL {
             let next = self.entries[e as usize].b_next;
-            if self.entries[e as usize].tensor.addr() == addr {
+            if self.entries[e as usize].addr == addr {
                 self.unlink_bucket(e);
                 let entry = &mut self.entries[e as usize];
                 entry.hot = true;
-                index.insert(&entry.tensor, entry.seq, e);
+                index.insert(&self.views.get(e), entry.seq, e);
             }
             e = next;
         }
