@@ -213,6 +213,9 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
             if let Some(t) = &sr.combination_failure {
                 let _ = writeln!(s, "  minimums together: {}", crate::search::describe(t));
             }
+            if let Some(t) = &sr.suggested_failure {
+                let _ = writeln!(s, "  suggested sizes: {}", crate::search::describe(t));
+            }
             let _ = writeln!(
                 s,
                 "wall time: {:.3} s at the never-waits sizes, {} at the minimums",

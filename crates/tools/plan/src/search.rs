@@ -68,6 +68,8 @@ pub struct SearchResult {
     pub suggested_passed: bool,
     /// Resources whose suggestion was raised because a confirmation run failed, and why.
     pub raised: Vec<String>,
+    /// How the last confirmation run failed, when the suggestion did not pass.
+    pub suggested_failure: Option<Trial>,
     /// Median wall time at the base ("never waits") sizes.
     pub wall_never_waits: Duration,
     /// Median wall time at the minimums (when the combination passed).
@@ -324,6 +326,7 @@ pub fn search(
     // Confirm the suggestion; a timing-dependent failure raises the failing resource on every
     // used ring by the headroom again (at most `RAISES` times), and says so.
     let mut suggested_passed = false;
+    let mut suggested_failure = None;
     let mut raised = Vec::new();
     for attempt in 0..=RAISES {
         r.tensormap = Some(tensormap.suggested);
@@ -334,6 +337,7 @@ pub fn search(
             }
             Err(t) => {
                 if attempt == RAISES {
+                    suggested_failure = Some(t);
                     break;
                 }
                 if matches!(
@@ -347,7 +351,10 @@ pub fn search(
                     tensormap.suggested = suggest_tensormap(tensormap.suggested);
                     continue;
                 }
-                let Some(res) = resource_of(&t) else { break };
+                let Some(res) = resource_of(&t) else {
+                    suggested_failure = Some(t);
+                    break;
+                };
                 raised.push(format!("{} raised after {}", res.key(), describe(&t)));
                 for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
                     let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
@@ -366,6 +373,7 @@ pub fn search(
         combination_failure,
         suggested_env,
         suggested_passed,
+        suggested_failure,
         raised,
         tensormap,
         wall_never_waits,

@@ -53,7 +53,8 @@ fn every_target(runtime: RuntimeKind) {
         let s = search(&target, &analysis, runtime, 1).unwrap();
         assert!(
             s.suggested_passed,
-            "{subject}: the suggested sizes failed in the search"
+            "{subject}: the suggested sizes failed in the search: {:?} (raised: {:?})",
+            s.suggested_failure, s.raised
         );
         let mut env = s.suggested_env;
         let mut again = target.run(runtime, &env, None);
