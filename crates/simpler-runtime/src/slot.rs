@@ -66,7 +66,8 @@ pub(crate) struct Fan {
 pub(crate) struct Payload {
     pub id: TaskId,
     pub kernels: MixedKernels,
-    /// The tag of each tensor argument (the arguments are beside the payload, [`RingSlot`]).
+    /// The tag of each tensor argument (the arguments are beside the payload, under the same
+    /// lock: [`Guarded`]).
     pub tags: ArgTags,
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,

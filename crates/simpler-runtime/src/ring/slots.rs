@@ -2,7 +2,8 @@
 //!
 //! An `hbg` run keeps every task of the graph in its window (2^20 slots for 1M tasks, about
 //! 200 MB, 192 bytes a slot with its packed arguments). Building them all before the first
-//! submit cost a third of such a run's CPU time, most of it page faults, on the critical path, and wrote every slot twice: once empty, once
+//! submit cost a third of such a run's CPU time, most of it page faults, on the critical path,
+//! and wrote every slot twice: once empty, once
 //! by its submit, long after the empty write had left the caches. Slots are built in chunks of
 //! [`CHUNK_SLOTS`] (a few hundred KB, in the core's L2) by the first access, which is the
 //! orchestrator's allocation; the submit that follows writes lines still in the cache. A
