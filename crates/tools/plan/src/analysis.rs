@@ -34,6 +34,7 @@ use simpler_artifacts::scope_stats::{Metadata, Phase, Reader, Sample};
 use simpler_runtime::config::RingResource;
 
 use crate::error::{Error, ErrorKind};
+use crate::worst_case::DepPoolWorstCase;
 
 /// Rings the runtime has (scope depth ≥ 3 uses ring 3).
 pub const RINGS: usize = 4;
@@ -107,6 +108,9 @@ pub struct Analysis {
     /// False when some sample has no dep-pool fields (the original's schema version 4): the
     /// dep pool's occupancy is unknown and has no figure.
     pub dep_pool_known: bool,
+    /// The dep pool's worst case on tmr, from the run folder's deps.json when it has one
+    /// ([`crate::worst_case`]); the search then suggests it instead of a measured size.
+    pub dep_pool_worst: Option<DepPoolWorstCase>,
 }
 
 /// What the plan says when the file has no dep-pool fields.
@@ -212,13 +216,18 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
             source,
         })?);
     }
-    analyze_with(metadata, &samples, reclaims_of(path)).map_err(|why| {
-        ErrorKind::Unpaired {
+    let mut analysis = analyze_with(metadata, &samples, reclaims_of(path)).map_err(|why| {
+        Error::from(ErrorKind::Unpaired {
             path: path.to_path_buf(),
             why,
-        }
-        .into()
-    })
+        })
+    })?;
+    // The run folder's graph, when dep_gen recorded it (`<folder>/scope_stats/<file>`).
+    let deps = path.parent().and_then(Path::parent).map(|d| d.join("deps.json"));
+    if let Some(deps) = deps.filter(|d| d.is_file()) {
+        analysis.dep_pool_worst = Some(DepPoolWorstCase::read(&deps).map_err(ErrorKind::Deps)?);
+    }
+    Ok(analysis)
 }
 
 /// Analyses `samples` (oldest first) of a tmr run under `metadata`; `Err` names the sample
@@ -351,6 +360,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
         events,
         reclaims,
         dep_pool_known,
+        dep_pool_worst: None,
     })
 }
 

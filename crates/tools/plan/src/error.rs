@@ -62,6 +62,10 @@ pub enum ErrorKind {
         /// The collector's verdict.
         why: String,
     },
+    /// The run folder's deps.json (read for the dep pool's worst case) is invalid; the source
+    /// names the file and where.
+    #[error("the recorded graph, read for the dependency pool's worst case")]
+    Deps(#[source] simpler_artifacts::deps::DepsReadError),
     /// The temporary output folder could not be made.
     #[error("making a temporary output folder")]
     TempDir(#[source] std::io::Error),

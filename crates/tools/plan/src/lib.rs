@@ -18,6 +18,7 @@ mod error;
 pub mod report;
 pub mod search;
 pub mod target;
+pub mod worst_case;
 
 pub use cli::{check_text, parse_check, plan, record, run, write_plan_json, Args, Plan};
 pub use error::{Error, ErrorKind};

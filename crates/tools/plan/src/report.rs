@@ -177,6 +177,9 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
                 sr.runtime.name(),
                 sr.verify
             );
+            if sr.runtime == simpler_runtime::RuntimeKind::Tmr && analysis.dep_pool_known {
+                let _ = writeln!(s, "{}", dep_pool_rule(analysis.dep_pool_worst.is_some()));
+            }
             if let Some((val, code, msg)) = &sr.tensormap.below {
                 let _ = writeln!(
                     s,
@@ -243,6 +246,19 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     }
     let _ = writeln!(s, "\ncommand line:\n{}", env_flags(&env));
     s
+}
+
+/// How the dep pool's suggestion on tmr was made: from the recorded graph's worst case, or
+/// from the measured needs when the run folder has no deps.json.
+fn dep_pool_rule(worst_known: bool) -> &'static str {
+    if worst_known {
+        "  ring_dep_pool: suggested = its worst case at the suggested task window (every producer \
+         still pending when its consumers are wired), which no timing exceeds; verified is what \
+         these runs needed"
+    } else {
+        "  ring_dep_pool: suggested from what these runs needed (no deps.json beside the \
+         recording, so no worst case): a run whose schedulers fall further behind can need more"
+    }
 }
 
 /// `plan.json`: the table and the blocks, as data.

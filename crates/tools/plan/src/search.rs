@@ -298,7 +298,9 @@ pub fn search(
                 suggested_env.set_ring(res, ring, keep);
                 continue;
             }
-            let s = if analysis.rings_used[ring] {
+            let s = if let Some(worst) = worst_case(analysis, runtime, &suggested_env, res, ring) {
+                worst.max(min)
+            } else if analysis.rings_used[ring] {
                 // The dep pool's need varies from run to run (entries only for producers still
                 // pending, so a run whose schedulers fall behind needs more): the headroom goes
                 // on the largest of the verified minimum, what the recorded run's open scopes
@@ -359,6 +361,14 @@ pub fn search(
                 for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
                     let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
                     suggested_env.set_ring(res, ring, suggest(res, v));
+                    // A wider window lets more tasks be in flight: the dep pool's worst case
+                    // follows it.
+                    if let Some(w) =
+                        worst_case(analysis, runtime, &suggested_env, RingResource::DepPool, ring)
+                    {
+                        let v = suggested_env.get(RingResource::DepPool, ring).unwrap_or(w);
+                        suggested_env.set_ring(RingResource::DepPool, ring, w.max(v));
+                    }
                 }
             }
         }
@@ -380,6 +390,27 @@ pub fn search(
         wall_minimum,
         runs: r.runs,
     })
+}
+
+/// On tmr, with the recorded graph: the dep pool's worst case on `ring` at the task window
+/// `env` gives it ([`crate::worst_case`]), as the key accepts it. `None` for other resources,
+/// on hbg (nothing completes while the graph is built, so its need is what the search saw), or
+/// without a recorded graph (the suggestion is then the measured one, timing-dependent).
+fn worst_case(
+    analysis: &Analysis,
+    runtime: RuntimeKind,
+    env: &RuntimeEnv,
+    resource: RingResource,
+    ring: usize,
+) -> Option<u64> {
+    if resource != RingResource::DepPool || runtime != RuntimeKind::Tmr || !analysis.rings_used[ring] {
+        return None;
+    }
+    let worst = analysis.dep_pool_worst.as_ref()?;
+    let window = env
+        .get(RingResource::TaskWindow, ring)
+        .unwrap_or(RingResource::TaskWindow.decl().default);
+    Some(round_up(resource, worst.at(ring, window)))
 }
 
 /// The next smaller value `resource`'s key accepts.

@@ -109,7 +109,7 @@ impl Target {
     }
 
     /// Runs it once with `env` (over the target's own settings) on `runtime`; with `record`,
-    /// scope stats are written under that folder.
+    /// scope stats and the graph (deps.json) are written under that folder.
     pub fn run(&self, runtime: RuntimeKind, env: &RuntimeEnv, record: Option<&Path>) -> Trial {
         self.run_with(runtime, env, None, record)
     }
@@ -127,6 +127,8 @@ impl Target {
             runtime_env: *env,
             tensormap_capacity: tensormap,
             enable_scope_stats: Some(record.is_some()),
+            // The recorded graph gives the dep pool's worst case (`crate::worst_case`).
+            enable_dep_gen: Some(record.is_some()),
             output_prefix: record.map(Path::to_path_buf),
             ..Default::default()
         };
