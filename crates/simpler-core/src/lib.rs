@@ -10,6 +10,7 @@ mod dtype;
 mod task_id;
 mod tensor;
 pub mod tensormap;
+pub mod view_pack;
 
 pub use args::{
     ArgError, ArgTag, DepKind, LaunchSpec, TagRule, TaskArgs, TensorArg, INLINE_DEPS, MAX_SCALAR_ARGS,

@@ -29,7 +29,6 @@ mod overlap;
 mod views;
 
 pub use overlap::{check_overlap, Overlap};
-pub use views::TEMPLATE_LIMIT;
 
 use rustc_hash::FxHashMap;
 

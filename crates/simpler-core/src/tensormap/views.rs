@@ -3,34 +3,12 @@
 //! A map whose entries retire (`tmr`'s) keeps each view whole, 80 bytes. A bounded map that
 //! never retires (a host-built graph's, one entry per registered output of the whole graph:
 //! 1M entries at 1M tasks) keeps each as a template number and a start offset, 12 bytes: the
-//! views of one graph differ mostly in their start offset, and each distinct [`ViewTemplate`]
-//! is stored once. A view that would only make a template of its own (a runtime-allocated
-//! buffer's: its address and owner are its own), and every view past [`TEMPLATE_LIMIT`]
-//! templates, is stored whole beside the column instead. Either way [`Views::get`] gives the
-//! view back bit for bit.
+//! views of one graph differ mostly in their start offset ([`crate::view_pack`], whose rules
+//! also say which views are stored whole beside the column instead). Either way [`Views::get`]
+//! gives the view back bit for bit.
 
-use indexmap::IndexSet;
-use rustc_hash::FxBuildHasher;
-
-use crate::{Tensor, ViewTemplate};
-
-/// Distinct templates a packed column keeps at most.
-pub const TEMPLATE_LIMIT: usize = 1 << 16;
-
-/// Set in a packed view's template number: the rest indexes a view stored whole.
-const WHOLE: u32 = 1 << 31;
-
-/// Templates remembered by buffer address before the table is searched.
-const RECENT: usize = 8;
-
-/// One packed view: a template number (or [`WHOLE`] and an index) and the start offset in two
-/// halves (12 bytes at 4-byte alignment).
-#[derive(Clone, Copy, Default)]
-struct PackedView {
-    template: u32,
-    start_lo: u32,
-    start_hi: u32,
-}
+use crate::view_pack::{PackedView, TemplateTable};
+use crate::Tensor;
 
 /// See the module documentation.
 pub(super) enum Views {
@@ -44,9 +22,7 @@ pub(super) enum Views {
 #[derive(Default)]
 pub(super) struct Packed {
     column: Vec<PackedView>,
-    templates: IndexSet<ViewTemplate, FxBuildHasher>,
-    /// The template last met per buffer address hash.
-    recent: [u32; RECENT],
+    templates: TemplateTable,
     whole: Vec<Tensor>,
     /// Indexes into `whole` of views whose entries were overwritten by templated ones.
     whole_free: Vec<u32>,
@@ -104,79 +80,42 @@ fn put<T>(column: &mut Vec<T>, at: u32, v: T) {
 impl Packed {
     #[inline]
     fn set(&mut self, e: u32, t: &Tensor) {
-        let old = self.column.get(e as usize).map(|v| v.template);
-        let packed = match self.template_of(t) {
-            Some(id) => {
-                if let Some(old) = old.filter(|&o| o & WHOLE != 0) {
-                    self.whole_free.push(old & !WHOLE);
+        let old_whole = self.column.get(e as usize).and_then(PackedView::whole_index);
+        // The template last met for the buffer's address is tried first.
+        let hint = (t.addr().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize;
+        let packed = match self.templates.pack(t, hint) {
+            Some(v) => {
+                if let Some(old) = old_whole {
+                    self.whole_free.push(old as u32);
                 }
-                let start = t.start_offset();
-                PackedView {
-                    template: id,
-                    start_lo: start as u32,
-                    start_hi: (start >> 32) as u32,
-                }
+                v
             }
             None => {
-                let index = match old.filter(|&o| o & WHOLE != 0) {
-                    Some(o) => o & !WHOLE,
+                let index = match old_whole {
+                    Some(o) => o,
                     None => match self.whole_free.pop() {
-                        Some(i) => i,
-                        None => u32::try_from(self.whole.len())
-                            .ok()
-                            .filter(|&i| i < WHOLE)
-                            .expect("2^31 views stored whole in one map"),
+                        Some(i) => i as usize,
+                        None => self.whole.len(),
                     },
                 };
-                put(&mut self.whole, index, *t);
-                PackedView {
-                    template: WHOLE | index,
-                    ..PackedView::default()
-                }
+                let v = PackedView::whole(index);
+                put(&mut self.whole, index as u32, *t);
+                v
             }
         };
         put(&mut self.column, e, packed);
     }
 
-    /// The number of `t`'s template, added when new; `None` when `t` is to be stored whole.
-    #[inline]
-    fn template_of(&mut self, t: &Tensor) -> Option<u32> {
-        let slot = (t.addr().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize % RECENT;
-        if let Some(known) = self.templates.get_index(self.recent[slot] as usize) {
-            if known.matches(t) {
-                return Some(self.recent[slot]);
-            }
-        }
-        if t.owner().is_valid() {
-            return None;
-        }
-        let (template, _) = t.split_template();
-        let id = match self.templates.get_index_of(&template) {
-            Some(id) => id,
-            None if self.templates.len() < TEMPLATE_LIMIT => self.templates.insert_full(template).0,
-            None => return None,
-        };
-        self.recent[slot] = id as u32;
-        Some(id as u32)
-    }
-
     #[inline]
     fn get(&self, e: u32) -> Tensor {
-        let v = self.column[e as usize];
-        if v.template & WHOLE != 0 {
-            return self.whole[(v.template & !WHOLE) as usize];
-        }
-        let start = u64::from(v.start_hi) << 32 | u64::from(v.start_lo);
-        self.templates
-            .get_index(v.template as usize)
-            .and_then(|t| t.at(start))
-            .expect("a packed view names a template and an offset it fits")
+        self.templates.unpack(&self.column[e as usize], |i| self.whole[i])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view_pack::TEMPLATE_LIMIT;
     use crate::{DType, TaskId};
 
     #[test]

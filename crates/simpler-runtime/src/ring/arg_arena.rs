@@ -5,12 +5,12 @@
 //! bytes more in an arena per argument past two. Yet the views of one graph differ from each
 //! other mostly in their start offset (the slices of a vector, the tiles of a matrix): a 1M-task
 //! graph of the `simpler bench` workloads has 1 to 4 distinct [`ViewTemplate`]s. So the
-//! orchestrator of an `hbg` run stores each argument as a [`PackedTensor`], a template number
+//! orchestrator of an `hbg` run stores each argument as a [`PackedView`], a template number
 //! and a start offset ([`ArenaWriter::begin`]): the first [`INLINE_ARGS`] in the slot
 //! ([`PackedArgs`]), the rest in blocks of [`BLOCK_TENSORS`] (each block's pages faulted in by
-//! one system call, by the prefault thread when it keeps ahead). A view that would only make a
-//! template of its own (a runtime-allocated buffer's: its address and owner are its own) is
-//! stored whole instead, as are views past [`TEMPLATE_LIMIT`] templates. When the build ends
+//! one system call, by the prefault thread when it keeps ahead). The packing is
+//! [`simpler_core::view_pack`]'s, whose rules say which views are stored whole instead (a
+//! runtime-allocated buffer's, views past its template limit). When the build ends
 //! the orchestrator hands the templates, the whole tensors and the blocks over
 //! ([`ArgArena::publish`]), before any scheduler thread starts, and a thread that runs a task
 //! reads its arguments back, bit for bit, into a list of its own ([`ArgArena::unpack`]).
@@ -21,9 +21,8 @@
 
 use std::sync::OnceLock;
 
-use indexmap::IndexSet;
-use rustc_hash::FxBuildHasher;
-use simpler_core::{Tensor, ViewTemplate, MAX_TENSOR_ARGS};
+use simpler_core::view_pack::{PackedView, TemplateTable};
+use simpler_core::{Tensor, MAX_TENSOR_ARGS};
 
 use super::slots::SlotStore;
 use crate::slot::INLINE_ARGS;
@@ -34,47 +33,14 @@ pub(crate) const BLOCK_TENSORS: usize = 16384;
 const _: () = assert!(MAX_TENSOR_ARGS <= BLOCK_TENSORS, "a task's list fits one block");
 const _: () = assert!(MAX_TENSOR_ARGS <= u8::MAX as usize, "list lengths fit a u8");
 
-/// Templates the writer compares a view's against before it looks the template up.
-const RECENT: usize = 4;
-
-/// Distinct templates a graph keeps at most; views of further ones are stored whole.
-pub(crate) const TEMPLATE_LIMIT: usize = 1 << 16;
-
-/// Set in [`PackedTensor::template`]: the rest is the index of a tensor stored whole.
-const WHOLE: u32 = 1 << 31;
-
 /// Tensors stored whole per chunk (4096 × 80 bytes: 320 KB).
 const WHOLE_CHUNK: usize = 4096;
-
-/// One tensor argument: the number of its [`ViewTemplate`] and its start offset (split in two
-/// halves so that a list packs at 4-byte alignment: 12 bytes an argument, not 16), or, with
-/// [`WHOLE`] set, the index of the tensor stored whole.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PackedTensor {
-    template: u32,
-    start_lo: u32,
-    start_hi: u32,
-}
-
-impl PackedTensor {
-    fn new(template: u32, start: u64) -> PackedTensor {
-        PackedTensor {
-            template,
-            start_lo: start as u32,
-            start_hi: (start >> 32) as u32,
-        }
-    }
-
-    fn start(&self) -> u64 {
-        u64::from(self.start_hi) << 32 | u64::from(self.start_lo)
-    }
-}
 
 /// A task's packed argument list, as its slot keeps it: the first [`INLINE_ARGS`] in place,
 /// the rest at `tail` in the blocks (32 bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PackedArgs {
-    head: [PackedTensor; INLINE_ARGS],
+    head: [PackedView; INLINE_ARGS],
     /// Index of the tail's first tensor over all blocks (`block · BLOCK_TENSORS + start`).
     tail: u32,
     tail_len: u8,
@@ -91,21 +57,12 @@ impl PackedArgs {
 
 /// The orchestrator's side: the templates met so far, the tensors stored whole and the blocks
 /// filled so far.
-///
-/// Only views of external buffers (no owner task) are templated. A buffer the runtime
-/// allocates for an output has its own address and owner, so each of its views would be a
-/// template of its own, 88 bytes in the table and more in its index, where storing the view
-/// whole takes 80: those are stored whole, as are the views of templates past
-/// [`TEMPLATE_LIMIT`] (a graph of ever new shapes), so the table stays small.
 #[derive(Default)]
 pub(crate) struct ArenaWriter {
-    templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    templates: TemplateTable,
     /// Tensors stored whole, in chunks of [`WHOLE_CHUNK`].
     whole: Vec<Vec<Tensor>>,
-    /// The templates last used, by argument position modulo [`RECENT`]: a graph's tasks mostly
-    /// name the same buffers in the same positions, so most views find theirs here.
-    recent: [u32; RECENT],
-    blocks: Vec<Vec<PackedTensor>>,
+    blocks: Vec<Vec<PackedView>>,
 }
 
 impl ArenaWriter {
@@ -139,47 +96,27 @@ impl ArenaWriter {
         }
     }
 
-    /// `t` as a template number and an offset, the template added when it is new.
+    /// `t` as a template number and an offset, the template added when it is new, or stored
+    /// whole. The template last met at the same argument position is tried first: a graph's
+    /// tasks mostly name the same buffers in the same positions.
     #[inline]
-    fn packed(&mut self, t: &Tensor, position: usize) -> PackedTensor {
-        let recent = &mut self.recent[position % RECENT];
-        // Compared field by field on `t`: building its template first and comparing that
-        // stalled on the stores that had just built it (a third of packing's time).
-        if let Some(known) = self.templates.get_index(*recent as usize) {
-            if known.matches(t) {
-                return PackedTensor::new(*recent, t.start_offset());
-            }
+    fn packed(&mut self, t: &Tensor, position: usize) -> PackedView {
+        match self.templates.pack(t, position) {
+            Some(v) => v,
+            None => self.stored_whole(t),
         }
-        if !t.owner().is_valid() {
-            let (template, start) = t.split_template();
-            let id = match self.templates.get_index_of(&template) {
-                Some(id) => Some(id),
-                None if self.templates.len() < TEMPLATE_LIMIT => Some(self.templates.insert_full(template).0),
-                None => None,
-            };
-            if let Some(id) = id {
-                *recent = id as u32;
-                return PackedTensor::new(*recent, start);
-            }
-        }
-        self.stored_whole(t)
     }
 
     /// `t` stored whole.
     #[cold]
-    fn stored_whole(&mut self, t: &Tensor) -> PackedTensor {
+    fn stored_whole(&mut self, t: &Tensor) -> PackedView {
         if self.whole.last().is_none_or(|c| c.len() == WHOLE_CHUNK) {
             self.whole.push(Vec::with_capacity(WHOLE_CHUNK));
         }
         let chunk = self.whole.len() - 1;
         let c = self.whole.last_mut().expect("pushed above");
         c.push(*t);
-        let index = chunk * WHOLE_CHUNK + c.len() - 1;
-        let index = u32::try_from(index)
-            .ok()
-            .filter(|&i| i < WHOLE)
-            .expect("2^31 whole tensors in one graph");
-        PackedTensor::new(WHOLE | index, 0)
+        PackedView::whole(chunk * WHOLE_CHUNK + c.len() - 1)
     }
 
     /// Distinct templates met so far, and tensors stored whole.
@@ -230,9 +167,9 @@ impl ListPacker<'_> {
 
 /// What the readers get once the build has ended.
 struct Published {
-    templates: IndexSet<ViewTemplate, FxBuildHasher>,
+    templates: TemplateTable,
     whole: Vec<Vec<Tensor>>,
-    blocks: Vec<Vec<PackedTensor>>,
+    blocks: Vec<Vec<PackedView>>,
 }
 
 /// The readers' side: the templates and every block, once the build has ended.
@@ -265,15 +202,9 @@ impl ArgArena {
             .published
             .get()
             .expect("an hbg graph's argument arena is published before the graph launches");
-        let tensor = |packed: &PackedTensor| -> Tensor {
-            if packed.template & WHOLE != 0 {
-                let i = (packed.template & !WHOLE) as usize;
-                return p.whole[i / WHOLE_CHUNK][i % WHOLE_CHUNK];
-            }
+        let tensor = |packed: &PackedView| -> Tensor {
             p.templates
-                .get_index(packed.template as usize)
-                .and_then(|t| t.at(packed.start()))
-                .expect("a packed argument names a published template and an offset it fits")
+                .unpack(packed, |i| p.whole[i / WHOLE_CHUNK][i % WHOLE_CHUNK])
         };
         out.clear();
         out.extend(list.head[..usize::from(list.head_len)].iter().map(tensor));
@@ -294,6 +225,7 @@ impl ArgArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simpler_core::view_pack::TEMPLATE_LIMIT;
     use simpler_core::{DType, TaskId};
 
     fn tile(i: u32) -> Tensor {

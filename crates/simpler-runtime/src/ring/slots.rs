@@ -28,8 +28,9 @@ use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
 
-use super::arg_arena::{PackedTensor, BLOCK_TENSORS};
+use super::arg_arena::BLOCK_TENSORS;
 use crate::slot::{ArgsRead, ArgsWrite, InlineArgs, RingSlot, Slot};
+use simpler_core::view_pack::PackedView;
 use simpler_core::Tensor;
 
 use super::arg_arena::{ArgArena, PackedArgs};
@@ -61,7 +62,7 @@ pub(crate) struct SlotStore {
     /// Chunks of empty slots built ahead by the prefault thread.
     spare: ArrayQueue<Chunk>,
     /// Empty argument-arena blocks ([`BLOCK_TENSORS`] tensors), their pages faulted in.
-    spare_arg_blocks: ArrayQueue<Vec<PackedTensor>>,
+    spare_arg_blocks: ArrayQueue<Vec<PackedView>>,
     /// Set when the orchestrator first takes an argument block: a build whose tasks all fit
     /// their slots gets no spare blocks.
     arg_blocks_wanted: AtomicBool,
@@ -154,7 +155,7 @@ impl SlotStore {
     /// An empty argument-arena block of [`BLOCK_TENSORS`] tensors, its pages faulted in: a
     /// spare when the prefault thread has one ready. The first call makes the thread keep
     /// spares from then on.
-    pub fn take_arg_block(&self) -> Vec<PackedTensor> {
+    pub fn take_arg_block(&self) -> Vec<PackedView> {
         if !self.arg_blocks_wanted.load(Ordering::Relaxed) {
             self.arg_blocks_wanted.store(true, Ordering::Release);
             self.prefault.notify_one();
