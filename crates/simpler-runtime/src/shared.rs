@@ -29,6 +29,9 @@ use crate::sync::Sleep;
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
 pub(crate) const PARK_TICK: Duration = Duration::from_millis(20);
 
+/// Tasks ahead whose fan lines a scope end asks for ([`RunShared::release_scope_batch`]).
+const SCOPE_PREFETCH_AHEAD: usize = 6;
+
 /// Everything the threads of one run share.
 pub(crate) struct RunShared {
     pub kind: RuntimeKind,
@@ -369,9 +372,18 @@ impl RunShared {
 
     /// The end of a scope releases the scope bit of every task in it; rings are advanced once
     /// at the end instead of once per task.
-    pub fn release_scope_batch(&self, tasks: impl Iterator<Item = SlotRef>) {
+    pub fn release_scope_batch(&self, tasks: impl Iterator<Item = SlotRef> + Clone) {
         let mut touched = [false; MAX_RINGS];
+        // The fans' lines come from the cores that completed the tasks: ask for them a few
+        // tasks ahead, so that the misses overlap instead of coming one lock at a time.
+        let mut ahead = tasks.clone();
+        for s in ahead.by_ref().take(SCOPE_PREFETCH_AHEAD) {
+            self.slot(s).prefetch_fan();
+        }
         for s in tasks {
+            if let Some(a) = ahead.next() {
+                self.slot(a).prefetch_fan();
+            }
             if self.add_and_check(s, SCOPE_BIT) {
                 touched[s.ring as usize] = true;
             }

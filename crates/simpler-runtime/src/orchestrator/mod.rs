@@ -334,7 +334,8 @@ impl Orchestrator {
             self.manual_depth = None;
         }
         self.shared
-            .release_scope_batch(self.scope_tasks.drain(frame.first_task..).map(|t| t.slot));
+            .release_scope_batch(self.scope_tasks[frame.first_task..].iter().map(|t| t.slot));
+        self.scope_tasks.truncate(frame.first_task);
     }
 
     /// Publishes the batched ready tasks.

@@ -140,6 +140,9 @@ enum SinkError {
     NotSubmitted(TaskId),
 }
 
+/// Tasks ahead of a submit whose slot it asks the CPU for ([`Orchestrator::allocate`]).
+const SLOT_PREFETCH_AHEAD: u32 = 4;
+
 /// The runtime's fanin sink: drops producers that already retired, de-duplicates per producer
 /// (flags OR-ed) and claims one pin (`fanout_count += 1`) per new live producer.
 struct LiveSink<'a> {
@@ -473,6 +476,15 @@ impl Orchestrator {
         };
         // The slot is re-derived from `self.shared` after every call that needs `&mut self`
         // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
+        // The slot a few tasks on, when it is known free (by the cached `last_alive`, never
+        // ahead of the real one): its lines are with the scheduler that ran its last task, so
+        // ask for them now, for writing, and take them over while this task is submitted.
+        let ahead = local.wrapping_add(SLOT_PREFETCH_AHEAD);
+        if self.rings[ring].slot_is_free(ahead) {
+            self.shared.rings[ring]
+                .slots
+                .prefetch_for_write(ahead & self.shared.rings[ring].mask);
+        }
         let slot = self.shared.slot(sref);
         let mut fan = slot.fan.lock();
         fan.local = local;

@@ -68,6 +68,13 @@ impl RingAllocator {
         Ok((self.window.take(), start))
     }
 
+    /// Whether the task `local` (at or past the next one) could take its slot now, by the
+    /// cached `last_alive`: its slot's last task has retired.
+    #[inline]
+    pub fn slot_is_free(&self, local: u32) -> bool {
+        super::window::window_has_room(local, self.seen_last_alive, self.window.size())
+    }
+
     /// Heap bytes held by live tasks, by the cached tail.
     pub fn heap_in_use(&self) -> u64 {
         self.heap.top() - self.heap.tail(self.seen_heap_tail)

@@ -123,6 +123,17 @@ impl SlotStore {
         }
     }
 
+    /// Asks for every line of the slot at `index` for writing ([`RingSlot::prefetch_for_write`]);
+    /// nothing when its chunk is not built yet (its first use builds it, in the cache).
+    #[inline]
+    pub fn prefetch_for_write(&self, index: u32) {
+        match self.chunks[(index >> self.shift) as usize].get() {
+            Some(Chunk::InPlace(c)) => c[(index & self.within) as usize].prefetch_for_write(),
+            Some(Chunk::Packed(c)) => c[(index & self.within) as usize].prefetch_for_write(),
+            None => {}
+        }
+    }
+
     /// The payload and tensor arguments of the slot at `index`, read-locked.
     #[inline]
     pub fn read(&self, index: u32) -> PayloadRead<'_> {
