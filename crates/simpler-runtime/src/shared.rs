@@ -5,7 +5,8 @@
 //! Reclaim rules (reference §3.4): a task becomes CONSUMED when it is COMPLETED, every pin a
 //! consumer claimed was released (WAIT-only pins at wiring, RETAIN pins when the consumer
 //! completes) **and** its own scope ended. A ring's `last_alive` then advances over consecutive
-//! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`).
+//! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`). CONSUMED is not a state
+//! a fan keeps: [`Slot::consume`] leaves it PENDING for the slot's next task.
 
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 use std::time::Duration;
@@ -272,7 +273,7 @@ impl RunShared {
         local: &mut LocalReady,
     ) {
         let slot = self.slot(s);
-        // Pins and the CONSUMED state only decide when a ring reclaims a slot, which a
+        // Pins and consumption only decide when a ring reclaims a slot, which a
         // host-built graph never does: its build, the only reader of either (`LiveSink`), is
         // over before anything completes, and its orchestrator writes no fanin into the slot.
         let reclaims = self.kind == RuntimeKind::Tmr;
@@ -304,7 +305,7 @@ impl RunShared {
             let mut fan = slot.fan.lock();
             fan.state = TaskState::Completed;
             std::mem::swap(&mut fan.consumers, scratch);
-            reclaims && Self::release_locked(slot, &mut fan, 0)
+            reclaims && Self::release_locked(slot, &mut fan, 0, self.window_of(s.ring))
         };
         if consumed {
             batch.mark(s.ring);
@@ -402,16 +403,22 @@ impl RunShared {
     #[inline]
     fn add_and_check(&self, s: SlotRef, release: u32) -> bool {
         let slot = self.slot(s);
-        Self::release_locked(slot, &mut slot.fan.lock(), release)
+        Self::release_locked(slot, &mut slot.fan.lock(), release, self.window_of(s.ring))
+    }
+
+    /// The task window of `ring`, in slots.
+    #[inline]
+    pub(crate) fn window_of(&self, ring: u8) -> u32 {
+        self.rings[ring as usize].mask + 1
     }
 
     /// [`RunShared::add_and_check`] on the fan of `slot`, which its caller holds locked.
     #[inline]
-    pub(crate) fn release_locked(slot: &Slot, fan: &mut Fan, release: u32) -> bool {
+    pub(crate) fn release_locked(slot: &Slot, fan: &mut Fan, release: u32, window: u32) -> bool {
         fan.fanout_refcount = fan.fanout_refcount.wrapping_add(release);
         let ok = fan.state == TaskState::Completed && fan.fanout_refcount == fan.fanout_count;
         if ok {
-            slot.consume(fan);
+            slot.consume(fan, window);
         }
         ok
     }

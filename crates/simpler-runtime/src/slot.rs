@@ -35,10 +35,10 @@ pub(crate) enum TaskState {
     Free,
     /// Submitted, not yet completed.
     Pending,
-    /// Ran (or was completed inline).
+    /// Ran (or was completed inline). Once every pin is back and its scope has ended, the
+    /// task retires and its slot's fan is left PENDING for the slot's next task
+    /// ([`Slot::consume`]).
     Completed,
-    /// Completed, every pin released, scope ended: reclaimable.
-    Consumed,
 }
 
 /// A slot address: ring and index in that ring's window.
@@ -366,16 +366,36 @@ impl Slot {
         prefetch_for_write((&self.fan as *const Mutex<Fan>).cast());
     }
 
-    /// Moves the task in this slot, whose fan the caller holds locked, to CONSUMED, and
-    /// publishes that for the ring's advance (`RingShared::advance`), which then reads one
-    /// atomic per slot instead of locking and unlocking its fan: that lock pair was most of
-    /// the orchestrator's `advance` in a tmr profile (14 ns a task).
+    /// Retires the task in this slot, whose fan the caller holds locked (COMPLETED, every pin
+    /// back, its scope ended), and publishes that for the ring's advance
+    /// (`RingShared::advance`), which then reads one atomic per slot instead of locking and
+    /// unlocking its fan: that lock pair was most of the orchestrator's `advance` in a tmr
+    /// profile (14 ns a task).
+    ///
+    /// The fan is left as the slot's next task starts it: that task is `window` on (the
+    /// ring's window, the next local id with this slot), PENDING, with the scope's pin and no
+    /// consumer. Its submit then neither writes the fan nor takes its lock
+    /// ([`Slot::fan_ready_for`]); the lock pair was a fifth of a tmr submit's own samples.
+    /// A lookup of this task still finds it retired: the fan's local id is no longer its own.
     #[inline]
-    pub fn consume(&self, fan: &mut Fan) {
-        fan.state = TaskState::Consumed;
+    pub fn consume(&self, fan: &mut Fan, window: u32) {
+        let local = fan.local;
+        fan.local = local.wrapping_add(window);
+        fan.state = TaskState::Pending;
+        fan.fanout_count = SCOPE_BIT;
+        fan.fanout_refcount = 0;
+        fan.consumers.clear();
         // Release: whoever reads this local id here sees the task's completion and every
-        // write before it, as it did through the fan lock.
-        self.consumed.store(fan.local, Ordering::Release);
+        // write before it (the fan's too), as it did through the fan lock.
+        self.consumed.store(local, Ordering::Release);
+    }
+
+    /// Whether [`Slot::consume`] left the fan as task `local` of a ring with `window` slots
+    /// starts it: the slot's last task was `local − window` and retired. False for a slot's
+    /// first task (the fan is then `Free`), which its submit initializes under the lock.
+    #[inline]
+    pub fn fan_ready_for(&self, local: u32, window: u32) -> bool {
+        local >= window && self.consumed.load(Ordering::Acquire) == local - window
     }
 }
 
@@ -414,6 +434,40 @@ mod tests {
             assert_eq!(slot.core.fan.lock().state, TaskState::Free);
             assert_eq!((slot.read().id, slot.read().args().len()), (TaskId::INVALID, 0));
         }
+    }
+
+    #[test]
+    fn a_retired_task_leaves_its_fan_as_the_next_task_of_its_slot_starts_it() {
+        const WINDOW: u32 = 8;
+        let slot = Slot::new();
+        // The slot's first task: its submit initializes the fan under the lock.
+        assert!(!slot.fan_ready_for(3, WINDOW));
+        {
+            let mut fan = slot.fan.lock();
+            fan.local = 3;
+            fan.state = TaskState::Completed;
+            fan.fanout_count = SCOPE_BIT | 2;
+            fan.fanout_refcount = SCOPE_BIT | 2;
+            fan.consumers.push(SlotRef { ring: 0, index: 4 });
+            slot.consume(&mut fan, WINDOW);
+        }
+        assert_eq!(slot.consumed.load(crate::sync::Ordering::Relaxed), 3);
+        // Only task 3 + WINDOW takes this slot next; no other local id finds it ready.
+        assert!(slot.fan_ready_for(3 + WINDOW, WINDOW));
+        for other in [3, 4, 2 + WINDOW, 4 + WINDOW, 3 + 2 * WINDOW] {
+            assert!(!slot.fan_ready_for(other, WINDOW), "{other}");
+        }
+        let fan = slot.fan.lock();
+        assert_eq!(
+            (
+                fan.local,
+                fan.state,
+                fan.fanout_count,
+                fan.fanout_refcount,
+                fan.consumers.len()
+            ),
+            (3 + WINDOW, TaskState::Pending, SCOPE_BIT, 0, 0)
+        );
     }
 
     #[test]

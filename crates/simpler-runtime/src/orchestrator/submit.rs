@@ -178,8 +178,8 @@ impl FaninSink for LiveSink<'_> {
             return Ok(());
         }
         let mut fan = r.slots.get(index).fan.lock();
-        if fan.local != pid.local() || fan.state == TaskState::Consumed {
-            return Ok(()); // retired: no edge, no error
+        if fan.local != pid.local() {
+            return Ok(()); // retired (its slot's fan is its successor's now): no edge, no error
         }
         fan.fanout_count += 1;
         drop(fan);
@@ -486,17 +486,20 @@ impl Orchestrator {
                 .prefetch_for_write(ahead & self.shared.rings[ring].mask);
         }
         let slot = self.shared.slot(sref);
-        let mut fan = slot.fan.lock();
-        fan.local = local;
-        fan.state = if is_alloc {
-            TaskState::Completed
-        } else {
-            TaskState::Pending
-        };
-        fan.fanout_count = SCOPE_BIT;
-        fan.fanout_refcount = 0;
-        fan.consumers.clear();
-        drop(fan);
+        // A slot whose last task retired has its fan as this task starts it (`Slot::consume`),
+        // unless this is an alloc task (completed at once) or the slot's first task.
+        if is_alloc || !slot.fan_ready_for(local, self.shared.window_of(ring as u8)) {
+            let mut fan = slot.fan.lock();
+            fan.local = local;
+            fan.state = if is_alloc {
+                TaskState::Completed
+            } else {
+                TaskState::Pending
+            };
+            fan.fanout_count = SCOPE_BIT;
+            fan.fanout_refcount = 0;
+            fan.consumers.clear();
+        }
         slot.next_block.store(0, Ordering::Relaxed);
         slot.remaining
             .store(task.block_num * task.kernels.active_count(), Ordering::Relaxed);
@@ -755,7 +758,9 @@ impl Orchestrator {
                 // A WAIT-only edge holds its producer only while it is wired: the pin claimed
                 // for it goes back under the same lock (it took a second lock and unlock per
                 // edge, two atomic read-modify-writes, when it was released after the loop).
-                if !flags.contains(DepFlags::RETAIN) && RunShared::release_locked(producer, &mut fan, 1) {
+                if !flags.contains(DepFlags::RETAIN)
+                    && RunShared::release_locked(producer, &mut fan, 1, shared.window_of(p.ring))
+                {
                     consumed_rings |= 1 << p.ring;
                 }
             }

@@ -84,7 +84,7 @@ fn consume_and_advance(ring: Arc<RingShared>, local: u32) -> impl FnOnce() {
             let mut fan = slot.fan.lock();
             fan.local = local;
             fan.state = TaskState::Completed;
-            slot.consume(&mut fan);
+            slot.consume(&mut fan, ring.mask + 1);
         }
         ring.advance();
     }
