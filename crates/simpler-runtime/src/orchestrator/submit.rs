@@ -474,8 +474,6 @@ impl Orchestrator {
             ring: ring as u8,
             index: local & self.shared.rings[ring].mask,
         };
-        // The slot is re-derived from `self.shared` after every call that needs `&mut self`
-        // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
         // The slot a few tasks on, when it is known free (by the cached `last_alive`, never
         // ahead of the real one): its lines are with the scheduler that ran its last task, so
         // ask for them now, for writing, and take them over while this task is submitted.
@@ -485,6 +483,8 @@ impl Orchestrator {
                 .slots
                 .prefetch_for_write(ahead & self.shared.rings[ring].mask);
         }
+        // The slot is re-derived from `self.shared` after every call that needs `&mut self`
+        // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
         let slot = self.shared.slot(sref);
         // A slot whose last task retired has its fan as this task starts it (`Slot::consume`),
         // unless this is an alloc task (completed at once) or the slot's first task.
