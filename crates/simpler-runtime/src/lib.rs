@@ -32,9 +32,11 @@
 pub mod collectors;
 pub mod config;
 pub mod fatal;
+mod huge_pages;
 pub mod memory;
 pub mod orchestrator;
 pub mod platform;
+mod prefetch;
 pub mod ring;
 mod run;
 mod scheduler;

@@ -190,13 +190,7 @@ impl<A> RingSlot<A> {
     /// before it reuses the slot, whose lines the scheduler that ran its last task holds.
     #[inline]
     pub fn prefetch_for_write(&self) {
-        let bytes = std::mem::size_of::<Self>();
-        let base = (self as *const Self).cast::<u8>();
-        let mut off = 0;
-        while off < bytes {
-            prefetch_for_write(base.wrapping_add(off));
-            off += 64;
-        }
+        crate::prefetch::range_for_write((self as *const Self).cast(), std::mem::size_of::<Self>());
     }
 }
 
@@ -339,31 +333,13 @@ impl Slot {
     }
 }
 
-/// Asks the CPU to fetch the cache line of `p` for writing (`PREFETCHW`): the line arrives
-/// owned, so the store or lock that follows does not wait for another core to give it up. A
-/// no-op off x86_64. (`_mm_prefetch::<_MM_HINT_ET0>` compiles to a read prefetch unless the
-/// crate is built for `prfchw`, and a line fetched for reading must still be taken over.)
-#[inline(always)]
-fn prefetch_for_write(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHW only hints the cache: it never faults (an address that is not mapped
-    // is dropped, so any `p` will do), reads into a register or writes memory, and leaves the
-    // flags and the stack alone, as the options declare; a CPU without it runs the encoding
-    // (0F 0D /1) as a NOP.
-    unsafe {
-        std::arch::asm!("prefetchw [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 impl Slot {
     /// Asks for the line of the fan lock, for writing, for a thread that will lock it soon:
     /// the scheduler that completed the task last wrote it, so the lock's read-modify-write
     /// otherwise waits for the line.
     #[inline]
     pub fn prefetch_fan(&self) {
-        prefetch_for_write((&self.fan as *const Mutex<Fan>).cast());
+        crate::prefetch::line_for_write((&self.fan as *const Mutex<Fan>).cast());
     }
 
     /// Retires the task in this slot, whose fan the caller holds locked (COMPLETED, every pin
@@ -425,10 +401,6 @@ mod tests {
             slot.prefetch_for_write();
             slot.core.prefetch_fan();
         }
-        // A write prefetch never faults, whatever the address (the SAFETY argument of
-        // `prefetch_for_write`): null, and past the end of everything.
-        prefetch_for_write(std::ptr::null());
-        prefetch_for_write(usize::MAX as *const u8);
         for (i, slot) in slots.iter().enumerate() {
             assert_eq!(slot.core.remaining.load(crate::sync::Ordering::Relaxed), i as u32);
             assert_eq!(slot.core.fan.lock().state, TaskState::Free);

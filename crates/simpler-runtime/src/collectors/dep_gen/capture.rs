@@ -13,6 +13,11 @@ use super::record::{
 use crate::collectors::channel::{BufferChannel, Producer};
 use crate::platform::MixedKernels;
 
+/// How many slots past the next one the capture asks for the lines of
+/// ([`super::record::DepGenSlot::prefetch_base`], a submit with as many arguments as this one):
+/// a few submits ahead, so the lines have arrived when the record comes.
+const PREFETCH_AHEAD: usize = 3;
+
 /// Counters and leftovers the host reads once the producer's stop is proven.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CaptureFinal {
@@ -104,6 +109,9 @@ impl DepGenCapture {
         self.fin.total_overflow += needed as u64 - 1;
         // Publication: the count covers the whole chain at once.
         buf.count += needed;
+        if let Some(ahead) = buf.slots.get(buf.count + PREFETCH_AHEAD) {
+            ahead.prefetch_base(args.tensors().len());
+        }
     }
 
     /// Hands the partial buffer over at the end of orchestration.

@@ -5,7 +5,7 @@
 //! [`OVERFLOW_DEPS`] deps each. A chain is written into one buffer and published with it, so the
 //! host never sees half a chain.
 
-use arrayvec::ArrayVec;
+use crate::huge_pages::HugeSlice;
 use simpler_core::{ArgTag, DepKind, TaskId, Tensor, TensorArg, MAX_TENSOR_ARGS};
 
 /// Explicit deps held by a base slot.
@@ -37,31 +37,30 @@ pub const fn slots_for(deps: usize) -> usize {
     }
 }
 
-/// What a slot holds: a base record's arguments and first deps, or an overflow chunk of deps.
-/// The two share storage, so a slot is as large as its larger variant (about 4.7 KB, like the
-/// original's 4672-byte slot).
-#[allow(clippy::large_enum_variant)] // slots are fixed-size by design; boxing would defeat them
-pub(crate) enum SlotBody {
-    Base {
-        /// Tags and views; OUTPUT arguments carry no view (nothing exists at submit time).
-        args: ArrayVec<(ArgTag, Option<Tensor>), MAX_TENSOR_ARGS>,
-        deps: ArrayVec<TaskId, INLINE_DEPS>,
-        /// Bit `i` set: `deps[i]` is WAIT-only (else WAIT|RETAIN).
-        wait_only: u64,
-    },
-    Overflow {
-        deps: ArrayVec<TaskId, OVERFLOW_DEPS>,
-        wait_only: [u64; OVERFLOW_DEPS.div_ceil(64)],
-    },
-}
-
-/// One slot (base or overflow, told apart by `flags`).
+/// One slot, a base record or an overflow chunk of deps (told apart by `flags`), of one fixed
+/// size for both. What every record writes comes first: the header, then the arguments, so a
+/// base record with few arguments and no explicit deps writes the slot's first lines only
+/// (nothing is read back, cleared or tagged elsewhere in it), and those are the lines
+/// [`DepGenSlot::prefetch_base`] asks for. The deps follow, a base record using the first
+/// [`INLINE_DEPS`] of them. Unlike the original's 4672-byte slot, where the overflow view
+/// overlays the tensors, both views have their own fields (≈ 7.5 KB a slot): an overlay would
+/// need unsafe reinterpretation for memory that only the pool of [`BUFFERS`] buffers holds.
+#[repr(C)]
 pub(crate) struct DepGenSlot {
     pub task_id: TaskId,
     pub flags: u32,
     pub kernel_ids: [i32; 3],
     pub block_num: u32,
-    body: SlotBody,
+    /// Arguments held (0 in an overflow slot).
+    arg_count: u8,
+    /// Deps held.
+    dep_count: u16,
+    /// Tags and views; OUTPUT arguments carry no view (nothing exists at submit time).
+    args: [(ArgTag, Option<Tensor>); MAX_TENSOR_ARGS],
+    /// Bit `i % 64` of word `i / 64` set: `deps[i]` is WAIT-only (else WAIT|RETAIN); only the
+    /// words of held deps are written.
+    wait_only: [u64; OVERFLOW_DEPS.div_ceil(64)],
+    deps: [TaskId; OVERFLOW_DEPS],
 }
 
 impl DepGenSlot {
@@ -71,107 +70,96 @@ impl DepGenSlot {
             flags: 0,
             kernel_ids: [-1; 3],
             block_num: 1,
-            body: SlotBody::Base {
-                args: ArrayVec::new(),
-                deps: ArrayVec::new(),
-                wait_only: 0,
-            },
+            arg_count: 0,
+            dep_count: 0,
+            args: [(ArgTag::Input, None); MAX_TENSOR_ARGS],
+            wait_only: [0; OVERFLOW_DEPS.div_ceil(64)],
+            deps: [TaskId::INVALID; OVERFLOW_DEPS],
         }
     }
 
-    /// Makes this a base slot holding `args` and up to [`INLINE_DEPS`] `deps` (cleared in place
-    /// when it already is one, so a record writes only what it uses).
+    /// Makes this a base slot holding `args` and up to [`INLINE_DEPS`] `deps`.
     pub fn set_base(&mut self, args: &[TensorArg], deps: impl Iterator<Item = (TaskId, DepKind)>) {
-        if !matches!(self.body, SlotBody::Base { .. }) {
-            self.body = SlotBody::Base {
-                args: ArrayVec::new(),
-                deps: ArrayVec::new(),
-                wait_only: 0,
-            };
-        }
-        let SlotBody::Base {
-            args: a,
-            deps: d,
-            wait_only,
-        } = &mut self.body
-        else {
-            unreachable!()
-        };
-        a.clear();
-        // One element at a time, the view copied into its place: extending from an iterator
-        // of `(tag, view)` pairs built each pair on the stack at odd offsets and read it back
-        // with loads that straddled those stores, a store-forwarding stall that was half of
-        // the capture's time.
-        for t in args.iter().take(MAX_TENSOR_ARGS) {
-            a.push((t.tag(), None));
-            if let (Some(view), Some(last)) = (t.tensor(), a.last_mut()) {
-                last.1 = Some(*view);
+        let n = args.len().min(MAX_TENSOR_ARGS);
+        // One field at a time, the view copied into its place: building each `(tag, view)`
+        // pair on the stack and copying it stored it at odd offsets and read it back with
+        // loads that straddled those stores, a store-forwarding stall that was half of the
+        // capture's time.
+        for (slot, t) in self.args.iter_mut().zip(&args[..n]) {
+            slot.0 = t.tag();
+            match t.tensor() {
+                Some(view) => slot.1 = Some(*view),
+                None => slot.1 = None,
             }
         }
-        d.clear();
-        *wait_only = 0;
-        for (i, (id, kind)) in deps.take(INLINE_DEPS).enumerate() {
-            d.push(id);
-            if kind == DepKind::Wait {
-                *wait_only |= 1 << i;
-            }
-        }
+        self.arg_count = n as u8;
+        self.set_deps(deps, INLINE_DEPS);
     }
 
     /// Makes this an overflow slot holding up to [`OVERFLOW_DEPS`] `deps`.
     pub fn set_overflow(&mut self, deps: impl Iterator<Item = (TaskId, DepKind)>) {
-        if !matches!(self.body, SlotBody::Overflow { .. }) {
-            self.body = SlotBody::Overflow {
-                deps: ArrayVec::new(),
-                wait_only: [0; OVERFLOW_DEPS.div_ceil(64)],
-            };
-        }
-        let SlotBody::Overflow { deps: d, wait_only } = &mut self.body else {
-            unreachable!()
-        };
-        d.clear();
-        *wait_only = [0; OVERFLOW_DEPS.div_ceil(64)];
-        for (i, (id, kind)) in deps.take(OVERFLOW_DEPS).enumerate() {
-            d.push(id);
+        self.arg_count = 0;
+        self.set_deps(deps, OVERFLOW_DEPS);
+    }
+
+    /// Stores up to `cap` deps and their kinds, each kind word written once, whole.
+    fn set_deps(&mut self, deps: impl Iterator<Item = (TaskId, DepKind)>, cap: usize) {
+        let (mut n, mut word) = (0, 0u64);
+        for (id, kind) in deps.take(cap) {
+            self.deps[n] = id;
             if kind == DepKind::Wait {
-                wait_only[i / 64] |= 1 << (i % 64);
+                word |= 1 << (n % 64);
+            }
+            n += 1;
+            if n % 64 == 0 {
+                self.wait_only[n / 64 - 1] = word;
+                word = 0;
             }
         }
+        if n % 64 != 0 {
+            self.wait_only[n / 64] = word;
+        }
+        self.dep_count = n as u16;
+    }
+
+    /// Asks for the lines a base record of `args` arguments without explicit deps writes, for
+    /// writing (`crate::prefetch`): the capture's stores to a slot last written a whole pool
+    /// of buffers earlier waited for its lines, and every later store of the submit with them.
+    #[inline]
+    pub fn prefetch_base(&self, args: usize) {
+        let bytes = std::mem::offset_of!(DepGenSlot, args)
+            + args.min(MAX_TENSOR_ARGS) * std::mem::size_of::<(ArgTag, Option<Tensor>)>();
+        crate::prefetch::range_for_write((self as *const Self).cast(), bytes);
     }
 
     /// The arguments (empty for an overflow slot).
     pub fn args(&self) -> &[(ArgTag, Option<Tensor>)] {
-        match &self.body {
-            SlotBody::Base { args, .. } => args,
-            SlotBody::Overflow { .. } => &[],
-        }
+        &self.args[..usize::from(self.arg_count)]
     }
 
     /// Number of deps in this slot.
     #[cfg(test)]
     pub fn dep_count(&self) -> usize {
-        match &self.body {
-            SlotBody::Base { deps, .. } => deps.len(),
-            SlotBody::Overflow { deps, .. } => deps.len(),
-        }
+        usize::from(self.dep_count)
     }
 
     /// The slot's deps with their kinds.
     pub fn deps(&self) -> impl Iterator<Item = (TaskId, DepKind)> + '_ {
-        let (ids, bits): (&[TaskId], &[u64]) = match &self.body {
-            SlotBody::Base { deps, wait_only, .. } => (deps, std::slice::from_ref(wait_only)),
-            SlotBody::Overflow { deps, wait_only } => (deps, wait_only),
-        };
-        ids.iter().enumerate().map(move |(i, &id)| {
-            let wait = bits[i / 64] & (1 << (i % 64)) != 0;
-            (id, if wait { DepKind::Wait } else { DepKind::WaitRetain })
-        })
+        let bits = &self.wait_only;
+        self.deps[..usize::from(self.dep_count)]
+            .iter()
+            .enumerate()
+            .map(move |(i, &id)| {
+                let wait = bits[i / 64] & (1 << (i % 64)) != 0;
+                (id, if wait { DepKind::Wait } else { DepKind::WaitRetain })
+            })
     }
 }
 
 /// A buffer of slots; `count` slots are valid.
 pub(crate) struct SlotBuffer {
-    pub slots: Box<[DepGenSlot]>,
+    /// On 2 MB pages: a submit writes a new slot of several KB (`crate::huge_pages`).
+    pub slots: HugeSlice<DepGenSlot>,
     pub count: usize,
 }
 
@@ -187,7 +175,7 @@ impl crate::collectors::channel::Records for SlotBuffer {
 impl SlotBuffer {
     pub fn new(capacity: usize) -> Self {
         SlotBuffer {
-            slots: (0..capacity).map(|_| DepGenSlot::empty()).collect(),
+            slots: HugeSlice::new(capacity, DepGenSlot::empty),
             count: 0,
         }
     }
@@ -231,10 +219,12 @@ mod tests {
             (s.dep_count(), s.deps().collect::<Vec<_>>()),
             (64, deps[..64].to_vec())
         );
-        assert!(
-            std::mem::size_of::<DepGenSlot>() < 4800,
-            "{}",
-            std::mem::size_of::<DepGenSlot>()
-        );
+        // Back to a base slot with fewer deps: the kinds of the first 64 are its own.
+        let fewer: Vec<_> = (0..5u32)
+            .map(|i| (TaskId::new(1, i), DepKind::WaitRetain))
+            .collect();
+        s.set_base(&[], fewer.iter().copied());
+        assert_eq!(s.deps().collect::<Vec<_>>(), fewer);
+        assert!(s.args().is_empty());
     }
 }
