@@ -14,13 +14,22 @@
 //!
 //! Both are conservative: every entry the overlap test would report is a candidate (the
 //! skipped grid entries are exactly those the box test answers `None` for), and the caller
-//! runs the test on each. Visiting order is restored by the caller (newest first).
+//! runs the test on each, unless the index already knows its answer: for a grid of at most two
+//! dimensions an entry's two outer box dimensions are its whole box, so the verdict of
+//! `check_overlap` for a placed consumer follows from the two boxes ([`Candidate::verdict`]).
+//! Visiting order is restored by the caller (newest first).
+//!
+//! The grid remembers where it last placed a view ([`Placement`]): a tiled GEMM's INOUT tile is
+//! looked up, its previous writer's entry (the same tile) removed and the tile inserted, and
+//! each of the three placed the same box with the same divisions.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::overlap::{box_position, strides_eq, whole_outer_rows};
+use std::cell::Cell as Memo;
+
+use super::overlap::{box_position, strides_eq, whole_outer_rows, Overlap};
 use crate::{DType, Tensor, MAX_DIMS};
 
 /// Emptied grid buckets kept beyond twice the entries held (see [`HotIndex::remove`]).
@@ -60,6 +69,32 @@ struct Grid {
     /// Every entry ever inserted starts on a bucket boundary (a tiling by the first entry's
     /// box): then none reaches back into the next bucket, and a probe needs no step back.
     aligned: bool,
+    /// The last view placed ([`Grid::place`]).
+    last: Memo<Option<Placement>>,
+}
+
+/// Where the grid placed a view of its layout ([`Grid::place`]), with what the placement
+/// depends on given the layout: the view's start offset and shape.
+#[derive(Clone, Copy, Debug)]
+struct Placement {
+    start: u64,
+    shape: [u32; MAX_DIMS],
+    /// Offsets and sizes in the two outer dimensions; `None`: the box test cannot place it.
+    outer: Option<([u64; 2], [u64; 2])>,
+    /// Its bucket; `None` also when it is larger than a bucket (it stays loose).
+    bucket: Option<Bucket>,
+}
+
+/// One entry that may overlap a consumer ([`HotIndex::candidates`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Candidate {
+    /// Insert sequence (the caller visits newest first).
+    pub seq: u64,
+    /// Entry index.
+    pub entry: u32,
+    /// What `check_overlap(entry, consumer)` answers, when the index knows it (a grid entry
+    /// of at most two dimensions and a placed consumer); `None`: run the test.
+    pub verdict: Option<Overlap>,
 }
 
 /// One grid entry: its box in the two outer dimensions, to test before it is a candidate.
@@ -76,8 +111,22 @@ impl Cell {
     fn meets(&self, lo: [u64; 2], hi: [u64; 2]) -> bool {
         self.lo[0] < hi[0] && lo[0] < self.hi[0] && self.lo[1] < hi[1] && lo[1] < self.hi[1]
     }
-    fn candidate(&self) -> (u64, u32) {
-        (self.seq, self.entry)
+    fn candidate(&self) -> Candidate {
+        Candidate {
+            seq: self.seq,
+            entry: self.entry,
+            verdict: None,
+        }
+    }
+    /// The candidate with `check_overlap`'s verdict for a consumer whose box (`lo`, `hi`) this
+    /// one meets, both boxes whole (at most two dimensions): the consumer's covers it, or not.
+    fn judged(&self, lo: [u64; 2], hi: [u64; 2]) -> Candidate {
+        let covered =
+            lo[0] <= self.lo[0] && self.hi[0] <= hi[0] && lo[1] <= self.lo[1] && self.hi[1] <= hi[1];
+        Candidate {
+            verdict: Some(if covered { Overlap::Covered } else { Overlap::Other }),
+            ..self.candidate()
+        }
     }
 }
 
@@ -95,20 +144,56 @@ impl Grid {
 /// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
 type Bucket = (u64, u64);
 
-/// Where the grid keeps `t`, if it does: its bucket and its outer box (first offsets, ends).
-fn grid_bucket(grid: &Grid, t: &Tensor) -> Option<(Bucket, [u64; 2], [u64; 2])> {
+impl Grid {
+    /// Where the box test places `t`, a view of the grid's layout: its outer box and its
+    /// bucket. The last answer remembered is reused; with `remember`, this one is remembered
+    /// (a removal does not: a fan-in that removes many entries would overwrite it each time
+    /// for nothing). Inlined: returned through memory, its copy was a store-forwarding stall
+    /// in each caller.
+    #[inline(always)]
+    fn place(&self, t: &Tensor, remember: bool) -> Placement {
+        let shape = t.shape();
+        if let Some(p) = self.last.get() {
+            if p.start == t.start_offset() && strides_eq(&p.shape[..shape.len()], shape) {
+                return p;
+            }
+        }
+        let outer_box = box_position(t).map(|pos| outer(pos, t));
+        let mut p = Placement {
+            start: t.start_offset(),
+            shape: [0; MAX_DIMS],
+            outer: outer_box,
+            bucket: outer_box.and_then(|(off, shape)| self.bucket(off, shape)),
+        };
+        if remember {
+            // Element by element: `copy_from_slice` of the variable-length shape called
+            // `memcpy`, whose narrow stores the wider load of the copy into the memo then
+            // waited for (a store-forwarding stall).
+            for (k, &v) in p.shape.iter_mut().zip(shape) {
+                *k = v;
+            }
+            self.last.set(Some(p));
+        }
+        p
+    }
+}
+
+/// Where the grid keeps `t`, if it does: its bucket and its outer box (first offsets, ends);
+/// `remember` as in [`Grid::place`].
+#[inline]
+fn grid_bucket(grid: &Grid, t: &Tensor, remember: bool) -> Option<(Bucket, [u64; 2], [u64; 2])> {
     if !grid.holds(t) {
         return None;
     }
-    let (off, shape) = outer(&box_position(t)?, t);
-    let key = grid.bucket(off, shape)?;
+    let p = grid.place(t, remember);
+    let (key, (off, shape)) = (p.bucket?, p.outer?);
     Some((key, off, [off[0] + shape[0], off[1] + shape[1]]))
 }
 
 /// The grid key of a placed view: its offsets and sizes in the two outer dimensions.
-fn outer(pos: &[u64; MAX_DIMS], t: &Tensor) -> ([u64; 2], [u64; 2]) {
+fn outer(pos: [u64; 2], t: &Tensor) -> ([u64; 2], [u64; 2]) {
     let shape = |d: usize| t.shape().get(d).map_or(1, |&s| u64::from(s));
-    ([pos[0], pos[1]], [shape(0), shape(1)])
+    (pos, [shape(0), shape(1)])
 }
 
 impl HotIndex {
@@ -125,7 +210,7 @@ impl HotIndex {
         self.min_version = self.min_version.min(t.version());
         if self.grid.is_none() {
             if let Some(pos) = box_position(t) {
-                let (_, shape) = outer(&pos, t);
+                let (_, shape) = outer(pos, t);
                 let mut strides = [0; MAX_DIMS];
                 strides[..t.ndims()].copy_from_slice(t.strides());
                 self.grid = Some(Grid {
@@ -136,11 +221,12 @@ impl HotIndex {
                     aligned: true,
                     cells: FxHashMap::default(),
                     len: 0,
+                    last: Memo::new(None),
                 });
             }
         }
         if let Some(grid) = &mut self.grid {
-            if let Some((key, lo, hi)) = grid_bucket(grid, t) {
+            if let Some((key, lo, hi)) = grid_bucket(grid, t, true) {
                 grid.cells
                     .entry(key)
                     .or_default()
@@ -157,7 +243,7 @@ impl HotIndex {
     /// Removes the entry inserted as `t` with `seq` (found where [`HotIndex::insert`] put it).
     pub fn remove(&mut self, t: &Tensor, seq: u64) {
         if let Some(grid) = &mut self.grid {
-            if let Some((key, _, _)) = grid_bucket(grid, t) {
+            if let Some((key, _, _)) = grid_bucket(grid, t, false) {
                 if let Some(cell) = grid.cells.get_mut(&key) {
                     if let Some(i) = cell.iter().position(|c| c.seq == seq) {
                         cell.swap_remove(i);
@@ -182,11 +268,17 @@ impl HotIndex {
         self.loose.is_empty() && self.grid.as_ref().is_none_or(|g| g.len == 0)
     }
 
-    /// Appends `(seq, entry)` of every entry that may overlap `consumer`.
-    pub fn candidates(&self, consumer: &Tensor, out: &mut Vec<(u64, u32)>) {
+    /// Appends every entry that may overlap `consumer`, with its verdict when the index knows
+    /// it (see the module docs).
+    pub fn candidates(&self, consumer: &Tensor, out: &mut Vec<Candidate>) {
+        let loose = |(&(_, seq), &entry): (&(u64, u64), &u32)| Candidate {
+            seq,
+            entry,
+            verdict: None,
+        };
         if consumer.version() > self.min_version {
             // The version rule makes every older entry overlap, wherever it lies.
-            out.extend(self.loose.iter().map(|(&(_, seq), &e)| (seq, e)));
+            out.extend(self.loose.iter().map(loose));
             if let Some(g) = &self.grid {
                 out.extend(g.cells.values().flatten().map(Cell::candidate));
             }
@@ -195,16 +287,12 @@ impl HotIndex {
         let start = consumer.start_offset();
         let end = start + consumer.extent_elems();
         let lo = start.saturating_sub(self.loose_max_extent);
-        out.extend(
-            self.loose
-                .range((lo, 0)..(end, 0))
-                .map(|(&(_, seq), &e)| (seq, e)),
-        );
+        out.extend(self.loose.range((lo, 0)..(end, 0)).map(loose));
         let Some(g) = &self.grid else { return };
         let placed = (g.holds(consumer) && whole_outer_rows(consumer))
-            .then(|| box_position(consumer))
+            .then(|| g.place(consumer, true).outer)
             .flatten();
-        let Some(pos) = placed else {
+        let Some((off, shape)) = placed else {
             // Another layout, or one the box test cannot place: every grid entry may overlap.
             out.extend(g.cells.values().flatten().map(Cell::candidate));
             return;
@@ -213,7 +301,6 @@ impl HotIndex {
         // Its offset there is then in [consumer's - edge + 1, consumer's end) (its shape is at
         // most a bucket edge), so only the buckets of that range can hold it; when every entry
         // starts on a bucket boundary, none from an earlier bucket reaches the consumer's.
-        let (off, shape) = outer(&pos, consumer);
         let span = |d: usize| {
             let back = if g.aligned { 0 } else { g.edge[d] - 1 };
             let first = off[d].saturating_sub(back) / g.edge[d];
@@ -222,8 +309,16 @@ impl HotIndex {
         };
         let (rows, cols) = (span(0), span(1));
         let (lo, hi) = (off, [off[0] + shape[0], off[1] + shape[1]]);
-        let meeting = |out: &mut Vec<(u64, u32)>, cell: &[Cell]| {
-            out.extend(cell.iter().filter(|c| c.meets(lo, hi)).map(Cell::candidate));
+        // The version rule cannot apply here (the consumer is no newer than any entry), and two
+        // placed views of one layout overlap exactly when their boxes meet in every dimension:
+        // with at most two, the cells' boxes give `check_overlap`'s answer.
+        let whole = g.ndims <= 2;
+        let meeting = |out: &mut Vec<Candidate>, cell: &[Cell]| {
+            let meets = cell.iter().filter(|c| c.meets(lo, hi));
+            match whole {
+                true => out.extend(meets.map(|c| c.judged(lo, hi))),
+                false => out.extend(meets.map(Cell::candidate)),
+            }
         };
         let probes = (rows.end() - rows.start() + 1).saturating_mul(cols.end() - cols.start() + 1);
         if probes > g.cells.len() as u64 {
@@ -294,6 +389,6 @@ mod tests {
         );
         let mut out = Vec::new();
         h.candidates(&buf.view(&[4], &[0]).unwrap(), &mut out);
-        assert_eq!(out, [(0, 0)]);
+        assert_eq!(out.iter().map(|c| (c.seq, c.entry)).collect::<Vec<_>>(), [(0, 0)]);
     }
 }

@@ -33,7 +33,7 @@ pub use overlap::{check_overlap, Overlap};
 use rustc_hash::FxHashMap;
 
 use crate::{TaskId, Tensor, MAX_RINGS};
-use hot::HotIndex;
+use hot::{Candidate, HotIndex};
 use views::Views;
 
 /// Default entry capacity of the runtime's tensor map.
@@ -150,7 +150,7 @@ pub struct TensorMap {
     hot: FxHashMap<u64, HotIndex>,
     hot_threshold: usize,
     next_seq: u64,
-    candidates: Vec<(u64, u32)>,
+    candidates: Vec<Candidate>,
 }
 
 impl TensorMap {
@@ -461,7 +461,7 @@ impl TensorMap {
     }
 
     /// [`TensorMap::lookup`] for a hot address: only entries whose range can reach the
-    /// consumer's are visited, newest first.
+    /// consumer's are visited, newest first; the index's verdicts stand in for the test.
     fn lookup_hot<E>(
         &mut self,
         consumer: &Tensor,
@@ -471,15 +471,17 @@ impl TensorMap {
         let mut cands = std::mem::take(&mut self.candidates);
         cands.clear();
         self.hot[&consumer.addr()].candidates(consumer, &mut cands);
-        cands.sort_unstable_by_key(|&(seq, _)| std::cmp::Reverse(seq));
+        cands.sort_unstable_by_key(|c| std::cmp::Reverse(c.seq));
         let mut result = Ok(());
-        for &(_, e) in &cands {
+        for c in &cands {
+            let e = c.entry;
             let entry = self.entries[e as usize];
             if !self.is_live(entry.producer) {
                 continue;
             }
             let view = self.views.get(e);
-            let ov = check_overlap(&view, consumer);
+            let ov = c.verdict.unwrap_or_else(|| check_overlap(&view, consumer));
+            debug_assert_eq!(ov, check_overlap(&view, consumer), "the hot index's verdict");
             if ov != Overlap::None {
                 if let Err(err) = hit(entry.producer, &view, ov) {
                     result = Err(err);

@@ -15,7 +15,7 @@
 //! `Covered` here means *the reader's region contains the writer's region*: an INOUT consumer
 //! then supersedes the entry, which is removed.
 
-use crate::{Tensor, MAX_DIMS};
+use crate::Tensor;
 
 /// Result of [`check_overlap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,28 +46,40 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     if input.dtype() != entry.dtype() || !same_strides(input, entry) {
         return Overlap::Other;
     }
-    let Some(a) = reference_box(input.strides()) else {
-        return Overlap::Other;
-    };
-    if !whole_outer_rows(input) {
+    let strides = input.strides();
+    if !nested(strides) || !whole_outer_rows(input) {
         return Overlap::Other;
     }
-    let (Some(in_off), Some(en_off)) = (decompose(input, &a), decompose(entry, &a)) else {
-        return Overlap::Other;
-    };
-    let mut covered = true;
+    // Steps 5 and 6 together, one dimension at a time (no offset arrays: built one element at
+    // a time and copied whole, they were read back across their stores, a store-forwarding
+    // stall): a start that does not decompose inside the reference box makes it `Other`,
+    // whatever the boxes; otherwise the boxes decide.
+    let (in_shape, en_shape) = (input.shape(), entry.shape());
+    let (mut in_rem, mut en_rem) = (in_start, en_start);
+    let (mut fits, mut disjoint, mut covered) = (true, false, true);
     for d in 0..n {
-        let (i0, i1) = (in_off[d], in_off[d] + u64::from(input.shape()[d]));
-        let (e0, e1) = (en_off[d], en_off[d] + u64::from(entry.shape()[d]));
-        if i1 <= e0 || e1 <= i0 {
-            return Overlap::None;
+        let (i0, e0) = if d + 1 == n {
+            // The innermost stride is 1: what remains is the offset.
+            (in_rem, en_rem)
+        } else {
+            let s = u64::from(strides[d]);
+            let offs = (in_rem / s, en_rem / s);
+            (in_rem, en_rem) = (in_rem % s, en_rem % s);
+            offs
+        };
+        let (i1, e1) = (i0 + u64::from(in_shape[d]), e0 + u64::from(en_shape[d]));
+        if d > 0 {
+            let a = u64::from(strides[d - 1] / strides[d]);
+            fits &= i1 <= a && e1 <= a;
         }
+        disjoint |= i1 <= e0 || e1 <= i0;
         covered &= i0 <= e0 && e1 <= i1;
     }
-    if covered {
-        Overlap::Covered
-    } else {
-        Overlap::Other
+    match (fits, disjoint, covered) {
+        (false, _, _) => Overlap::Other,
+        (true, true, _) => Overlap::None,
+        (true, false, true) => Overlap::Covered,
+        (true, false, false) => Overlap::Other,
     }
 }
 
@@ -84,21 +96,14 @@ pub(super) fn strides_eq(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// The reference box's inner extents `a[1..]` for views with these strides, or `None` when
-/// the L2 test does not apply (innermost stride not 1, or strides not nested). Its outer
-/// extent (buffer elements / strides[0]) bounds nothing: a view lies inside its buffer
-/// (`Tensor::from_parts` checks it), so its outer offset plus its outer size never exceeds it.
+/// Whether the L2 box test applies to views with these strides (L2 step 3): the innermost
+/// stride is 1 and each stride a multiple of the next. The reference box's inner extents are
+/// then `strides[d - 1] / strides[d]`; its outer extent (buffer elements / strides[0]) bounds
+/// nothing, since a view lies inside its buffer (`Tensor::from_parts` checks it).
 #[inline]
-fn reference_box(strides: &[u32]) -> Option<[u64; MAX_DIMS]> {
+fn nested(strides: &[u32]) -> bool {
     let n = strides.len();
-    if strides[n - 1] != 1 || (1..n).any(|i| !strides[i - 1].is_multiple_of(strides[i])) {
-        return None;
-    }
-    let mut a = [0u64; MAX_DIMS];
-    for i in 1..n {
-        a[i] = u64::from(strides[i - 1] / strides[i]);
-    }
-    Some(a)
+    strides[n - 1] == 1 && (1..n).all(|i| strides[i - 1].is_multiple_of(strides[i]))
 }
 
 /// Whether `t`'s buffer is whole outer rows (L2 step 4, asked of the consumer).
@@ -108,31 +113,40 @@ pub(super) fn whole_outer_rows(t: &Tensor) -> bool {
     buf_elems.is_multiple_of(u64::from(t.strides()[0]))
 }
 
-/// Where the L2 box test places `t`: its per-dimension offsets inside the reference box of its
-/// own strides, or `None` when the test cannot place it (then every overlap with a view of the
+/// Where the L2 box test places `t` in the two outer dimensions (the second 0 for a 1-D
+/// view): the first two of its per-dimension offsets inside the reference box of its own
+/// strides, or `None` when the test cannot place it (then every overlap with a view of the
 /// same layout is `Other` or decided by L1). Two views of one layout (dtype and strides) whose
-/// positions' boxes are disjoint in any dimension never overlap, provided the consumer's
-/// buffer is [`whole_outer_rows`]: that is what lets the tensor map's hot index skip them.
-pub(super) fn box_position(t: &Tensor) -> Option<[u64; MAX_DIMS]> {
-    reference_box(t.strides()).and_then(|a| decompose(t, &a))
-}
-
-/// Per-dimension offsets of `t.start_offset` in the mixed radix given by its strides, or `None`
-/// when the box does not fit the reference box's inner extents `a[1..]`.
+/// boxes are disjoint in any dimension never overlap, provided the consumer's buffer is
+/// [`whole_outer_rows`]: that is what lets the tensor map's hot index skip them.
 #[inline]
-fn decompose(t: &Tensor, a: &[u64; MAX_DIMS]) -> Option<[u64; MAX_DIMS]> {
+pub(super) fn box_position(t: &Tensor) -> Option<[u64; 2]> {
+    let (strides, shape) = (t.strides(), t.shape());
+    if !nested(strides) {
+        return None;
+    }
+    let n = strides.len();
     let mut rem = t.start_offset();
-    let mut off = [0u64; MAX_DIMS];
-    for (d, &s) in t.strides().iter().enumerate() {
-        let s = u64::from(s);
-        off[d] = rem / s;
-        rem %= s;
-        if d > 0 && off[d] + u64::from(t.shape()[d]) > a[d] {
+    let mut outer = (0, 0);
+    for d in 0..n {
+        let off = if d + 1 == n {
+            rem
+        } else {
+            let s = u64::from(strides[d]);
+            let off = rem / s;
+            rem %= s;
+            off
+        };
+        if d > 0 && off + u64::from(shape[d]) > u64::from(strides[d - 1] / strides[d]) {
             return None;
         }
+        match d {
+            0 => outer.0 = off,
+            1 => outer.1 = off,
+            _ => {}
+        }
     }
-    // The innermost stride is 1 (checked by the caller), so nothing remains.
-    Some(off)
+    Some([outer.0, outer.1])
 }
 
 #[cfg(test)]
