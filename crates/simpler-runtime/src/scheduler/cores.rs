@@ -8,9 +8,7 @@
 
 use std::time::Instant;
 
-use arrayvec::ArrayVec;
-
-use crate::platform::{CoreId, Platform, TaskShape};
+use crate::platform::{CoreId, CoreType, Platform, TaskShape};
 
 /// The clusters of one scheduler thread and the deadlines of its held cores.
 pub(crate) struct Cores {
@@ -23,8 +21,42 @@ pub(crate) struct Cores {
     held: usize,
 }
 
-/// Where one block runs: a core per active subslot `[aic, aiv0, aiv1]`.
-pub(crate) type Placement = ArrayVec<(usize, CoreId), 3>;
+/// Where one block runs: a core per active subslot `[aic, aiv0, aiv1]` (the subslot gives
+/// the core's type). Three plain indices: an `ArrayVec<(usize, CoreId), 3>` was built with
+/// stores of three widths and read back with wider loads (a store-forwarding stall in
+/// `execute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// Global core index by subslot; [`Placement::UNUSED`] for an inactive one.
+    index: [u32; 3],
+}
+
+impl Placement {
+    /// The index of a subslot without a core.
+    const UNUSED: u32 = u32::MAX;
+
+    fn new() -> Self {
+        Placement {
+            index: [Self::UNUSED; 3],
+        }
+    }
+
+    /// How many subslots are placed.
+    pub fn len(self) -> usize {
+        self.index.iter().filter(|&&i| i != Self::UNUSED).count()
+    }
+
+    /// The placed subslots with their cores, in subslot order.
+    pub fn cores(self) -> impl Iterator<Item = (usize, CoreId)> {
+        (0..3).filter_map(move |sub| {
+            let index = self.index[sub];
+            (index != Self::UNUSED).then(|| {
+                let core_type = if sub == 0 { CoreType::Aic } else { CoreType::Aiv };
+                (sub, CoreId { index, core_type })
+            })
+        })
+    }
+}
 
 impl Cores {
     pub fn new(platform: Platform, thread_index: u32, thread_count: u32) -> Self {
@@ -58,6 +90,7 @@ impl Cores {
     /// The cores of cluster `c` for the active subslots of `kernels`; `None` when one of them
     /// is held. A non-MIX AIV block prefers AIV `(block + c) % 2` and takes the other one when
     /// that is held.
+    #[inline(always)]
     fn try_cluster(&self, c: u32, shape: TaskShape, kernels: &[i32; 3], block: u32) -> Option<Placement> {
         let mut out = Placement::new();
         for (sub, &kid) in kernels.iter().enumerate() {
@@ -79,13 +112,16 @@ impl Cores {
             if !self.is_free(core) {
                 return None;
             }
-            out.push((sub, core));
+            out.index[sub] = core.index;
         }
         Some(out)
     }
 
     /// Places one block: the next owned cluster (round robin) whose needed cores are free.
-    /// `None` only while cores are held and no owned cluster has room.
+    /// `None` only while cores are held and no owned cluster has room. Inlined, with
+    /// [`Cores::try_cluster`]: the placement returned through memory was copied back with
+    /// loads wider than the stores that built it (a store-forwarding stall in `execute`).
+    #[inline(always)]
     pub fn place(&mut self, shape: TaskShape, kernels: &[i32; 3], block: u32) -> Option<Placement> {
         let n = self.owned.len();
         for i in 0..n {
@@ -146,21 +182,21 @@ mod tests {
         let mut cores = Cores::new(platform, 0, 1);
         let aiv = [-1, 7, -1];
         let first = cores.place(TaskShape::Aiv, &aiv, 0).unwrap();
-        assert_eq!(first[0].1, platform.aiv(0, 0));
+        assert_eq!(first.cores().next().unwrap().1, platform.aiv(0, 0));
         let until = Instant::now() + Duration::from_secs(1);
-        cores.hold(first[0].1, until);
+        cores.hold(first.cores().next().unwrap().1, until);
         // The other AIV takes the next block; with both held, AIV work waits.
         let second = cores.place(TaskShape::Aiv, &aiv, 0).unwrap();
-        assert_eq!(second[0].1, platform.aiv(0, 1));
-        cores.hold(second[0].1, until);
+        assert_eq!(second.cores().next().unwrap().1, platform.aiv(0, 1));
+        cores.hold(second.cores().next().unwrap().1, until);
         assert!(cores.place(TaskShape::Aiv, &aiv, 0).is_none());
         assert!(!cores.can_place(TaskShape::Aiv));
         assert!(!cores.can_place(TaskShape::Mix));
         assert!(cores.can_place(TaskShape::Aic));
         assert!(cores.can_place(TaskShape::Dummy));
-        cores.release(first[0].1);
+        cores.release(first.cores().next().unwrap().1);
         assert!(cores.can_place(TaskShape::Aiv));
-        cores.release(second[0].1);
+        cores.release(second.cores().next().unwrap().1);
         assert!(!cores.any_held());
     }
 }

@@ -179,7 +179,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let mut cores: ArrayVec<CoreId, 3> = ArrayVec::new();
     let mut first_start = None;
     let tensors = payload.tensors(&shared.arg_arena, &mut st.args);
-    for &(sub, core) in &placement {
+    for (sub, core) in placement.cores() {
         let kid = kernels[sub];
         let Some(def) = shared.kernels.get(kid) else {
             shared.fatal.raise(
