@@ -55,18 +55,8 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
     // stall): a start that does not decompose inside the reference box makes it `Other`,
     // whatever the boxes; otherwise the boxes decide.
     let (in_shape, en_shape) = (input.shape(), entry.shape());
-    let (mut in_rem, mut en_rem) = (in_start, en_start);
     let (mut fits, mut disjoint, mut covered) = (true, false, true);
-    for d in 0..n {
-        let (i0, e0) = if d + 1 == n {
-            // The innermost stride is 1: what remains is the offset.
-            (in_rem, en_rem)
-        } else {
-            let s = u64::from(strides[d]);
-            let offs = (in_rem / s, en_rem / s);
-            (in_rem, en_rem) = (in_rem % s, en_rem % s);
-            offs
-        };
+    let mut dimension = |d: usize, i0: u64, e0: u64| {
         let (i1, e1) = (i0 + u64::from(in_shape[d]), e0 + u64::from(en_shape[d]));
         if d > 0 {
             let a = u64::from(strides[d - 1] / strides[d]);
@@ -74,7 +64,15 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
         }
         disjoint |= i1 <= e0 || e1 <= i0;
         covered &= i0 <= e0 && e1 <= i1;
+    };
+    let (mut in_rem, mut en_rem) = (in_start, en_start);
+    for (d, &s) in outer_strides(strides).iter().enumerate() {
+        let s = u64::from(s);
+        dimension(d, in_rem / s, en_rem / s);
+        (in_rem, en_rem) = (in_rem % s, en_rem % s);
     }
+    // The innermost stride is 1 (`nested`): what remains is the offset there.
+    dimension(n - 1, in_rem, en_rem);
     match (fits, disjoint, covered) {
         (false, _, _) => Overlap::Other,
         (true, true, _) => Overlap::None,
@@ -125,28 +123,33 @@ pub(super) fn box_position(t: &Tensor) -> Option<[u64; 2]> {
     if !nested(strides) {
         return None;
     }
-    let n = strides.len();
-    let mut rem = t.start_offset();
-    let mut outer = (0, 0);
-    for d in 0..n {
-        let off = if d + 1 == n {
-            rem
-        } else {
-            let s = u64::from(strides[d]);
-            let off = rem / s;
-            rem %= s;
-            off
-        };
+    let mut outer = [0, 0];
+    let mut fits = true;
+    let mut dimension = |d: usize, off: u64| {
         if d > 0 && off + u64::from(shape[d]) > u64::from(strides[d - 1] / strides[d]) {
-            return None;
+            fits = false;
         }
-        match d {
-            0 => outer.0 = off,
-            1 => outer.1 = off,
-            _ => {}
+        if let Some(o) = outer.get_mut(d) {
+            *o = off;
         }
+    };
+    let mut rem = t.start_offset();
+    for (d, &s) in outer_strides(strides).iter().enumerate() {
+        let s = u64::from(s);
+        dimension(d, rem / s);
+        rem %= s;
     }
-    Some([outer.0, outer.1])
+    // The innermost stride is 1 (`nested`): what remains is the offset there.
+    dimension(strides.len() - 1, rem);
+    fits.then_some(outer)
+}
+
+/// Every stride but the innermost: the dimensions whose offset a division finds. Split off
+/// without arithmetic (an `n - 1` bound or a `d + 1 == n` test of the innermost dimension is
+/// the same as dividing by its stride of 1, so no test could tell such a mutant apart).
+#[inline]
+fn outer_strides(strides: &[u32]) -> &[u32] {
+    strides.split_last().map_or(&[], |(_, outer)| outer)
 }
 
 #[cfg(test)]
@@ -207,6 +210,68 @@ mod tests {
         assert_eq!(check_overlap(&half, &row1), Overlap::Other);
         assert!(!same_strides(&row1, &half));
         assert!(same_strides(&row1, &narrow) && same_strides(&half, &wide));
+    }
+
+    /// A view of a buffer of 5 × 6 × 7 f32 with that buffer's strides (42, 7, 1), built from
+    /// its parts: its shape may run past a row (it then wraps into the next one).
+    fn strided(start: u64, shape: &[u32]) -> Tensor {
+        let strides = [42, 7, 1];
+        Tensor::from_parts(&crate::TensorParts {
+            addr: 0x4000,
+            size_bytes: 5 * 6 * 7 * 4,
+            owner: TaskId::INVALID,
+            start_offset: start,
+            version: 0,
+            dtype: DType::Float32,
+            manual_dep: false,
+            shape: shape.to_vec(),
+            strides: strides[3 - shape.len()..].to_vec(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn box_position_places_views_inside_the_reference_box() {
+        // Start 2 * 42 + 3 * 7 + 4: offsets (2, 3, 4); the two outer ones are the position.
+        assert_eq!(box_position(&strided(109, &[1, 3, 3])), Some([2, 3]));
+        assert_eq!(box_position(&strided(109, &[3, 3, 3])), Some([2, 3]));
+        // A 2-D view of rows of 7: start 3 * 7 + 2 is (3, 2).
+        assert_eq!(box_position(&strided(23, &[2, 5])), Some([3, 2]));
+        // A 1-D view: its offset, then 0.
+        assert_eq!(box_position(&strided(23, &[4])), Some([23, 0]));
+        // Strides that do not nest (a step of 2 innermost): not placeable.
+        let every_other = rows(0, 4).slice(1, 0, 64, 2).unwrap();
+        assert_eq!(box_position(&every_other), None);
+    }
+
+    #[test]
+    fn box_position_refuses_a_view_that_runs_past_its_row() {
+        // Dimension 1 holds 42 / 7 = 6 rows of 7: offset 3 and 4 rows end at 7 > 6.
+        assert_eq!(box_position(&strided(2 * 42 + 3 * 7, &[1, 4, 2])), None);
+        assert_eq!(box_position(&strided(2 * 42 + 3 * 7, &[1, 3, 2])), Some([2, 3]));
+        // Innermost: offset 4 and 4 columns end at 8 > 7.
+        assert_eq!(box_position(&strided(4, &[1, 1, 4])), None);
+        assert_eq!(box_position(&strided(3, &[1, 1, 4])), Some([0, 0]));
+        // A 2-D view wider than its row of 7.
+        assert_eq!(box_position(&strided(0, &[2, 8])), None);
+    }
+
+    /// A producer whose rows run past the row length shares elements with a consumer in a
+    /// row the box test would call disjoint: the test does not apply, the answer is `Other`.
+    #[test]
+    fn a_view_running_past_its_row_is_not_boxed() {
+        // Rows 0-1, 9 columns each: elements 0..9 and 7..16, reaching into row 2 (14, 15).
+        let wide = strided(0, &[2, 9]);
+        let row2 = strided(14, &[1, 2]);
+        assert_eq!(check_overlap(&wide, &row2), Overlap::Other);
+        assert_eq!(check_overlap(&row2, &wide), Overlap::Other);
+        // The same consumer against a producer that fits its rows: disjoint boxes, no overlap.
+        assert_eq!(check_overlap(&strided(0, &[2, 7]), &row2), Overlap::None);
+        // 3-D: dimension 1 runs past its 6 rows (offset 5, 2 rows) into the next block.
+        let spill = strided(5 * 7, &[1, 2, 7]);
+        let next = strided(42, &[1, 1, 7]);
+        assert_eq!(check_overlap(&spill, &next), Overlap::Other);
+        assert_eq!(check_overlap(&next, &spill), Overlap::Other);
     }
 
     #[test]
