@@ -31,9 +31,8 @@ pub(crate) const SCOPE_BIT: u32 = 0x8000_0000;
 /// Lifecycle of the task in a slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TaskState {
-    /// Never used.
-    Free,
-    /// Submitted, not yet completed.
+    /// Submitted, not yet completed; also the state a slot keeps for its next task, before
+    /// that task is submitted ([`Slot::new`], [`Slot::consume`]).
     Pending,
     /// Ran (or was completed inline). Once every pin is back and its scope has ended, the
     /// task retires and its slot's fan is left PENDING for the slot's next task
@@ -60,6 +59,19 @@ pub(crate) struct Fan {
     /// Consumers waiting for this task to complete: two inline (as many as the heap pointer
     /// and length take), so the common task allocates nothing even in a fresh slot (`hbg`).
     pub consumers: Consumers,
+}
+
+impl Fan {
+    /// The fan as task `local` starts it: PENDING, the scope's pin, no consumer.
+    fn ready_for(local: u32) -> Fan {
+        Fan {
+            local,
+            state: TaskState::Pending,
+            fanout_count: SCOPE_BIT,
+            fanout_refcount: 0,
+            consumers: Consumers::new(),
+        }
+    }
 }
 
 /// What the orchestrator writes before publishing the task and the scheduler reads to run it.
@@ -134,10 +146,11 @@ pub(crate) struct Guarded<A> {
 }
 
 impl<A: Default> RingSlot<A> {
-    /// An empty slot.
-    pub fn new() -> Self {
+    /// An empty slot, ready for its first task, `local`, of a ring of `window` slots
+    /// ([`Slot::new`]).
+    pub fn new(local: u32, window: u32) -> Self {
         RingSlot {
-            core: Slot::new(),
+            core: Slot::new(local, window),
             payload: RwLock::new(Guarded {
                 args: A::default(),
                 payload: Payload::new(),
@@ -314,22 +327,30 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    pub fn new() -> Slot {
+    /// A slot ready for its first task, `local`, of a ring of `window` slots: the fan as that
+    /// task starts it (PENDING, the scope's pin, no consumer), and `consumed` as if task
+    /// `local − window` had retired here, so the task's submit neither writes the fan nor
+    /// takes its lock ([`Slot::fan_ready_for`]), as for every later task of the slot
+    /// ([`Slot::consume`]). Nothing reads the fan before that submit: an edge to a task not
+    /// yet submitted is refused by its local id first (`LiveSink::edge`), and the ring's
+    /// advance never reaches a slot whose task was not submitted.
+    pub fn new(local: u32, window: u32) -> Slot {
         Slot {
-            fan: Mutex::new(Fan {
-                local: u32::MAX,
-                state: TaskState::Free,
-                fanout_count: 0,
-                fanout_refcount: 0,
-                consumers: Consumers::new(),
-            }),
+            fan: Mutex::new(Fan::ready_for(local)),
             fanin_count: AtomicU32::new(0),
             fanin_refcount: AtomicU32::new(0),
             remaining: AtomicU32::new(0),
             next_block: AtomicU32::new(0),
-            consumed: AtomicU32::new(u32::MAX),
+            consumed: AtomicU32::new(local.wrapping_sub(window)),
             shape: AtomicU8::new(TaskShape::Dummy as u8),
         }
+    }
+
+    /// Makes a slot that never held a task ready for `local` instead, as [`Slot::new`] does
+    /// (a chunk built ahead for another place in the window): exclusive access, so without
+    /// its lock or an atomic read-modify-write.
+    pub fn ready_for(&mut self, local: u32, window: u32) {
+        *self = Slot::new(local, window);
     }
 }
 
@@ -366,12 +387,12 @@ impl Slot {
         self.consumed.store(local, Ordering::Release);
     }
 
-    /// Whether [`Slot::consume`] left the fan as task `local` of a ring with `window` slots
-    /// starts it: the slot's last task was `local − window` and retired. False for a slot's
-    /// first task (the fan is then `Free`), which its submit initializes under the lock.
+    /// Whether the fan is as task `local` of a ring with `window` slots starts it: the slot's
+    /// last task was `local − window` and retired ([`Slot::consume`]), or the slot was built
+    /// for `local` as its first task ([`Slot::new`]).
     #[inline]
     pub fn fan_ready_for(&self, local: u32, window: u32) -> bool {
-        local >= window && self.consumed.load(Ordering::Acquire) == local - window
+        self.consumed.load(Ordering::Acquire) == local.wrapping_sub(window)
     }
 }
 
@@ -392,7 +413,7 @@ mod tests {
     #[test]
     fn prefetching_a_slot_for_reading_or_writing_leaves_it_as_it_was() {
         // Slots at every offset from a line boundary: the last line is asked for too.
-        let slots: Vec<RingSlot<PackedArgs>> = (0..9).map(|_| RingSlot::new()).collect();
+        let slots: Vec<RingSlot<PackedArgs>> = (0..9).map(|i| RingSlot::new(i, 16)).collect();
         for (i, slot) in slots.iter().enumerate() {
             slot.core
                 .remaining
@@ -403,7 +424,7 @@ mod tests {
         }
         for (i, slot) in slots.iter().enumerate() {
             assert_eq!(slot.core.remaining.load(crate::sync::Ordering::Relaxed), i as u32);
-            assert_eq!(slot.core.fan.lock().state, TaskState::Free);
+            assert_eq!(slot.core.fan.lock().local, i as u32);
             assert_eq!((slot.read().id, slot.read().args().len()), (TaskId::INVALID, 0));
         }
     }
@@ -411,9 +432,25 @@ mod tests {
     #[test]
     fn a_retired_task_leaves_its_fan_as_the_next_task_of_its_slot_starts_it() {
         const WINDOW: u32 = 8;
-        let slot = Slot::new();
-        // The slot's first task: its submit initializes the fan under the lock.
-        assert!(!slot.fan_ready_for(3, WINDOW));
+        let slot = Slot::new(3, WINDOW);
+        // Built for its first task, 3: ready for it and for no other local id.
+        assert!(slot.fan_ready_for(3, WINDOW));
+        for other in [2, 4, 3 + WINDOW, 3 + 2 * WINDOW, u32::MAX] {
+            assert!(!slot.fan_ready_for(other, WINDOW), "{other}");
+        }
+        {
+            let fan = slot.fan.lock();
+            assert_eq!(
+                (
+                    fan.local,
+                    fan.state,
+                    fan.fanout_count,
+                    fan.fanout_refcount,
+                    fan.consumers.len()
+                ),
+                (3, TaskState::Pending, SCOPE_BIT, 0, 0)
+            );
+        }
         {
             let mut fan = slot.fan.lock();
             fan.local = 3;

@@ -486,8 +486,9 @@ impl Orchestrator {
         // The slot is re-derived from `self.shared` after every call that needs `&mut self`
         // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
         let slot = self.shared.slot(sref);
-        // A slot whose last task retired has its fan as this task starts it (`Slot::consume`),
-        // unless this is an alloc task (completed at once) or the slot's first task.
+        // The slot's fan is as this task starts it, left so by its last task's retirement
+        // (`Slot::consume`) or, for its first task, by its build (`Slot::new`), unless this
+        // is an alloc task (completed at once).
         if is_alloc || !slot.fan_ready_for(local, self.shared.window_of(ring as u8)) {
             let mut fan = slot.fan.lock();
             fan.local = local;
@@ -638,9 +639,9 @@ impl Orchestrator {
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
             }
             (ArgsMut::Packed(packed), Some(arena)) => {
-                let mut list = arena.begin(&shared.rings[task.ring].slots, n);
+                let mut list = arena.begin(&shared.rings[task.ring].slots, n, packed);
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
-                *packed = list.finish();
+                list.finish();
             }
             (ArgsMut::Packed(_), None) => {
                 unreachable!("a host-built graph's orchestrator packs its arguments")

@@ -15,7 +15,12 @@
 //! is built the scheduler's core is idle, so a prefault thread ([`SlotStore::prefault_ahead`])
 //! keeps [`SPARE_CHUNKS`] chunks faulted in and built (their empty slots written) ahead of the
 //! orchestrator, whose submits then only fill them: the kernel's page zeroing and the empty
-//! slots' writes move off the critical path. The
+//! slots' writes move off the critical path.
+//!
+//! Every slot is built ready for its first task (`Slot::new`: its fan as that task starts it),
+//! so a submit takes no fan lock, into a fresh slot as into a reused one (`Slot::consume`).
+//! A spare is built for the chunk it is expected to fill; one that lands elsewhere is made
+//! ready for its place when installed (`Chunk::ready_for`). The
 //! thread parks while it has them all and the orchestrator wakes it as it takes one. Once the
 //! orchestrator has asked for a block of the argument arena (`arg_arena.rs`, tasks with more
 //! tensor arguments than a slot holds), the thread keeps [`SPARE_ARG_BLOCKS`] of those ready
@@ -34,7 +39,7 @@ use simpler_core::view_pack::PackedView;
 use simpler_core::Tensor;
 
 use super::arg_arena::{ArgArena, PackedArgs};
-use crate::sync::{AtomicBool, Ordering, Sleep};
+use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
 
 /// Slots built together (1024 × 192 bytes in a host-built graph: 192 KB; 328 bytes a slot on
 /// `tmr`).
@@ -59,8 +64,12 @@ pub(crate) struct SlotStore {
     shift: u32,
     /// Chunk length − 1.
     within: u32,
-    /// Chunks of empty slots built ahead by the prefault thread.
-    spare: ArrayQueue<Chunk>,
+    /// Chunks of empty slots built ahead by the prefault thread, each with the index of its
+    /// first slot, for which it was built ([`Slot::new`](crate::slot::Slot::new)).
+    spare: ArrayQueue<(u32, Chunk)>,
+    /// One past the last chunk installed: the prefault thread builds its next spare for the
+    /// chunk after this one and the spares it holds.
+    installed: AtomicU32,
     /// Empty argument-arena blocks ([`BLOCK_TENSORS`] tensors), their pages faulted in.
     spare_arg_blocks: ArrayQueue<Vec<PackedView>>,
     /// Set when the orchestrator first takes an argument block: a build whose tasks all fit
@@ -82,6 +91,7 @@ impl SlotStore {
             shift: chunk.trailing_zeros(),
             within: chunk - 1,
             spare: ArrayQueue::new(SPARE_CHUNKS),
+            installed: AtomicU32::new(0),
             spare_arg_blocks: ArrayQueue::new(SPARE_ARG_BLOCKS),
             arg_blocks_wanted: AtomicBool::new(false),
             prefault: Sleep::new(),
@@ -100,7 +110,8 @@ impl SlotStore {
     /// slot's place in it.
     #[inline]
     fn chunk(&self, index: u32) -> (&Chunk, usize) {
-        let chunk = self.chunks[(index >> self.shift) as usize].get_or_init(|| self.build_chunk());
+        let c = (index >> self.shift) as usize;
+        let chunk = self.chunks[c].get_or_init(|| self.build_chunk(c));
         (chunk, (index & self.within) as usize)
     }
 
@@ -152,14 +163,28 @@ impl SlotStore {
         }
     }
 
-    /// A chunk of empty slots: a spare when the prefault thread has one ready.
-    fn build_chunk(&self) -> Chunk {
+    /// The window's length in slots.
+    fn window(&self) -> u32 {
+        (self.chunks.len() as u32) << self.shift
+    }
+
+    /// Chunk `c`'s empty slots, each ready for its first task: a spare when the prefault
+    /// thread has one ready. Chunks are installed in order (the orchestrator takes slots in
+    /// order), and the spares are built for the chunks after those installed; a spare built
+    /// for another chunk (one the orchestrator built itself meanwhile) is made ready for this
+    /// one, slot by slot, rather than dropped.
+    fn build_chunk(&self, c: usize) -> Chunk {
+        let first = (c as u32) << self.shift;
+        self.installed.fetch_max(c as u32 + 1, Ordering::Relaxed);
         match self.spare.pop() {
-            Some(chunk) => {
+            Some((built_for, mut chunk)) => {
                 self.prefault.notify_one();
+                if built_for != first {
+                    chunk.ready_for(first, self.window());
+                }
                 chunk
             }
-            None => built_chunk(self.within as usize + 1, self.packed),
+            None => built_chunk(self.within as usize + 1, self.packed, first, self.window()),
         }
     }
 
@@ -188,11 +213,18 @@ impl SlotStore {
         let n = self.within as usize + 1;
         let mut chunks_left = self.chunks.len();
         let chunk_due = |left: usize| left > 0 && !self.spare.is_full();
+        // The chunk the next spare is for: the first after those installed and spare.
+        let next_chunk = || {
+            let c = self.installed.load(Ordering::Relaxed) as usize + self.spare.len();
+            (c.min(self.chunks.len() - 1) as u32) << self.shift
+        };
         let block_due = || self.arg_blocks_wanted.load(Ordering::Acquire) && !self.spare_arg_blocks.is_full();
         while !stop() {
             // Chunks first: every task needs a slot; only some need an argument block.
             if chunk_due(chunks_left) {
-                if self.spare.push(built_chunk(n, self.packed)).is_err() {
+                let first = next_chunk();
+                let chunk = built_chunk(n, self.packed, first, self.window());
+                if self.spare.push((first, chunk)).is_err() {
                     return; // only this thread pushes: unreachable
                 }
                 chunks_left -= 1;
@@ -223,16 +255,18 @@ impl SlotStore {
 /// when it keeps up: writing a chunk's empty slots was the build's own work before (a
 /// `memmove` per slot, 17–30 ns a task of an `hbg` build's profile, on lines the prefault
 /// thread had just zeroed on its core).
-fn built_chunk(n: usize, packed: bool) -> Chunk {
-    fn slots<A: Default>(n: usize) -> Box<[RingSlot<A>]> {
+///
+/// Its slots are ready for their first tasks, `first` and on, in a window of `window` slots.
+fn built_chunk(n: usize, packed: bool, first: u32, window: u32) -> Chunk {
+    fn slots<A: Default>(n: usize, first: u32, window: u32) -> Box<[RingSlot<A>]> {
         let mut v = faulted_in(n);
-        v.extend((0..n).map(|_| RingSlot::new()));
+        v.extend((0..n as u32).map(|i| RingSlot::new(first + i, window)));
         v.into_boxed_slice()
     }
     if packed {
-        Chunk::Packed(slots(n))
+        Chunk::Packed(slots(n, first, window))
     } else {
-        Chunk::InPlace(slots(n))
+        Chunk::InPlace(slots(n, first, window))
     }
 }
 
@@ -242,6 +276,21 @@ enum Chunk {
     InPlace(Box<[RingSlot<InlineArgs>]>),
     /// A host-built graph: packed arguments.
     Packed(Box<[RingSlot<PackedArgs>]>),
+}
+
+impl Chunk {
+    /// Makes its slots ready for their first tasks, `first` and on ([`Slot::ready_for`]).
+    fn ready_for(&mut self, first: u32, window: u32) {
+        fn each<A>(slots: &mut [RingSlot<A>], first: u32, window: u32) {
+            for (local, slot) in (first..).zip(slots) {
+                slot.core.ready_for(local, window);
+            }
+        }
+        match self {
+            Chunk::InPlace(c) => each(c, first, window),
+            Chunk::Packed(c) => each(c, first, window),
+        }
+    }
 }
 
 /// A slot's payload and tensor arguments, read-locked ([`SlotStore::read`]).
@@ -364,7 +413,7 @@ mod tests {
     fn a_chunk_is_built_by_its_first_use_and_only_then() {
         let store = SlotStore::new(4 * CHUNK_SLOTS as u32, true);
         assert_eq!(store.built(), 0);
-        assert_eq!(store.get(0).fan.lock().state, TaskState::Free);
+        assert_eq!(store.get(0).fan.lock().state, TaskState::Pending);
         assert_eq!(store.built(), 1);
         store.get(CHUNK_SLOTS as u32 - 1);
         assert_eq!(store.built(), 1, "the same chunk");
@@ -378,7 +427,7 @@ mod tests {
         let i = CHUNK_SLOTS as u32 + 7;
         store.get(i).fan.lock().local = 42;
         assert_eq!(store.get(i).fan.lock().local, 42);
-        assert_eq!(store.get(i - 1).fan.lock().local, u32::MAX);
+        assert_eq!(store.get(i - 1).fan.lock().local, i - 1);
         assert!(std::ptr::eq(store.get(i), store.get(i)));
     }
 
@@ -406,9 +455,60 @@ mod tests {
         });
         assert_eq!(
             store.get(5).fan.lock().local,
-            u32::MAX,
-            "a slot of a spare allocation is empty"
+            5,
+            "a slot of a spare chunk is ready for its first task"
         );
+    }
+
+    /// Every slot is built ready for its first task (its index: the window's first pass),
+    /// whether its chunk was a spare built for it, a spare built for another chunk, or built
+    /// on first use; and in any order of first use.
+    #[test]
+    fn every_slot_is_built_ready_for_its_first_task() {
+        const CHUNKS: u32 = 24;
+        let window = CHUNKS * CHUNK_SLOTS as u32;
+        let store = SlotStore::new(window, true);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let ready = |i: u32| {
+            let slot = store.get(i);
+            let fan = slot.fan.lock();
+            (
+                fan.local,
+                fan.state,
+                fan.fanout_count,
+                slot.fan_ready_for(i, window),
+            )
+        };
+        let want = |i: u32| (i, TaskState::Pending, crate::slot::SCOPE_BIT, true);
+        /// Stops the prefault thread however the scope ends (a failed assertion included,
+        /// which would otherwise wait for the thread forever).
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool, &'a SlotStore);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+                self.1.wake_prefault();
+            }
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| store.prefault_ahead(|| stop.load(Ordering::SeqCst)));
+            let _stop = Stop(&stop, &store);
+            let t0 = std::time::Instant::now();
+            while !store.spare.is_full() && t0.elapsed() < std::time::Duration::from_secs(10) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            // Chunk 3 first: it takes the spare built for chunk 0 and makes it its own.
+            let c = CHUNK_SLOTS as u32;
+            for i in [3 * c + 5, 3 * c, 4 * c - 1, 0, c + 1, 2 * c + 2] {
+                assert_eq!(ready(i), want(i), "slot {i}");
+            }
+            // Then in order, as an orchestrator takes them, beside the prefault thread.
+            for i in (0..window).step_by(97) {
+                assert_eq!(ready(i), want(i), "slot {i}");
+            }
+        });
+        for i in 0..window {
+            assert_eq!(ready(i), want(i), "slot {i}");
+        }
     }
 
     /// Argument blocks are made only once the orchestrator asked for one, then kept ready.
