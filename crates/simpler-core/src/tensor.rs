@@ -453,6 +453,14 @@ impl Tensor {
     }
 }
 
+/// Two shapes or stride lists, all [`MAX_DIMS`] entries, compared one `u32` at a time: `==`
+/// on the arrays loaded 16 bytes of a view the caller had just built one entry at a time, a
+/// store-forwarding stall (half of an hbg submit's argument packing).
+#[inline]
+fn same_dims(a: &[u32; MAX_DIMS], b: &[u32; MAX_DIMS]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 impl ViewTemplate {
     /// True when `t` is a view of this template (`t.split_template().0 == *self`), checked
     /// field by field on `t` without building its template.
@@ -466,8 +474,8 @@ impl ViewTemplate {
             && b.ndims == t.ndims
             && b.dtype == t.dtype
             && b.manual_dep == t.manual_dep
-            && b.shape == t.shape
-            && b.strides == t.strides
+            && same_dims(&b.shape, &t.shape)
+            && same_dims(&b.strides, &t.strides)
     }
 
     /// The view at `start` elements from the buffer's base, or `None` when it would reach past
