@@ -438,19 +438,18 @@ mod tests {
         for other in [2, 4, 3 + WINDOW, 3 + 2 * WINDOW, u32::MAX] {
             assert!(!slot.fan_ready_for(other, WINDOW), "{other}");
         }
-        {
-            let fan = slot.fan.lock();
-            assert_eq!(
-                (
-                    fan.local,
-                    fan.state,
-                    fan.fanout_count,
-                    fan.fanout_refcount,
-                    fan.consumers.len()
-                ),
-                (3, TaskState::Pending, SCOPE_BIT, 0, 0)
-            );
-        }
+        // (local, state, fanout count, fanout refcount, consumers)
+        let fan_of = |slot: &Slot| {
+            let f = slot.fan.lock();
+            (
+                f.local,
+                f.state,
+                f.fanout_count,
+                f.fanout_refcount,
+                f.consumers.len(),
+            )
+        };
+        assert_eq!(fan_of(&slot), (3, TaskState::Pending, SCOPE_BIT, 0, 0));
         {
             let mut fan = slot.fan.lock();
             fan.local = 3;
@@ -466,17 +465,7 @@ mod tests {
         for other in [3, 4, 2 + WINDOW, 4 + WINDOW, 3 + 2 * WINDOW] {
             assert!(!slot.fan_ready_for(other, WINDOW), "{other}");
         }
-        let fan = slot.fan.lock();
-        assert_eq!(
-            (
-                fan.local,
-                fan.state,
-                fan.fanout_count,
-                fan.fanout_refcount,
-                fan.consumers.len()
-            ),
-            (3 + WINDOW, TaskState::Pending, SCOPE_BIT, 0, 0)
-        );
+        assert_eq!(fan_of(&slot), (3 + WINDOW, TaskState::Pending, SCOPE_BIT, 0, 0));
     }
 
     #[test]
