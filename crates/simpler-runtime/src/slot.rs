@@ -345,13 +345,6 @@ impl Slot {
             shape: AtomicU8::new(TaskShape::Dummy as u8),
         }
     }
-
-    /// Makes a slot that never held a task ready for `local` instead, as [`Slot::new`] does
-    /// (a chunk built ahead for another place in the window): exclusive access, so without
-    /// its lock or an atomic read-modify-write.
-    pub fn ready_for(&mut self, local: u32, window: u32) {
-        *self = Slot::new(local, window);
-    }
 }
 
 impl Slot {

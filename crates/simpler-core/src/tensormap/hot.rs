@@ -29,7 +29,8 @@ use rustc_hash::FxHashMap;
 
 use std::cell::Cell as Memo;
 
-use super::overlap::{box_position, strides_eq, whole_outer_rows, Overlap};
+use super::overlap::{box_position, whole_outer_rows, Overlap};
+use crate::tensor::dims_eq;
 use crate::{DType, Tensor, MAX_DIMS};
 
 /// Emptied grid buckets kept beyond twice the entries held (see [`HotIndex::remove`]).
@@ -132,7 +133,7 @@ impl Cell {
 
 impl Grid {
     fn holds(&self, t: &Tensor) -> bool {
-        t.dtype() == self.dtype && strides_eq(t.strides(), &self.strides[..self.ndims])
+        t.dtype() == self.dtype && dims_eq(t.strides(), &self.strides[..self.ndims])
     }
     /// The bucket of a placed entry that fits one, `None` when it is larger than a bucket.
     fn bucket(&self, off: [u64; 2], shape: [u64; 2]) -> Option<Bucket> {
@@ -154,7 +155,7 @@ impl Grid {
     fn place(&self, t: &Tensor, remember: bool) -> Placement {
         let shape = t.shape();
         if let Some(p) = self.last.get() {
-            if p.start == t.start_offset() && strides_eq(&p.shape[..shape.len()], shape) {
+            if p.start == t.start_offset() && dims_eq(&p.shape[..shape.len()], shape) {
                 return p;
             }
         }

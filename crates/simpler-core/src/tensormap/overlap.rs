@@ -15,6 +15,7 @@
 //! `Covered` here means *the reader's region contains the writer's region*: an INOUT consumer
 //! then supersedes the entry, which is removed.
 
+use crate::tensor::dims_eq;
 use crate::Tensor;
 
 /// Result of [`check_overlap`].
@@ -84,14 +85,7 @@ pub fn check_overlap(entry: &Tensor, input: &Tensor) -> Overlap {
 /// Whether `a` and `b` have the same rank and strides.
 #[inline]
 pub(super) fn same_strides(a: &Tensor, b: &Tensor) -> bool {
-    strides_eq(a.strides(), b.strides())
-}
-
-/// Two stride lists compared element by element: `==` on the slices called `memcmp` (their
-/// length is not known at compile time), 3 % of a tmr tiled GEMM's orchestrator.
-#[inline]
-pub(super) fn strides_eq(a: &[u32], b: &[u32]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    dims_eq(a.strides(), b.strides())
 }
 
 /// Whether the L2 box test applies to views with these strides (L2 step 3): the innermost

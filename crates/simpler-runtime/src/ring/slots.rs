@@ -279,11 +279,12 @@ enum Chunk {
 }
 
 impl Chunk {
-    /// Makes its slots ready for their first tasks, `first` and on ([`Slot::ready_for`]).
+    /// Makes its slots, which never held a task, ready for their first tasks, `first` and on
+    /// ([`Slot::new`]); exclusive access, so without a lock or an atomic read-modify-write.
     fn ready_for(&mut self, first: u32, window: u32) {
         fn each<A>(slots: &mut [RingSlot<A>], first: u32, window: u32) {
             for (local, slot) in (first..).zip(slots) {
-                slot.core.ready_for(local, window);
+                slot.core = Slot::new(local, window);
             }
         }
         match self {
