@@ -210,6 +210,14 @@ impl TensorMap {
     pub fn free_slots(&self) -> usize {
         self.capacity.map_or(usize::MAX, |c| c - self.in_use)
     }
+    /// Where the map writes next: the address ranges of its entry storage and of its view
+    /// column past the last element written (capacity allocated, not yet used). For a runtime
+    /// that faults those pages in ahead of the map on another thread (a host-built graph's
+    /// prefault thread); addresses only, never read or written through. A column that grows
+    /// may move, so a range is a hint of the moment.
+    pub fn unwritten_storage(&self) -> [std::ops::Range<usize>; 2] {
+        [unwritten(&self.entries), self.views.unwritten()]
+    }
     /// Addresses whose entries moved into an ordered index (see [`DEFAULT_HOT_THRESHOLD`]).
     /// For tests of the promotion.
     #[doc(hidden)]
@@ -517,6 +525,13 @@ impl TensorMap {
         }
         self.hot.insert(addr, index);
     }
+}
+
+/// The address range of `v`'s capacity past its last element.
+pub(crate) fn unwritten<T>(v: &Vec<T>) -> std::ops::Range<usize> {
+    let size = std::mem::size_of::<T>();
+    let base = v.as_ptr() as usize;
+    base + v.len() * size..base + v.capacity() * size
 }
 
 #[cfg(test)]

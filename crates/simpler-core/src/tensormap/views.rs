@@ -47,6 +47,15 @@ impl Views {
         }
     }
 
+    /// The address range of the column's capacity past its last view
+    /// ([`super::TensorMap::unwritten_storage`]).
+    pub fn unwritten(&self) -> std::ops::Range<usize> {
+        match self {
+            Views::Whole(column) => super::unwritten(column),
+            Views::Packed(p) => super::unwritten(&p.column),
+        }
+    }
+
     /// The view of entry `e`, as it was set.
     #[inline]
     pub fn get(&self, e: u32) -> Tensor {

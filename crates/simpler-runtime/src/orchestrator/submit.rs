@@ -516,6 +516,12 @@ impl Orchestrator {
         if self.kind == RuntimeKind::Tmr || is_alloc {
             self.scope_tasks.push(ScopedTask { slot: sref, local });
         }
+        // Where the tensor map writes next, once per chunk of slots, for a host-built graph's
+        // prefault thread to fault in ahead of it (`ring/frontiers.rs`).
+        let slots = &self.shared.rings[ring].slots;
+        if self.kind == RuntimeKind::Hbg && slots.starts_chunk(sref.index) {
+            slots.frontiers.publish(self.tmap.unwritten_storage());
+        }
         Ok((id, sref, heap_start))
     }
 

@@ -6,6 +6,7 @@
 
 pub(crate) mod alloc;
 pub(crate) mod arg_arena;
+pub(crate) mod frontiers;
 pub mod heap;
 mod pool;
 pub(crate) mod shared;

@@ -39,6 +39,7 @@ use simpler_core::view_pack::PackedView;
 use simpler_core::Tensor;
 
 use super::arg_arena::{ArgArena, PackedArgs};
+use super::frontiers::{Frontiers, STORAGES};
 use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
 
 /// Slots built together (1024 × 192 bytes in a host-built graph: 192 KB; 328 bytes a slot on
@@ -77,6 +78,9 @@ pub(crate) struct SlotStore {
     arg_blocks_wanted: AtomicBool,
     /// Where the prefault thread parks while it has every spare it keeps.
     prefault: Sleep,
+    /// Where the build writes next beside the slots (the tensor map), for the prefault thread
+    /// to fault in ahead (`frontiers.rs`).
+    pub frontiers: Frontiers,
 }
 
 impl SlotStore {
@@ -95,6 +99,7 @@ impl SlotStore {
             spare_arg_blocks: ArrayQueue::new(SPARE_ARG_BLOCKS),
             arg_blocks_wanted: AtomicBool::new(false),
             prefault: Sleep::new(),
+            frontiers: Frontiers::default(),
         };
         // Under loom every slot exists before the model's threads start: a slot's model locks
         // and atomics built lazily by one thread and published through `OnceLock` (std
@@ -163,6 +168,13 @@ impl SlotStore {
         }
     }
 
+    /// Whether the slot at `index` is the first of its chunk (where an `hbg` orchestrator
+    /// publishes its [`frontiers`](Self::frontiers)).
+    #[inline]
+    pub fn starts_chunk(&self, index: u32) -> bool {
+        index & self.within == 0
+    }
+
     /// The window's length in slots.
     fn window(&self) -> u32 {
         (self.chunks.len() as u32) << self.shift
@@ -219,7 +231,8 @@ impl SlotStore {
     /// The prefault thread's body (`hbg`, while the graph is built): keeps [`SPARE_CHUNKS`]
     /// faulted-in chunk allocations ready (one per chunk of the window at most), and
     /// [`SPARE_ARG_BLOCKS`] argument blocks once one was taken, parking while it has them
-    /// all. Returns when `stop()`.
+    /// all; whenever awake, it also faults in the memory past the published
+    /// [`frontiers`](Self::frontiers). Returns when `stop()`.
     pub fn prefault_ahead(&self, stop: impl Fn() -> bool) {
         let n = self.within as usize + 1;
         let mut chunks_left = self.chunks.len();
@@ -230,7 +243,9 @@ impl SlotStore {
             (c.min(self.chunks.len() - 1) as u32) << self.shift
         };
         let block_due = || self.arg_blocks_wanted.load(Ordering::Acquire) && !self.spare_arg_blocks.is_full();
+        let mut faulted = [0; STORAGES];
         while !stop() {
+            self.frontiers.fault_ahead(&mut faulted);
             // Chunks first: every task needs a slot; only some need an argument block.
             if chunk_due(chunks_left) {
                 let first = next_chunk();
@@ -392,26 +407,12 @@ pub(crate) fn faulted_in<T>(n: usize) -> Vec<T> {
 /// 5.14+) instead of one page fault per 4 KB page as the slots are written. Best effort: an
 /// older kernel's error leaves the pages to fault in as before.
 fn populate_for_write<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = buf.as_mut_ptr() as usize;
-        let end = start + std::mem::size_of_val(buf);
-        let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
-        if last > first {
-            // SAFETY: [first, last) lies inside `buf`, memory this function borrows mutably and
-            // that nothing else references. MADV_POPULATE_WRITE only populates page tables as a
-            // write would: it never changes the bytes of mapped memory, the mapping, or any
-            // memory outside the range; on failure it returns an error and changes nothing we
-            // rely on. No Rust reference into the range is created or invalidated.
-            let _ = unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    last - first,
-                    libc::MADV_POPULATE_WRITE,
-                )
-            };
-        }
+    const PAGE: usize = 4096;
+    let start = buf.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(buf);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if last > first {
+        super::frontiers::populate_range(first..last);
     }
 }
 

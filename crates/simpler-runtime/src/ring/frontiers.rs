@@ -1,0 +1,163 @@
+//! Memory an `hbg` build writes beside its slots, faulted in ahead of it.
+//!
+//! Besides the window's slots (`slots.rs`), a host-built graph's orchestrator writes the
+//! tensor map's entries and producer views, one of each per registered output: at 1M tasks
+//! ≈ 60 MB of fresh memory whose pages the kernel zeroed on the orchestrator's core, one page
+//! fault at a time, as the map's storage grew into them. The orchestrator now publishes where
+//! the map writes next ([`Frontiers::publish`], once per chunk of slots it starts), and the
+//! prefault thread, on the core that is otherwise idle during the build, faults in the next
+//! [`AHEAD_BYTES`] of each ([`Frontiers::fault_ahead`]) whenever it is awake, so the build's
+//! writes find the pages ready. A publication is a hint: the thread only ever faults pages in,
+//! which changes no byte of memory, so a stale or torn range costs nothing but the call.
+
+use std::ops::Range;
+
+use crate::sync::{AtomicUsize, Ordering};
+
+/// How far past each frontier the prefault thread faults pages in: a few thousand tasks'
+/// entries and views, more than the build writes between two of the thread's wakes (it wakes
+/// once per half of its spare chunks, `slots.rs`), and a bounded addition to the peak RSS.
+pub(crate) const AHEAD_BYTES: usize = 1 << 20;
+
+/// Storages tracked: the tensor map's entries and its view column
+/// ([`simpler_core::TensorMap::unwritten_storage`]).
+pub(crate) const STORAGES: usize = 2;
+
+/// The frontiers the orchestrator last published: per storage, the address range it has not
+/// written yet.
+#[derive(Default)]
+pub(crate) struct Frontiers {
+    published: [[AtomicUsize; 2]; STORAGES],
+}
+
+impl Frontiers {
+    /// Orchestrator: where each storage writes next, `start..end` of its unused capacity.
+    pub fn publish(&self, ranges: [Range<usize>; STORAGES]) {
+        for (slot, r) in self.published.iter().zip(ranges) {
+            slot[0].store(r.start, Ordering::Relaxed);
+            slot[1].store(r.end, Ordering::Relaxed);
+        }
+    }
+
+    /// Prefault thread: faults in the pages of each storage from its published start up to
+    /// [`AHEAD_BYTES`] past it (within its end), skipping what `done` (per storage, the end of
+    /// the last range this thread faulted in) says is already done. Returns the bytes asked for.
+    pub fn fault_ahead(&self, done: &mut [usize; STORAGES]) -> usize {
+        let mut asked = 0;
+        for (slot, done) in self.published.iter().zip(done.iter_mut()) {
+            let (start, end) = (slot[0].load(Ordering::Relaxed), slot[1].load(Ordering::Relaxed));
+            let to = end.min(start.saturating_add(AHEAD_BYTES));
+            // Within the published range, resume where the last call ended; a storage that
+            // moved (a grown column) starts over from its new start.
+            let from = if (start..=to).contains(done) { *done } else { start };
+            if to > from {
+                populate_range(from..to);
+                asked += to - from;
+                *done = to;
+            }
+        }
+        asked
+    }
+}
+
+/// Faults in the pages that `range` touches, writable, with one
+/// `madvise(MADV_POPULATE_WRITE)` (Linux 5.14+); best effort, errors ignored.
+///
+/// Safe whatever the range: the call only populates page tables as a write would, without
+/// the write. It never changes a byte of mapped memory, the mapping, or its protection (a
+/// range that is not mapped, or not writable, gets an error and nothing happens), so memory
+/// that another thread writes meanwhile, through a `&mut` or not, reads exactly as that thread
+/// left it. Nothing is dereferenced here and no Rust reference is created or invalidated.
+pub(crate) fn populate_range(range: Range<usize>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let (first, last) = (range.start / PAGE * PAGE, range.end.next_multiple_of(PAGE));
+        if range.end > range.start && first != 0 {
+            // SAFETY: see the function's docs: MADV_POPULATE_WRITE changes no memory contents,
+            // mapping or protection, for any address range, and only the return value (ignored)
+            // says whether it did anything.
+            let _ = unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_POPULATE_WRITE,
+                )
+            };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = range;
+}
+
+#[cfg(all(test, target_os = "linux", not(feature = "loom")))]
+mod tests {
+    use super::*;
+
+    const PAGE: usize = 4096;
+
+    /// Pages of `v`'s spare capacity resident in memory, by `mincore`.
+    fn resident_pages(v: &Vec<u64>) -> usize {
+        let r = spare(v);
+        let (first, last) = (r.start.next_multiple_of(PAGE), r.end / PAGE * PAGE);
+        let mut vec = vec![0u8; (last - first) / PAGE];
+        // SAFETY: `mincore` writes one byte per page of [first, last) into `vec`, which holds
+        // exactly that many; the range lies inside `v`'s allocation (mapped), page-aligned.
+        let rc = unsafe { libc::mincore(first as *mut libc::c_void, last - first, vec.as_mut_ptr()) };
+        assert_eq!(rc, 0);
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    /// The address range of `v`'s spare capacity.
+    fn spare(v: &Vec<u64>) -> Range<usize> {
+        let base = v.as_ptr() as usize;
+        base + v.len() * 8..base + v.capacity() * 8
+    }
+
+    #[test]
+    fn the_pages_ahead_of_a_frontier_are_faulted_in_once_and_no_further() {
+        // 4 MB of fresh capacity: malloc hands such a size out as its own untouched mapping.
+        let v: Vec<u64> = Vec::with_capacity(4 << 20 >> 3);
+        assert_eq!(resident_pages(&v), 0, "fresh capacity is not resident");
+        let f = Frontiers::default();
+        f.publish([spare(&v), 0..0]);
+        let mut done = [0; STORAGES];
+        let asked = f.fault_ahead(&mut done);
+        assert_eq!(asked, AHEAD_BYTES);
+        let resident = resident_pages(&v);
+        assert!(
+            (AHEAD_BYTES / PAGE - 1..=AHEAD_BYTES / PAGE + 1).contains(&resident),
+            "{resident} pages resident"
+        );
+        assert_eq!(f.fault_ahead(&mut done), 0, "nothing new was published");
+        // The map wrote half of what was faulted in: the next call adds as much past the end.
+        let r = spare(&v);
+        f.publish([r.start + AHEAD_BYTES / 2..r.end, 0..0]);
+        assert_eq!(f.fault_ahead(&mut done), AHEAD_BYTES / 2);
+        let resident = resident_pages(&v);
+        let want = 3 * AHEAD_BYTES / 2 / PAGE;
+        assert!((want - 1..=want + 1).contains(&resident), "{resident} pages resident");
+    }
+
+    #[test]
+    fn faulting_pages_in_under_a_writer_changes_none_of_its_bytes() {
+        let mut v: Vec<u64> = Vec::with_capacity(2 << 20 >> 3);
+        let f = Frontiers::default();
+        f.publish([spare(&v), 0..0]);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    let mut done = [0; STORAGES];
+                    f.fault_ahead(&mut done);
+                }
+            });
+            for i in 0..v.capacity() as u64 {
+                v.push(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            }
+        });
+        assert!(v
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    }
+}
