@@ -334,7 +334,7 @@ impl Tensor {
                 });
             }
         }
-        let mut out = *self;
+        let mut start_offset = self.start_offset;
         for d in 0..n {
             let end = u64::from(offsets[d]) + u64::from(shape[d]);
             if end > u64::from(self.shape[d]) {
@@ -344,10 +344,18 @@ impl Tensor {
                     limit: u64::from(self.shape[d]),
                 });
             }
-            out.start_offset += u64::from(offsets[d]) * u64::from(self.strides[d]);
-            out.shape[d] = shape[d];
+            start_offset += u64::from(offsets[d]) * u64::from(self.strides[d]);
         }
-        Ok(out)
+        // The view is built whole, its shape a value chosen per dimension, not as a copy of
+        // `self` patched field by field: the caller copies the view on at once (into its
+        // argument list), and loads spanning a patched copy's narrower stores stalled on store
+        // forwarding (a quarter of an `hbg` build's orchestration loop).
+        let shape = std::array::from_fn(|d| if d < n { shape[d] } else { self.shape[d] });
+        Ok(Tensor {
+            start_offset,
+            shape,
+            ..*self
+        })
     }
 
     /// Elements `start, start+step, ... < end` of dimension `dim`.

@@ -136,7 +136,10 @@ mod tests {
         assert_eq!(f.fault_ahead(&mut done), AHEAD_BYTES / 2);
         let resident = resident_pages(&v);
         let want = 3 * AHEAD_BYTES / 2 / PAGE;
-        assert!((want - 1..=want + 1).contains(&resident), "{resident} pages resident");
+        assert!(
+            (want - 1..=want + 1).contains(&resident),
+            "{resident} pages resident"
+        );
     }
 
     #[test]
