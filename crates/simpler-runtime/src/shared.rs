@@ -217,22 +217,14 @@ impl RunShared {
         self.sched_sleep.notify_one();
     }
 
-    /// Publishes several ready tasks, one batch per shape, then wakes schedulers once.
-    pub fn push_ready_batch(&self, tasks: &[SlotRef]) {
-        let mut by_shape: [ReadyBatch; 4] = Default::default();
-        for &s in tasks {
-            let shape = self.shape_of(s);
-            let batch = &mut by_shape[shape as usize];
-            if batch.is_full() {
-                self.ready.publish(shape, std::mem::take(batch));
-            }
-            batch.push(s);
-        }
+    /// Publishes `tasks` ready tasks, batched by shape (`TaskShape as usize`; the batches are
+    /// left empty), then wakes schedulers once.
+    pub fn publish_ready(&self, by_shape: &mut [ReadyBatch; TaskShape::ALL.len()], tasks: usize) {
         for shape in TaskShape::ALL {
             self.ready
                 .publish(shape, std::mem::take(&mut by_shape[shape as usize]));
         }
-        self.sched_sleep.notify_many(tasks.len());
+        self.sched_sleep.notify_many(tasks);
     }
 
     #[inline]

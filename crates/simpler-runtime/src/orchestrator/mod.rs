@@ -13,7 +13,6 @@ use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::Arc;
 
-use arrayvec::ArrayVec;
 use simpler_artifacts::swimlane::OrchRow;
 use simpler_core::{
     DepFlags, TaskArgs, TaskId, Tensor, TensorCreateInfo, TensorMap, TensorMapConfig, MAX_RINGS,
@@ -28,11 +27,11 @@ use crate::collectors::scope_stats::probe::{Phase, ProducerFinal, ScopeRecord, S
 use crate::collectors::swimlane::{Row, SwimlaneProducer};
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, FatalContext, Stopped};
-use crate::platform::{MixedKernels, Platform};
+use crate::platform::{MixedKernels, Platform, TaskShape};
 use crate::ring::alloc::RingAllocator;
 use crate::ring::arg_arena::ArenaWriter;
+use crate::scheduler::ready::ReadyBatch;
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
-use crate::slot::SlotRef;
 use scope::{ScopeFrame, ScopedTask};
 
 /// What a submit returns: the task id and its runtime-allocated outputs, in argument order.
@@ -115,10 +114,14 @@ pub struct Orchestrator {
     submits_timed: u64,
     /// Time spent inferring dependencies, when timed (see [`OrchStats::inference_ns`]).
     pub(crate) inference_ns: Option<u64>,
-    /// Ready tasks not yet published: handed to the schedulers [`READY_BATCH`] at a time (and at
-    /// every scope end, before any wait, and at the end), so a burst of submits moves the
-    /// ready-queue cache lines once instead of once per task.
-    ready_batch: ArrayVec<SlotRef, READY_BATCH>,
+    /// Ready tasks not yet published, per shape (`TaskShape as usize`): handed to the schedulers
+    /// [`READY_BATCH`] at a time in all (and at every scope end, before any wait, and at the
+    /// end), so a burst of submits moves the ready-queue cache lines once instead of once per
+    /// task. Kept by shape as they come (the submit knows it), so publishing them reads no
+    /// slot back.
+    ready_batches: [ReadyBatch; TaskShape::ALL.len()],
+    /// Tasks in `ready_batches`.
+    ready_pending: usize,
     /// `hbg`: argument lists longer than a slot holds, published when the build ends
     /// (`crates/simpler-runtime/src/ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
     arg_arena: Option<ArenaWriter>,
@@ -176,7 +179,8 @@ impl Orchestrator {
             lane: None,
             submits_timed: 0,
             inference_ns: None,
-            ready_batch: ArrayVec::new(),
+            ready_batches: Default::default(),
+            ready_pending: 0,
             arg_arena: (kind == RuntimeKind::Hbg).then(ArenaWriter::default),
             shared,
         }
@@ -340,9 +344,10 @@ impl Orchestrator {
 
     /// Publishes the batched ready tasks.
     pub(crate) fn flush_ready(&mut self) {
-        if !self.ready_batch.is_empty() {
-            self.shared.push_ready_batch(&self.ready_batch);
-            self.ready_batch.clear();
+        if self.ready_pending > 0 {
+            self.shared
+                .publish_ready(&mut self.ready_batches, self.ready_pending);
+            self.ready_pending = 0;
         }
     }
 

@@ -21,7 +21,7 @@ use simpler_core::{
 
 use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
-use super::{Orchestrator, Outputs, TaskOutputs};
+use super::{Orchestrator, Outputs, TaskOutputs, READY_BATCH};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
@@ -376,7 +376,7 @@ impl Orchestrator {
         if is_alloc {
             self.complete_alloc(sref, task.ring);
         } else {
-            self.wire_task(id, sref, task.ring)?;
+            self.wire_task(id, sref, task.ring, task.shape)?;
         }
         Ok(done)
     }
@@ -694,14 +694,14 @@ impl Orchestrator {
     /// Stage 5: the fanin spill beyond the inline capacity, then [`Orchestrator::wire`], then
     /// the fanin log when recorded.
     #[inline]
-    fn wire_task(&mut self, id: TaskId, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
+    fn wire_task(&mut self, id: TaskId, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
         let spill = self.scratch.fanin.len().saturating_sub(FANIN_INLINE_CAP) as u64;
         if spill > 0 {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
             self.rings[ring].spill_pool.take(spill);
         }
         self.mark_spill_pool(sref, ring);
-        self.wire(sref, ring)?;
+        self.wire(sref, ring, shape)?;
         if let Some(log) = &mut self.fanin_log {
             log.push(super::FaninRecord {
                 task: id,
@@ -711,29 +711,30 @@ impl Orchestrator {
         Ok(())
     }
 
-    /// Queues a ready task in the orchestrator's publication batch (see `READY_BATCH`).
+    /// Queues a ready task of `shape` in the orchestrator's publication batches (see
+    /// `READY_BATCH`).
     #[inline]
-    fn ready_soon(&mut self, s: SlotRef) {
-        if self.ready_batch.try_push(s).is_err() {
-            self.flush_ready();
-            self.ready_batch.push(s);
-        }
+    fn ready_soon(&mut self, s: SlotRef, shape: TaskShape) {
+        // Never full: all batches together hold fewer than `READY_BATCH` between flushes.
+        self.ready_batches[shape as usize].push(s);
+        self.ready_pending += 1;
         // A parked scheduler has nothing to do: publish now rather than hold the task back
         // while the orchestration does other work. Busy schedulers get whole batches.
-        if self.ready_batch.is_full() || self.shared.sched_sleep.has_sleepers() {
+        if self.ready_pending == READY_BATCH || self.shared.sched_sleep.has_sleepers() {
             self.flush_ready();
         }
     }
 
-    /// Wires the task into its producers' fanout lists and publishes it when ready.
-    fn wire(&mut self, sref: SlotRef, ring: usize) -> Result<(), Stopped> {
+    /// Wires the task (of `shape`) into its producers' fanout lists and publishes it when
+    /// ready.
+    fn wire(&mut self, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
         let n = self.scratch.fanin.len() as u32;
         if n == 0 {
             self.mark_dep_pool(sref, ring);
             let slot = self.shared.slot(sref);
             slot.fanin_count.store(1, Ordering::Release);
             slot.fanin_refcount.store(1, Ordering::Release);
-            self.ready_soon(sref);
+            self.ready_soon(sref, shape);
             return Ok(());
         }
         let mut need = u64::from(n);
@@ -783,7 +784,7 @@ impl Orchestrator {
             slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
         };
         if ready {
-            self.ready_soon(sref);
+            self.ready_soon(sref, shape);
         }
         Ok(())
     }
