@@ -38,11 +38,12 @@ const IDLE_YIELDS: u32 = 64;
 /// The same for a lone scheduler thread while the orchestrator is still submitting (`tmr`):
 /// its next ready tasks are moments away, and a parked scheduler costs the orchestrator a
 /// wake (a futex call and an interrupt to the other core) on its own critical path. 64 rounds
-/// parked a scheduler ≈ 1400 times in a 1M-task independent run, 512 rounds 25 times; tmr
-/// independent and tiled GEMM ran in 0.93 of the time. Not beside other scheduler threads (a built graph's execution,
-/// `hbg`, always has them): there an idle thread's rounds also take the work its busy peers
-/// hold (`take_held_work`), and a chain's one ready task then moved between threads, up to
-/// 2.4 times as slow.
+/// parked a scheduler ≈ 1400 times in a 1M-task independent run, 512 rounds 25 times (tmr
+/// 0.97–1.00 in 9 pairs; dep_gen's capture, beside its collector thread, +66 → +35 ns a
+/// submit). Not beside other scheduler threads (a built graph's execution, `hbg`, always has
+/// them): there an idle thread's rounds also take the work its busy peers hold
+/// (`take_held_work`), and a chain's one ready task then moved between threads, up to 2.4
+/// times as slow.
 const IDLE_YIELDS_WHILE_SUBMITTING: u32 = 512;
 
 /// An idle thread makes every other thread that holds ready tasks share them (publish them
