@@ -552,6 +552,44 @@ mod tests {
         v
     }
 
+    /// The unwritten ranges start where the next entry and view will be written and end at
+    /// the storages' capacity, each insert moving the starts on by one element.
+    #[test]
+    fn unwritten_storage_starts_at_the_next_element_and_ends_at_the_capacity() {
+        let mut m = TensorMap::new(TensorMapConfig::bounded_never_retiring(64));
+        let a = buf(0x10_0000, 1024);
+        m.insert(&a.view(&[1], &[0]).unwrap(), TaskId::new(0, 0)).unwrap();
+        let [entries, views] = m.unwritten_storage();
+        let (e, v) = (size_of::<Entry>(), size_of::<crate::view_pack::PackedView>());
+        assert_eq!(
+            entries.end - entries.start,
+            63 * e,
+            "64 entries reserved, one written"
+        );
+        assert!(
+            views.end > views.start,
+            "the view column has room past its first view"
+        );
+        for i in 1..3 {
+            m.insert(&a.view(&[1], &[i]).unwrap(), TaskId::new(0, i)).unwrap();
+        }
+        let [entries2, views2] = m.unwritten_storage();
+        assert_eq!(
+            (entries2.start - entries.start, entries2.end),
+            (2 * e, entries.end)
+        );
+        // The column grows on demand: unless it moved to a larger allocation, its start moved
+        // on by the two views written.
+        if views2.end == views.end {
+            assert_eq!(views2.start - views.start, 2 * v);
+        } else {
+            assert!(
+                views2.end - views2.start > 0,
+                "a grown column has room past its views"
+            );
+        }
+    }
+
     #[test]
     fn newest_first_and_different_bases_never_compare() {
         let mut m = TensorMap::new(TensorMapConfig::unbounded());
