@@ -20,13 +20,12 @@
 //! Every slot is built ready for its first task (`Slot::new`: its fan as that task starts it),
 //! so a submit takes no fan lock, into a fresh slot as into a reused one (`Slot::consume`).
 //! A spare is built for the chunk it is expected to fill; one that lands elsewhere is made
-//! ready for its place when installed (`Chunk::ready_for`). The
-//! thread parks while it has them all and the orchestrator wakes it once it has taken half. Once the
-//! orchestrator has asked for a block of the argument arena (`arg_arena.rs`, tasks with more
-//! tensor arguments than a slot holds), the thread keeps [`SPARE_ARG_BLOCKS`] of those ready
-//! too: measured with no arena memory at all, a 1M-task tiled GEMM graph ran in 0.82 of the
-//! time, most of the difference the kernel zeroing the arena's 240 MB on the orchestrator's
-//! core.
+//! ready for its place when installed (`Chunk::ready_for`). The thread parks while it has
+//! them all and the orchestrator wakes it once it has taken half. Once the orchestrator has
+//! asked for a block of the argument arena (`arg_arena.rs`, tasks with more tensor arguments
+//! than a slot holds), the thread keeps [`SPARE_ARG_BLOCKS`] of those ready too: measured
+//! with no arena memory at all, a 1M-task tiled GEMM graph ran in 0.82 of the time, most of
+//! the difference the kernel zeroing the arena's 240 MB on the orchestrator's core.
 
 use std::sync::OnceLock;
 use std::time::Duration;
