@@ -534,3 +534,70 @@ fn a_task_with_many_producers_named_twice_claims_each_once() {
         );
     }
 }
+
+/// A ready task held in the orchestrator's publication batch reaches the scheduler after
+/// [`READY_HOLD`](simpler_runtime::orchestrator::READY_HOLD) more submits, with no scope end,
+/// no full batch and no scheduler asleep (the one scheduler runs a long kernel meanwhile). An
+/// orchestration that then waits for the task's effect without submitting (host work) waited
+/// forever when only scope ends published a lone ready task.
+#[test]
+fn a_held_ready_task_is_published_after_ready_hold_submits_without_a_scope_end() {
+    use simpler_runtime::orchestrator::{READY_BATCH, READY_HOLD};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let (busy, ran) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let mut w = Worker::new();
+    let b = busy.clone();
+    w.register_kernel(0, "busy", CoreType::Aiv, move |_| {
+        b.store(true, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(300));
+        Ok(())
+    })
+    .unwrap();
+    w.register_kernel(1, "nop", CoreType::Aiv, |_| Ok(())).unwrap();
+    let r = ran.clone();
+    w.register_kernel(2, "mark", CoreType::Aiv, move |_| {
+        r.store(true, Ordering::SeqCst);
+        Ok(())
+    })
+    .unwrap();
+    let x = w.alloc_tensor(&[4], DType::Float32).unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Tmr,
+        clusters: 1,
+        scheduler_threads: 1,
+        ..Default::default()
+    };
+    let (busy_in, ran_in) = (busy.clone(), ran.clone());
+    let until = |flag: &AtomicBool| {
+        let t0 = Instant::now();
+        while !flag.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        flag.load(Ordering::SeqCst)
+    };
+    let report = w
+        .run(&cfg, move |o| {
+            // A full batch publishes the long task: the scheduler is then busy, not asleep.
+            o.submit_aiv(0, &TaskArgs::new())?;
+            for _ in 1..READY_BATCH {
+                o.submit_aiv(1, &TaskArgs::new())?;
+            }
+            assert!(until(&busy_in), "the full batch was not published");
+            let mut a = TaskArgs::new();
+            a.output_existing(x);
+            o.submit_aiv(2, &a)?;
+            // Not ready: a chain behind the marked task.
+            for _ in 0..READY_HOLD {
+                let mut c = TaskArgs::new();
+                c.inout(x);
+                o.submit_dummy(&c)?;
+            }
+            assert!(until(&ran_in), "the held ready task never reached the scheduler");
+            Ok(())
+        })
+        .unwrap();
+    assert!(ran.load(Ordering::SeqCst));
+    assert_eq!(report.completed, u64::from(READY_BATCH as u32) + 1 + READY_HOLD);
+}

@@ -115,19 +115,21 @@ pub struct Orchestrator {
     /// Time spent inferring dependencies, when timed (see [`OrchStats::inference_ns`]).
     pub(crate) inference_ns: Option<u64>,
     /// Ready tasks not yet published, per shape (`TaskShape as usize`): handed to the schedulers
-    /// [`READY_BATCH`] at a time in all (and at every scope end, before any wait, and at the
-    /// end), so a burst of submits moves the ready-queue cache lines once instead of once per
-    /// task. Kept by shape as they come (the submit knows it), so publishing them reads no
+    /// [`READY_BATCH`] at a time in all (or once the oldest has waited [`READY_HOLD`] submits,
+    /// when a scheduler sleeps, before any wait, and at the end), so a burst of submits moves
+    /// the ready-queue cache lines once instead of once per task. Kept by shape as they come (the submit knows it), so publishing them reads no
     /// slot back.
     ready_batches: [ReadyBatch; TaskShape::ALL.len()],
     /// Tasks in `ready_batches`.
     ready_pending: usize,
+    /// `total_tasks` when the oldest task in `ready_batches` was queued (see [`READY_HOLD`]).
+    ready_held_since: u64,
     /// `hbg`: argument lists longer than a slot holds, published when the build ends
     /// (`crates/simpler-runtime/src/ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
     arg_arena: Option<ArenaWriter>,
 }
 
-pub use crate::scheduler::ready::READY_BATCH;
+pub use crate::scheduler::ready::{READY_BATCH, READY_HOLD};
 
 /// One task's wired fanin, as recorded with `CallConfig::record_fanin`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,6 +183,7 @@ impl Orchestrator {
             inference_ns: None,
             ready_batches: Default::default(),
             ready_pending: 0,
+            ready_held_since: 0,
             arg_arena: (kind == RuntimeKind::Hbg).then(ArenaWriter::default),
             shared,
         }
@@ -326,8 +329,9 @@ impl Orchestrator {
     pub(crate) fn close_scope(&mut self) {
         // A host-built graph runs once it is whole, so its ready tasks wait for the root's end
         // in full batches (a batch per scope end cost a queue element per ready task, 136
-        // bytes, in a tiled GEMM whose tiles each have a scope).
-        if self.kind == RuntimeKind::Tmr || self.scopes.len() <= 1 {
+        // bytes, in a tiled GEMM whose tiles each have a scope). A tmr scope end publishes
+        // only what is overdue ([`READY_HOLD`]).
+        if self.scopes.len() <= 1 || (self.kind == RuntimeKind::Tmr && self.ready_overdue()) {
             self.flush_ready();
         }
         if let Some(p) = &self.scope_stats {

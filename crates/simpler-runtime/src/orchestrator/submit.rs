@@ -21,7 +21,7 @@ use simpler_core::{
 
 use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
-use super::{Orchestrator, Outputs, TaskOutputs, READY_BATCH};
+use super::{Orchestrator, Outputs, TaskOutputs, READY_BATCH, READY_HOLD};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
@@ -377,6 +377,9 @@ impl Orchestrator {
             self.complete_alloc(sref, task.ring);
         } else {
             self.wire_task(id, sref, task.ring, task.shape)?;
+            if self.kind == RuntimeKind::Tmr && self.ready_overdue() {
+                self.flush_ready();
+            }
         }
         Ok(done)
     }
@@ -717,12 +720,24 @@ impl Orchestrator {
     fn ready_soon(&mut self, s: SlotRef, shape: TaskShape) {
         // Never full: all batches together hold fewer than `READY_BATCH` between flushes.
         self.ready_batches[shape as usize].push(s);
+        if self.ready_pending == 0 {
+            self.ready_held_since = self.total_tasks;
+        }
         self.ready_pending += 1;
         // A parked scheduler has nothing to do: publish now rather than hold the task back
         // while the orchestration does other work. Busy schedulers get whole batches.
         if self.ready_pending == READY_BATCH || self.shared.sched_sleep.has_sleepers() {
             self.flush_ready();
         }
+    }
+
+    /// Whether the oldest held ready task has waited [`READY_HOLD`] submits, or a scheduler
+    /// sleeps while tasks are held.
+    #[inline]
+    pub(super) fn ready_overdue(&self) -> bool {
+        self.ready_pending > 0
+            && (self.total_tasks - self.ready_held_since >= READY_HOLD
+                || self.shared.sched_sleep.has_sleepers())
     }
 
     /// Wires the task (of `shape`) into its producers' fanout lists and publishes it when

@@ -40,6 +40,18 @@ use crate::sync::Sleep;
 /// other workloads 0.98–1.01; 64 gained little more (0.96–0.97) and moved tmr tiled GEMM to 1.03.
 pub const READY_BATCH: usize = 32;
 
+/// How many submits a `tmr` orchestrator holds a ready task in its publication batch before
+/// it publishes the batch unfilled. A batch is also published when it fills, when a scheduler
+/// sleeps, before the orchestrator waits for room, and at the end of the orchestration; not at
+/// every scope end, as before. A tiled GEMM readies one task per 8-task tile scope: published
+/// at each scope end, the scheduler ran the tile's chain while the orchestrator was still
+/// wiring its next tasks onto it, both sides taking the same fan locks and slot lines, and
+/// paid a queue operation per ready task. Held for 256 submits, the scheduler works that far
+/// behind: tmr tiled GEMM 0.71, chain 0.96, independent and fan-out 0.98–1.01 (7 pairs); 64
+/// took fan-out to 1.14 (flushed halfway through its 66-task rounds, while their readers
+/// were still being wired onto the writer), 512 and 1024 measured as 256.
+pub const READY_HOLD: u64 = 256;
+
 /// Up to [`READY_BATCH`] ready tasks of one shape.
 pub(crate) type ReadyBatch = ArrayVec<SlotRef, READY_BATCH>;
 
