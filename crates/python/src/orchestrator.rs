@@ -388,7 +388,12 @@ impl ScopeGuard {
         _value: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        self.orch.get().orch.with(|o| o.end_scope())?;
+        // Published at the exit: the orchestration's Python code between scopes is host work
+        // that the held ready tasks should overlap (`Orchestrator::publish_ready`).
+        self.orch.get().orch.with(|o| {
+            o.end_scope();
+            o.publish_ready();
+        })?;
         Ok(false)
     }
 }

@@ -3,6 +3,7 @@ explicit deps, dummy tasks, alloc_tensors, manual scopes, SPMD blocks, the batch
 dtype to and from NumPy; and workload files and --from-deps runs from Python."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -179,3 +180,35 @@ def test_workload_files_and_from_deps_run_from_python(repo, tmp_path):
     with pytest.raises(simpler.WorkloadError, match="unknown example `nope`; built-in examples: "):
         simpler.run_example("nope")
     assert "vector_example" in simpler.examples()
+
+
+def test_a_scope_exit_hands_its_ready_tasks_over_before_host_work():
+    """The orchestrator holds ready tasks to publish them in batches (Rust's READY_HOLD); a
+    Python scope's exit publishes what it holds, so host work after the scope overlaps the
+    scope's tasks instead of holding them back."""
+    w = simpler.Worker(runtime="tmr", clusters=1)
+    busy, ran = threading.Event(), threading.Event()
+
+    def busy_kernel(ctx):
+        busy.set()
+        time.sleep(0.3)
+
+    w.register_kernel(30, "busy", busy_kernel)
+    w.register_kernel(31, "nop", lambda ctx: None)
+    w.register_kernel(32, "mark", lambda ctx: ran.set())
+    x = w.tensor(np.zeros(4, np.float32))
+    seen = []
+
+    def orch(o):
+        # A full batch (READY_BATCH, 32 tasks) is published: the scheduler is then busy.
+        o.submit("busy")
+        for _ in range(31):
+            o.submit("nop")
+        assert busy.wait(10)
+        with o.scope():
+            o.submit("mark", OUTPUT_EXISTING(x))
+        seen.append(ran.wait(10))  # host work
+
+    report = w.run(orch)
+    assert seen == [True]
+    assert report.completed == 33

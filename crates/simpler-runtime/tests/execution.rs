@@ -3,6 +3,7 @@
 
 use simpler_core::{DType, TaskArgs, TensorCreateInfo};
 use simpler_runtime::{CallConfig, CoreType, MixedKernels, RuntimeEnv, RuntimeKind, Worker};
+use std::time::Duration;
 
 fn worker() -> Worker {
     let mut w = Worker::new();
@@ -535,17 +536,24 @@ fn a_task_with_many_producers_named_twice_claims_each_once() {
     }
 }
 
-/// A ready task held in the orchestrator's publication batch reaches the scheduler after
-/// [`READY_HOLD`](simpler_runtime::orchestrator::READY_HOLD) more submits, with no scope end,
-/// no full batch and no scheduler asleep (the one scheduler runs a long kernel meanwhile). An
-/// orchestration that then waits for the task's effect without submitting (host work) waited
-/// forever when only scope ends published a lone ready task.
-#[test]
-fn a_held_ready_task_is_published_after_ready_hold_submits_without_a_scope_end() {
-    use simpler_runtime::orchestrator::{READY_BATCH, READY_HOLD};
+/// Holds one ready task in the orchestrator's publication batch with no scope end, no full
+/// batch and no scheduler asleep (the one scheduler runs a long kernel meanwhile), calls
+/// `release`, then waits (as host work would, without submitting) up to `wait` for the task to
+/// run. True when it ran within the wait; `extra` tasks are those `release` submits.
+fn held_task_runs_after(
+    wait: std::time::Duration,
+    extra: u64,
+    release: impl FnOnce(
+            &mut simpler_runtime::Orchestrator,
+            simpler_core::Tensor,
+        ) -> Result<(), simpler_runtime::Stopped>
+        + Send
+        + 'static,
+) -> bool {
+    use simpler_runtime::orchestrator::READY_BATCH;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
     let (busy, ran) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let mut w = Worker::new();
     let b = busy.clone();
@@ -570,9 +578,11 @@ fn a_held_ready_task_is_published_after_ready_hold_submits_without_a_scope_end()
         ..Default::default()
     };
     let (busy_in, ran_in) = (busy.clone(), ran.clone());
-    let until = |flag: &AtomicBool| {
+    let seen = Arc::new(AtomicBool::new(false));
+    let seen_in = seen.clone();
+    let until = move |flag: &AtomicBool| {
         let t0 = Instant::now();
-        while !flag.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(10) {
+        while !flag.load(Ordering::SeqCst) && t0.elapsed() < wait {
             std::thread::sleep(Duration::from_millis(1));
         }
         flag.load(Ordering::SeqCst)
@@ -588,16 +598,44 @@ fn a_held_ready_task_is_published_after_ready_hold_submits_without_a_scope_end()
             let mut a = TaskArgs::new();
             a.output_existing(x);
             o.submit_aiv(2, &a)?;
-            // Not ready: a chain behind the marked task.
-            for _ in 0..READY_HOLD {
-                let mut c = TaskArgs::new();
-                c.inout(x);
-                o.submit_dummy(&c)?;
-            }
-            assert!(until(&ran_in), "the held ready task never reached the scheduler");
+            release(o, x)?;
+            seen_in.store(until(&ran_in), Ordering::SeqCst);
             Ok(())
         })
         .unwrap();
-    assert!(ran.load(Ordering::SeqCst));
-    assert_eq!(report.completed, u64::from(READY_BATCH as u32) + 1 + READY_HOLD);
+    assert_eq!(report.completed, READY_BATCH as u64 + 1 + extra);
+    assert!(
+        ran.load(Ordering::SeqCst),
+        "the end of the orchestration publishes every task"
+    );
+    seen.load(Ordering::SeqCst)
+}
+
+/// A held ready task reaches the scheduler after
+/// [`READY_HOLD`](simpler_runtime::orchestrator::READY_HOLD) more submits, none of them ready
+/// (a chain behind it). When only scope ends published a lone ready task, it waited forever.
+#[test]
+fn a_held_ready_task_is_published_after_ready_hold_submits_without_a_scope_end() {
+    use simpler_runtime::orchestrator::READY_HOLD;
+    let ran = held_task_runs_after(Duration::from_secs(10), READY_HOLD, |o, x| {
+        for _ in 0..READY_HOLD {
+            let mut c = TaskArgs::new();
+            c.inout(x);
+            o.submit_dummy(&c)?;
+        }
+        Ok(())
+    });
+    assert!(ran, "the held ready task never reached the scheduler");
+}
+
+/// `publish_ready` hands a held ready task over at once: what an orchestration calls before
+/// long host work.
+#[test]
+fn publish_ready_hands_a_held_task_over_before_host_work() {
+    assert!(held_task_runs_after(Duration::from_secs(10), 0, |o, _| {
+        o.publish_ready();
+        Ok(())
+    }));
+    // Without it the task stays held while the host works (here for a second).
+    assert!(!held_task_runs_after(Duration::from_secs(1), 0, |_, _| Ok(())));
 }

@@ -346,6 +346,14 @@ impl Orchestrator {
         self.scope_tasks.truncate(frame.first_task);
     }
 
+    /// Hands the ready tasks this orchestrator still holds (see [`READY_HOLD`]) to the
+    /// schedulers now. Submits and scope ends publish them in batches, so call this before
+    /// long host work between submits, or the tasks wait for the next submit (or for a
+    /// scheduler to park first). Cheap when nothing is held.
+    pub fn publish_ready(&mut self) {
+        self.flush_ready();
+    }
+
     /// Publishes the batched ready tasks.
     pub(crate) fn flush_ready(&mut self) {
         if self.ready_pending > 0 {
