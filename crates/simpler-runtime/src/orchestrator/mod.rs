@@ -117,8 +117,8 @@ pub struct Orchestrator {
     /// Ready tasks not yet published, per shape (`TaskShape as usize`): handed to the schedulers
     /// [`READY_BATCH`] at a time in all (or once the oldest has waited [`READY_HOLD`] submits,
     /// when a scheduler sleeps, before any wait, and at the end), so a burst of submits moves
-    /// the ready-queue cache lines once instead of once per task. Kept by shape as they come (the submit knows it), so publishing them reads no
-    /// slot back.
+    /// the ready-queue cache lines once instead of once per task. Kept by shape as they come
+    /// (the submit knows it), so publishing them reads no slot back.
     ready_batches: [ReadyBatch; TaskShape::ALL.len()],
     /// Tasks in `ready_batches`.
     ready_pending: usize,
@@ -348,8 +348,8 @@ impl Orchestrator {
 
     /// Hands the ready tasks this orchestrator still holds (see [`READY_HOLD`]) to the
     /// schedulers now. Submits and scope ends publish them in batches, so call this before
-    /// long host work between submits, or the tasks wait for the next submit (or for a
-    /// scheduler to park first). Cheap when nothing is held.
+    /// long host work between submits: a task held then waits for the next submit or scope
+    /// end, even once every scheduler is idle. Cheap when nothing is held.
     pub fn publish_ready(&mut self) {
         self.flush_ready();
     }
