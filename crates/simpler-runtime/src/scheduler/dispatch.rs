@@ -75,8 +75,11 @@ pub(crate) struct ThreadState {
     /// The running task's tensor arguments, when they are unpacked (`hbg`, `PayloadRead::Packed`).
     pub args: Vec<Tensor>,
     pub batch: AdvanceBatch,
-    /// This thread's ready tasks when it is the run's only scheduler thread (with several,
-    /// they are in `RunShared::lanes`, where an idle thread can make it share them).
+    /// This thread's ready tasks when it is the run's only scheduler thread. With several,
+    /// they are in `RunShared::lanes`, where an idle thread can make it share them, and this
+    /// holds only the consumers its last completions readied, until its next pop moves them
+    /// into its lane ([`lane_of`]): one lock of the lane per task instead of two (a
+    /// completion locked it to ready its consumers, the pop right after locked it again).
     pub own: LocalReady,
     pub probes: ThreadProbes,
     pub phases: PhaseLog,
@@ -85,11 +88,16 @@ pub(crate) struct ThreadState {
 }
 
 /// Scheduler thread `thread`'s ready tasks: `own` when it is the only scheduler thread
-/// (nobody could take them: no lock), else its entry of `RunShared::lanes`, locked.
+/// (nobody could take them: no lock), else its entry of `RunShared::lanes`, locked, with the
+/// consumers staged in `own` since the last call moved into it.
 #[inline]
 pub(crate) fn lane_of<'a>(shared: &'a RunShared, thread: u32, own: &'a mut LocalReady) -> LaneGuard<'a> {
     match shared.lanes.get(thread as usize) {
-        Some(lane) => LaneGuard::Locked(lane.lock()),
+        Some(lane) => {
+            let mut lane = lane.lock();
+            lane.absorb(own, &shared.ready, &shared.sched_sleep);
+            LaneGuard::Locked(lane)
+        }
         None => LaneGuard::Own(own),
     }
 }
@@ -136,7 +144,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
-            &mut lane_of(shared, st.thread, &mut st.own),
+            &mut st.own,
         );
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
@@ -302,7 +310,7 @@ fn finish_block(
             st.thread as usize,
             &mut st.scratch,
             &mut st.batch,
-            &mut lane_of(shared, st.thread, &mut st.own),
+            &mut st.own,
         );
     }
     if let Some(l) = st.probes.lane.as_mut() {

@@ -223,6 +223,19 @@ impl LocalReady {
         lane.mine.push(s);
     }
 
+    /// Takes over the tasks `staged` readied (it took none from the queues), as if each had
+    /// been [`pushed`](Self::push) here, oldest first; `staged` is left empty.
+    #[inline]
+    pub fn absorb(&mut self, staged: &mut LocalReady, queues: &ReadyQueues, sleep: &Sleep) {
+        for shape in POP_ORDER {
+            let from = &mut staged.lanes[shape as usize];
+            debug_assert!(from.taken.is_empty(), "a staging lane takes no batch");
+            for s in from.mine.drain(..) {
+                self.push(shape, s, queues, sleep);
+            }
+        }
+    }
+
     /// Publishes every task this thread holds, then wakes as many parked threads.
     #[cold]
     pub fn share(&mut self, queues: &ReadyQueues, sleep: &Sleep) {
@@ -323,6 +336,35 @@ mod tests {
             .map(|t| t.index)
             .collect();
         assert_eq!(got, [21, 20, 1, 2, 3]);
+    }
+
+    #[test]
+    fn staged_consumers_join_the_lane_as_if_pushed_there() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        q.publish(TaskShape::Aiv, batch(0..3));
+        let mut lane = LocalReady::default();
+        assert_eq!(lane.next(&q, &sleep, |_| true), Some(s(0)));
+        lane.push(TaskShape::Aiv, s(20), &q, &sleep);
+        let mut staged = LocalReady::default();
+        staged.push(TaskShape::Aiv, s(21), &q, &sleep);
+        staged.push(TaskShape::Aic, s(30), &q, &sleep);
+        staged.push(TaskShape::Aiv, s(22), &q, &sleep);
+        lane.absorb(&mut staged, &q, &sleep);
+        assert!(staged.is_empty());
+        let got: Vec<u32> = std::iter::from_fn(|| lane.next(&q, &sleep, |_| true))
+            .map(|t| t.index)
+            .collect();
+        assert_eq!(got, [30, 22, 21, 20, 1, 2]);
+        // A lane filled by the staged tasks is published whole, as a push publishes it.
+        let mut lane = LocalReady::default();
+        let mut staged = LocalReady::default();
+        for i in 0..READY_BATCH as u32 {
+            lane.push(TaskShape::Aiv, s(i), &q, &sleep);
+        }
+        staged.push(TaskShape::Aiv, s(99), &q, &sleep);
+        lane.absorb(&mut staged, &q, &sleep);
+        assert_eq!(q.depths(), [0, READY_BATCH as u32, 0]);
+        assert_eq!(lane.next(&q, &sleep, |_| true), Some(s(99)));
     }
 
     #[test]
