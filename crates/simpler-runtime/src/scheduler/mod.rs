@@ -108,7 +108,15 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                 st.phases.depths(&shared),
             )
         });
-        let task = {
+        let single = if shared.lanes.is_empty() {
+            None
+        } else {
+            let cores = &st.cores;
+            st.own.take_single(|shape| cores.can_place(shape))
+        };
+        let task = if single.is_some() {
+            single
+        } else {
             let mut lane = dispatch::lane_of(&shared, thread_index, &mut st.own);
             let task = if st.cores.any_held() {
                 let cores = &st.cores;

@@ -223,6 +223,22 @@ impl LocalReady {
         lane.mine.push(s);
     }
 
+    /// The one task staged here, when there is exactly one and `can` accepts its shape (see
+    /// `lane_of` in `dispatch.rs`); taking it leaves nothing staged for peers not to see.
+    #[inline]
+    pub fn take_single(&mut self, can: impl Fn(TaskShape) -> bool) -> Option<SlotRef> {
+        let mut found = None;
+        for shape in POP_ORDER {
+            match self.lanes[shape as usize].mine.len() {
+                0 => {}
+                1 if found.is_none() => found = Some(shape),
+                _ => return None,
+            }
+        }
+        let shape = found.filter(|&shape| can(shape))?;
+        self.lanes[shape as usize].mine.pop()
+    }
+
     /// Takes over the tasks `staged` readied (it took none from the queues), as if each had
     /// been [`pushed`](Self::push) here, oldest first; `staged` is left empty.
     #[inline]
@@ -365,6 +381,26 @@ mod tests {
         lane.absorb(&mut staged, &q, &sleep);
         assert_eq!(q.depths(), [0, READY_BATCH as u32, 0]);
         assert_eq!(lane.next(&q, &sleep, |_| true), Some(s(99)));
+    }
+
+    #[test]
+    fn only_a_lone_staged_task_of_a_placeable_shape_is_taken_without_the_lane() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let mut staged = LocalReady::default();
+        assert_eq!(staged.take_single(|_| true), None);
+        staged.push(TaskShape::Aic, s(1), &q, &sleep);
+        assert_eq!(staged.take_single(|shape| shape != TaskShape::Aic), None);
+        assert_eq!(staged.take_single(|_| true), Some(s(1)));
+        assert!(staged.is_empty());
+        // Two staged tasks, of one shape or of two, go through the lane (peers can see them).
+        staged.push(TaskShape::Aiv, s(2), &q, &sleep);
+        staged.push(TaskShape::Aiv, s(3), &q, &sleep);
+        assert_eq!(staged.take_single(|_| true), None);
+        let mut staged = LocalReady::default();
+        staged.push(TaskShape::Aiv, s(4), &q, &sleep);
+        staged.push(TaskShape::Dummy, s(5), &q, &sleep);
+        assert_eq!(staged.take_single(|_| true), None);
+        assert_eq!(q.depths(), [0, 0, 0]);
     }
 
     #[test]
