@@ -168,7 +168,7 @@ impl Orchestrator {
         state: &mut Option<WaitState>,
     ) -> Result<(), Stopped> {
         self.check_live()?;
-        self.flush_ready();
+        self.publish_ready();
         self.shared.orch_waiting.store(true, Ordering::Relaxed);
         // Retire what is already consumed (a busy scheduler may hold it in its advance batch).
         if self.kind == RuntimeKind::Tmr {

@@ -332,7 +332,7 @@ impl Orchestrator {
         // bytes, in a tiled GEMM whose tiles each have a scope). A tmr scope end publishes
         // only what is overdue ([`READY_HOLD`]).
         if self.scopes.len() <= 1 || (self.kind == RuntimeKind::Tmr && self.ready_overdue()) {
-            self.flush_ready();
+            self.publish_ready();
         }
         if let Some(p) = &self.scope_stats {
             self.probe(p, Phase::End);
@@ -351,11 +351,6 @@ impl Orchestrator {
     /// long host work between submits: a task held then waits for the next submit or scope
     /// end, even once every scheduler is idle. Cheap when nothing is held.
     pub fn publish_ready(&mut self) {
-        self.flush_ready();
-    }
-
-    /// Publishes the batched ready tasks.
-    pub(crate) fn flush_ready(&mut self) {
         if self.ready_pending > 0 {
             self.shared
                 .publish_ready(&mut self.ready_batches, self.ready_pending);

@@ -308,7 +308,7 @@ impl Orchestrator {
         let mut since = std::time::Instant::now();
         loop {
             // Producers held in this thread's publication batch must reach the schedulers.
-            self.flush_ready();
+            self.publish_ready();
             let shared = &*self.shared;
             let completed = shared.completions.total();
             let pending = (self.scratch.fanin.iter())
@@ -378,7 +378,7 @@ impl Orchestrator {
         } else {
             self.wire_task(id, sref, task.ring, task.shape)?;
             if self.kind == RuntimeKind::Tmr && self.ready_overdue() {
-                self.flush_ready();
+                self.publish_ready();
             }
         }
         Ok(done)
@@ -727,7 +727,7 @@ impl Orchestrator {
         // A parked scheduler has nothing to do: publish now rather than hold the task back
         // while the orchestration does other work. Busy schedulers get whole batches.
         if self.ready_pending == READY_BATCH || self.shared.sched_sleep.has_sleepers() {
-            self.flush_ready();
+            self.publish_ready();
         }
     }
 
