@@ -3,8 +3,10 @@
 //! check and in-order ring reclaim.
 //!
 //! Reclaim rules (reference §3.4): a task becomes CONSUMED when it is COMPLETED, every pin a
-//! consumer claimed was released (WAIT-only pins at wiring, RETAIN pins when the consumer
-//! completes) **and** its own scope ended. A ring's `last_alive` then advances over consecutive
+//! consumer claimed was released (RETAIN pins, when the consumer completes) **and** its own
+//! scope ended. (The reference also pins a producer for each WAIT-only edge, from inference to
+//! wiring; here the consumer is linked as the edge is found, under the one lock, and needs no
+//! such pin: `LiveSink` in `orchestrator/submit.rs`.) A ring's `last_alive` then advances over consecutive
 //! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`). CONSUMED is not a state
 //! a fan keeps: [`Slot::consume`] leaves it PENDING for the slot's next task.
 
@@ -281,8 +283,8 @@ impl RunShared {
                     &*guard
                 }
             };
-            for &(p, flags) in &payload.fanin {
-                if flags.contains(simpler_core::DepFlags::RETAIN) && self.add_and_check(p, 1) {
+            for &p in &payload.retained {
+                if self.add_and_check(p, 1) {
                     batch.mark(p.ring);
                 }
             }
@@ -311,8 +313,7 @@ impl RunShared {
             if !reclaims {
                 self.prefetch(c);
             }
-            if cs.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == cs.fanin_count.load(Ordering::Acquire)
-            {
+            if cs.producer_completed() {
                 local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
             }
         }

@@ -6,7 +6,7 @@
 use crate::sync::{AtomicU32, AtomicU8, Ordering};
 
 use crate::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use simpler_core::{ArgTag, DType, DepFlags, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
+use simpler_core::{ArgTag, DType, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
 use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
@@ -19,11 +19,11 @@ pub(crate) const INLINE_ARGS: usize = 2;
 /// A task's consumer list (see [`Fan::consumers`]).
 pub(crate) type Consumers = SmallVec<[SlotRef; 2]>;
 
-/// A task's claimed producers with the flags of each edge (`tmr` only): one inline, in the
-/// space the heap pointer and length take, so a one-producer task allocates nothing in a fresh
-/// slot. (A `ThinVec`, 8 bytes, would spare a host-built graph 16 bytes a slot; it cost `tmr`
+/// The producers a task holds a RETAIN pin on (`tmr` only): two inline, in the space the heap
+/// pointer and length take, so the common task allocates nothing even in a fresh slot. (A
+/// `ThinVec`, 8 bytes, would spare a host-built graph 16 bytes a slot; it cost `tmr`
 /// 1.07–1.15 on fan-out and tiled GEMM, 11 pairs each: one more line to load per completion.)
-pub(crate) type Fanin = SmallVec<[(SlotRef, DepFlags); 1]>;
+pub(crate) type Retained = SmallVec<[SlotRef; 2]>;
 
 /// Set in `fanout_count` at slot reset, released by the end of the task's own scope.
 pub(crate) const SCOPE_BIT: u32 = 0x8000_0000;
@@ -84,9 +84,10 @@ pub(crate) struct Payload {
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,
     pub block_num: u32,
-    /// Claimed producers and the flags of each edge (`tmr` only: read to release RETAIN pins
-    /// at completion, which a host-built graph, never reclaiming, skips).
-    pub fanin: Fanin,
+    /// Producers the task holds a RETAIN pin on (`tmr` only: read to release the pins at
+    /// completion, which a host-built graph, never reclaiming, skips). WAIT-only producers
+    /// hold no pin and are not listed (`LiveSink` in `orchestrator/submit.rs`).
+    pub retained: Retained,
     /// What the args dump reads, written only while it is on: boxed, 8 bytes in a slot that
     /// would otherwise carry 16 for a diagnostic most runs leave off (a reused slot keeps it).
     pub dump: Option<Box<DumpSelection>>,
@@ -101,7 +102,7 @@ impl Payload {
             tags: ArgTags::default(),
             scalars: ThinVec::new(),
             block_num: 1,
-            fanin: Fanin::new(),
+            retained: Retained::new(),
             dump: None,
         }
     }
@@ -378,6 +379,40 @@ impl Slot {
         // Release: whoever reads this local id here sees the task's completion and every
         // write before it (the fan's too), as it did through the fan lock.
         self.consumed.store(local, Ordering::Release);
+    }
+
+    /// Sets the fanin counters before the task's first link into a producer's consumer list
+    /// (under that producer's fan lock, whose release publishes them): the count out of reach,
+    /// so that producers completing before the task is wired only count themselves down
+    /// ([`Slot::producer_completed`]) and the orchestrator's [`Slot::finish_fanin`] decides.
+    #[inline]
+    pub fn await_links(&self) {
+        self.fanin_refcount.store(0, Ordering::Relaxed);
+        self.fanin_count.store(u32::MAX, Ordering::Relaxed);
+    }
+
+    /// The orchestrator's final count for a task linked to some of its `n` producers
+    /// ([`Slot::await_links`] first), `completed` of them found complete when met: true when
+    /// the task is ready now; otherwise the last linked producer to complete readies it. Once,
+    /// either way: only the count that reaches `n + 1` sees it.
+    #[inline]
+    pub fn finish_fanin(&self, n: u32, completed: u32) -> bool {
+        self.fanin_count.store(n + 1, Ordering::Release);
+        self.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
+    }
+
+    /// The fanin of a task in no producer's consumer list (none pending when met, or none at
+    /// all): complete, and ready now. Nothing but the orchestrator touches the counters.
+    #[inline]
+    pub fn fanin_complete(&self, n: u32) {
+        self.fanin_count.store(n + 1, Ordering::Relaxed);
+        self.fanin_refcount.store(n + 1, Ordering::Relaxed);
+    }
+
+    /// One linked producer of this slot's task completed: true when that made the task ready.
+    #[inline]
+    pub fn producer_completed(&self) -> bool {
+        self.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == self.fanin_count.load(Ordering::Acquire)
     }
 
     /// Whether the fan is as task `local` of a ring with `window` slots starts it: the slot's

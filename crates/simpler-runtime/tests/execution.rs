@@ -228,6 +228,128 @@ fn hbg_refuses_a_graph_larger_than_its_window_at_once() {
     );
 }
 
+/// A consumer meets its producer first through the tensor map (a WAIT-only edge, which holds
+/// no pin) and then as the creator of another argument (WAIT|RETAIN): the second edge must
+/// still pin the producer, or its heap is reclaimed while the consumer waits to run. The first
+/// round's consumer sleeps while more rounds go through a heap of eight outputs' room on the
+/// other scheduler thread (the first output takes two); unpinned, the first output's room is
+/// reclaimed and the seventh round's output overwrites it before it is copied.
+#[test]
+fn a_creator_met_again_after_a_wait_only_edge_is_retained_until_its_consumer_ran() {
+    let mut w = worker();
+    // fill_and_mark: out[k] = scalar 0 (a runtime output), mark[0] = 1.
+    w.register_kernel(10, "fill_and_mark", CoreType::Aiv, |ctx| {
+        let (mark, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?);
+        let v = ctx.scalar_f32(0)?;
+        for k in 0..out.len() {
+            out.set(k, v);
+        }
+        mark.set(0, 1.0);
+        Ok(())
+    })
+    .unwrap();
+    // slow_copy: out = in[..out.len()] (arguments mark, in, out), after 100 ms when scalar 0
+    // is 1.
+    w.register_kernel(11, "slow_copy", CoreType::Aiv, |ctx| {
+        if ctx.scalar(0)? == 1 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let (i, o) = (ctx.view::<f32>(1)?, ctx.view::<f32>(2)?);
+        for k in 0..o.len() {
+            o.set(k, i.get(k));
+        }
+        Ok(())
+    })
+    .unwrap();
+    const ROUNDS: u32 = 12;
+    let mark = w.alloc_tensor(&[ROUNDS], DType::Float32).unwrap();
+    let dst = w.alloc_tensor(&[ROUNDS, 256], DType::Float32).unwrap();
+    let mut env = RuntimeEnv::default();
+    env.set("ring_heap", "8192").unwrap();
+    let cfg = CallConfig {
+        runtime_env: env,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    w.run(&cfg, move |o| {
+        for r in 0..ROUNDS {
+            o.scope(|o| {
+                let mut p = TaskArgs::new();
+                p.output_existing(mark.view(&[1], &[r])?)
+                    .output(TensorCreateInfo::new(
+                        &[if r == 0 { 512 } else { 256 }],
+                        DType::Float32,
+                    )?)
+                    .scalar_f32(r as f32);
+                let tmp = o.submit_aiv(10, &p)?.output(0);
+                let mut c = TaskArgs::new();
+                c.input(mark.view(&[1], &[r])?)
+                    .input(tmp)
+                    .output_existing(dst.view(&[1, 256], &[r, 0])?)
+                    .scalar(u64::from(r == 0));
+                o.submit_aiv(11, &c)?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let got = w.read::<f32>(&dst).unwrap();
+    for (r, row) in got.chunks(256).enumerate() {
+        assert!(
+            row.iter().all(|&v| v == r as f32),
+            "round {r} read {:?}",
+            &row[..4]
+        );
+    }
+}
+
+/// A task links more pending producers than its ring's dep pool holds (8 against 4), so the
+/// orchestrator waits for them to complete; they retire as they do (their scope has ended),
+/// and a retired producer's slot reads PENDING for its next task: it must count as done, or
+/// the wait never ends (DEP_POOL exhausted after the deadlock timeout).
+#[test]
+fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
+    let mut w = worker();
+    // slow_inc: inc after 20 ms.
+    w.register_kernel(12, "slow_inc", CoreType::Aiv, |ctx| {
+        std::thread::sleep(Duration::from_millis(20));
+        let x = ctx.view::<f32>(0)?;
+        for k in 0..x.len() {
+            x.set(k, x.get(k) + 1.0);
+        }
+        Ok(())
+    })
+    .unwrap();
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    let sum = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    let mut env = RuntimeEnv::default();
+    env.set("ring_dep_pool", "4").unwrap();
+    let cfg = CallConfig {
+        runtime_env: env,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    w.run(&cfg, move |o| {
+        o.scope(|o| {
+            o.scope(|o| {
+                for i in 0..8 {
+                    let mut a = TaskArgs::new();
+                    a.inout(x.view(&[1], &[i])?);
+                    o.submit_aiv(12, &a)?;
+                }
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })?;
+            let mut c = TaskArgs::new();
+            c.input(x).output_existing(sum);
+            o.submit_aiv(3, &c)?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        })
+    })
+    .unwrap();
+    assert_eq!(w.read::<f32>(&sum).unwrap(), vec![1.0; 8]);
+}
+
 /// Slots are reused as fast as they retire (window 16) while consumers hold RETAIN pins on
 /// runtime outputs and WAIT-only pins on explicit deps; every value must still be right.
 #[test]

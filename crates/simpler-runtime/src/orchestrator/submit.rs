@@ -4,11 +4,12 @@
 //! 2. [`allocate`](Orchestrator::allocate): a slot and the outputs' heap on the scope's ring,
 //!    waiting for reclaim when full;
 //! 3. [`infer`](Orchestrator::infer): the fanin through the shared dependency function
-//!    (claiming one pin per live producer) and the tensor-map registration of the outputs;
+//!    (linking the task to each live producer, `LiveSink`) and the tensor-map registration of
+//!    the outputs;
 //! 4. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
-//!    the fanin into the slot;
+//!    the producers the task pins into the slot;
 //! 5. [`wire_task`](Orchestrator::wire_task): the fanin spill, then [`wire`](Orchestrator::wire)
-//!    links the task into its producers' fanout lists and publishes it when ready (the hidden
+//!    accounts the links, makes the final count and publishes the task when ready (the hidden
 //!    allocation task of `alloc_tensors` is completed at once instead, `complete_alloc`).
 
 use crate::sync::Ordering;
@@ -41,10 +42,27 @@ pub const FANIN_INLINE_CAP: usize = 64;
 /// in [`Scratch::seen`].
 const SCAN_DEDUP: usize = 8;
 
+/// One live producer of the task being submitted, as the live sink linked it.
+#[derive(Clone, Copy)]
+struct Producer {
+    slot: SlotRef,
+    id: TaskId,
+    /// Its edges' flags, OR-ed.
+    flags: DepFlags,
+    /// The task holds a RETAIN pin on it: claimed with its first RETAIN edge, unless it had
+    /// retired by then (as if it had retired before the submit).
+    pinned: bool,
+}
+
 /// Per-submit scratch reused across submits (no allocation in the steady state).
 pub(super) struct Scratch {
-    /// Claimed producers: slot, id, OR-ed flags.
-    fanin: Vec<(SlotRef, TaskId, DepFlags)>,
+    /// Live producers, each linked (the task joined its consumer list while it was PENDING)
+    /// or counted completed as the sink first met it.
+    fanin: Vec<Producer>,
+    /// Producers of `fanin` found PENDING (the task is in their consumer lists).
+    linked: u32,
+    /// Producers of `fanin` found COMPLETED.
+    completed: u32,
     /// Per ring and slot: (epoch, index in `fanin`), the de-duplication of a task with more
     /// than [`SCAN_DEDUP`] producers. A ring's table is made on the first such task (most
     /// orchestrations never need one: an `hbg` window's table is 8 MB for 1M tasks).
@@ -59,6 +77,8 @@ impl Scratch {
     pub fn new(windows: &[u32; MAX_RINGS]) -> Self {
         Scratch {
             fanin: Vec::with_capacity(64),
+            linked: 0,
+            completed: 0,
             seen: Default::default(),
             windows: *windows,
             indexed: false,
@@ -66,10 +86,14 @@ impl Scratch {
         }
     }
 
-    /// Starts a new submit's de-duplication epoch; on wrap-around (after 2^32 submits) the
-    /// marks are cleared so that a mark from 2^32 submits ago cannot alias the new epoch.
+    /// Starts a new submit: an empty fanin and a new de-duplication epoch; on wrap-around
+    /// (after 2^32 submits) the marks are cleared so that a mark from 2^32 submits ago cannot
+    /// alias the new epoch.
     #[inline]
-    fn next_epoch(&mut self) {
+    fn next_submit(&mut self) {
+        self.fanin.clear();
+        self.linked = 0;
+        self.completed = 0;
         self.indexed = false;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -82,16 +106,17 @@ impl Scratch {
     #[inline]
     fn find(&self, s: SlotRef) -> Option<usize> {
         if !self.indexed {
-            return self.fanin.iter().position(|e| e.0 == s);
+            return self.fanin.iter().position(|e| e.slot == s);
         }
         let (epoch, at) = self.seen[s.ring as usize][s.index as usize];
         (epoch == self.epoch).then_some(at as usize)
     }
 
-    /// Appends a newly claimed producer, indexing the list once it outgrows a scan.
+    /// Appends a newly linked producer, indexing the list once it outgrows a scan.
     #[inline]
-    fn push(&mut self, s: SlotRef, id: TaskId, flags: DepFlags) {
-        self.fanin.push((s, id, flags));
+    fn push(&mut self, p: Producer) {
+        let s = p.slot;
+        self.fanin.push(p);
         if self.indexed {
             self.seen[s.ring as usize][s.index as usize] = (self.epoch, self.fanin.len() as u32 - 1);
         } else if self.fanin.len() == SCAN_DEDUP {
@@ -101,7 +126,7 @@ impl Scratch {
 
     #[cold]
     fn index_fanin(&mut self) {
-        for (i, &(s, _, _)) in self.fanin.iter().enumerate() {
+        for (i, s) in self.fanin.iter().map(|p| p.slot).enumerate() {
             let ring = s.ring as usize;
             if self.seen[ring].is_empty() {
                 self.seen[ring] = written_marks(self.windows[ring] as usize);
@@ -144,11 +169,22 @@ enum SinkError {
 const SLOT_PREFETCH_AHEAD: u32 = 4;
 
 /// The runtime's fanin sink: drops producers that already retired, de-duplicates per producer
-/// (flags OR-ed) and claims one pin (`fanout_count += 1`) per new live producer.
+/// (flags OR-ed) and links the task to each new live producer under that producer's fan lock,
+/// the only lock the edge takes: into its consumer list while it is PENDING, counted completed
+/// otherwise, with a pin claimed (`fanout_count += 1`) when an edge RETAINs it. A WAIT-only
+/// edge claims nothing: once linked, the task needs nothing more of its producer (a claim per
+/// edge, released when the task was wired, took a second lock and unlock per edge).
+///
+/// Linking before the task is wired is safe: the task's counters are set before its first
+/// link (`fanin_count` out of reach), so a producer completing meanwhile only counts itself
+/// down, and only the orchestrator's final count in [`Orchestrator::wire`] can make the task
+/// ready.
 struct LiveSink<'a> {
     shared: &'a RunShared,
     scratch: &'a mut Scratch,
     next_local: &'a [u32; MAX_RINGS],
+    /// The slot of the task being submitted.
+    consumer: SlotRef,
     /// `hbg` dep_gen: every discovered edge, annotated, as the runtime builds the graph.
     graph: Option<&'a mut GraphWriter>,
 }
@@ -172,18 +208,42 @@ impl FaninSink for LiveSink<'_> {
             ring: ring as u8,
             index,
         };
+        let retain = e.flags.contains(DepFlags::RETAIN);
         if let Some(at) = self.scratch.find(sref) {
-            let entry = &mut self.scratch.fanin[at];
-            entry.2 = entry.2 | e.flags;
+            let known = &mut self.scratch.fanin[at];
+            known.flags = known.flags | e.flags;
+            if retain && !known.pinned {
+                let mut fan = r.slots.get(index).fan.lock();
+                if fan.local == pid.local() {
+                    fan.fanout_count += 1;
+                    known.pinned = true;
+                }
+            }
             return Ok(());
         }
         let mut fan = r.slots.get(index).fan.lock();
         if fan.local != pid.local() {
             return Ok(()); // retired (its slot's fan is its successor's now): no edge, no error
         }
-        fan.fanout_count += 1;
+        if fan.state == TaskState::Pending {
+            if self.scratch.linked == 0 {
+                self.shared.slot(self.consumer).await_links();
+            }
+            fan.consumers.push(self.consumer);
+            self.scratch.linked += 1;
+        } else {
+            self.scratch.completed += 1;
+        }
+        if retain {
+            fan.fanout_count += 1;
+        }
         drop(fan);
-        self.scratch.push(sref, pid, e.flags);
+        self.scratch.push(Producer {
+            slot: sref,
+            id: pid,
+            flags: e.flags,
+            pinned: retain,
+        });
         Ok(())
     }
 }
@@ -297,9 +357,10 @@ impl Orchestrator {
     /// How many of this submit's producers are still pending (only they take dep-pool entries),
     /// after waiting, while they complete, until that many can fit in `ring`'s pool at all.
     ///
-    /// Counting costs a lock per producer, so `wire` asks only when the cheap bound (every
-    /// producer) does not fit. The count can only shrink before linking: claimed producers never
-    /// return to pending. `Err` when none of them completes for [`DEADLOCK_TIMEOUT`].
+    /// Counting costs a lock per producer, so `wire` asks only when the cheap bound (the
+    /// producers linked) does not fit. The count can only shrink: a completed producer has
+    /// taken the task off its list and never returns to pending. `Err` when none of them
+    /// completes for [`DEADLOCK_TIMEOUT`].
     ///
     /// [`DEADLOCK_TIMEOUT`]: super::backpressure::DEADLOCK_TIMEOUT
     fn pending_producers_within(&mut self, ring: usize) -> Result<u64, Stopped> {
@@ -311,8 +372,13 @@ impl Orchestrator {
             self.publish_ready();
             let shared = &*self.shared;
             let completed = shared.completions.total();
+            // A producer still PENDING as the task linked it (a slot that retired its task
+            // reads PENDING too, for its next task).
             let pending = (self.scratch.fanin.iter())
-                .filter(|&&(p, _, _)| shared.slot(p).fan.lock().state == TaskState::Pending)
+                .filter(|p| {
+                    let fan = shared.slot(p.slot).fan.lock();
+                    fan.local == p.id.local() && fan.state == TaskState::Pending
+                })
                 .count() as u64;
             if pending <= cap {
                 return Ok(pending);
@@ -355,14 +421,13 @@ impl Orchestrator {
     ) -> Result<TaskOutputs, Stopped> {
         let task = self.admit(kernels, args)?;
         let (id, sref, heap_start) = self.allocate(&task, is_alloc)?;
-        self.scratch.next_epoch();
-        self.scratch.fanin.clear();
+        self.scratch.next_submit();
         if !is_alloc {
             match self.inference_ns {
-                None => self.infer(id, &task, args)?,
+                None => self.infer(id, sref, &task, args)?,
                 Some(spent) => {
                     let t0 = std::time::Instant::now();
-                    let inferred = self.infer(id, &task, args);
+                    let inferred = self.infer(id, sref, &task, args);
                     self.inference_ns = Some(spent + t0.elapsed().as_nanos() as u64);
                     inferred?
                 }
@@ -528,10 +593,16 @@ impl Orchestrator {
         Ok((id, sref, heap_start))
     }
 
-    /// Stage 3: the fanin (into `scratch.fanin`, one pin claimed per live producer), dep_gen's
+    /// Stage 3: the fanin (into `scratch.fanin`, the task linked to each live producer), dep_gen's
     /// view of the submit, and the tensor-map registration of the task's outputs.
     #[inline]
-    fn infer(&mut self, id: TaskId, task: &Admitted, args: &TaskArgs<'_>) -> Result<(), Stopped> {
+    fn infer(
+        &mut self,
+        id: TaskId,
+        sref: SlotRef,
+        task: &Admitted,
+        args: &TaskArgs<'_>,
+    ) -> Result<(), Stopped> {
         let ring = task.ring;
         let manual = self.manual_depth.is_some();
         if let Some(c) = &mut self.dep_gen {
@@ -568,6 +639,7 @@ impl Orchestrator {
                 shared: &self.shared,
                 scratch: &mut self.scratch,
                 next_local: &next_local,
+                consumer: sref,
                 graph: self.dep_graph.as_mut(),
             };
             compute_fanin(
@@ -657,11 +729,12 @@ impl Orchestrator {
             }
         }
         if self.kind == RuntimeKind::Tmr {
-            // Read only to release RETAIN pins at completion, which a host-built graph skips
-            // (`RunShared::complete`): a fan-in task's list would cost it an allocation.
-            p.fanin.clear();
-            p.fanin.reserve_exact(self.scratch.fanin.len());
-            p.fanin.extend(self.scratch.fanin.iter().map(|&(s, _, f)| (s, f)));
+            // Read only to release the RETAIN pins at completion, which a host-built graph
+            // skips (`RunShared::complete`): a fan-in task's list would cost it an allocation.
+            let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
+            p.retained.clear();
+            p.retained.reserve_exact(pinned.clone().count());
+            p.retained.extend(pinned.map(|p| p.slot));
         }
     }
 
@@ -708,7 +781,7 @@ impl Orchestrator {
         if let Some(log) = &mut self.fanin_log {
             log.push(super::FaninRecord {
                 task: id,
-                producers: self.scratch.fanin.iter().map(|&(_, p, f)| (p, f)).collect(),
+                producers: self.scratch.fanin.iter().map(|p| (p.id, p.flags)).collect(),
             });
         }
         Ok(())
@@ -740,63 +813,26 @@ impl Orchestrator {
                 || self.shared.sched_sleep.has_sleepers())
     }
 
-    /// Wires the task (of `shape`) into its producers' fanout lists and publishes it when
-    /// ready.
+    /// Accounts the task's links in the dep pool (the sink made them, `LiveSink`), makes the
+    /// final count and publishes the task when ready.
     fn wire(&mut self, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
         let n = self.scratch.fanin.len() as u32;
-        if n == 0 {
-            self.mark_dep_pool(sref, ring);
-            let slot = self.shared.slot(sref);
-            slot.fanin_count.store(1, Ordering::Release);
-            slot.fanin_refcount.store(1, Ordering::Release);
-            self.ready_soon(sref, shape);
-            return Ok(());
-        }
-        let mut need = u64::from(n);
-        if self.kind == RuntimeKind::Tmr {
+        if self.kind == RuntimeKind::Tmr && self.scratch.linked > 0 {
+            let mut need = u64::from(self.scratch.linked);
             let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
             if !self.rings[ring].dep_pool.has_room(need, tail) {
                 need = self.pending_producers_within(ring)?;
             }
+            self.reserve_pool(Exhausted::DepPool, ring, need)?;
+            self.rings[ring].dep_pool.take(need);
         }
-        self.reserve_pool(Exhausted::DepPool, ring, need)?;
-        let ready = {
-            let shared = &*self.shared;
-            let slot = shared.slot(sref);
-            slot.fanin_refcount.store(0, Ordering::Relaxed);
-            slot.fanin_count.store(n + 1, Ordering::Release);
-            let mut completed = 0u32;
-            let mut linked = 0u64;
-            // Rings with a producer this wiring consumed, to advance once the task is wired.
-            let mut consumed_rings = 0u8;
-            for &(p, _, flags) in &self.scratch.fanin {
-                let producer = shared.slot(p);
-                let mut fan = producer.fan.lock();
-                if fan.state == TaskState::Pending {
-                    fan.consumers.push(sref);
-                    linked += 1;
-                } else {
-                    completed += 1;
-                }
-                // A WAIT-only edge holds its producer only while it is wired: the pin claimed
-                // for it goes back under the same lock (it took a second lock and unlock per
-                // edge, two atomic read-modify-writes, when it was released after the loop).
-                if !flags.contains(DepFlags::RETAIN)
-                    && RunShared::release_locked(producer, &mut fan, 1, shared.window_of(p.ring))
-                {
-                    consumed_rings |= 1 << p.ring;
-                }
-            }
-            if self.kind == RuntimeKind::Tmr {
-                self.rings[ring].dep_pool.take(linked);
-            }
-            self.mark_dep_pool(sref, ring);
-            if self.kind == RuntimeKind::Tmr {
-                for r in (0..MAX_RINGS).filter(|r| consumed_rings & (1 << r) != 0) {
-                    shared.advance(r);
-                }
-            }
-            slot.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
+        self.mark_dep_pool(sref, ring);
+        let slot = self.shared.slot(sref);
+        let ready = if self.scratch.linked == 0 {
+            slot.fanin_complete(n);
+            true
+        } else {
+            slot.finish_fanin(n, self.scratch.completed)
         };
         if ready {
             self.ready_soon(sref, shape);

@@ -21,7 +21,7 @@ use loom::thread;
 use super::{AtomicBool, Ordering, Sleep};
 use crate::collectors::channel::{BufferChannel, ChannelFaults};
 use crate::ring::shared::RingShared;
-use crate::slot::TaskState;
+use crate::slot::{Slot, SlotRef, TaskState};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
@@ -118,5 +118,70 @@ fn ring_advance_is_never_lost_with_three_threads() {
         b.join().unwrap();
         c.join().unwrap();
         assert_eq!(ring.last_alive.load(Ordering::Acquire), 3);
+    });
+}
+
+/// A task whose slot last held another task (stale counters) is linked to two producers while
+/// both complete, as `LiveSink::edge` links and `RunShared::complete` readies: whatever the
+/// order, it is made ready exactly once, by the orchestrator's final count or by the last
+/// completion, and never before that count.
+#[test]
+fn a_task_linked_while_its_producers_complete_is_ready_exactly_once() {
+    model(|| {
+        let slots: Arc<Vec<Slot>> = Arc::new((0..3).map(|i| Slot::new(i, 4)).collect());
+        const CONSUMER: u32 = 2;
+        // As a task with no producer leaves them (`Slot::fanin_complete(0)`).
+        slots[CONSUMER as usize].fanin_count.store(1, Ordering::Relaxed);
+        slots[CONSUMER as usize]
+            .fanin_refcount
+            .store(1, Ordering::Relaxed);
+        let ready = Arc::new(crate::sync::AtomicU32::new(0));
+        let wired = Arc::new(AtomicBool::new(false));
+        let completion = |p: usize| {
+            let (slots, ready, wired) = (slots.clone(), ready.clone(), wired.clone());
+            thread::spawn(move || {
+                let consumers = {
+                    let mut fan = slots[p].fan.lock();
+                    fan.state = TaskState::Completed;
+                    std::mem::take(&mut fan.consumers)
+                };
+                for c in consumers {
+                    if slots[c.index as usize].producer_completed() {
+                        assert!(wired.load(Ordering::Acquire), "ready before it was wired");
+                        ready.fetch_add(1, Ordering::AcqRel);
+                    }
+                }
+            })
+        };
+        let producers = [completion(0), completion(1)];
+        let (mut linked, mut completed) = (0, 0);
+        for p in 0..2 {
+            let mut fan = slots[p].fan.lock();
+            if fan.state == TaskState::Pending {
+                if linked == 0 {
+                    slots[CONSUMER as usize].await_links();
+                }
+                fan.consumers.push(SlotRef {
+                    ring: 0,
+                    index: CONSUMER,
+                });
+                linked += 1;
+            } else {
+                completed += 1;
+            }
+        }
+        wired.store(true, Ordering::Release);
+        let consumer = &slots[CONSUMER as usize];
+        let now = if linked == 0 {
+            consumer.fanin_complete(2);
+            true
+        } else {
+            consumer.finish_fanin(2, completed)
+        };
+        if now {
+            ready.fetch_add(1, Ordering::AcqRel);
+        }
+        producers.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(ready.load(Ordering::Acquire), 1);
     });
 }
