@@ -26,7 +26,7 @@ use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
 use crate::ring::slots::PayloadRead;
 use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
-use crate::slot::{shape_from_u8, Consumers, Fan, Payload, Slot, SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
 /// How long an idle thread parks before re-checking its exit and deadlock conditions.
@@ -204,10 +204,16 @@ impl RunShared {
         self.rings[s.ring as usize].slots.prefetch(s.index)
     }
 
-    /// The payload and tensor arguments of the task in `s`, read-locked.
+    /// The payload and tensor arguments of the task in `s`, for reading.
+    ///
+    /// # Safety
+    ///
+    /// The payload protocol's rule 2 (`RingSlot` in `slot.rs`): the task in `s` was published
+    /// to the caller's thread and does not complete while the result lives.
     #[inline]
-    pub fn payload(&self, s: SlotRef) -> PayloadRead<'_> {
-        self.rings[s.ring as usize].slots.read(s.index)
+    pub unsafe fn payload(&self, s: SlotRef) -> PayloadRead<'_> {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.rings[s.ring as usize].slots.read(s.index) }
     }
 
     /// Publishes one ready task (an SPMD task's next block) and wakes a scheduler.
@@ -254,13 +260,17 @@ impl RunShared {
 
     /// Marks a task COMPLETED, readies its waiting consumers (into the completing thread's own
     /// `local` lanes), releases its RETAIN pins and checks whether it is consumed; counts it
-    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer. `payload`:
-    /// the task's payload when the caller still holds it read-locked (its RETAIN list is read
-    /// there instead of locking the payload a second time; the caller drops it right after).
-    pub fn complete(
+    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer.
+    ///
+    /// # Safety
+    ///
+    /// The caller finished the task in `s` (its last block, or a dummy task it popped), which
+    /// is not completed yet, and holds no access to its payload: this reads the payload (the
+    /// payload protocol's rule 2, `RingSlot` in `slot.rs`), and once the task is COMPLETED
+    /// the slot may retire and the orchestrator write the payload of the slot's next task.
+    pub unsafe fn complete(
         &self,
         s: SlotRef,
-        payload: Option<&Payload>,
         thread: usize,
         scratch: &mut Consumers,
         batch: &mut AdvanceBatch,
@@ -273,16 +283,11 @@ impl RunShared {
         let reclaims = self.kind == RuntimeKind::Tmr;
         // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
         // consume this task and the orchestrator may reuse the slot, so its payload must not be
-        // read after that point.
+        // read after that point (the access ends with this block).
         if reclaims {
-            let guard;
-            let payload = match payload {
-                Some(p) => p,
-                None => {
-                    guard = self.payload(s);
-                    &*guard
-                }
-            };
+            // SAFETY: the task was published to this thread (it ran it) and is not COMPLETED
+            // before this access ends, at the end of this block (the caller's guarantee).
+            let payload = unsafe { self.payload(s) };
             for &p in &payload.retained {
                 if self.add_and_check(p, 1) {
                     batch.mark(p.ring);

@@ -5,7 +5,7 @@
 
 use crate::sync::{AtomicU32, AtomicU8, Ordering};
 
-use crate::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sync::{Exclusive, HandoffCell, Mutex, Shared};
 use simpler_core::{ArgTag, DType, TaskId, Tensor, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
 use smallvec::SmallVec;
 use thin_vec::ThinVec;
@@ -123,23 +123,41 @@ pub(crate) struct DumpSelection {
 /// orchestrator writes away from the slot's.)
 pub(crate) type InlineArgs = SmallVec<[Tensor; INLINE_ARGS]>;
 
-/// A task-window slot: the payload lock over the [`Payload`] and the task's tensor arguments,
-/// then its [`Slot`] (fan and counters, what every part of the runtime reads without knowing
+/// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan and counters, what every part of the runtime reads without knowing
 /// the ring's kind). The arguments are [`InlineArgs`] in a `tmr` ring and [`PackedArgs`]
 /// (template numbers and offsets, 32 bytes where two inline tensors take 168) in a host-built
-/// graph's, whose slots are most of its memory (192 bytes a slot, 336 before).
+/// graph's, whose slots are most of its memory (184 bytes a slot, 336 before).
 ///
 /// The order is measured, not incidental: with the fan and counters first, or the arguments
 /// outside the lock after the counters, a tmr 2-argument task took 1.2–1.5× as long end to end
 /// in 7–11 pairs against the earlier slot (its fan first, its counters last); in this order it
 /// took 1.00 (`docs/performance.md`, item 36).
+///
+/// The payload takes no lock (a [`HandoffCell`]): who may touch it, and when, follows from
+/// the task's life, the **payload protocol** every access proves itself against:
+///
+/// 1. the orchestrator writes it ([`RingSlot::write`]) for the task it submits, before it
+///    publishes the task, in a slot no task has used (built before the orchestrator's thread
+///    saw it) or whose last task retired ([`Slot::consume`], a Release store the orchestrator
+///    read with Acquire, `Slot::fan_ready_for`, before it took the slot);
+/// 2. it is read ([`RingSlot::read`]) only by a thread the task's publication reached (a ready
+///    queue or lane, or the completion that readied it: Acquire of the orchestrator's
+///    Release), and only until the task completes: the last thread to finish a block reads it
+///    before it marks the task COMPLETED (`RunShared::complete`); the threads that ran the
+///    other blocks finished theirs before (`remaining`, AcqRel); a dummy task's payload is
+///    read before its completion too;
+/// 3. the task retires only after it is COMPLETED, so every read ends before the retirement
+///    that comes before the slot's next write.
+///
+/// A host-built graph's orchestrator writes every payload before the schedulers start, and
+/// nothing retires while they run.
 #[repr(C)]
 pub(crate) struct RingSlot<A> {
-    payload: RwLock<Guarded<A>>,
+    payload: HandoffCell<Guarded<A>>,
     pub core: Slot,
 }
 
-/// What a slot's payload lock guards.
+/// A slot's payload and tensor arguments, handed over together.
 #[repr(C)]
 pub(crate) struct Guarded<A> {
     args: A,
@@ -152,7 +170,7 @@ impl<A: Default> RingSlot<A> {
     pub fn new(local: u32, window: u32) -> Self {
         RingSlot {
             core: Slot::new(local, window),
-            payload: RwLock::new(Guarded {
+            payload: HandoffCell::new(Guarded {
                 args: A::default(),
                 payload: Payload::new(),
             }),
@@ -161,16 +179,32 @@ impl<A: Default> RingSlot<A> {
 }
 
 impl<A> RingSlot<A> {
-    /// The payload and the arguments, read-locked.
+    /// The payload and the arguments, for reading.
+    ///
+    /// # Safety
+    ///
+    /// The caller reads as the payload protocol's rule 2 says ([`RingSlot`]): the slot's task
+    /// was published to its thread and has not completed, nor will while the result lives.
     #[inline]
-    pub fn read(&self) -> ArgsRead<'_, A> {
-        ArgsRead(self.payload.read())
+    pub unsafe fn read(&self) -> ArgsRead<'_, A> {
+        // SAFETY: by rule 2, the task's payload write happened before, and no write comes
+        // before the task retires, which is after the caller's read ends (rule 3).
+        ArgsRead(unsafe { self.payload.read() })
     }
 
-    /// The payload and the arguments, write-locked.
+    /// The payload and the arguments, for writing.
+    ///
+    /// # Safety
+    ///
+    /// The caller is the orchestrator, writing as the payload protocol's rule 1 says
+    /// ([`RingSlot`]): for the task it is submitting, not yet published, in a slot whose last
+    /// task retired (or that no task used).
     #[inline]
-    pub fn write(&self) -> ArgsWrite<'_, A> {
-        ArgsWrite(self.payload.write())
+    pub unsafe fn write(&self) -> ArgsWrite<'_, A> {
+        // SAFETY: by rule 1 the slot's last task retired before this call, so every read of
+        // its payload ended before (rule 3), and no thread reads the new task's payload
+        // before the orchestrator publishes it, after the result is dropped.
+        ArgsWrite(unsafe { self.payload.write() })
     }
 
     /// Asks the CPU to start loading every cache line of the slot, for a scheduler thread that
@@ -208,8 +242,8 @@ impl<A> RingSlot<A> {
     }
 }
 
-/// A slot's payload and arguments under its payload's read lock ([`RingSlot::read`]).
-pub(crate) struct ArgsRead<'a, A>(RwLockReadGuard<'a, Guarded<A>>);
+/// A slot's payload and arguments, for reading ([`RingSlot::read`]).
+pub(crate) struct ArgsRead<'a, A>(Shared<'a, Guarded<A>>);
 
 impl<A> ArgsRead<'_, A> {
     /// The task's tensor arguments.
@@ -227,8 +261,8 @@ impl<A> std::ops::Deref for ArgsRead<'_, A> {
     }
 }
 
-/// A slot's payload and arguments under its payload's write lock ([`RingSlot::write`]).
-pub(crate) struct ArgsWrite<'a, A>(RwLockWriteGuard<'a, Guarded<A>>);
+/// A slot's payload and arguments, for writing ([`RingSlot::write`]).
+pub(crate) struct ArgsWrite<'a, A>(Exclusive<'a, Guarded<A>>);
 
 impl<A> ArgsWrite<'_, A> {
     /// The payload and the arguments, both writable.
@@ -299,10 +333,11 @@ pub(crate) const PACKED_SLOT_BYTES: usize = std::mem::size_of::<RingSlot<PackedA
 /// none, then a 24-byte `Vec` for the scalars (now a `ThinVec`, 8 bytes), then the reclaim
 /// marks only `tmr` reads (now beside the slots, `ReclaimMarks`), 16 bytes of args-dump
 /// selection (now boxed, [`DumpSelection`]) and two inline tensor arguments, 168 bytes (now
-/// packed, [`PackedArgs`], 32). The build fails when the slot outgrows this (336 bytes before
-/// the arguments were packed).
+/// packed, [`PackedArgs`], 32), then a reader-writer lock over the payload, 8 bytes (now
+/// none: the payload protocol, [`RingSlot`]). The build fails when the slot outgrows this
+/// (336 bytes before the arguments were packed).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 192;
+pub(crate) const SLOT_BUDGET: usize = 184;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
 const _: () = assert!(
@@ -310,13 +345,19 @@ const _: () = assert!(
     "a task slot outgrew SLOT_BUDGET"
 );
 
+/// A task's count-downs from its first link until the orchestrator's [`Slot::finish_fanin`]:
+/// more than any task has producers.
+pub(crate) const LINKS_OPEN: u32 = 1 << 31;
+
 /// The part of a task slot every part of the runtime reads without knowing the ring's kind:
 /// the fan and the counters ([`RingSlot`] adds the payload and the arguments after it).
 #[repr(C)]
 pub(crate) struct Slot {
     pub fan: Mutex<Fan>,
-    pub fanin_count: AtomicU32,
-    pub fanin_refcount: AtomicU32,
+    /// Count-downs the task still waits for before it is ready: [`LINKS_OPEN`] from its first
+    /// link, one per linked producer as it completes and the rest by the orchestrator once
+    /// the task is wired ([`Slot::await_links`], [`Slot::finish_fanin`]).
+    pub fanin_pending: AtomicU32,
     /// Subtasks (blocks × active subslots) not yet finished.
     pub remaining: AtomicU32,
     /// Next SPMD block index to dispatch.
@@ -338,8 +379,7 @@ impl Slot {
     pub fn new(local: u32, window: u32) -> Slot {
         Slot {
             fan: Mutex::new(Fan::ready_for(local)),
-            fanin_count: AtomicU32::new(0),
-            fanin_refcount: AtomicU32::new(0),
+            fanin_pending: AtomicU32::new(0),
             remaining: AtomicU32::new(0),
             next_block: AtomicU32::new(0),
             consumed: AtomicU32::new(local.wrapping_sub(window)),
@@ -381,38 +421,42 @@ impl Slot {
         self.consumed.store(local, Ordering::Release);
     }
 
-    /// Sets the fanin counters before the task's first link into a producer's consumer list
-    /// (under that producer's fan lock, whose release publishes them): the count out of reach,
-    /// so that producers completing before the task is wired only count themselves down
-    /// ([`Slot::producer_completed`]) and the orchestrator's [`Slot::finish_fanin`] decides.
+    /// Opens the task's fanin before its first link into a producer's consumer list (under
+    /// that producer's fan lock, whose release publishes it): [`LINKS_OPEN`] count-downs to
+    /// go, more than its producers can take, so that producers completing before the task is
+    /// wired only count themselves down ([`Slot::producer_completed`]) and the orchestrator's
+    /// [`Slot::finish_fanin`] takes the rest.
     #[inline]
     pub fn await_links(&self) {
-        self.fanin_refcount.store(0, Ordering::Relaxed);
-        self.fanin_count.store(u32::MAX, Ordering::Relaxed);
+        self.fanin_pending.store(LINKS_OPEN, Ordering::Relaxed);
     }
 
-    /// The orchestrator's final count for a task linked to some of its `n` producers
-    /// ([`Slot::await_links`] first), `completed` of them found complete when met: true when
-    /// the task is ready now; otherwise the last linked producer to complete readies it. Once,
-    /// either way: only the count that reaches `n + 1` sees it.
+    /// The orchestrator's count-down for a task wired with `linked` producers in whose
+    /// consumer lists it is ([`Slot::await_links`] first): true when they all completed
+    /// already and the task is ready now; otherwise the last of them to complete readies it.
+    ///
+    /// Once, either way, and decided by each side's own read-modify-write alone: with a
+    /// separate target read after the count, a completion that counted and then read late
+    /// could find the target of the slot's next task and ready that one a second time (the
+    /// loom model `a_late_producer_completion_never_readies_the_next_task_of_the_slot`).
     #[inline]
-    pub fn finish_fanin(&self, n: u32, completed: u32) -> bool {
-        self.fanin_count.store(n + 1, Ordering::Release);
-        self.fanin_refcount.fetch_add(completed + 1, Ordering::AcqRel) + completed + 1 == n + 1
+    pub fn finish_fanin(&self, linked: u32) -> bool {
+        let rest = LINKS_OPEN - linked;
+        self.fanin_pending.fetch_sub(rest, Ordering::AcqRel) == rest
     }
 
     /// The fanin of a task in no producer's consumer list (none pending when met, or none at
-    /// all): complete, and ready now. Nothing but the orchestrator touches the counters.
+    /// all): complete, and ready now. Nothing but the orchestrator touches the count.
     #[inline]
-    pub fn fanin_complete(&self, n: u32) {
-        self.fanin_count.store(n + 1, Ordering::Relaxed);
-        self.fanin_refcount.store(n + 1, Ordering::Relaxed);
+    pub fn fanin_complete(&self) {
+        self.fanin_pending.store(0, Ordering::Relaxed);
     }
 
-    /// One linked producer of this slot's task completed: true when that made the task ready.
+    /// One linked producer of this slot's task completed: true when that made the task ready
+    /// (it was the last count-down). Nothing is read of the slot after the count.
     #[inline]
     pub fn producer_completed(&self) -> bool {
-        self.fanin_refcount.fetch_add(1, Ordering::AcqRel) + 1 == self.fanin_count.load(Ordering::Acquire)
+        self.fanin_pending.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
     /// Whether the fan is as task `local` of a ring with `window` slots starts it: the slot's
@@ -453,7 +497,9 @@ mod tests {
         for (i, slot) in slots.iter().enumerate() {
             assert_eq!(slot.core.remaining.load(crate::sync::Ordering::Relaxed), i as u32);
             assert_eq!(slot.core.fan.lock().local, i as u32);
-            assert_eq!((slot.read().id, slot.read().args().len()), (TaskId::INVALID, 0));
+            // SAFETY: one thread, no write.
+            let payload = unsafe { slot.read() };
+            assert_eq!((payload.id, payload.args().len()), (TaskId::INVALID, 0));
         }
     }
 
@@ -500,7 +546,7 @@ mod tests {
     #[cfg(not(feature = "loom"))]
     fn slots_take_the_bytes_the_docs_account_for() {
         // `docs/performance.md` (item 36) and `ring/slots.rs` count on these.
-        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (192, 328));
+        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (184, 320));
     }
 
     #[test]

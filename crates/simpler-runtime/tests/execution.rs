@@ -677,10 +677,18 @@ fn held_task_runs_after(
     use std::sync::Arc;
     use std::time::Instant;
     let (busy, ran) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let submitted = Arc::new(AtomicBool::new(false));
     let mut w = Worker::new();
-    let b = busy.clone();
+    let (b, s) = (busy.clone(), submitted.clone());
+    // Busy until 300 ms after the task under test was submitted, however late that comes (a
+    // loaded machine can stall the orchestration that long): at its submit the scheduler is
+    // certainly running this kernel, not asleep.
     w.register_kernel(0, "busy", CoreType::Aiv, move |_| {
         b.store(true, Ordering::SeqCst);
+        let t0 = Instant::now();
+        while !s.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         std::thread::sleep(Duration::from_millis(300));
         Ok(())
     })
@@ -699,7 +707,7 @@ fn held_task_runs_after(
         scheduler_threads: 1,
         ..Default::default()
     };
-    let (busy_in, ran_in) = (busy.clone(), ran.clone());
+    let (busy_in, ran_in, submitted_in) = (busy.clone(), ran.clone(), submitted.clone());
     let seen = Arc::new(AtomicBool::new(false));
     let seen_in = seen.clone();
     let until = move |flag: &AtomicBool| {
@@ -720,6 +728,7 @@ fn held_task_runs_after(
             let mut a = TaskArgs::new();
             a.output_existing(x);
             o.submit_aiv(2, &a)?;
+            submitted_in.store(true, Ordering::SeqCst);
             release(o, x)?;
             seen_in.store(until(&ran_in), Ordering::SeqCst);
             Ok(())

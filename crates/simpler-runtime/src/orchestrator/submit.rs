@@ -57,12 +57,10 @@ struct Producer {
 /// Per-submit scratch reused across submits (no allocation in the steady state).
 pub(super) struct Scratch {
     /// Live producers, each linked (the task joined its consumer list while it was PENDING)
-    /// or counted completed as the sink first met it.
+    /// or found completed (nothing to wait for) as the sink first met it.
     fanin: Vec<Producer>,
     /// Producers of `fanin` found PENDING (the task is in their consumer lists).
     linked: u32,
-    /// Producers of `fanin` found COMPLETED.
-    completed: u32,
     /// Per ring and slot: (epoch, index in `fanin`), the de-duplication of a task with more
     /// than [`SCAN_DEDUP`] producers. A ring's table is made on the first such task (most
     /// orchestrations never need one: an `hbg` window's table is 8 MB for 1M tasks).
@@ -78,7 +76,6 @@ impl Scratch {
         Scratch {
             fanin: Vec::with_capacity(64),
             linked: 0,
-            completed: 0,
             seen: Default::default(),
             windows: *windows,
             indexed: false,
@@ -93,7 +90,6 @@ impl Scratch {
     fn next_submit(&mut self) {
         self.fanin.clear();
         self.linked = 0;
-        self.completed = 0;
         self.indexed = false;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -170,15 +166,16 @@ const SLOT_PREFETCH_AHEAD: u32 = 4;
 
 /// The runtime's fanin sink: drops producers that already retired, de-duplicates per producer
 /// (flags OR-ed) and links the task to each new live producer under that producer's fan lock,
-/// the only lock the edge takes: into its consumer list while it is PENDING, counted completed
-/// otherwise, with a pin claimed (`fanout_count += 1`) when an edge RETAINs it. A WAIT-only
-/// edge claims nothing: once linked, the task needs nothing more of its producer (a claim per
-/// edge, released when the task was wired, took a second lock and unlock per edge).
+/// the only lock the edge takes: into its consumer list while it is PENDING (a completed one
+/// is nothing to wait for), with a pin claimed (`fanout_count += 1`) when an edge RETAINs it.
+/// A WAIT-only edge claims nothing: once linked, the task needs nothing more of its producer
+/// (a claim per edge, released when the task was wired, took a second lock and unlock per
+/// edge).
 ///
-/// Linking before the task is wired is safe: the task's counters are set before its first
-/// link (`fanin_count` out of reach), so a producer completing meanwhile only counts itself
-/// down, and only the orchestrator's final count in [`Orchestrator::wire`] can make the task
-/// ready.
+/// Linking before the task is wired is safe: the task's fanin is opened before its first link
+/// (`Slot::await_links`: more count-downs than it has producers), so a producer completing
+/// meanwhile only counts itself down, and only the orchestrator's count-down in
+/// [`Orchestrator::wire`] or a completion after it can make the task ready.
 struct LiveSink<'a> {
     shared: &'a RunShared,
     scratch: &'a mut Scratch,
@@ -231,8 +228,6 @@ impl FaninSink for LiveSink<'_> {
             }
             fan.consumers.push(self.consumer);
             self.scratch.linked += 1;
-        } else {
-            self.scratch.completed += 1;
         }
         if retain {
             fan.fanout_count += 1;
@@ -694,7 +689,10 @@ impl Orchestrator {
         outputs: &mut Outputs,
     ) {
         let shared = &*self.shared;
-        let mut w = shared.rings[sref.ring as usize].slots.write(sref.index);
+        // SAFETY: the payload protocol's rule 1 (`RingSlot` in `slot.rs`): this orchestrator
+        // took the slot for the task it submits (`allocate`: the slot's last task retired, or
+        // none used it), and publishes the task only after `w` is dropped.
+        let mut w = unsafe { shared.rings[sref.ring as usize].slots.write(sref.index) };
         let (p, place) = w.parts();
         p.id = id;
         p.kernels = task.kernels;
@@ -816,7 +814,6 @@ impl Orchestrator {
     /// Accounts the task's links in the dep pool (the sink made them, `LiveSink`), makes the
     /// final count and publishes the task when ready.
     fn wire(&mut self, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
-        let n = self.scratch.fanin.len() as u32;
         if self.kind == RuntimeKind::Tmr && self.scratch.linked > 0 {
             let mut need = u64::from(self.scratch.linked);
             let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
@@ -829,10 +826,10 @@ impl Orchestrator {
         self.mark_dep_pool(sref, ring);
         let slot = self.shared.slot(sref);
         let ready = if self.scratch.linked == 0 {
-            slot.fanin_complete(n);
+            slot.fanin_complete();
             true
         } else {
-            slot.finish_fanin(n, self.scratch.completed)
+            slot.finish_fanin(self.scratch.linked)
         };
         if ready {
             self.ready_soon(sref, shape);

@@ -1,7 +1,7 @@
 //! A ring's task slots, built a chunk at a time when first used.
 //!
 //! An `hbg` run keeps every task of the graph in its window (2^20 slots for 1M tasks, about
-//! 200 MB, 192 bytes a slot with its packed arguments). Building them all before the first
+//! 190 MB, 184 bytes a slot with its packed arguments). Building them all before the first
 //! submit cost a third of such a run's CPU time, most of it page faults, on the critical path,
 //! and wrote every slot twice: once empty, once
 //! by its submit, long after the empty write had left the caches. Slots are built in chunks of
@@ -41,11 +41,11 @@ use super::arg_arena::{ArgArena, PackedArgs};
 use super::frontiers::{Frontiers, STORAGES};
 use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
 
-/// Slots built together (1024 × 192 bytes in a host-built graph: 192 KB; 328 bytes a slot on
+/// Slots built together (1024 × 184 bytes in a host-built graph: 184 KB; 320 bytes a slot on
 /// `tmr`).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
 
-/// Built chunks the prefault thread keeps ready (8 × 192 KB).
+/// Built chunks the prefault thread keeps ready (8 × 184 KB).
 pub(crate) const SPARE_CHUNKS: usize = 8;
 
 /// Empty argument-arena blocks the prefault thread keeps ready once one was asked for
@@ -149,21 +149,39 @@ impl SlotStore {
         }
     }
 
-    /// The payload and tensor arguments of the slot at `index`, read-locked.
+    /// The payload and tensor arguments of the slot at `index`, for reading.
+    ///
+    /// # Safety
+    ///
+    /// As [`RingSlot::read`]: the payload protocol's rule 2.
+    ///
+    /// [`RingSlot::read`]: crate::slot::RingSlot::read
     #[inline]
-    pub fn read(&self, index: u32) -> PayloadRead<'_> {
-        match self.chunk(index) {
-            (Chunk::InPlace(c), i) => PayloadRead::InPlace(c[i].read()),
-            (Chunk::Packed(c), i) => PayloadRead::Packed(c[i].read()),
+    pub unsafe fn read(&self, index: u32) -> PayloadRead<'_> {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            match self.chunk(index) {
+                (Chunk::InPlace(c), i) => PayloadRead::InPlace(c[i].read()),
+                (Chunk::Packed(c), i) => PayloadRead::Packed(c[i].read()),
+            }
         }
     }
 
-    /// The payload and tensor arguments of the slot at `index`, write-locked.
+    /// The payload and tensor arguments of the slot at `index`, for writing.
+    ///
+    /// # Safety
+    ///
+    /// As [`RingSlot::write`]: the payload protocol's rule 1.
+    ///
+    /// [`RingSlot::write`]: crate::slot::RingSlot::write
     #[inline]
-    pub fn write(&self, index: u32) -> PayloadWrite<'_> {
-        match self.chunk(index) {
-            (Chunk::InPlace(c), i) => PayloadWrite::InPlace(c[i].write()),
-            (Chunk::Packed(c), i) => PayloadWrite::Packed(c[i].write()),
+    pub unsafe fn write(&self, index: u32) -> PayloadWrite<'_> {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            match self.chunk(index) {
+                (Chunk::InPlace(c), i) => PayloadWrite::InPlace(c[i].write()),
+                (Chunk::Packed(c), i) => PayloadWrite::Packed(c[i].write()),
+            }
         }
     }
 
@@ -319,7 +337,7 @@ impl Chunk {
     }
 }
 
-/// A slot's payload and tensor arguments, read-locked ([`SlotStore::read`]).
+/// A slot's payload and tensor arguments, for reading ([`SlotStore::read`]).
 pub(crate) enum PayloadRead<'a> {
     /// A `tmr` slot's.
     InPlace(ArgsRead<'a, InlineArgs>),
@@ -362,7 +380,7 @@ impl std::ops::Deref for PayloadRead<'_> {
     }
 }
 
-/// A slot's payload and tensor arguments, write-locked ([`SlotStore::write`]).
+/// A slot's payload and tensor arguments, for writing ([`SlotStore::write`]).
 pub(crate) enum PayloadWrite<'a> {
     /// A `tmr` slot's.
     InPlace(ArgsWrite<'a, InlineArgs>),

@@ -17,7 +17,6 @@ use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::{panic_message, FatalCode};
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, CoreType, TaskShape};
-use crate::ring::slots::PayloadRead;
 use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
 
@@ -122,7 +121,7 @@ impl ThreadState {
             for &core in &h.cores {
                 self.cores.release(core);
             }
-            finish_block(shared, self, h.slot, h.subtasks, h.one_block, None, h.rows);
+            finish_block(shared, self, h.slot, h.subtasks, h.one_block, h.rows);
             any = true;
         }
         any
@@ -137,21 +136,22 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let slot = shared.slot(s);
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
-        let id = popped.map(|_| shared.payload(s).id);
-        shared.complete(
-            s,
-            None,
-            st.thread as usize,
-            &mut st.scratch,
-            &mut st.batch,
-            &mut st.own,
-        );
+        let id = popped.map(|_| {
+            // SAFETY: this thread popped the dummy task (it was published to it), which
+            // completes only below, after this read.
+            unsafe { shared.payload(s) }.id
+        });
+        // SAFETY: this thread popped the dummy task and holds no access to its payload.
+        unsafe { shared.complete(s, st.thread as usize, &mut st.scratch, &mut st.batch, &mut st.own) };
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
         return;
     }
-    let payload = shared.payload(s);
+    // SAFETY: this thread popped the task (it was published to it), and the task cannot
+    // complete before this thread counts its block finished (`finish_block`, after the last
+    // use of `payload`): the payload protocol's rule 2 (`RingSlot` in `slot.rs`).
+    let payload = unsafe { shared.payload(s) };
     // A one-block task is dispatched once, by this thread: its block is 0 and its last
     // subtasks are the ones placed here, with no atomic read-modify-write to find either out.
     let one_block = payload.block_num == 1;
@@ -262,33 +262,30 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             .record(l, shared, thread, PhaseKind::Dispatch, popped, start, 1);
     }
     let subtasks = placement.len() as u32;
+    // `payload` is not used past this point: once the block is counted finished, another
+    // thread may complete the task and the orchestrator reuse its slot.
     match held_until {
-        Some(until) => {
-            drop(payload);
-            st.held.push(Held {
-                until,
-                slot: s,
-                subtasks,
-                one_block,
-                cores,
-                rows,
-            })
-        }
-        // The payload stays read-locked through the completion, which reads its RETAIN list.
-        None => finish_block(shared, st, s, subtasks, one_block, Some(&payload), rows),
+        Some(until) => st.held.push(Held {
+            until,
+            slot: s,
+            subtasks,
+            one_block,
+            cores,
+            rows,
+        }),
+        None => finish_block(shared, st, s, subtasks, one_block, rows),
     }
 }
 
 /// One block's kernels have ended: count them off the task, complete the task when it was the
 /// last block, and write the block's rows with their finish time. `one_block`: the task has
-/// no other block (nothing to count); `payload`: the task's payload, when the caller holds it.
+/// no other block (nothing to count). The caller holds no access to the task's payload.
 fn finish_block(
     shared: &RunShared,
     st: &mut ThreadState,
     s: SlotRef,
     subtasks: u32,
     one_block: bool,
-    payload: Option<&PayloadRead<'_>>,
     rows: ArrayVec<TaskRow, 3>,
 ) {
     let complete_start = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
@@ -299,19 +296,14 @@ fn finish_block(
         // Every block has finished (blocks write disjoint slices): one capture of the whole
         // outputs, before completion lets consumers run and the slot be reused.
         if let Some(d) = st.probes.dump.as_mut() {
-            match payload {
-                Some(p) => d.capture(Stage::AfterCompletion, p, shared),
-                None => d.capture(Stage::AfterCompletion, &shared.payload(s), shared),
-            }
+            // SAFETY: this thread ran the task's last block (every other block finished
+            // before: `remaining`, AcqRel), so the task was published to it, and it completes
+            // only below, after this access ended.
+            let payload = unsafe { shared.payload(s) };
+            d.capture(Stage::AfterCompletion, &payload, shared);
         }
-        shared.complete(
-            s,
-            payload.map(|p| &**p),
-            st.thread as usize,
-            &mut st.scratch,
-            &mut st.batch,
-            &mut st.own,
-        );
+        // SAFETY: as above; this function holds no access to the payload now.
+        unsafe { shared.complete(s, st.thread as usize, &mut st.scratch, &mut st.batch, &mut st.own) };
     }
     if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();

@@ -130,11 +130,8 @@ fn a_task_linked_while_its_producers_complete_is_ready_exactly_once() {
     model(|| {
         let slots: Arc<Vec<Slot>> = Arc::new((0..3).map(|i| Slot::new(i, 4)).collect());
         const CONSUMER: u32 = 2;
-        // As a task with no producer leaves them (`Slot::fanin_complete(0)`).
-        slots[CONSUMER as usize].fanin_count.store(1, Ordering::Relaxed);
-        slots[CONSUMER as usize]
-            .fanin_refcount
-            .store(1, Ordering::Relaxed);
+        // As the slot's last task left it (ready: no count-down to go).
+        slots[CONSUMER as usize].fanin_pending.store(0, Ordering::Relaxed);
         let ready = Arc::new(crate::sync::AtomicU32::new(0));
         let wired = Arc::new(AtomicBool::new(false));
         let completion = |p: usize| {
@@ -154,7 +151,7 @@ fn a_task_linked_while_its_producers_complete_is_ready_exactly_once() {
             })
         };
         let producers = [completion(0), completion(1)];
-        let (mut linked, mut completed) = (0, 0);
+        let mut linked = 0;
         for p in 0..2 {
             let mut fan = slots[p].fan.lock();
             if fan.state == TaskState::Pending {
@@ -166,22 +163,109 @@ fn a_task_linked_while_its_producers_complete_is_ready_exactly_once() {
                     index: CONSUMER,
                 });
                 linked += 1;
-            } else {
-                completed += 1;
             }
         }
         wired.store(true, Ordering::Release);
         let consumer = &slots[CONSUMER as usize];
         let now = if linked == 0 {
-            consumer.fanin_complete(2);
+            consumer.fanin_complete();
             true
         } else {
-            consumer.finish_fanin(2, completed)
+            consumer.finish_fanin(linked)
         };
         if now {
             ready.fetch_add(1, Ordering::AcqRel);
         }
         producers.into_iter().for_each(|t| t.join().unwrap());
         assert_eq!(ready.load(Ordering::Acquire), 1);
+    });
+}
+
+/// The payload handoff (`RingSlot` in `slot.rs`): the orchestrator writes task 0's payload and
+/// publishes the task (a Release store standing in for the ready queue, whose own atomics
+/// loom cannot see); a scheduler reads the payload, then completes and retires the task
+/// (`Slot::consume`); the orchestrator writes task 1's payload into the same slot once it sees
+/// the slot free (`Slot::fan_ready_for`). loom's cell fails the model if any two accesses
+/// can overlap, or if one is not ordered after the write before it.
+#[test]
+fn a_payload_is_written_again_only_after_its_reader_is_done() {
+    model(|| {
+        let ring = Arc::new(RingShared::new(1, 1, true));
+        let published = Arc::new(AtomicBool::new(false));
+        let scheduler = {
+            let (ring, published) = (ring.clone(), published.clone());
+            thread::spawn(move || {
+                while !published.load(Ordering::Acquire) {
+                    thread::yield_now();
+                }
+                // SAFETY: task 0 was published to this thread and completes below, after the
+                // read ends (the payload protocol's rule 2).
+                let block_num = unsafe { ring.slots.read(0) }.block_num;
+                assert_eq!(block_num, 7);
+                let slot = ring.slot_of(0);
+                let mut fan = slot.fan.lock();
+                fan.state = TaskState::Completed;
+                slot.consume(&mut fan, 1);
+            })
+        };
+        let write = |block_num| {
+            // SAFETY: the model's orchestrator writes a slot no task used, or whose task it
+            // saw retire, for a task not yet published (rule 1).
+            let mut w = unsafe { ring.slots.write(0) };
+            w.parts().0.block_num = block_num;
+        };
+        write(7);
+        published.store(true, Ordering::Release);
+        while !ring.slot_of(1).fan_ready_for(1, 1) {
+            thread::yield_now();
+        }
+        write(9);
+        scheduler.join().unwrap();
+        // SAFETY: nothing else runs now.
+        assert_eq!(unsafe { ring.slots.read(0) }.block_num, 9);
+    });
+}
+
+/// A slot's counters outlive nothing: task A, linked to producer P, is made ready by the
+/// orchestrator's final count just after P's completion counted itself down; A runs and its
+/// slot takes task B, which has no producer. P's completion, however late it looks at the slot
+/// again, must not make B ready a second time: exactly one readiness per task.
+#[test]
+fn a_late_producer_completion_never_readies_the_next_task_of_the_slot() {
+    model(|| {
+        let slots: Arc<Vec<Slot>> = Arc::new((0..2).map(|i| Slot::new(i, 4)).collect());
+        const P: usize = 0;
+        const X: u32 = 1;
+        let readied = Arc::new(crate::sync::AtomicU32::new(0));
+        // The orchestrator links task A (slot X) to P, which is pending.
+        slots[X as usize].await_links();
+        slots[P].fan.lock().consumers.push(SlotRef { ring: 0, index: X });
+        let completion = {
+            let (slots, readied) = (slots.clone(), readied.clone());
+            thread::spawn(move || {
+                let consumers = {
+                    let mut fan = slots[P].fan.lock();
+                    fan.state = TaskState::Completed;
+                    std::mem::take(&mut fan.consumers)
+                };
+                for c in consumers {
+                    if slots[c.index as usize].producer_completed() {
+                        readied.fetch_add(1, Ordering::AcqRel);
+                    }
+                }
+            })
+        };
+        let x = &slots[X as usize];
+        if x.finish_fanin(1) {
+            readied.fetch_add(1, Ordering::AcqRel);
+        }
+        // A runs once ready (by either side) and retires; the slot then takes task B.
+        while readied.load(Ordering::Acquire) == 0 {
+            thread::yield_now();
+        }
+        x.fanin_complete();
+        readied.fetch_add(1, Ordering::AcqRel);
+        completion.join().unwrap();
+        assert_eq!(readied.load(Ordering::Acquire), 2, "A and B each ready once");
     });
 }

@@ -2,7 +2,8 @@
 //!
 //! Normally these are `std`'s atomics and `parking_lot`'s locks. Built with the `loom` feature
 //! they are [loom](https://docs.rs/loom)'s, so the concurrent protocols (the `Sleep`
-//! park/notify, the collectors' buffer channel, ring advance) can be model-checked:
+//! park/notify, the collectors' buffer channel, ring advance, fanin linking, the payload
+//! handoff) can be model-checked:
 //! `cargo test -p simpler-runtime --features loom --lib loom_models` (see `loom_models.rs`).
 //! A module that needs a new primitive adds it here, never imports `std::sync::atomic` or
 //! `parking_lot` itself.
@@ -16,16 +17,17 @@ pub(crate) use sleep::Sleep;
 pub(crate) use std::sync::atomic::Ordering;
 
 #[cfg(not(feature = "loom"))]
-pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub(crate) use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 #[cfg(not(feature = "loom"))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 
 #[cfg(feature = "loom")]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 #[cfg(feature = "loom")]
-pub(crate) use loom::sync::{RwLockReadGuard, RwLockWriteGuard};
-#[cfg(feature = "loom")]
 pub(crate) use loom_shim::{Condvar, Mutex, MutexGuard, RwLock};
+
+mod handoff;
+pub(crate) use handoff::{Exclusive, HandoffCell, Shared};
 
 /// Atomics that stay `std`'s under loom: process-wide counters in `static`s (loom's cannot be
 /// built in a `static`), and the simulated device memory, whose `unsafe` byte-buffer cast
@@ -114,9 +116,6 @@ mod loom_shim {
     pub(crate) struct RwLock<T>(loom::sync::RwLock<T>);
 
     impl<T> RwLock<T> {
-        pub(crate) fn new(v: T) -> Self {
-            RwLock(loom::sync::RwLock::new(v))
-        }
         pub(crate) fn read(&self) -> loom::sync::RwLockReadGuard<'_, T> {
             self.0.read().expect("no panics in a model")
         }

@@ -1,0 +1,135 @@
+//! [`HandoffCell`]: a value threads hand to each other through the runtime's own ordering
+//! rather than through a lock (a task's payload, `slot.rs`).
+
+#[cfg(feature = "loom")]
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+
+#[cfg(feature = "loom")]
+use loom::cell::{ConstPtr, MutPtr, UnsafeCell};
+#[cfg(not(feature = "loom"))]
+use std::cell::UnsafeCell;
+
+/// A value written by one thread at a time and read by others only once its writer's work is
+/// ordered before them by the runtime's own protocol (for a task's payload: written before the
+/// task is published, read until it completes, written again only after its slot retired;
+/// see `RingSlot` in `slot.rs`). It takes no lock: a reader-writer lock here cost two atomic
+/// read-modify-writes a task on each side (`docs/performance.md`, item 57). Every access is
+/// `unsafe`, its caller proving that no write overlaps another access. Built with the `loom`
+/// feature it is loom's cell, which fails any model whose accesses can overlap.
+pub(crate) struct HandoffCell<T>(UnsafeCell<T>);
+
+// SAFETY: sharing a `HandoffCell` between threads only gives them the `unsafe` accessors
+// below, whose callers guarantee that a write never overlaps another access, and that every
+// access is ordered after the write before it (happens-before through the runtime's atomics
+// and locks). That is exactly what `&T` from several threads (`T: Sync`) and `&mut T` handed
+// over between threads (`T: Send`) need.
+unsafe impl<T: Send + Sync> Sync for HandoffCell<T> {}
+
+impl<T> HandoffCell<T> {
+    /// A cell holding `v`.
+    pub fn new(v: T) -> Self {
+        HandoffCell(UnsafeCell::new(v))
+    }
+
+    /// Shared access to the value while the result lives.
+    ///
+    /// # Safety
+    ///
+    /// No [`HandoffCell::write`] access may be alive at any time while the result lives, and
+    /// the last write must happen before this call (through an atomic or a lock).
+    #[inline]
+    pub unsafe fn read(&self) -> Shared<'_, T> {
+        #[cfg(not(feature = "loom"))]
+        {
+            // SAFETY: the caller guarantees no write while the reference lives.
+            Shared(unsafe { &*self.0.get() })
+        }
+        #[cfg(feature = "loom")]
+        {
+            Shared(self.0.get(), PhantomData)
+        }
+    }
+
+    /// Exclusive access to the value while the result lives.
+    ///
+    /// # Safety
+    ///
+    /// No other access (read or write) may be alive at any time while the result lives, and
+    /// every earlier access must happen before this call (through an atomic or a lock).
+    #[inline]
+    pub unsafe fn write(&self) -> Exclusive<'_, T> {
+        #[cfg(not(feature = "loom"))]
+        {
+            // SAFETY: the caller guarantees no other access while the reference lives.
+            Exclusive(unsafe { &mut *self.0.get() })
+        }
+        #[cfg(feature = "loom")]
+        {
+            Exclusive(self.0.get_mut(), PhantomData)
+        }
+    }
+}
+
+/// Shared access to a [`HandoffCell`]'s value ([`HandoffCell::read`]).
+#[cfg(not(feature = "loom"))]
+pub(crate) struct Shared<'a, T>(&'a T);
+/// Shared access to a [`HandoffCell`]'s value ([`HandoffCell::read`]); loom tracks it.
+#[cfg(feature = "loom")]
+pub(crate) struct Shared<'a, T>(ConstPtr<T>, PhantomData<&'a T>);
+
+impl<T> Deref for Shared<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        #[cfg(not(feature = "loom"))]
+        {
+            self.0
+        }
+        #[cfg(feature = "loom")]
+        {
+            // SAFETY: `HandoffCell::read`'s caller guarantees no write while `self` lives,
+            // and loom checks it.
+            unsafe { self.0.deref() }
+        }
+    }
+}
+
+/// Exclusive access to a [`HandoffCell`]'s value ([`HandoffCell::write`]).
+#[cfg(not(feature = "loom"))]
+pub(crate) struct Exclusive<'a, T>(&'a mut T);
+/// Exclusive access to a [`HandoffCell`]'s value ([`HandoffCell::write`]); loom tracks it.
+#[cfg(feature = "loom")]
+pub(crate) struct Exclusive<'a, T>(MutPtr<T>, PhantomData<&'a mut T>);
+
+impl<T> Deref for Exclusive<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        #[cfg(not(feature = "loom"))]
+        {
+            self.0
+        }
+        #[cfg(feature = "loom")]
+        {
+            // SAFETY: `HandoffCell::write`'s caller guarantees no other access while `self`
+            // lives, and loom checks it.
+            unsafe { &*self.0.deref() }
+        }
+    }
+}
+
+impl<T> DerefMut for Exclusive<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        #[cfg(not(feature = "loom"))]
+        {
+            self.0
+        }
+        #[cfg(feature = "loom")]
+        {
+            // SAFETY: as for `deref`.
+            unsafe { self.0.deref() }
+        }
+    }
+}
