@@ -51,6 +51,17 @@ fn tiny(kind: RuntimeKind, window: &str) -> CallConfig {
     }
 }
 
+/// A tmr config with two scheduler threads and runtime_env `key` set to `value`.
+fn two_schedulers_with(key: &str, value: &str) -> CallConfig {
+    let mut env = RuntimeEnv::default();
+    env.set(key, value).unwrap();
+    CallConfig {
+        runtime_env: env,
+        scheduler_threads: 2,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn back_pressure_100k_tasks_through_a_window_of_64() {
     let w = worker();
@@ -264,14 +275,7 @@ fn a_creator_met_again_after_a_wait_only_edge_is_retained_until_its_consumer_ran
     const ROUNDS: u32 = 12;
     let mark = w.alloc_tensor(&[ROUNDS], DType::Float32).unwrap();
     let dst = w.alloc_tensor(&[ROUNDS, 256], DType::Float32).unwrap();
-    let mut env = RuntimeEnv::default();
-    env.set("ring_heap", "8192").unwrap();
-    let cfg = CallConfig {
-        runtime_env: env,
-        scheduler_threads: 2,
-        ..Default::default()
-    };
-    w.run(&cfg, move |o| {
+    w.run(&two_schedulers_with("ring_heap", "8192"), move |o| {
         for r in 0..ROUNDS {
             o.scope(|o| {
                 let mut p = TaskArgs::new();
@@ -323,14 +327,7 @@ fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
     .unwrap();
     let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
     let sum = w.alloc_tensor(&[8], DType::Float32).unwrap();
-    let mut env = RuntimeEnv::default();
-    env.set("ring_dep_pool", "4").unwrap();
-    let cfg = CallConfig {
-        runtime_env: env,
-        scheduler_threads: 2,
-        ..Default::default()
-    };
-    w.run(&cfg, move |o| {
+    w.run(&two_schedulers_with("ring_dep_pool", "4"), move |o| {
         o.scope(|o| {
             o.scope(|o| {
                 for i in 0..8 {

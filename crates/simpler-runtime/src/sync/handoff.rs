@@ -3,7 +3,6 @@
 
 #[cfg(feature = "loom")]
 use std::marker::PhantomData;
-use std::ops::{Deref, DerefMut};
 
 #[cfg(feature = "loom")]
 use loom::cell::{ConstPtr, MutPtr, UnsafeCell};
@@ -43,11 +42,11 @@ impl<T> HandoffCell<T> {
         #[cfg(not(feature = "loom"))]
         {
             // SAFETY: the caller guarantees no write while the reference lives.
-            Shared(unsafe { &*self.0.get() })
+            unsafe { &*self.0.get() }
         }
         #[cfg(feature = "loom")]
         {
-            Shared(self.0.get(), PhantomData)
+            tracked::Shared(self.0.get(), PhantomData)
         }
     }
 
@@ -62,72 +61,56 @@ impl<T> HandoffCell<T> {
         #[cfg(not(feature = "loom"))]
         {
             // SAFETY: the caller guarantees no other access while the reference lives.
-            Exclusive(unsafe { &mut *self.0.get() })
+            unsafe { &mut *self.0.get() }
         }
         #[cfg(feature = "loom")]
         {
-            Exclusive(self.0.get_mut(), PhantomData)
+            tracked::Exclusive(self.0.get_mut(), PhantomData)
         }
     }
 }
 
 /// Shared access to a [`HandoffCell`]'s value ([`HandoffCell::read`]).
 #[cfg(not(feature = "loom"))]
-pub(crate) struct Shared<'a, T>(&'a T);
-/// Shared access to a [`HandoffCell`]'s value ([`HandoffCell::read`]); loom tracks it.
+pub(crate) type Shared<'a, T> = &'a T;
+/// Exclusive access to a [`HandoffCell`]'s value ([`HandoffCell::write`]).
+#[cfg(not(feature = "loom"))]
+pub(crate) type Exclusive<'a, T> = &'a mut T;
 #[cfg(feature = "loom")]
-pub(crate) struct Shared<'a, T>(ConstPtr<T>, PhantomData<&'a T>);
+pub(crate) use tracked::{Exclusive, Shared};
 
-impl<T> Deref for Shared<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        #[cfg(not(feature = "loom"))]
-        {
-            self.0
-        }
-        #[cfg(feature = "loom")]
-        {
+/// The accesses under loom, which tracks each while it lives.
+#[cfg(feature = "loom")]
+mod tracked {
+    use super::{ConstPtr, MutPtr, PhantomData};
+    use std::ops::{Deref, DerefMut};
+
+    /// Shared access to a [`HandoffCell`](super::HandoffCell)'s value.
+    pub(crate) struct Shared<'a, T>(pub(super) ConstPtr<T>, pub(super) PhantomData<&'a T>);
+
+    /// Exclusive access to a [`HandoffCell`](super::HandoffCell)'s value.
+    pub(crate) struct Exclusive<'a, T>(pub(super) MutPtr<T>, pub(super) PhantomData<&'a mut T>);
+
+    impl<T> Deref for Shared<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
             // SAFETY: `HandoffCell::read`'s caller guarantees no write while `self` lives,
             // and loom checks it.
             unsafe { self.0.deref() }
         }
     }
-}
 
-/// Exclusive access to a [`HandoffCell`]'s value ([`HandoffCell::write`]).
-#[cfg(not(feature = "loom"))]
-pub(crate) struct Exclusive<'a, T>(&'a mut T);
-/// Exclusive access to a [`HandoffCell`]'s value ([`HandoffCell::write`]); loom tracks it.
-#[cfg(feature = "loom")]
-pub(crate) struct Exclusive<'a, T>(MutPtr<T>, PhantomData<&'a mut T>);
-
-impl<T> Deref for Exclusive<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        #[cfg(not(feature = "loom"))]
-        {
-            self.0
-        }
-        #[cfg(feature = "loom")]
-        {
+    impl<T> Deref for Exclusive<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
             // SAFETY: `HandoffCell::write`'s caller guarantees no other access while `self`
             // lives, and loom checks it.
             unsafe { &*self.0.deref() }
         }
     }
-}
 
-impl<T> DerefMut for Exclusive<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        #[cfg(not(feature = "loom"))]
-        {
-            self.0
-        }
-        #[cfg(feature = "loom")]
-        {
+    impl<T> DerefMut for Exclusive<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
             // SAFETY: as for `deref`.
             unsafe { self.0.deref() }
         }

@@ -121,7 +121,20 @@ fn ring_advance_is_never_lost_with_three_threads() {
     });
 }
 
-/// A task whose slot last held another task (stale counters) is linked to two producers while
+/// Completes the task in `slots[p]` as `RunShared::complete` does: COMPLETED and its consumer
+/// list taken under its fan lock, then each consumer counted down. How many it readied.
+fn complete_producer(slots: &[Slot], p: usize) -> u32 {
+    let consumers = {
+        let mut fan = slots[p].fan.lock();
+        fan.state = TaskState::Completed;
+        std::mem::take(&mut fan.consumers)
+    };
+    (consumers.iter())
+        .filter(|c| slots[c.index as usize].producer_completed())
+        .count() as u32
+}
+
+/// A task whose slot last held another task (its count-down at 0) is linked to two producers while
 /// both complete, as `LiveSink::edge` links and `RunShared::complete` readies: whatever the
 /// order, it is made ready exactly once, by the orchestrator's final count or by the last
 /// completion, and never before that count.
@@ -137,16 +150,10 @@ fn a_task_linked_while_its_producers_complete_is_ready_exactly_once() {
         let completion = |p: usize| {
             let (slots, ready, wired) = (slots.clone(), ready.clone(), wired.clone());
             thread::spawn(move || {
-                let consumers = {
-                    let mut fan = slots[p].fan.lock();
-                    fan.state = TaskState::Completed;
-                    std::mem::take(&mut fan.consumers)
-                };
-                for c in consumers {
-                    if slots[c.index as usize].producer_completed() {
-                        assert!(wired.load(Ordering::Acquire), "ready before it was wired");
-                        ready.fetch_add(1, Ordering::AcqRel);
-                    }
+                let readied = complete_producer(&slots, p);
+                if readied > 0 {
+                    assert!(wired.load(Ordering::Acquire), "ready before it was wired");
+                    ready.fetch_add(readied, Ordering::AcqRel);
                 }
             })
         };
@@ -243,16 +250,7 @@ fn a_late_producer_completion_never_readies_the_next_task_of_the_slot() {
         let completion = {
             let (slots, readied) = (slots.clone(), readied.clone());
             thread::spawn(move || {
-                let consumers = {
-                    let mut fan = slots[P].fan.lock();
-                    fan.state = TaskState::Completed;
-                    std::mem::take(&mut fan.consumers)
-                };
-                for c in consumers {
-                    if slots[c.index as usize].producer_completed() {
-                        readied.fetch_add(1, Ordering::AcqRel);
-                    }
-                }
+                readied.fetch_add(complete_producer(&slots, P), Ordering::AcqRel);
             })
         };
         let x = &slots[X as usize];
