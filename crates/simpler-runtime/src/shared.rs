@@ -6,9 +6,9 @@
 //! consumer claimed was released (RETAIN pins, when the consumer completes) **and** its own
 //! scope ended. (The reference also pins a producer for each WAIT-only edge, from inference to
 //! wiring; here the consumer is linked as the edge is found, under the one lock, and needs no
-//! such pin: `LiveSink` in `orchestrator/submit.rs`.) A ring's `last_alive` then advances over consecutive
-//! CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`). CONSUMED is not a state
-//! a fan keeps: [`Slot::consume`] leaves it PENDING for the slot's next task.
+//! such pin: `LiveSink` in `orchestrator/submit.rs`.) A ring's `last_alive` then advances over
+//! consecutive CONSUMED head slots ([`RingShared::advance`], in `ring/shared.rs`). CONSUMED is
+//! not a state a fan keeps: [`Slot::consume`] leaves it PENDING for the slot's next task.
 
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 use std::time::Duration;

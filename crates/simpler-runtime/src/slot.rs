@@ -123,8 +123,9 @@ pub(crate) struct DumpSelection {
 /// orchestrator writes away from the slot's.)
 pub(crate) type InlineArgs = SmallVec<[Tensor; INLINE_ARGS]>;
 
-/// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan and counters, what every part of the runtime reads without knowing
-/// the ring's kind). The arguments are [`InlineArgs`] in a `tmr` ring and [`PackedArgs`]
+/// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan
+/// and counters, what every part of the runtime reads without knowing the ring's kind). The
+/// arguments are [`InlineArgs`] in a `tmr` ring and [`PackedArgs`]
 /// (template numbers and offsets, 32 bytes where two inline tensors take 168) in a host-built
 /// graph's, whose slots are most of its memory (184 bytes a slot, 336 before).
 ///
