@@ -214,23 +214,7 @@ impl<A> RingSlot<A> {
     /// `execute`'s samples. A no-op off x86_64.
     #[inline]
     pub fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let bytes = std::mem::size_of::<Self>();
-            let p = (self as *const Self).cast::<i8>();
-            let mut off = 0;
-            while off < bytes {
-                // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 target has; a prefetch
-                // only hints the cache (it never faults, reads into a register or writes), and
-                // `off < bytes` keeps `p.add(off)` inside the slot `self` borrows.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(off)) };
-                off += 64;
-            }
-            // SAFETY: as above; the slot's last byte, whose line the steps of 64 from an
-            // unaligned start can miss.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(bytes - 1)) };
-        }
+        crate::prefetch::range_for_read((self as *const Self).cast(), std::mem::size_of::<Self>());
     }
 }
 

@@ -727,3 +727,38 @@ impl Drop for Out<'_> {
         self.flush();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Integers are written as `to_string` writes them, at every digit count and on both
+    /// sides of every power of ten.
+    #[test]
+    fn integers_match_to_string_at_every_digit_count() {
+        let mut values = vec![0, u64::MAX, u64::MAX - 1, 12_345_678_901_234_567_890];
+        for d in 0..20 {
+            let p = 10u64.pow(d);
+            values.extend([p - 1, p, p + 1, p.saturating_mul(7) + 3]);
+        }
+        for v in values {
+            let mut out = Vec::new();
+            Out::new(&mut out).uint(v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
+
+    /// A number that does not fit what is left of the stage is written whole after a flush.
+    #[test]
+    fn a_long_number_at_the_stage_end_is_written_whole() {
+        let mut out = Vec::new();
+        let mut j = Out::new(&mut out);
+        for _ in 0..(STAGE - 5) {
+            j.raw(b"x");
+        }
+        j.uint(u64::MAX);
+        drop(j);
+        assert_eq!(out.len(), STAGE - 5 + 20);
+        assert_eq!(&out[STAGE - 5..], u64::MAX.to_string().as_bytes());
+    }
+}
