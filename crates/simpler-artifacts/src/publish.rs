@@ -140,59 +140,152 @@ pub fn publish_with<T>(
     options: Options,
     write: impl FnOnce(&mut Sink) -> io::Result<T>,
 ) -> Result<Published<T>, PublishError> {
-    let fail = |source| PublishError {
-        path: dest.to_path_buf(),
-        source,
+    let mut publication = Publication::begin(dest, options)?;
+    let value = match write(publication.sink()) {
+        Ok(value) => value,
+        Err(e) => return Err(publication.fail(e)),
     };
-    let name = dest
-        .file_name()
-        .ok_or_else(|| fail(io::Error::other("the destination has no file name")))?
-        .to_string_lossy()
-        .into_owned();
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(fail)?;
-    let tmp = dir.join(temporary_name(&name));
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(fail)?;
-    let result = (|| {
+    let published = publication.commit()?;
+    Ok(Published {
+        path: published.path,
+        bytes: published.bytes,
+        value,
+    })
+}
+
+/// A file being published over any length of time (a graph streamed while a run goes on):
+/// written through [`Publication::sink`] into its temporary, then moved into place by
+/// [`Publication::commit`] as [`publish_with`] does. Dropped without a commit, it removes its
+/// temporary, so nothing appears under the final name.
+pub struct Publication {
+    dest: PathBuf,
+    dir: PathBuf,
+    tmp: PathBuf,
+    mode: Mode,
+    /// `None` once committed or failed.
+    sink: Option<Sink>,
+}
+
+impl Publication {
+    /// Starts publishing `dest`: creates its folder if needed and its temporary, under a
+    /// unique name ([`is_temporary`]).
+    pub fn begin(dest: &Path, options: Options) -> Result<Publication, PublishError> {
+        Self::begin_as(dest, options, None)
+    }
+
+    /// [`Publication::begin`] with a temporary named by the caller (`temporary`, a file name
+    /// in `dest`'s folder that [`is_temporary`] recognizes), for a caller that may lose the
+    /// publication without dropping it and removes the temporary by its name instead. Fails
+    /// when a file of that name exists.
+    pub fn begin_named(dest: &Path, options: Options, temporary: &str) -> Result<Publication, PublishError> {
+        Self::begin_as(dest, options, Some(temporary))
+    }
+
+    fn begin_as(dest: &Path, options: Options, temporary: Option<&str>) -> Result<Publication, PublishError> {
+        let fail = |source| PublishError {
+            path: dest.to_path_buf(),
+            source,
+        };
+        let name = dest
+            .file_name()
+            .ok_or_else(|| fail(io::Error::other("the destination has no file name")))?
+            .to_string_lossy()
+            .into_owned();
+        if let Some(t) = temporary.filter(|t| !is_temporary(t)) {
+            return Err(fail(io::Error::other(format!("{t} is not a temporary's name"))));
+        }
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(fail)?;
+        let tmp = dir.join(temporary.map_or_else(|| temporary_name(&name), str::to_string));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(fail)?;
         let guarded = GuardedFile::new(file, &name, options.interruptible);
-        let mut sink = BufWriter::with_capacity(256 << 10, guarded);
-        let value = write(&mut sink)?;
+        Ok(Publication {
+            dest: dest.to_path_buf(),
+            dir,
+            tmp,
+            mode: options.mode,
+            sink: Some(BufWriter::with_capacity(256 << 10, guarded)),
+        })
+    }
+
+    /// The buffered writer into the temporary.
+    pub fn sink(&mut self) -> &mut Sink {
+        self.sink
+            .as_mut()
+            .expect("a publication is written only before its commit")
+    }
+
+    /// The final path.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Gives up: removes the temporary and returns `source` as this publication's error.
+    pub fn fail(mut self, source: io::Error) -> PublishError {
+        self.remove();
+        PublishError {
+            path: self.dest.clone(),
+            source,
+        }
+    }
+
+    /// Flushes and fsyncs the temporary, then moves it into place (see [`Mode`]); on an error
+    /// the temporary is removed and nothing appears under the final name.
+    pub fn commit(mut self) -> Result<Published<()>, PublishError> {
+        let sink = self.sink.take().expect("committed once");
+        match self.finish(sink) {
+            Ok(bytes) => Ok(Published {
+                path: self.dest.clone(),
+                bytes,
+                value: (),
+            }),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn finish(&self, sink: Sink) -> io::Result<u64> {
         let guarded = sink.into_inner().map_err(|e| e.into_error())?;
         let bytes = guarded.written;
         guarded.file.sync_all()?;
         drop(guarded);
-        match options.mode {
-            Mode::Replace => std::fs::rename(&tmp, dest)?,
+        match self.mode {
+            Mode::Replace => std::fs::rename(&self.tmp, &self.dest)?,
             Mode::NoClobber => {
-                std::fs::hard_link(&tmp, dest).map_err(|e| match e.kind() {
+                std::fs::hard_link(&self.tmp, &self.dest).map_err(|e| match e.kind() {
                     io::ErrorKind::AlreadyExists => io::Error::new(e.kind(), DestinationExists),
                     _ => e,
                 })?;
-                std::fs::remove_file(&tmp)?;
+                std::fs::remove_file(&self.tmp)?;
             }
         }
         // The rename is durable once the folder is synced; a failure here cannot un-publish.
-        if let Ok(d) = File::open(&dir) {
+        if let Ok(d) = File::open(&self.dir) {
             let _ = d.sync_all();
         }
-        Ok((value, bytes))
-    })();
-    match result {
-        Ok((value, bytes)) => Ok(Published {
-            path: dest.to_path_buf(),
-            bytes,
-            value,
-        }),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(fail(e))
+        Ok(bytes)
+    }
+
+    fn remove(&mut self) {
+        if let Some(sink) = self.sink.take() {
+            // The buffered bytes are not written: the temporary goes anyway.
+            let (guarded, _) = sink.into_parts();
+            drop(guarded);
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+impl Drop for Publication {
+    fn drop(&mut self) {
+        if self.sink.is_some() {
+            self.remove();
         }
     }
 }
@@ -365,6 +458,64 @@ mod tests {
         assert!(err.already_exists(), "{err}");
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A publication written in several steps appears whole at its commit, and only then; one
+    /// dropped unfinished leaves the old file and no temporary.
+    #[test]
+    fn a_streamed_publication_appears_at_its_commit_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("deps.json");
+        std::fs::write(&dest, "old").unwrap();
+        let mut p = Publication::begin_named(&dest, Options::closing(true), ".deps.7.tasks.part").unwrap();
+        p.sink().write_all(b"{\"tasks\":[").unwrap();
+        p.sink().write_all(b"]}").unwrap();
+        assert_eq!(names_in(dir.path()), [".deps.7.tasks.part", "deps.json"]);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        let published = p.commit().unwrap();
+        assert_eq!(published.bytes, 12);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "{\"tasks\":[]}");
+        assert_eq!(names_in(dir.path()), ["deps.json"]);
+
+        let mut p = Publication::begin(&dest, Options::closing(true)).unwrap();
+        p.sink().write_all(b"unfinished").unwrap();
+        drop(p);
+        assert_eq!(names_in(dir.path()), ["deps.json"]);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "{\"tasks\":[]}");
+    }
+
+    /// A caller-named temporary must be a name the output folder's cleanup recognizes, and
+    /// is never opened over an existing file.
+    #[test]
+    fn a_named_temporary_is_a_temporary_and_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("deps.json");
+        let err = Publication::begin_named(&dest, Options::default(), "deps.part.json")
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string()
+                .contains("deps.part.json is not a temporary's name"),
+            "{err}"
+        );
+        std::fs::write(dir.path().join(".deps.1.tasks.part"), "someone else's").unwrap();
+        let err = Publication::begin_named(&dest, Options::default(), ".deps.1.tasks.part")
+            .err()
+            .unwrap();
+        assert_eq!(err.source.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".deps.1.tasks.part")).unwrap(),
+            "someone else's"
+        );
     }
 
     #[test]

@@ -1,8 +1,12 @@
 //! Streaming `deps.json` writer with the annotation rules shared by the replay and `hbg`.
 //!
-//! `tasks[]`, `tensors[]` and `edges[]` grow together while records stream in, so each section
-//! goes to its own part file; [`GraphWriter::finish`] concatenates them into one `deps.json`.
-//! Memory holds only the set of distinct tensors and the current task's producers.
+//! `tasks[]`, `tensors[]` and `edges[]` grow together while records stream in. `tasks[]`, the
+//! file's first section and most of its bytes, streams straight into the publication of
+//! `deps.json` (its temporary, `.deps.<tag>.tasks.part`); the two others go to part files that
+//! [`GraphWriter::finish`] appends after it before the publication's commit. (Until issue 15
+//! the tasks went to a part file too, and the finish copied all three, the tasks' hundreds of
+//! MB included.) Memory holds only the set of distinct tensors and the current task's
+//! producers.
 //!
 //! Annotation (per consumer): an explicit edge for the first occurrence of each producer; a
 //! creator edge only when that producer was not seen yet for this task; every tensor-map hit
@@ -21,7 +25,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::{FxHashMap, FxHashSet};
 use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
 use simpler_artifacts::deps::{self as json, tensor_id};
-use simpler_artifacts::publish::{publish_with, Options, PublishError};
+use simpler_artifacts::publish::{Options, Publication, PublishError};
 use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor};
 
 fn arg_type(tag: ArgTag) -> json::ArgType {
@@ -59,24 +63,21 @@ pub struct GraphCounts {
 /// Bytes a part collects before it writes them to its file.
 const PART_BUFFER: usize = 256 << 10;
 
-/// One section's part file. Elements are encoded straight into `buf` (no staging copy), which
-/// is written out once it holds [`PART_BUFFER`] bytes.
-struct Part {
-    path: PathBuf,
-    file: File,
+/// One section's output. Elements are encoded straight into `buf` (no staging copy), which is
+/// written out once it holds [`PART_BUFFER`] bytes.
+struct Part<W> {
+    out: W,
     buf: Vec<u8>,
     count: u64,
 }
 
-impl Part {
-    fn create(path: PathBuf) -> io::Result<Part> {
-        let file = File::create(&path)?;
-        Ok(Part {
-            path,
-            file,
+impl<W: Write> Part<W> {
+    fn new(out: W) -> Part<W> {
+        Part {
+            out,
             buf: Vec::with_capacity(PART_BUFFER + (16 << 10)),
             count: 0,
-        })
+        }
     }
 
     /// Appends one element, after the separator when it is not the first, encoded by `encode`.
@@ -92,11 +93,49 @@ impl Part {
         Ok(())
     }
 
-    /// Writes the buffered bytes to the file (the buffer is emptied even when that fails).
+    /// Writes the buffered bytes out (the buffer is emptied even when that fails).
     fn flush(&mut self) -> io::Result<()> {
-        let r = self.file.write_all(&self.buf);
+        let r = self.out.write_all(&self.buf);
         self.buf.clear();
         r
+    }
+}
+
+/// The `tasks[]` output: the publication of `deps.json` itself.
+struct Tasks(Publication);
+
+impl Write for Tasks {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.sink().write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        // A buffer at least as large as the sink's goes to the file directly (no second copy).
+        self.0.sink().write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.sink().flush()
+    }
+}
+
+/// A part file of `tensors[]` or `edges[]`.
+struct PartFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl PartFile {
+    fn create(path: PathBuf) -> io::Result<PartFile> {
+        let file = File::create(&path)?;
+        Ok(PartFile { path, file })
+    }
+}
+
+impl Write for PartFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -128,7 +167,9 @@ fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
 
 /// See the module docs.
 pub(crate) struct GraphWriter {
-    parts: [Part; 3],
+    tasks: Part<Tasks>,
+    /// `tensors[]` and `edges[]`.
+    parts: [Part<PartFile>; 2],
     /// The distinct tensors written to `tensors[]`, with their ids.
     tensors_seen: FxHashMap<(u64, i32), u64>,
     task: TaskId,
@@ -142,12 +183,33 @@ pub(crate) struct GraphWriter {
 }
 
 impl GraphWriter {
-    /// Part files go into `dir` (named after `tag`); `with_flags` adds the `flags` field.
+    /// A writer publishing `dir`/deps.json, its work files in `dir` (named after `tag`);
+    /// `with_flags` adds the `flags` field.
     pub fn create(dir: &Path, tag: &str, with_flags: bool) -> io::Result<GraphWriter> {
         std::fs::create_dir_all(dir)?;
-        let part = |s: &str| Part::create(Self::part_path(dir, tag, s));
+        let dest = dir.join(super::ARTIFACT);
+        let temporary = Self::part_name(tag, "tasks");
+        let mut publication =
+            Publication::begin_named(&dest, Options::closing(true), &temporary).map_err(|e| e.source)?;
+        publication.sink().write_all(encode::SECTION_OPENINGS[0])?;
+        let part = |s: &str| PartFile::create(dir.join(Self::part_name(tag, s))).map(Part::new);
+        let parts = match (part("tensors"), part("edges")) {
+            (Ok(t), Ok(e)) => [t, e],
+            (t, e) => {
+                // The publication's temporary goes with it; remove a part that was created.
+                for p in [t, e].into_iter().flatten() {
+                    let _ = std::fs::remove_file(&p.out.path);
+                }
+                return Err(io::Error::other(format!(
+                    "cannot create the part files of {} in {}",
+                    super::ARTIFACT,
+                    dir.display()
+                )));
+            }
+        };
         Ok(GraphWriter {
-            parts: [part("tasks")?, part("tensors")?, part("edges")?],
+            tasks: Part::new(Tasks(publication)),
+            parts,
             tensors_seen: FxHashMap::default(),
             task: TaskId::INVALID,
             preds: FxHashSet::default(),
@@ -190,7 +252,7 @@ impl GraphWriter {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
                     let id = *e.insert(tensor_id(t.addr(), t.version()));
-                    let r = self.parts[1].push(|buf| {
+                    let r = self.parts[0].push(|buf| {
                         encode::tensor(
                             buf,
                             &TensorView {
@@ -227,7 +289,7 @@ impl GraphWriter {
             block_num: Some(block_num),
             args,
         };
-        let r = self.parts[0].push(|buf| encode::task(buf, task));
+        let r = self.tasks.push(|buf| encode::task(buf, task));
         self.note(r);
         self.ids = ids;
     }
@@ -251,7 +313,7 @@ impl GraphWriter {
 
     /// Writes one edge.
     fn edge(&mut self, e: &EdgeView<'_>) {
-        let r = self.parts[2].push(|buf| encode::edge(buf, e));
+        let r = self.parts[1].push(|buf| encode::edge(buf, e));
         self.note(r);
     }
 
@@ -298,65 +360,61 @@ impl GraphWriter {
         self.edge(&e);
     }
 
-    fn part_path(dir: &Path, tag: &str, section: &str) -> PathBuf {
-        dir.join(format!(".deps.{tag}.{section}.part"))
+    /// The file name of a section's work file (`tasks`: the publication's temporary).
+    fn part_name(tag: &str, section: &str) -> String {
+        format!(".deps.{tag}.{section}.part")
     }
 
-    /// Removes the part files of the writer `tag` in `dir` when the writer itself is gone.
+    /// Removes the work files of the writer `tag` in `dir` when the writer itself is gone.
     pub fn remove_parts(dir: &Path, tag: &str) {
         for s in ["tasks", "tensors", "edges"] {
-            let _ = std::fs::remove_file(Self::part_path(dir, tag, s));
+            let _ = std::fs::remove_file(dir.join(Self::part_name(tag, s)));
         }
     }
 
-    /// Removes the part files (nothing will be published).
+    /// Removes the work files (nothing will be published).
     pub fn abort(self) {
+        drop(self.tasks); // the publication removes its temporary
         for p in self.parts {
-            drop(p.file);
-            let _ = std::fs::remove_file(&p.path);
+            drop(p.out.file);
+            let _ = std::fs::remove_file(&p.out.path);
         }
     }
 
-    /// Publishes `dest` from the parts (through the publish path), then removes them.
-    pub fn finish(mut self, dest: &Path) -> Result<(GraphCounts, u64), PublishError> {
-        if let Some(e) = self.error.take() {
-            self.abort();
-            return Err(PublishError {
-                path: dest.to_path_buf(),
-                source: e,
-            });
-        }
+    /// Publishes deps.json: the tensors and the edges appended after the tasks, then the
+    /// publication's commit; the part files are removed either way.
+    pub fn finish(mut self) -> Result<(GraphCounts, u64), PublishError> {
         let counts = GraphCounts {
-            tasks: self.parts[0].count,
-            tensors: self.parts[1].count,
-            edges: self.parts[2].count,
+            tasks: self.tasks.count,
+            tensors: self.parts[0].count,
+            edges: self.parts[1].count,
         };
+        let earlier = self.error.take().map_or(Ok(()), Err);
+        let mut tasks = self.tasks;
         let mut paths = Vec::new();
-        let mut flushed = Ok(());
+        let mut flushed = earlier.and_then(|()| tasks.flush());
         for mut p in self.parts {
             if flushed.is_ok() {
                 flushed = p.flush();
             }
-            paths.push(p.path);
+            paths.push(p.out.path);
         }
-        let result = flushed
-            .map_err(|source| PublishError {
-                path: dest.to_path_buf(),
-                source,
-            })
-            .and_then(|()| {
-                publish_with(dest, Options::closing(true), |out| {
-                    for (opening, path) in encode::SECTION_OPENINGS.iter().zip(&paths) {
-                        out.write_all(opening)?;
-                        io::copy(&mut File::open(path)?, out)?;
-                    }
-                    out.write_all(encode::CLOSING)
-                })
-            });
+        let Tasks(mut publication) = tasks.out;
+        let appended = flushed.and_then(|()| {
+            let out = publication.sink();
+            for (opening, path) in encode::SECTION_OPENINGS[1..].iter().zip(&paths) {
+                out.write_all(opening)?;
+                io::copy(&mut File::open(path)?, out)?;
+            }
+            out.write_all(encode::CLOSING)
+        });
         for p in &paths {
             let _ = std::fs::remove_file(p);
         }
-        result.map(|p| (counts, p.bytes))
+        match appended {
+            Ok(()) => publication.commit().map(|p| (counts, p.bytes)),
+            Err(e) => Err(publication.fail(e)),
+        }
     }
 }
 
@@ -399,7 +457,7 @@ mod tests {
             g.creator(TaskId::new(1, 7), 2, &owned);
             g.tensormap(TaskId::new(0, 0), 0, &v, &x);
             let dest = dir.path().join("deps.json");
-            g.finish(&dest).unwrap();
+            g.finish().unwrap();
             let text = std::fs::read_to_string(&dest).unwrap();
             let parsed = simpler_artifacts::deps::read_deps_file(&dest).unwrap();
             assert_eq!(text, serde_json::to_string(&parsed).unwrap() + "\n");
