@@ -26,6 +26,7 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use std::cell::Cell as Memo;
 
@@ -37,8 +38,8 @@ use crate::{DType, Tensor, MAX_DIMS};
 const EMPTY_CELLS_KEPT: usize = 1024;
 /// Emptied grid buckets an index keeps when its last entry goes: a tmr tiled GEMM whose
 /// scheduler keeps up empties its C index between most submits, and dropping the buckets
-/// then made the next writer allocate the map and its bucket again (a `malloc` and a `free`
-/// per task). At most this many buckets of at most a few cells each per hot address.
+/// then made the next writer allocate the map again (a `malloc` and a `free` per task). At
+/// most this many buckets of at most a few cells each per hot address.
 const EMPTY_INDEX_CELLS_KEPT: usize = 64;
 
 /// Ordered entries of one hot address.
@@ -63,8 +64,10 @@ struct Grid {
     /// Bucket edge per outer dimension: the first entry's shape there. An entry larger than a
     /// bucket in either dimension stays loose, so a box reaches at most one bucket back.
     edge: [u64; 2],
-    /// (bucket in dim 0, bucket in dim 1) → its entries, unordered.
-    cells: FxHashMap<Bucket, Vec<Cell>>,
+    /// (bucket in dim 0, bucket in dim 1) → its entries, unordered. A bucket of a tiling holds
+    /// one entry (its tile's last writer), kept inline: a `Vec` cost a `malloc` per new tile
+    /// and a second cache line per probe.
+    cells: FxHashMap<Bucket, SmallVec<[Cell; 1]>>,
     /// Entries held.
     len: usize,
     /// Every entry ever inserted starts on a bucket boundary (a tiling by the first entry's
@@ -253,7 +256,7 @@ impl HotIndex {
                             // An empty index holds little (see `HOT_ADDRESS_LIMIT`).
                             grid.cells = FxHashMap::default();
                         } else if grid.cells.len() > 2 * grid.len + EMPTY_CELLS_KEPT {
-                            // Emptied buckets keep their vector for the next writer of the
+                            // Emptied buckets keep their place for the next writer of the
                             // same tile; past this many, they are dropped (amortised O(1)).
                             grid.cells.retain(|_, cell| !cell.is_empty());
                         }
