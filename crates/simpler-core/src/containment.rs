@@ -6,8 +6,8 @@
 //!
 //! A view is normalized to *blocks*: dimensions of size 1 are dropped, dimensions are sorted
 //! by stride and merged where one continues the other (`stride = inner stride × inner size`),
-//! and an innermost dimension whose stride is the element size becomes one contiguous block.
-//! Then:
+//! and an innermost dimension whose stride is the element size becomes one contiguous block
+//! (two views of the same geometry contain each other at once, without blocks). Then:
 //!
 //! 1. byte extents: the inner view's first and last bytes must lie inside the outer's extent;
 //! 2. a dense outer view (one block) contains everything inside its extent: the common case of
@@ -22,6 +22,7 @@
 //! (cases 3 and 4) the answer is `false`: a conservative "not shown covered", never a wrong
 //! "covered".
 
+use crate::tensor::dims_eq;
 use crate::{Tensor, MAX_DIMS};
 
 /// The most blocks a non-nesting outer view is expanded into.
@@ -160,6 +161,10 @@ impl Blocks {
 /// anything; nothing non-empty is contained in an empty `outer`. See the module docs for the
 /// method and its bounds.
 pub fn contains(outer: &Tensor, inner: &Tensor) -> bool {
+    if same_elements(outer, inner) {
+        // The common case of a tensor-map hit: an INOUT tile read back as it was written.
+        return true;
+    }
     let Some(i) = Blocks::of(inner) else {
         return true;
     };
@@ -200,6 +205,15 @@ pub fn contains(outer: &Tensor, inner: &Tensor) -> bool {
     })
 }
 
+/// True when `a` and `b` address the same bytes by construction: the same start, element type,
+/// shape and strides (every view contains itself, the empty one included).
+fn same_elements(a: &Tensor, b: &Tensor) -> bool {
+    a.start_offset() == b.start_offset()
+        && a.dtype() == b.dtype()
+        && dims_eq(a.shape(), b.shape())
+        && dims_eq(a.strides(), b.strides())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +231,19 @@ mod tests {
         assert!(contains(&w, &w.reshape(&[4, 32]).unwrap()));
         assert!(contains(&w, &w.slice(1, 1, 15, 3).unwrap()));
         assert!(contains(&w, &w.view(&[2, 2], &[3, 5]).unwrap()));
+    }
+
+    #[test]
+    fn every_view_contains_itself() {
+        let w = whole(&[8, 16]);
+        for v in [
+            w,
+            w.transpose(0, 1).unwrap(),
+            w.slice(1, 1, 15, 3).unwrap(),
+            w.view(&[2, 2], &[3, 5]).unwrap(),
+        ] {
+            assert!(contains(&v, &v), "{v:?}");
+        }
     }
 
     #[test]
