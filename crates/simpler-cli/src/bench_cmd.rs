@@ -205,7 +205,7 @@ fn replay_alone(tasks: u64, dir: &std::path::Path) -> Result<()> {
     let (replay, write) = simpler_runtime::collectors::dep_gen::bench_replay(n, &replay_dir)?;
     let bytes = std::fs::metadata(replay_dir.join("deps.json")).map_or(0, |m| m.len());
     println!(
-        "dep_gen replay alone (one thread, {n} 4-argument records): {:.2} M records/s; deps.json ({:.0} MB) finished in {:.0} ms",
+        "dep_gen replay alone (its thread and the deps.json writer's, {n} 4-argument records): {:.2} M records/s; deps.json ({:.0} MB) finished in {:.0} ms",
         n as f64 / replay.as_secs_f64() / 1e6,
         bytes as f64 / 1e6,
         write.as_secs_f64() * 1e3

@@ -28,6 +28,8 @@ use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{Options, Publication, PublishError};
 use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor};
 
+use super::writer::SectionWriter;
+
 fn arg_type(tag: ArgTag) -> json::ArgType {
     match tag {
         ArgTag::Input => json::ArgType::Input,
@@ -63,43 +65,24 @@ pub struct GraphCounts {
 /// Bytes a part collects before it writes them to its file.
 const PART_BUFFER: usize = 256 << 10;
 
-/// One section's output. Elements are encoded straight into `buf` (no staging copy), which is
-/// written out once it holds [`PART_BUFFER`] bytes.
-struct Part<W> {
-    out: W,
+/// One section's bytes being collected. Elements are encoded straight into `buf` (no staging
+/// copy), which goes to the writer thread once it holds [`PART_BUFFER`] bytes.
+struct Part {
     buf: Vec<u8>,
     count: u64,
 }
 
-impl<W: Write> Part<W> {
-    fn new(out: W) -> Part<W> {
+impl Part {
+    fn new() -> Part {
         Part {
-            out,
-            buf: Vec::with_capacity(PART_BUFFER + (16 << 10)),
+            buf: Vec::with_capacity(PART_CAPACITY),
             count: 0,
         }
     }
-
-    /// Appends one element, after the separator when it is not the first, encoded by `encode`.
-    fn push(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
-        if self.count > 0 {
-            self.buf.push(encode::SEPARATOR);
-        }
-        self.count += 1;
-        encode(&mut self.buf);
-        if self.buf.len() >= PART_BUFFER {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    /// Writes the buffered bytes out (the buffer is emptied even when that fails).
-    fn flush(&mut self) -> io::Result<()> {
-        let r = self.out.write_all(&self.buf);
-        self.buf.clear();
-        r
-    }
 }
+
+/// A part buffer's capacity: [`PART_BUFFER`] and room for the element that crosses it.
+const PART_CAPACITY: usize = PART_BUFFER + (16 << 10);
 
 /// The `tasks[]` output: the publication of `deps.json` itself.
 struct Tasks(Publication);
@@ -114,28 +97,6 @@ impl Write for Tasks {
     }
     fn flush(&mut self) -> io::Result<()> {
         self.0.sink().flush()
-    }
-}
-
-/// A part file of `tensors[]` or `edges[]`.
-struct PartFile {
-    path: PathBuf,
-    file: File,
-}
-
-impl PartFile {
-    fn create(path: PathBuf) -> io::Result<PartFile> {
-        let file = File::create(&path)?;
-        Ok(PartFile { path, file })
-    }
-}
-
-impl Write for PartFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
     }
 }
 
@@ -165,11 +126,21 @@ fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
     t.as_ref().filter(|_| tag != ArgTag::Output)
 }
 
+/// Section indexes: `tasks[]`, `tensors[]`, `edges[]` (file order).
+const TASKS: usize = 0;
+const TENSORS: usize = 1;
+const EDGES: usize = 2;
+
 /// See the module docs.
 pub(crate) struct GraphWriter {
-    tasks: Part<Tasks>,
-    /// `tensors[]` and `edges[]`.
-    parts: [Part<PartFile>; 2],
+    /// The bytes of each section being collected, by section index.
+    sections: [Part; 3],
+    /// Writes full section buffers to the publication (`tasks[]`) and the part files.
+    writer: SectionWriter<Tasks, File>,
+    /// deps.json.
+    dest: PathBuf,
+    /// The part files of `tensors[]` and `edges[]`.
+    part_paths: [PathBuf; 2],
     /// The distinct tensors written to `tensors[]`, with their ids.
     tensors_seen: FxHashMap<(u64, i32), u64>,
     task: TaskId,
@@ -192,14 +163,17 @@ impl GraphWriter {
         let mut publication =
             Publication::begin_named(&dest, Options::closing(true), &temporary).map_err(|e| e.source)?;
         publication.sink().write_all(encode::SECTION_OPENINGS[0])?;
-        let part = |s: &str| PartFile::create(dir.join(Self::part_name(tag, s))).map(Part::new);
-        let parts = match (part("tensors"), part("edges")) {
+        let part_paths = ["tensors", "edges"].map(|s| dir.join(Self::part_name(tag, s)));
+        let remove_parts = || {
+            // The publication's temporary goes with it.
+            for p in &part_paths {
+                let _ = std::fs::remove_file(p);
+            }
+        };
+        let files = match (File::create(&part_paths[0]), File::create(&part_paths[1])) {
             (Ok(t), Ok(e)) => [t, e],
-            (t, e) => {
-                // The publication's temporary goes with it; remove a part that was created.
-                for p in [t, e].into_iter().flatten() {
-                    let _ = std::fs::remove_file(&p.out.path);
-                }
+            _ => {
+                remove_parts();
                 return Err(io::Error::other(format!(
                     "cannot create the part files of {} in {}",
                     super::ARTIFACT,
@@ -207,9 +181,13 @@ impl GraphWriter {
                 )));
             }
         };
+        let writer = SectionWriter::spawn((Tasks(publication), files), PART_CAPACITY)
+            .inspect_err(|_| remove_parts())?;
         Ok(GraphWriter {
-            tasks: Part::new(Tasks(publication)),
-            parts,
+            sections: [Part::new(), Part::new(), Part::new()],
+            writer,
+            dest,
+            part_paths,
             tensors_seen: FxHashMap::default(),
             task: TaskId::INVALID,
             preds: FxHashSet::default(),
@@ -223,6 +201,21 @@ impl GraphWriter {
     fn note(&mut self, r: io::Result<()>) {
         if let Err(e) = r {
             self.error.get_or_insert(e);
+        }
+    }
+
+    /// Appends one element to `section`, after the separator when it is not the first,
+    /// encoded by `encode`; a full buffer goes to the writer thread.
+    fn push(&mut self, section: usize, encode: impl FnOnce(&mut Vec<u8>)) {
+        let part = &mut self.sections[section];
+        if part.count > 0 {
+            part.buf.push(encode::SEPARATOR);
+        }
+        part.count += 1;
+        encode(&mut part.buf);
+        if part.buf.len() >= PART_BUFFER {
+            let r = self.writer.write(section, &mut part.buf);
+            self.note(r);
         }
     }
 
@@ -252,7 +245,7 @@ impl GraphWriter {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
                     let id = *e.insert(tensor_id(t.addr(), t.version()));
-                    let r = self.parts[0].push(|buf| {
+                    self.push(TENSORS, |buf| {
                         encode::tensor(
                             buf,
                             &TensorView {
@@ -264,7 +257,6 @@ impl GraphWriter {
                             },
                         )
                     });
-                    self.note(r);
                     id
                 }
             };
@@ -289,8 +281,7 @@ impl GraphWriter {
             block_num: Some(block_num),
             args,
         };
-        let r = self.tasks.push(|buf| encode::task(buf, task));
-        self.note(r);
+        self.push(TASKS, |buf| encode::task(buf, task));
         self.ids = ids;
     }
 
@@ -313,8 +304,7 @@ impl GraphWriter {
 
     /// Writes one edge.
     fn edge(&mut self, e: &EdgeView<'_>) {
-        let r = self.parts[1].push(|buf| encode::edge(buf, e));
-        self.note(r);
+        self.push(EDGES, |buf| encode::edge(buf, e));
     }
 
     /// Marks `pred` as having an edge into the current task; true when it is new.
@@ -374,43 +364,54 @@ impl GraphWriter {
 
     /// Removes the work files (nothing will be published).
     pub fn abort(self) {
-        drop(self.tasks); // the publication removes its temporary
-        for p in self.parts {
-            drop(p.out.file);
-            let _ = std::fs::remove_file(&p.out.path);
+        // The publication removes its temporary as the outputs are dropped.
+        drop(self.writer.finish());
+        for p in &self.part_paths {
+            let _ = std::fs::remove_file(p);
         }
     }
 
-    /// Publishes deps.json: the tensors and the edges appended after the tasks, then the
-    /// publication's commit; the part files are removed either way.
+    /// Publishes deps.json: the last buffers written, then the tensors and the edges appended
+    /// after the tasks, then the publication's commit; the part files are removed either way.
     pub fn finish(mut self) -> Result<(GraphCounts, u64), PublishError> {
+        let [tasks, tensors, edges] = self.sections.each_ref().map(|p| p.count);
         let counts = GraphCounts {
-            tasks: self.tasks.count,
-            tensors: self.parts[0].count,
-            edges: self.parts[1].count,
+            tasks,
+            tensors,
+            edges,
         };
-        let earlier = self.error.take().map_or(Ok(()), Err);
-        let mut tasks = self.tasks;
-        let mut paths = Vec::new();
-        let mut flushed = earlier.and_then(|()| tasks.flush());
-        for mut p in self.parts {
-            if flushed.is_ok() {
-                flushed = p.flush();
+        let mut handed = self.error.take().map_or(Ok(()), Err);
+        for (section, part) in self.sections.iter_mut().enumerate() {
+            if handed.is_ok() && !part.buf.is_empty() {
+                handed = self.writer.write(section, &mut part.buf);
             }
-            paths.push(p.out.path);
         }
-        let Tasks(mut publication) = tasks.out;
-        let appended = flushed.and_then(|()| {
+        let finished = self.writer.finish();
+        let remove_parts = || {
+            for p in &self.part_paths {
+                let _ = std::fs::remove_file(p);
+            }
+        };
+        let ((Tasks(mut publication), files), written) = match finished {
+            Ok(done) => done,
+            Err(source) => {
+                remove_parts();
+                return Err(PublishError {
+                    path: self.dest.clone(),
+                    source,
+                });
+            }
+        };
+        drop(files);
+        let appended = handed.and(written).and_then(|()| {
             let out = publication.sink();
-            for (opening, path) in encode::SECTION_OPENINGS[1..].iter().zip(&paths) {
+            for (opening, path) in encode::SECTION_OPENINGS[1..].iter().zip(&self.part_paths) {
                 out.write_all(opening)?;
                 io::copy(&mut File::open(path)?, out)?;
             }
             out.write_all(encode::CLOSING)
         });
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
+        remove_parts();
         match appended {
             Ok(()) => publication.commit().map(|p| (counts, p.bytes)),
             Err(e) => Err(publication.fail(e)),

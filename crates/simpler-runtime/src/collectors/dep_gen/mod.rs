@@ -16,6 +16,7 @@ pub(crate) mod capture;
 pub(crate) mod graph;
 pub(crate) mod record;
 pub(crate) mod replay;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -280,12 +281,12 @@ impl Collector for HbgDepGen {
     }
 }
 
-/// Measures the replay alone (no run, no other thread): `records` synthetic submits of
-/// 4-argument tasks (two INPUT one-element slices of two buffers no task writes, and two
-/// OUTPUT_EXISTING one-element slices of two other buffers, over 4096 positions: no edges, one
-/// `tasks[]` entry per record, and two tensor-map writes per record that are never superseded)
-/// replayed into a deps.json under `dir`.
-/// Returns the replay time (both passes, the check and the graph's writes) and the finish
+/// Measures the replay alone (no run; the graph's writer thread beside it): `records`
+/// synthetic submits of 4-argument tasks (two INPUT one-element slices of two buffers no task
+/// writes, and two OUTPUT_EXISTING one-element slices of two other buffers, over 4096
+/// positions: no edges, one `tasks[]` entry per record, and two tensor-map writes per record
+/// that are never superseded) replayed into a deps.json under `dir`. Returns the replay time
+/// (both passes, the check, the encoding and any wait for the writer thread) and the finish
 /// time (from the last record to deps.json in place). For `simpler bench` and `cargo bench`.
 #[doc(hidden)]
 pub fn bench_replay(
