@@ -218,6 +218,27 @@ proptest! {
         prop_assert_eq!(encoded(|b| encode::task(b, view)), serde_json::to_string(&t).unwrap());
     }
 
+    /// A stream of tasks through one set of templates encodes each as serde does: every task
+    /// followed by itself with other start offsets (each argument then fits its template), so
+    /// both the template's copies and its relearning are exercised.
+    #[test]
+    fn templated_tasks_match_serde(
+        ts in prop::collection::vec(task(), 1..6),
+        offsets in prop::collection::vec(proptest::option::of(u64_any()), 1..24),
+    ) {
+        let mut templates = encode::ArgTemplates::new();
+        for t in &ts {
+            let mut moved = t.clone();
+            for (k, a) in moved.args.iter_mut().enumerate() {
+                a.start_offset = offsets[k % offsets.len()];
+            }
+            for variant in [t, &moved, t] {
+                let ours = encoded(|b| encode::task_with_templates(b, TaskView::from(variant), &mut templates));
+                prop_assert_eq!(ours, serde_json::to_string(variant).unwrap());
+            }
+        }
+    }
+
     #[test]
     fn tensor_matches_serde(t in tensor()) {
         let ours = encoded(|b| encode::tensor(b, &TensorView::from(&t)));

@@ -341,6 +341,25 @@ where
     A: IntoIterator,
     A::Item: Into<ArgView<'a>>,
 {
+    encode_task(out, task, None);
+}
+
+/// [`task`] through `templates`, which the encoder of a stream of tasks keeps from one task to
+/// the next: the same bytes, copied where an argument matches the last one at its position.
+pub fn task_with_templates<'a, A>(out: &mut Vec<u8>, task: TaskView<'_, A>, templates: &mut ArgTemplates)
+where
+    A: IntoIterator,
+    A::Item: Into<ArgView<'a>>,
+{
+    encode_task(out, task, Some(templates));
+}
+
+#[inline(always)]
+fn encode_task<'a, A>(out: &mut Vec<u8>, task: TaskView<'_, A>, mut templates: Option<&mut ArgTemplates>)
+where
+    A: IntoIterator,
+    A::Item: Into<ArgView<'a>>,
+{
     let mut j = Out::new(out);
     j.raw(b"{\"task_id\":").u64_str(task.task_id);
     if let Some(scope) = task.scope {
@@ -372,26 +391,129 @@ where
         if i > 0 {
             j.raw(b",");
         }
-        j.raw(b"{\"idx\":").int(arg.idx);
-        arg_type_name(j.raw(b",\"type\":"), arg.arg_type);
-        if let Some(v) = arg.tensor_id {
-            j.raw(b",\"tensor_id\":").u64_str(v);
+        match templates.as_deref_mut() {
+            Some(t) => t.write(&mut j, i, &arg),
+            None => {
+                arg_head(&mut j, &arg);
+                if let Some(v) = arg.start_offset {
+                    j.int(v);
+                }
+                arg_tail(&mut j, &arg);
+            }
         }
-        if let Some(v) = arg.dtype {
-            j.raw(b",\"dtype\":").str(v);
-        }
-        if let Some(v) = arg.shape {
-            j.raw(b",\"shape\":").u32s(v);
-        }
-        if let Some(v) = arg.start_offset {
-            j.raw(b",\"start_offset\":").u64_str(v);
-        }
-        if let Some(v) = arg.strides {
-            j.raw(b",\"strides\":").u32s(v);
-        }
-        j.raw(b"}");
     }
     j.raw(b"]}");
+}
+
+/// An argument's bytes up to its start offset's digits: through `"start_offset":"` when it has
+/// one, else through its shape.
+#[inline(always)]
+fn arg_head(j: &mut Out<'_>, arg: &ArgView<'_>) {
+    j.raw(b"{\"idx\":").int(arg.idx);
+    arg_type_name(j.raw(b",\"type\":"), arg.arg_type);
+    if let Some(v) = arg.tensor_id {
+        j.raw(b",\"tensor_id\":").u64_str(v);
+    }
+    if let Some(v) = arg.dtype {
+        j.raw(b",\"dtype\":").str(v);
+    }
+    if let Some(v) = arg.shape {
+        j.raw(b",\"shape\":").u32s(v);
+    }
+    if arg.start_offset.is_some() {
+        j.raw(b",\"start_offset\":\"");
+    }
+}
+
+/// An argument's bytes after its start offset's digits (see [`arg_head`]).
+#[inline(always)]
+fn arg_tail(j: &mut Out<'_>, arg: &ArgView<'_>) {
+    if arg.start_offset.is_some() {
+        j.raw(b"\"");
+    }
+    if let Some(v) = arg.strides {
+        j.raw(b",\"strides\":").u32s(v);
+    }
+    j.raw(b"}");
+}
+
+/// The encoded form of the last argument seen at each argument position, split around its
+/// start offset ([`task_with_templates`]): a task whose arguments differ from the previous
+/// task's in their offsets only (the same tensors, sliced the same way, elsewhere: the usual
+/// stream of a loop) copies their bytes instead of formatting them again. Formatting the 20-digit
+/// tensor ids, the shapes and the strides was most of a task element's encoding.
+#[derive(Debug, Default)]
+pub struct ArgTemplates {
+    slots: Vec<ArgTemplate>,
+}
+
+/// One position's last argument: what it was, and its bytes before and after the offset.
+#[derive(Debug, Default)]
+struct ArgTemplate {
+    idx: i32,
+    arg_type: Option<ArgType>,
+    tensor_id: Option<u64>,
+    dtype: Option<String>,
+    shape: Option<Vec<u32>>,
+    has_offset: bool,
+    strides: Option<Vec<u32>>,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl ArgTemplate {
+    /// True when `arg` encodes as this template around its own start offset.
+    #[inline]
+    fn fits(&self, arg: &ArgView<'_>) -> bool {
+        self.arg_type == Some(arg.arg_type)
+            && self.idx == arg.idx
+            && self.tensor_id == arg.tensor_id
+            && self.has_offset == arg.start_offset.is_some()
+            && self.dtype.as_deref() == arg.dtype
+            && self.shape.as_deref() == arg.shape
+            && self.strides.as_deref() == arg.strides
+    }
+
+    /// Becomes the template of `arg`.
+    #[cold]
+    fn learn(&mut self, arg: &ArgView<'_>) {
+        self.idx = arg.idx;
+        self.arg_type = Some(arg.arg_type);
+        self.tensor_id = arg.tensor_id;
+        self.dtype = arg.dtype.map(str::to_owned);
+        self.shape = arg.shape.map(<[u32]>::to_vec);
+        self.has_offset = arg.start_offset.is_some();
+        self.strides = arg.strides.map(<[u32]>::to_vec);
+        self.head.clear();
+        arg_head(&mut Out::new(&mut self.head), arg);
+        self.tail.clear();
+        arg_tail(&mut Out::new(&mut self.tail), arg);
+    }
+}
+
+impl ArgTemplates {
+    /// No template yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes `arg`, the argument at `position`, through its template (learnt first when the
+    /// last argument there was another).
+    #[inline]
+    fn write(&mut self, j: &mut Out<'_>, position: usize, arg: &ArgView<'_>) {
+        if position >= self.slots.len() {
+            self.slots.resize_with(position + 1, ArgTemplate::default);
+        }
+        let t = &mut self.slots[position];
+        if !t.fits(arg) {
+            t.learn(arg);
+        }
+        j.bytes(&t.head);
+        if let Some(v) = arg.start_offset {
+            j.int(v);
+        }
+        j.bytes(&t.tail);
+    }
 }
 
 /// Appends one `tensors[]` element to `out`.
@@ -555,6 +677,22 @@ impl<'a> Out<'a> {
         }
         self.stage[self.len..self.len + N].copy_from_slice(b);
         self.len += N;
+        self
+    }
+
+    /// Bytes of run-time length (a template's part): copied into the stage when they fit,
+    /// else appended after it.
+    #[inline(always)]
+    fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        if self.len + b.len() > STAGE {
+            self.flush();
+            if b.len() > STAGE {
+                append(self.out, b);
+                return self;
+            }
+        }
+        self.stage[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
         self
     }
 
@@ -746,6 +884,46 @@ mod tests {
             Out::new(&mut out).uint(v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
         }
+    }
+
+    /// An argument that differs from the last one at its position in its start offset only
+    /// is written from the template, which is not learnt again; another tensor is.
+    #[test]
+    fn an_argument_moved_elsewhere_reuses_its_template() {
+        let arg = |tensor_id, start_offset| ArgView {
+            start_offset: Some(start_offset),
+            ..ArgView::with_slice(
+                0,
+                ArgType::Input,
+                tensor_id,
+                SliceView {
+                    dtype: "FLOAT32",
+                    shape: &[4, 4],
+                    start_offset,
+                    strides: &[64, 1],
+                },
+            )
+        };
+        let mut templates = ArgTemplates::new();
+        let mut out = Vec::new();
+        let mut write = |t: &mut ArgTemplates, a: &ArgView<'_>| {
+            out.clear();
+            t.write(&mut Out::new(&mut out), 0, a);
+            String::from_utf8(out.clone()).unwrap()
+        };
+        let first = write(&mut templates, &arg(7, 0));
+        assert!(
+            templates.slots[0].fits(&arg(7, 1234)),
+            "the same argument elsewhere fits"
+        );
+        assert!(!templates.slots[0].fits(&arg(8, 0)), "another tensor does not");
+        let moved = write(&mut templates, &arg(7, 1234));
+        assert_eq!(
+            moved,
+            first.replace("\"start_offset\":\"0\"", "\"start_offset\":\"1234\"")
+        );
+        let other = write(&mut templates, &arg(8, 1234));
+        assert!(other.contains("\"tensor_id\":\"8\""), "{other}");
     }
 
     /// A number that does not fit what is left of the stage is written whole after a flush.

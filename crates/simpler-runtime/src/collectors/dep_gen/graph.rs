@@ -23,7 +23,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use simpler_artifacts::deps::encode::{self, ArgView, EdgeView, SliceView, TaskView, TensorView};
+use simpler_artifacts::deps::encode::{
+    self, ArgTemplates, ArgView, EdgeView, SliceView, TaskView, TensorView,
+};
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{Options, Publication, PublishError};
 use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor};
@@ -151,6 +153,8 @@ pub(crate) struct GraphWriter {
     error: Option<io::Error>,
     /// The current task's argument tensor ids (reused per task).
     ids: Vec<u64>,
+    /// The last arguments' encoded forms, by position (a task like the last one copies them).
+    templates: ArgTemplates,
 }
 
 impl GraphWriter {
@@ -195,6 +199,7 @@ impl GraphWriter {
             with_flags,
             error: None,
             ids: Vec::new(),
+            templates: ArgTemplates::new(),
         })
     }
 
@@ -281,7 +286,11 @@ impl GraphWriter {
             block_num: Some(block_num),
             args,
         };
-        self.push(TASKS, |buf| encode::task(buf, task));
+        let mut templates = std::mem::take(&mut self.templates);
+        self.push(TASKS, |buf| {
+            encode::task_with_templates(buf, task, &mut templates)
+        });
+        self.templates = templates;
         self.ids = ids;
     }
 
