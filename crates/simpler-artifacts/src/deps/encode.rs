@@ -926,6 +926,41 @@ mod tests {
         assert!(other.contains("\"tensor_id\":\"8\""), "{other}");
     }
 
+    /// An argument whose head is longer than the stage (a long dtype name) encodes the same
+    /// through a template as without, learnt and reused.
+    #[test]
+    fn a_template_longer_than_the_stage_is_written_whole() {
+        let dtype = "D".repeat(STAGE + 100);
+        let task = |offset: u64| TaskView {
+            task_id: 1,
+            scope: None,
+            early_dispatch: None,
+            kernel_ids: None,
+            block_num: None,
+            args: [ArgView::with_slice(
+                0,
+                ArgType::Inout,
+                9,
+                SliceView {
+                    dtype: &dtype,
+                    shape: &[2],
+                    start_offset: offset,
+                    strides: &[1],
+                },
+            )],
+        };
+        let mut templates = ArgTemplates::new();
+        for offset in [3, 4] {
+            let (mut plain, mut templated) = (Vec::new(), Vec::new());
+            super::task(&mut plain, task(offset));
+            task_with_templates(&mut templated, task(offset), &mut templates);
+            assert_eq!(
+                String::from_utf8(templated).unwrap(),
+                String::from_utf8(plain).unwrap()
+            );
+        }
+    }
+
     /// A number that does not fit what is left of the stage is written whole after a flush.
     #[test]
     fn a_long_number_at_the_stage_end_is_written_whole() {

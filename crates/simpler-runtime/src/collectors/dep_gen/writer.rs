@@ -65,10 +65,14 @@ where
     }
 
     /// Hands the bytes of `buf` to the thread for `section`, leaving an empty buffer in `buf`
-    /// (waits while every buffer is in flight). Fails only when the thread is gone.
+    /// (waits while every buffer is in flight). Fails only when the thread is gone; the bytes
+    /// are then dropped, so `buf` does not grow for nothing.
     pub fn write(&mut self, section: usize, buf: &mut Vec<u8>) -> io::Result<()> {
         let gone = || io::Error::other("the deps.json writer thread stopped");
-        let empty = self.free.recv().map_err(|_| gone())?;
+        let Ok(empty) = self.free.recv() else {
+            buf.clear();
+            return Err(gone());
+        };
         let bytes = std::mem::replace(buf, empty);
         let jobs = self.jobs.as_ref().ok_or_else(gone)?;
         jobs.send(Job { section, bytes }).map_err(|_| gone())
@@ -135,6 +139,38 @@ mod tests {
         let ((tasks, [tensors, edges]), result) = w.finish().unwrap();
         result.unwrap();
         assert_eq!([tasks, tensors, edges], want);
+    }
+
+    /// A writer whose thread is gone (here: it panicked in an output) says so, and drops
+    /// the bytes handed to it instead of letting the caller's buffer grow.
+    #[test]
+    fn a_writer_whose_thread_is_gone_drops_the_bytes() {
+        struct Panics;
+        impl Write for Panics {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                panic!("an output that panics (test)")
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = SectionWriter::spawn((Panics, [Vec::new(), Vec::new()]), 8).unwrap();
+        let mut buf = vec![1u8; 4];
+        let mut failed = None;
+        for _ in 0..(SPARE_BUFFERS + 8) {
+            buf.extend_from_slice(&[1, 2, 3]);
+            if let Err(e) = w.write(0, &mut buf) {
+                failed = Some(e);
+                assert!(buf.is_empty(), "the bytes are dropped");
+                break;
+            }
+        }
+        let e = failed.expect("the writes fail once the pool is used up");
+        assert_eq!(e.to_string(), "the deps.json writer thread stopped");
+        assert_eq!(
+            w.finish().err().unwrap().to_string(),
+            "the deps.json writer thread panicked"
+        );
     }
 
     /// An output that fails stops the writing (later buffers are dropped, not written), the
