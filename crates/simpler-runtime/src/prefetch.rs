@@ -25,74 +25,67 @@ pub(crate) fn line_for_write(p: *const u8) {
     let _ = p;
 }
 
-/// [`line_for_write`] for every line of the `bytes` bytes from `start`, the last one included
-/// (steps of 64 from an unaligned start would miss it).
+/// Asks the CPU to start loading the cache line of `p`, for reading. A no-op off x86_64.
+#[inline(always)]
+pub(crate) fn line_for_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 target has; a prefetch only hints
+    // the cache: it never faults (an address that is not mapped is dropped, so any `p` will
+    // do), reads into a register or writes.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// [`line_for_write`] for every line of the `bytes` bytes from `start`, the last one included.
 #[inline(always)]
 pub(crate) fn range_for_write(start: *const u8, bytes: usize) {
+    each_line(start, bytes, line_for_write);
+}
+
+/// [`line_for_read`] for every line of the `bytes` bytes from `start`, the last one included.
+#[inline(always)]
+pub(crate) fn range_for_read(start: *const u8, bytes: usize) {
+    each_line(start, bytes, line_for_read);
+}
+
+/// `hint` for an address in every line of the `bytes` bytes from `start`, the last one
+/// included (steps of 64 from an unaligned start would miss it). Addresses are computed with
+/// `wrapping_add`: they are only hinted, never dereferenced.
+#[inline(always)]
+fn each_line(start: *const u8, bytes: usize, hint: impl Fn(*const u8)) {
     if bytes == 0 {
         return;
     }
     let mut off = 0;
     while off < bytes {
-        line_for_write(start.wrapping_add(off));
+        hint(start.wrapping_add(off));
         off += 64;
     }
-    line_for_write(start.wrapping_add(bytes - 1));
-}
-
-/// Asks the CPU to start loading every cache line of the `bytes` bytes from `start` (the last
-/// one included), for reading. A no-op off x86_64.
-#[inline(always)]
-pub(crate) fn range_for_read(start: *const u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        if bytes == 0 {
-            return;
-        }
-        let p = start.cast::<i8>();
-        let mut off = 0;
-        while off < bytes {
-            // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 target has; a prefetch only
-            // hints the cache: it never faults (an address that is not mapped is dropped, so
-            // any address will do, hence `wrapping_add`), reads into a register or writes.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-            off += 64;
-        }
-        // SAFETY: as above; the range's last byte, whose line the steps of 64 from an
-        // unaligned start can miss.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes - 1)) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (start, bytes);
+    hint(start.wrapping_add(bytes - 1));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A write prefetch never faults and changes nothing, whatever the address (the SAFETY
-    /// argument of `line_for_write`): a live buffer, null, and past the end of everything.
+    /// A prefetch never faults and changes nothing, for writing or reading, whatever the
+    /// address (the SAFETY arguments of `line_for_write` and `line_for_read`): a live buffer,
+    /// null, and past the end of everything.
     #[test]
-    fn prefetching_for_write_leaves_memory_as_it_was() {
-        let buf: Vec<u8> = (0..=255).collect();
-        range_for_write(buf.as_ptr(), buf.len());
-        range_for_write(buf.as_ptr().wrapping_add(3), 0);
-        assert!(buf.iter().enumerate().all(|(i, &b)| b == i as u8));
-        line_for_write(std::ptr::null());
-        line_for_write(usize::MAX as *const u8);
-        range_for_write(usize::MAX as *const u8, 200);
-    }
-
-    /// A read prefetch never faults and changes nothing either, whatever the address (the
-    /// SAFETY argument of `range_for_read`).
-    #[test]
-    fn prefetching_for_read_leaves_memory_as_it_was() {
-        let buf: Vec<u8> = (0..=255).collect();
-        range_for_read(buf.as_ptr(), buf.len());
-        range_for_read(buf.as_ptr().wrapping_add(3), 0);
-        assert!(buf.iter().enumerate().all(|(i, &b)| b == i as u8));
-        range_for_read(std::ptr::null(), 1);
-        range_for_read(usize::MAX as *const u8, 200);
+    fn prefetching_leaves_memory_as_it_was() {
+        type Hints = (fn(*const u8, usize), fn(*const u8));
+        let hints: [Hints; 2] = [(range_for_write, line_for_write), (range_for_read, line_for_read)];
+        for (range, line) in hints {
+            let buf: Vec<u8> = (0..=255).collect();
+            range(buf.as_ptr(), buf.len());
+            range(buf.as_ptr().wrapping_add(3), 0);
+            assert!(buf.iter().enumerate().all(|(i, &b)| b == i as u8));
+            line(std::ptr::null());
+            line(usize::MAX as *const u8);
+            range(usize::MAX as *const u8, 200);
+        }
     }
 }
