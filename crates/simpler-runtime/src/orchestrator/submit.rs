@@ -14,10 +14,9 @@
 
 use crate::sync::Ordering;
 
-use arrayvec::ArrayVec;
 use simpler_core::{
-    compute_fanin, register_outputs, registrable_outputs, ArgTag, DepFlags, Edge, FaninError, FaninSink,
-    TaskArgs, TaskId, Tensor, TensorArg, MAX_RINGS,
+    compute_fanin, register_outputs, registrable_outputs, DepFlags, Edge, FaninError, FaninSink, TaskArgs,
+    TaskId, Tensor, TensorArg, MAX_RINGS,
 };
 
 use super::backpressure::Exhausted;
@@ -604,18 +603,13 @@ impl Orchestrator {
             c.record(id, manual, task.kernels, args);
         }
         if let Some(g) = &mut self.dep_graph {
-            let view: ArrayVec<(ArgTag, Option<simpler_core::Tensor>), { simpler_core::MAX_TENSOR_ARGS }> =
-                args.tensors()
-                    .iter()
-                    .map(|a| (a.tag(), a.tensor().copied()))
-                    .collect();
             g.begin_task(
                 id,
                 manual,
                 args.early_resolve(),
                 task.kernels.as_array(),
                 task.block_num,
-                &view,
+                args.tensors(),
             );
         }
         if self.kind == RuntimeKind::Tmr

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use simpler_core::{TaskArgs, TaskId, TensorArg};
+use simpler_core::{TaskArgs, TaskId};
 
 use super::record::{
     slots_for, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
@@ -126,22 +126,6 @@ impl DepGenCapture {
         self.fin.leftover = self.producer.current().map_or(0, |b| b.count as u64);
         self.fin
     }
-}
-
-/// Builds the argument list a replay passes to the dependency function from a record.
-pub(crate) fn record_args(
-    args: &[(simpler_core::ArgTag, Option<simpler_core::Tensor>)],
-    placeholder: simpler_core::TensorCreateInfo,
-    out: &mut Vec<TensorArg>,
-) {
-    out.clear();
-    out.extend(
-        args.iter()
-            .map(|&(tag, t)| match t.and_then(|t| TensorArg::with_tag(tag, t)) {
-                Some(a) => a,
-                None => TensorArg::Output(placeholder),
-            }),
-    );
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use simpler_artifacts::deps::encode::{
 };
 use simpler_artifacts::deps::{self as json, tensor_id};
 use simpler_artifacts::publish::{Options, Publication, PublishError};
-use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor};
+use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor, TensorArg};
 
 use super::writer::SectionWriter;
 
@@ -121,11 +121,6 @@ fn flag_list(flags: DepFlags) -> &'static [json::DepFlag] {
         (false, true) => &[Retain],
         (false, false) => &[],
     }
-}
-
-/// The tensor of a task argument, if deps.json records one (`OUTPUT` slots carry none).
-fn recorded(tag: ArgTag, t: &Option<Tensor>) -> Option<&Tensor> {
-    t.as_ref().filter(|_| tag != ArgTag::Output)
 }
 
 /// Section indexes: `tasks[]`, `tensors[]`, `edges[]` (file order).
@@ -232,7 +227,7 @@ impl GraphWriter {
         early: bool,
         kernel_ids: [i32; 3],
         block_num: u32,
-        args: &[(ArgTag, Option<Tensor>)],
+        args: &[TensorArg],
     ) {
         self.task = id;
         self.preds.clear();
@@ -241,8 +236,9 @@ impl GraphWriter {
         // tensor, when it first appears and gets its `tensors[]` entry).
         let mut ids = std::mem::take(&mut self.ids);
         ids.clear();
-        for &(tag, ref t) in args {
-            let Some(t) = recorded(tag, t) else {
+        for arg in args {
+            // `OUTPUT` slots carry no tensor, and deps.json records none for them.
+            let Some(t) = arg.tensor() else {
                 ids.push(0);
                 continue;
             };
@@ -267,9 +263,9 @@ impl GraphWriter {
             };
             ids.push(id);
         }
-        let args = args.iter().zip(&ids).enumerate().map(|(i, ((tag, t), &tid))| {
-            let (idx, arg_type) = (i as i32, arg_type(*tag));
-            match recorded(*tag, t) {
+        let args = args.iter().zip(&ids).enumerate().map(|(i, (arg, &tid))| {
+            let (idx, arg_type) = (i as i32, arg_type(arg.tag()));
+            match arg.tensor() {
                 Some(t) => ArgView::with_slice(idx, arg_type, tid, slice(t)),
                 None => ArgView::bare(idx, arg_type),
             }
@@ -431,7 +427,7 @@ impl GraphWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use simpler_core::DType;
+    use simpler_core::{DType, TensorCreateInfo};
 
     /// The writer produces exactly what serde writes for the artifact types (the views carry
     /// every field the runtime knows to the shared encoder).
@@ -449,7 +445,7 @@ mod tests {
                 true,
                 [-1, 3, -1],
                 1,
-                &[(ArgTag::OutputExisting, Some(x))],
+                &[TensorArg::OutputExisting(x)],
             );
             g.begin_task(
                 TaskId::new(2, u32::MAX),
@@ -458,9 +454,9 @@ mod tests {
                 [1, 2, 3],
                 4,
                 &[
-                    (ArgTag::Input, Some(v)),
-                    (ArgTag::Output, None),
-                    (ArgTag::NoDep, Some(owned)),
+                    TensorArg::Input(v),
+                    TensorArg::Output(TensorCreateInfo::new(&[2], DType::Float32).unwrap()),
+                    TensorArg::NoDep(owned),
                 ],
             );
             g.explicit(TaskId::new(0, 0), DepFlags::WAIT);

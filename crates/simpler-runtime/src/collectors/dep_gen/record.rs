@@ -6,7 +6,7 @@
 //! host never sees half a chain.
 
 use crate::huge_pages::HugeSlice;
-use simpler_core::{ArgTag, DepKind, TaskId, Tensor, TensorArg, MAX_TENSOR_ARGS};
+use simpler_core::{DType, DepKind, TaskId, TensorArg, TensorCreateInfo, MAX_TENSOR_ARGS};
 
 /// Explicit deps held by a base slot.
 pub const INLINE_DEPS: usize = 64;
@@ -55,8 +55,10 @@ pub(crate) struct DepGenSlot {
     arg_count: u8,
     /// Deps held.
     dep_count: u16,
-    /// Tags and views; OUTPUT arguments carry no view (nothing exists at submit time).
-    args: [(ArgTag, Option<Tensor>); MAX_TENSOR_ARGS],
+    /// The submit's tensor arguments as it passed them (an OUTPUT carries its create-info:
+    /// nothing exists at submit time), so the replay hands them to the dependency function
+    /// as they are.
+    args: [TensorArg; MAX_TENSOR_ARGS],
     /// Bit `i % 64` of word `i / 64` set: `deps[i]` is WAIT-only (else WAIT|RETAIN); only the
     /// words of held deps are written.
     wait_only: [u64; OVERFLOW_DEPS.div_ceil(64)],
@@ -72,7 +74,9 @@ impl DepGenSlot {
             block_num: 1,
             arg_count: 0,
             dep_count: 0,
-            args: [(ArgTag::Input, None); MAX_TENSOR_ARGS],
+            args: [TensorArg::Output(
+                TensorCreateInfo::new(&[1], DType::Float32).expect("a valid create-info"),
+            ); MAX_TENSOR_ARGS],
             wait_only: [0; OVERFLOW_DEPS.div_ceil(64)],
             deps: [TaskId::INVALID; OVERFLOW_DEPS],
         }
@@ -81,17 +85,10 @@ impl DepGenSlot {
     /// Makes this a base slot holding `args` and up to [`INLINE_DEPS`] `deps`.
     pub fn set_base(&mut self, args: &[TensorArg], deps: impl Iterator<Item = (TaskId, DepKind)>) {
         let n = args.len().min(MAX_TENSOR_ARGS);
-        // One field at a time, the view copied into its place: building each `(tag, view)`
-        // pair on the stack and copying it stored it at odd offsets and read it back with
-        // loads that straddled those stores, a store-forwarding stall that was half of the
-        // capture's time.
-        for (slot, t) in self.args.iter_mut().zip(&args[..n]) {
-            slot.0 = t.tag();
-            match t.tensor() {
-                Some(view) => slot.1 = Some(*view),
-                None => slot.1 = None,
-            }
-        }
+        // Each argument copied whole into its place. (Until issue 15 the slot held a `(tag,
+        // view)` pair per argument, written field by field: a pair built on the stack and
+        // copied stalled on store forwarding.)
+        self.args[..n].copy_from_slice(&args[..n]);
         self.arg_count = n as u8;
         self.set_deps(deps, INLINE_DEPS);
     }
@@ -128,7 +125,7 @@ impl DepGenSlot {
     #[inline]
     pub fn prefetch_base(&self, args: usize) {
         let bytes = std::mem::offset_of!(DepGenSlot, args)
-            + args.min(MAX_TENSOR_ARGS) * std::mem::size_of::<(ArgTag, Option<Tensor>)>();
+            + args.min(MAX_TENSOR_ARGS) * std::mem::size_of::<TensorArg>();
         crate::prefetch::range_for_write((self as *const Self).cast(), bytes);
     }
 
@@ -146,13 +143,12 @@ impl DepGenSlot {
     #[inline]
     pub fn prefetch_record(&self) {
         let bytes = std::mem::offset_of!(DepGenSlot, args)
-            + usize::from(self.arg_count).min(MAX_TENSOR_ARGS)
-                * std::mem::size_of::<(ArgTag, Option<Tensor>)>();
+            + usize::from(self.arg_count).min(MAX_TENSOR_ARGS) * std::mem::size_of::<TensorArg>();
         crate::prefetch::range_for_read((self as *const Self).cast(), bytes);
     }
 
     /// The arguments (empty for an overflow slot).
-    pub fn args(&self) -> &[(ArgTag, Option<Tensor>)] {
+    pub fn args(&self) -> &[TensorArg] {
         &self.args[..usize::from(self.arg_count)]
     }
 

@@ -30,11 +30,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use simpler_core::{
-    compute_fanin, register_outputs, DType, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorArg,
-    TensorCreateInfo, TensorMap, TensorMapConfig,
+    compute_fanin, register_outputs, DepKind, Edge, FaninSet, FaninSink, TaskId, TensorMap, TensorMapConfig,
 };
 
-use super::capture::record_args;
 use super::graph::GraphWriter;
 use super::record::{
     DepGenSlot, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
@@ -50,12 +48,10 @@ pub(crate) struct Replay {
     annot_map: TensorMap,
     pub graph: Option<GraphWriter>,
     oracle: FaninSet,
-    args: Vec<TensorArg>,
     deps: Vec<(TaskId, DepKind)>,
     /// The oracle's producers and the graph's, sorted for the comparison (reused per record).
     want: Vec<TaskId>,
     got: Vec<TaskId>,
-    placeholder: TensorCreateInfo,
     /// Slots received (base and overflow).
     pub collected: u64,
     /// Submits replayed.
@@ -85,11 +81,9 @@ impl Replay {
             annot_map: TensorMap::new(replay_map()),
             graph,
             oracle: FaninSet::new(),
-            args: Vec::with_capacity(32),
             deps: Vec::new(),
             want: Vec::new(),
             got: Vec::new(),
-            placeholder: TensorCreateInfo::new(&[1], DType::Float32).expect("a valid create-info"),
             collected: 0,
             records: 0,
             problem,
@@ -160,13 +154,12 @@ impl Replay {
         }
         let id = rec.task_id;
         let manual = rec.flags & FLAG_MANUAL != 0;
-        record_args(rec.args(), self.placeholder, &mut self.args);
+        let args = rec.args();
         let Replay {
             oracle_map,
             annot_map,
             graph,
             oracle,
-            args,
             deps,
             ..
         } = self;
@@ -177,7 +170,7 @@ impl Replay {
             rec.flags & FLAG_EARLY_DISPATCH != 0,
             rec.kernel_ids,
             rec.block_num,
-            rec.args(),
+            args,
         );
 
         // Oracle pass: the producer set.
