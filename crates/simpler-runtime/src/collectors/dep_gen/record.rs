@@ -1,6 +1,6 @@
 //! The capture record: fixed-size slots in fixed-size buffers.
 //!
-//! A submit takes one base slot (task id, flags, kernels, block_num, up to 32 tagged tensors,
+//! A submit takes one base slot (task id, flags, kernels, block_num, up to 32 tensor arguments,
 //! up to [`INLINE_DEPS`] explicit deps) plus, when it has more explicit deps, overflow slots of
 //! [`OVERFLOW_DEPS`] deps each. A chain is written into one buffer and published with it, so the
 //! host never sees half a chain.
