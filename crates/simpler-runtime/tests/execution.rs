@@ -722,6 +722,11 @@ fn held_task_runs_after(
                 o.submit_aiv(1, &TaskArgs::new())?;
             }
             assert!(until(&busy_in), "the full batch was not published");
+            // Nothing else may stay held: had the scheduler woken between the long task's
+            // submit (published at once to a parked scheduler) and the next ones', those would
+            // still be held, and the task under test would fill their batch and go with it
+            // (CI saw that once). Publishing them now leaves the task under test alone.
+            o.publish_ready();
             let mut a = TaskArgs::new();
             a.output_existing(x);
             o.submit_aiv(2, &a)?;
