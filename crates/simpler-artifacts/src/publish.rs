@@ -222,11 +222,6 @@ impl Publication {
             .expect("a publication is written only before its commit")
     }
 
-    /// The final path.
-    pub fn dest(&self) -> &Path {
-        &self.dest
-    }
-
     /// Gives up: removes the temporary and returns `source` as this publication's error.
     pub fn fail(mut self, source: io::Error) -> PublishError {
         self.remove();

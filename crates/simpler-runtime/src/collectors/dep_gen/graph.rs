@@ -123,6 +123,13 @@ fn flag_list(flags: DepFlags) -> &'static [json::DepFlag] {
     }
 }
 
+/// Removes `paths`, whichever exist.
+fn remove_files(paths: &[PathBuf]) {
+    for p in paths {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 /// Section indexes: `tasks[]`, `tensors[]`, `edges[]` (file order).
 const TASKS: usize = 0;
 const TENSORS: usize = 1;
@@ -163,12 +170,8 @@ impl GraphWriter {
             Publication::begin_named(&dest, Options::closing(true), &temporary).map_err(|e| e.source)?;
         publication.sink().write_all(encode::SECTION_OPENINGS[0])?;
         let part_paths = ["tensors", "edges"].map(|s| dir.join(Self::part_name(tag, s)));
-        let remove_parts = || {
-            // The publication's temporary goes with it.
-            for p in &part_paths {
-                let _ = std::fs::remove_file(p);
-            }
-        };
+        // The publication's temporary goes with it.
+        let remove_parts = || remove_files(&part_paths);
         let files = match (File::create(&part_paths[0]), File::create(&part_paths[1])) {
             (Ok(t), Ok(e)) => [t, e],
             _ => {
@@ -371,9 +374,7 @@ impl GraphWriter {
     pub fn abort(self) {
         // The publication removes its temporary as the outputs are dropped.
         drop(self.writer.finish());
-        for p in &self.part_paths {
-            let _ = std::fs::remove_file(p);
-        }
+        remove_files(&self.part_paths);
     }
 
     /// Publishes deps.json: the last buffers written, then the tensors and the edges appended
@@ -392,11 +393,7 @@ impl GraphWriter {
             }
         }
         let finished = self.writer.finish();
-        let remove_parts = || {
-            for p in &self.part_paths {
-                let _ = std::fs::remove_file(p);
-            }
-        };
+        let remove_parts = || remove_files(&self.part_paths);
         let ((Tasks(mut publication), files), written) = match finished {
             Ok(done) => done,
             Err(source) => {
