@@ -47,6 +47,10 @@ pub struct RunReport {
     pub wall: Duration,
     /// Time spent in the orchestration function.
     pub orchestration: Duration,
+    /// Batches of scope-end releases the orchestrator handed to the schedulers (`tmr`; 0 when
+    /// every scope end released its tasks itself: `hbg`, small task windows, or no batch
+    /// filled before a wait or the end).
+    pub scope_release_batches: u64,
     /// Where an `hbg` run's graph-build time went (`None` under `tmr`, whose orchestration
     /// overlaps execution).
     pub build: Option<BuildPhases>,
@@ -536,6 +540,7 @@ pub(crate) fn execute(
         completed: shared.completions.total(),
         wall: start.elapsed(),
         orchestration: Duration::from_nanos(stats.orchestration_ns),
+        scope_release_batches: stats.scope_release_batches,
         sizes: shared.sizes,
         root_site: root.to_string(),
         scheduler_threads: threads,

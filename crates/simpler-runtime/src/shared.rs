@@ -20,6 +20,7 @@ use crate::collectors::swimlane::SwimlaneShared;
 use crate::config::{RingSizes, RuntimeKind};
 use crate::fatal::FatalLatch;
 use crate::memory::RunMemory;
+use crate::orchestrator::scope_release::ScopeReleases;
 use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
@@ -65,6 +66,9 @@ pub(crate) struct RunShared {
     pub threads_exited: AtomicU32,
     /// Set while the orchestrator waits for room: schedulers then advance rings at once.
     pub orch_waiting: AtomicBool,
+    /// `tmr`: batches of scope ends whose releases a scheduler with nothing to run applies
+    /// (`crates/simpler-runtime/src/orchestrator/scope_release.rs`).
+    pub(crate) scope_releases: ScopeReleases,
     /// Set while the orchestrator waits for any task to complete (a fan-in wider than the dep
     /// pool): every completion then wakes it.
     pub orch_awaits_completion: AtomicBool,
@@ -181,6 +185,7 @@ impl RunShared {
             reclaim_progress: AtomicU64::new(0),
             threads_exited: AtomicU32::new(0),
             orch_waiting: AtomicBool::new(false),
+            scope_releases: ScopeReleases::new(),
             orch_awaits_completion: AtomicBool::new(false),
             memory,
             kernels,
@@ -394,6 +399,17 @@ impl RunShared {
                 }
             }
         }
+    }
+
+    /// Applies the oldest batch of scope releases the orchestrator handed over, if any
+    /// (`crates/simpler-runtime/src/orchestrator/scope_release.rs`); whether there was one.
+    pub fn run_scope_release(&self) -> bool {
+        let Some(batch) = self.scope_releases.take() else {
+            return false;
+        };
+        self.release_scope_batch(batch.iter().copied());
+        self.scope_releases.give_back(batch);
+        true
     }
 
     /// Adds `release` to the refcount, then moves COMPLETED → CONSUMED when every pin is back;

@@ -89,6 +89,46 @@ fn back_pressure_100k_tasks_through_a_window_of_64() {
     assert_eq!(w.read::<f32>(&x).unwrap(), vec![100.0; n_elems as usize]);
 }
 
+/// Scope ends of four tasks through a window of 256: the orchestrator hands their releases
+/// to the schedulers in batches of 32 (an eighth of the window), and the 400 scopes' slots
+/// are reclaimed (100 trips round the window) whether a scheduler or a wait for room applies
+/// them. With the window at 64 (a batch would be 8, under the 16 worth a hand-over), every
+/// scope end releases its own tasks.
+#[test]
+fn scope_ends_handed_to_the_schedulers_in_batches_reclaim_every_slot() {
+    for (window, batched) in [("256", true), ("64", false)] {
+        let w = worker();
+        let x = w.alloc_tensor(&[64], DType::Float32).unwrap();
+        let report = w
+            .run(&tiny(RuntimeKind::Tmr, window), move |o| {
+                for s in 0..6400u32 {
+                    o.scope(|o| {
+                        for k in 0..4 {
+                            let mut a = TaskArgs::new();
+                            a.inout(x.view(&[1], &[(s * 4 + k) % 64])?);
+                            o.submit_aiv(0, &a)?;
+                        }
+                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                    })?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(report.completed, 25_600, "window {window}");
+        assert_eq!(w.read::<f32>(&x).unwrap(), vec![400.0; 64], "window {window}");
+        if batched {
+            // A batch fills every 8 scopes, unless a wait for room applied it first.
+            assert!(
+                (1..=800).contains(&report.scope_release_batches),
+                "window {window}: {} batches",
+                report.scope_release_batches
+            );
+        } else {
+            assert_eq!(report.scope_release_batches, 0, "window {window}");
+        }
+    }
+}
+
 #[test]
 fn runtime_outputs_wrap_a_small_heap_and_stay_correct() {
     let w = worker();

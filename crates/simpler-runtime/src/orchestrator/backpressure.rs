@@ -169,6 +169,10 @@ impl Orchestrator {
     ) -> Result<(), Stopped> {
         self.check_live()?;
         self.publish_ready();
+        if self.apply_scope_releases() {
+            // Room may have been made: the caller tries again before any wait.
+            return Ok(());
+        }
         self.shared.orch_waiting.store(true, Ordering::Relaxed);
         // Retire what is already consumed (a busy scheduler may hold it in its advance batch).
         if self.kind == RuntimeKind::Tmr {

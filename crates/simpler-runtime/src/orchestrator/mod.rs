@@ -6,6 +6,7 @@
 
 mod backpressure;
 mod scope;
+pub(crate) mod scope_release;
 mod submit;
 
 use crate::sync::Ordering;
@@ -82,6 +83,9 @@ pub struct OrchStats {
     pub inference_ns: Option<u64>,
     /// Wired fanin per task, when recorded.
     pub fanin_log: Option<Vec<FaninRecord>>,
+    /// Batches of scope-end releases handed to the schedulers (`tmr`,
+    /// `crates/simpler-runtime/src/orchestrator/scope_release.rs`).
+    pub scope_release_batches: u64,
     /// When the orchestration function began and returned, and when the orchestrator had
     /// closed every scope (the end of graph finalisation).
     pub timeline: Option<[std::time::Instant; 3]>,
@@ -98,6 +102,14 @@ pub struct Orchestrator {
     /// The tasks of the open scopes, whose ends release their scope bit (`hbg`: its alloc
     /// tasks only, see `Orchestrator::allocate`).
     scope_tasks: Vec<ScopedTask>,
+    /// `tmr`: the tasks of closed scopes whose releases wait for a hand-over to the schedulers
+    /// (`crates/simpler-runtime/src/orchestrator/scope_release.rs`), at most `release_batch` of them.
+    released: Vec<crate::slot::SlotRef>,
+    /// Tasks a batch of scope releases gathers before its hand-over; 0 releases at each scope
+    /// end (`hbg`, and small task windows).
+    release_batch: usize,
+    /// Batches handed over so far.
+    release_batches: u64,
     manual_depth: Option<usize>,
     scratch: submit::Scratch,
     total_tasks: u64,
@@ -170,6 +182,12 @@ impl Orchestrator {
             }),
             scopes: Vec::with_capacity(MAX_SCOPE_DEPTH),
             scope_tasks: Vec::with_capacity(1024),
+            released: Vec::new(),
+            release_batch: match kind {
+                RuntimeKind::Tmr => scope_release::batch_for(&windows),
+                RuntimeKind::Hbg => 0,
+            },
+            release_batches: 0,
             manual_depth: None,
             scratch: submit::Scratch::new(&windows),
             total_tasks: 0,
@@ -341,9 +359,48 @@ impl Orchestrator {
         if self.manual_depth == Some(self.scopes.len()) {
             self.manual_depth = None;
         }
-        self.shared
-            .release_scope_batch(self.scope_tasks[frame.first_task..].iter().map(|t| t.slot));
-        self.scope_tasks.truncate(frame.first_task);
+        let first = frame.first_task;
+        if self.release_batch == 0 || self.scopes.is_empty() {
+            self.apply_scope_releases();
+            self.shared
+                .release_scope_batch(self.scope_tasks[first..].iter().map(|t| t.slot));
+        } else {
+            self.released
+                .extend(self.scope_tasks[first..].iter().map(|t| t.slot));
+            if self.released.len() >= self.release_batch {
+                self.hand_over_scope_releases();
+            }
+        }
+        self.scope_tasks.truncate(first);
+    }
+
+    /// Hands the gathered scope releases to the schedulers (`crates/simpler-runtime/src/orchestrator/scope_release.rs`);
+    /// past [`scope_release::QUEUED_BATCHES`] queued, applies the oldest itself.
+    fn hand_over_scope_releases(&mut self) {
+        let releases = &self.shared.scope_releases;
+        self.release_batches += 1;
+        if self.released.capacity() < self.release_batch {
+            self.released
+                .reserve_exact(self.release_batch - self.released.len());
+        }
+        if releases.hand_over(&mut self.released) > scope_release::QUEUED_BATCHES {
+            self.shared.run_scope_release();
+        }
+    }
+
+    /// Applies every scope release not applied yet, queued or gathered; whether there was
+    /// any. Before a wait for room, and at the root scope's end.
+    pub(crate) fn apply_scope_releases(&mut self) -> bool {
+        let mut any = false;
+        while self.shared.run_scope_release() {
+            any = true;
+        }
+        if !self.released.is_empty() {
+            self.shared.release_scope_batch(self.released.iter().copied());
+            self.released.clear();
+            any = true;
+        }
+        any
     }
 
     /// Hands the ready tasks this orchestrator still holds (see [`READY_HOLD`]) to the
@@ -497,6 +554,7 @@ impl Orchestrator {
             orchestration_ns: 0,
             inference_ns: self.inference_ns,
             fanin_log: self.fanin_log.take(),
+            scope_release_batches: self.release_batches,
             timeline: None,
         }
     }

@@ -145,6 +145,11 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             }
             continue;
         }
+        // Nothing to run: the releases of scope ends the orchestrator handed over.
+        if shared.run_scope_release() {
+            idle = 0;
+            continue;
+        }
         if !st.batch.is_empty() {
             let start = popped_at.map(|_| {
                 (

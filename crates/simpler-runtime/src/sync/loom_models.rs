@@ -20,8 +20,9 @@ use loom::thread;
 
 use super::{AtomicBool, Ordering, Sleep};
 use crate::collectors::channel::{BufferChannel, ChannelFaults};
+use crate::orchestrator::scope_release::ScopeReleases;
 use crate::ring::shared::RingShared;
-use crate::slot::{Slot, SlotRef, TaskState};
+use crate::slot::{Slot, SlotRef, TaskState, SCOPE_BIT};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
@@ -265,5 +266,75 @@ fn a_late_producer_completion_never_readies_the_next_task_of_the_slot() {
         readied.fetch_add(1, Ordering::AcqRel);
         completion.join().unwrap();
         assert_eq!(readied.load(Ordering::Acquire), 2, "A and B each ready once");
+    });
+}
+
+/// Releases one scope's pin on task `local` as `RunShared::release_scope_batch` does, then
+/// advances the ring when that consumed the task; whether it did.
+fn release_scope_pin(ring: &RingShared, local: u32) -> bool {
+    let slot = ring.slot_of(local);
+    let consumed =
+        crate::shared::RunShared::release_locked(slot, &mut slot.fan.lock(), SCOPE_BIT, ring.mask + 1);
+    if consumed {
+        ring.advance();
+    }
+    consumed
+}
+
+/// A scope end handed to the schedulers (`crates/simpler-runtime/src/orchestrator/scope_release.rs`): the orchestrator
+/// queues task 0's release, then applies whatever is still queued (as before a wait, or at the
+/// root's end); a scheduler completes the task, then applies a queued batch if it finds one.
+/// Whoever takes the batch, and in whatever order against the completion, the task is
+/// consumed exactly once and the ring moves past it.
+#[test]
+fn a_scope_release_handed_over_races_the_completion_and_consumes_once() {
+    model(|| {
+        let ring = Arc::new(RingShared::new(4, 1, true));
+        {
+            // As the orchestrator's `allocate` leaves the slot for task 0.
+            let mut fan = ring.slot_of(0).fan.lock();
+            fan.local = 0;
+            fan.state = TaskState::Pending;
+            fan.fanout_count = SCOPE_BIT;
+            fan.fanout_refcount = 0;
+        }
+        let releases = Arc::new(ScopeReleases::new());
+        let consumed = Arc::new(crate::sync::AtomicU32::new(0));
+        let scheduler = {
+            let (ring, releases, consumed) = (ring.clone(), releases.clone(), consumed.clone());
+            thread::spawn(move || {
+                let slot = ring.slot_of(0);
+                let done = {
+                    let mut fan = slot.fan.lock();
+                    fan.state = TaskState::Completed;
+                    crate::shared::RunShared::release_locked(slot, &mut fan, 0, ring.mask + 1)
+                };
+                if done {
+                    ring.advance();
+                    consumed.fetch_add(1, Ordering::AcqRel);
+                }
+                if let Some(batch) = releases.take() {
+                    for s in &batch {
+                        if release_scope_pin(&ring, s.index) {
+                            consumed.fetch_add(1, Ordering::AcqRel);
+                        }
+                    }
+                    releases.give_back(batch);
+                }
+            })
+        };
+        let mut batch = vec![SlotRef { ring: 0, index: 0 }];
+        releases.hand_over(&mut batch);
+        while let Some(batch) = releases.take() {
+            for s in &batch {
+                if release_scope_pin(&ring, s.index) {
+                    consumed.fetch_add(1, Ordering::AcqRel);
+                }
+            }
+            releases.give_back(batch);
+        }
+        scheduler.join().unwrap();
+        assert_eq!(consumed.load(Ordering::Acquire), 1);
+        assert_eq!(ring.last_alive.load(Ordering::Acquire), 1);
     });
 }
