@@ -102,8 +102,9 @@ pub struct Orchestrator {
     /// The tasks of the open scopes, whose ends release their scope bit (`hbg`: its alloc
     /// tasks only, see `Orchestrator::allocate`).
     scope_tasks: Vec<ScopedTask>,
-    /// `tmr`: the tasks of closed scopes whose releases wait for a hand-over to the schedulers
-    /// (`crates/simpler-runtime/src/orchestrator/scope_release.rs`), at most `release_batch` of them.
+    /// `tmr`: the tasks of closed scopes whose releases wait for their hand-over to the
+    /// schedulers, once they number `release_batch`
+    /// (`crates/simpler-runtime/src/orchestrator/scope_release.rs`).
     released: Vec<crate::slot::SlotRef>,
     /// Tasks a batch of scope releases gathers before its hand-over; 0 releases at each scope
     /// end (`hbg`, and small task windows).
@@ -374,16 +375,11 @@ impl Orchestrator {
         self.scope_tasks.truncate(first);
     }
 
-    /// Hands the gathered scope releases to the schedulers (`crates/simpler-runtime/src/orchestrator/scope_release.rs`);
-    /// past [`scope_release::QUEUED_BATCHES`] queued, applies the oldest itself.
+    /// Hands the gathered scope releases to the schedulers; past
+    /// [`scope_release::QUEUED_BATCHES`] queued, applies the oldest itself.
     fn hand_over_scope_releases(&mut self) {
-        let releases = &self.shared.scope_releases;
         self.release_batches += 1;
-        if self.released.capacity() < self.release_batch {
-            self.released
-                .reserve_exact(self.release_batch - self.released.len());
-        }
-        if releases.hand_over(&mut self.released) > scope_release::QUEUED_BATCHES {
+        if self.shared.scope_releases.hand_over(&mut self.released) > scope_release::QUEUED_BATCHES {
             self.shared.run_scope_release();
         }
     }

@@ -4,19 +4,21 @@
 //! the scheduler that completed the task holds. Done by the orchestrator at the scope end, it
 //! was about a fifth of a `tmr` orchestrator's time per task (`add_and_check`, 17 ns a task of
 //! independent's 110), while the schedulers of an orchestration-bound run sat yielding. So
-//! the orchestrator gathers the tasks of the scopes it closes into a batch of up to
-//! [`SCOPE_RELEASE_BATCH`] and hands full batches to a queue ([`ScopeReleases`]); a scheduler
-//! with nothing to run applies the oldest (`RunShared::run_scope_release`), with the same
-//! locked release the orchestrator used (`RunShared::release_scope_batch`).
+//! the orchestrator gathers the tasks of the scopes it closes and hands them to a queue
+//! ([`ScopeReleases`]) as one batch once they number the batch size ([`batch_for`]); a
+//! scheduler with nothing to run applies the oldest batch (`RunShared::run_scope_release`),
+//! with the same locked release the orchestrator used (`RunShared::release_scope_batch`).
+//! Its swimlane phases (level ≥ 3) count that time as `advance`, reclaim work.
 //!
 //! A release applied later only holds the task's slot, heap and dep-pool entries longer
 //! (nothing becomes ready or runs sooner or later for it), so the bounds keep that short:
-//! - a batch holds at most an eighth of the smallest task window, and a window under
-//!   8 × [`MIN_BATCH`] slots is not batched at all (each scope end releases at once);
+//! - a batch is handed over once it holds an eighth of the smallest task window, at most
+//!   [`SCOPE_RELEASE_BATCH`] tasks (a single larger scope makes a larger one), and a window
+//!   under 8 × [`MIN_BATCH`] slots is not batched at all (each scope end releases at once);
 //! - with more than [`QUEUED_BATCHES`] batches queued, the orchestrator applies the oldest
 //!   itself at the hand-over (busy schedulers never let it grow);
-//! - before any wait for room, at the root scope's end and when the run ends, the
-//!   orchestrator applies every queued and gathered release itself
+//! - before any wait for room and at the root scope's end (the end of the orchestration),
+//!   the orchestrator applies every queued and gathered release itself
 //!   (`Orchestrator::apply_scope_releases`). A wait's proof that an open scope pins the
 //!   oldest task (`head_pinned_by`) is thus never made while a closed scope still holds it.
 
@@ -81,6 +83,12 @@ impl ScopeReleases {
         n
     }
 
+    /// Whether a batch is queued (one being applied is not).
+    #[inline]
+    pub fn has_queued(&self) -> bool {
+        self.queued.load(Ordering::Acquire) > 0
+    }
+
     /// The oldest queued batch, if any (hand it back with [`ScopeReleases::give_back`]).
     #[inline]
     pub fn take(&self) -> Option<Vec<SlotRef>> {
@@ -116,6 +124,7 @@ mod tests {
         assert!(batch.is_empty(), "the orchestrator keeps an empty batch");
         batch.extend(slots(3..5));
         assert_eq!(q.hand_over(&mut batch), 2);
+        assert!(q.has_queued());
         let first = q.take().expect("two queued");
         assert_eq!(first, slots(0..3));
         let at = first.as_ptr();
@@ -126,6 +135,7 @@ mod tests {
         assert_eq!(q.take(), Some(slots(3..5)));
         assert_eq!(q.take(), Some(slots(5..6)));
         assert_eq!(q.take(), None);
+        assert!(!q.has_queued());
     }
 
     #[test]

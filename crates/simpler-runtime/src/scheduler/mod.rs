@@ -145,23 +145,29 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             }
             continue;
         }
-        // Nothing to run: the releases of scope ends the orchestrator handed over.
-        if shared.run_scope_release() {
-            idle = 0;
-            continue;
-        }
-        if !st.batch.is_empty() {
+        // Nothing to run: reclaim work, timed as the advance phase (swimlane level >= 3): a
+        // batch of scope-end releases the orchestrator handed over, else this thread's batched
+        // ring advances.
+        let releases = shared.scope_releases.has_queued();
+        if releases || !st.batch.is_empty() {
             let start = popped_at.map(|_| {
                 (
                     st.probes.lane.as_ref().map_or(0, |l| l.clock.now()),
                     st.phases.depths(&shared),
                 )
             });
-            shared.flush_advances(&mut st.batch);
+            let released = releases && shared.run_scope_release();
+            if !released {
+                shared.flush_advances(&mut st.batch);
+            }
             if let (Some(l), Some(start)) = (st.probes.lane.as_mut(), start) {
                 let end = l.clock.now();
                 st.phases
                     .record(l, &shared, thread_index, PhaseKind::Advance, start, end, 1);
+            }
+            if released {
+                idle = 0;
+                continue;
             }
         }
         if shared.finished() {
