@@ -444,6 +444,36 @@ impl Slot {
         self.fanin_pending.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
+    /// Runs `f` on the fan without its lock, in a host-built graph, where one thread at a time
+    /// can reach a fan (the **single-owner rule**):
+    ///
+    /// - while the graph is built, the orchestrator's thread alone touches slots that hold
+    ///   tasks (the prefault thread builds spare chunks, which reach the orchestrator through
+    ///   a queue before any of their slots is used, `ring/slots.rs`); no scheduler thread
+    ///   exists yet, and alloc tasks complete on the orchestrator's thread;
+    /// - once it runs, a task's fan is touched only by the completion of that task
+    ///   (`RunShared::complete`), which happens once (the last block to finish, counted by
+    ///   `remaining`), on one thread; the build's writes happen before it (the scheduler
+    ///   threads are spawned after the build returns), and no completion touches another
+    ///   task's fan (a consumer is readied through its `fanin_pending`, not its fan), nor does
+    ///   anything else (scope ends and ring advances are `tmr`'s).
+    ///
+    /// The fan's two atomic read-modify-writes per lock pair were 84 % of a host-built graph's
+    /// completions (`docs/performance.md`, item 67).
+    ///
+    /// # Safety
+    ///
+    /// The slot is in a host-built graph's ring, and the caller is the thread the single-owner
+    /// rule names: the orchestrator while the graph is built, or the thread completing the
+    /// slot's task once it runs.
+    #[inline]
+    pub unsafe fn fan_exclusive<R>(&self, f: impl FnOnce(&mut Fan) -> R) -> R {
+        // SAFETY: by the single-owner rule, no other thread accesses this fan while `f` runs,
+        // and every earlier access by another thread (the build's, for a completion) happens
+        // before this one (the scheduler threads' spawn).
+        unsafe { crate::sync::with_unlocked(&self.fan, f) }
+    }
+
     /// Whether the fan is as task `local` of a ring with `window` slots starts it: the slot's
     /// last task was `local − window` and retired ([`Slot::consume`]), or the slot was built
     /// for `local` as its first task ([`Slot::new`]).

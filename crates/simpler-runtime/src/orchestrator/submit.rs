@@ -32,7 +32,7 @@ use crate::ring::alloc::SlotRefusal;
 use crate::ring::slots::ArgsMut;
 use crate::ring::HeapRefusal;
 use crate::shared::RunShared;
-use crate::slot::{ArgTags, SlotRef, TaskState, SCOPE_BIT};
+use crate::slot::{ArgTags, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 
 /// Fanin edges held inline in the payload; more spill into the ring's fanin spill pool.
 pub const FANIN_INLINE_CAP: usize = 64;
@@ -209,29 +209,38 @@ impl FaninSink for LiveSink<'_> {
             let known = &mut self.scratch.fanin[at];
             known.flags = known.flags | e.flags;
             if retain && !known.pinned {
-                let mut fan = r.slots.get(index).fan.lock();
-                if fan.local == pid.local() {
-                    fan.fanout_count += 1;
-                    known.pinned = true;
-                }
+                known.pinned = build_fan(self.shared, r.slots.get(index), |fan| {
+                    let live = fan.local == pid.local();
+                    if live {
+                        fan.fanout_count += 1;
+                    }
+                    live
+                });
             }
             return Ok(());
         }
-        let mut fan = r.slots.get(index).fan.lock();
-        if fan.local != pid.local() {
-            return Ok(()); // retired (its slot's fan is its successor's now): no edge, no error
-        }
-        if fan.state == TaskState::Pending {
-            if self.scratch.linked == 0 {
-                self.shared.slot(self.consumer).await_links();
+        let (consumer, first_link) = (self.consumer, self.scratch.linked == 0);
+        let linked = build_fan(self.shared, r.slots.get(index), |fan| {
+            if fan.local != pid.local() {
+                return None; // retired (its slot's fan is its successor's now): no edge, no error
             }
-            fan.consumers.push(self.consumer);
-            self.scratch.linked += 1;
+            let pending = fan.state == TaskState::Pending;
+            if pending {
+                if first_link {
+                    self.shared.slot(consumer).await_links();
+                }
+                fan.consumers.push(consumer);
+            }
+            if retain {
+                fan.fanout_count += 1;
+            }
+            Some(pending)
+        });
+        match linked {
+            None => return Ok(()),
+            Some(true) => self.scratch.linked += 1,
+            Some(false) => {}
         }
-        if retain {
-            fan.fanout_count += 1;
-        }
-        drop(fan);
         self.scratch.push(Producer {
             slot: sref,
             id: pid,
@@ -239,6 +248,22 @@ impl FaninSink for LiveSink<'_> {
             pinned: retain,
         });
         Ok(())
+    }
+}
+
+/// Runs `f` on a producer's fan for the build: under its lock on `tmr`, where schedulers run
+/// beside the orchestrator; without it in a host-built graph, whose fans only the orchestrator
+/// reaches while it builds (`Slot::fan_exclusive`).
+#[inline]
+fn build_fan<R>(shared: &RunShared, slot: &Slot, f: impl FnOnce(&mut Fan) -> R) -> R {
+    if shared.kind == RuntimeKind::Hbg {
+        // SAFETY: a host-built graph's slot (its run's only ring is the graph's), reached by
+        // the orchestrator while it builds the graph (every submit does, and a host-built
+        // graph's orchestration runs to its end before the scheduler threads start,
+        // `run::execute`): the single-owner rule.
+        unsafe { slot.fan_exclusive(f) }
+    } else {
+        f(&mut slot.fan.lock())
     }
 }
 

@@ -338,3 +338,58 @@ fn a_scope_release_handed_over_races_the_completion_and_consumes_once() {
         assert_eq!(ring.last_alive.load(Ordering::Acquire), 1);
     });
 }
+
+/// A host-built graph's fans without their locks (`Slot::fan_exclusive`, the single-owner
+/// rule): the build links a consumer into a two-block producer's list, then two scheduler
+/// threads each finish one block, and only the last to finish (counted by `remaining`, as
+/// `finish_block` counts) touches the producer's fan. Under loom every access to a fan is
+/// recorded in a cell loom checks (`sync::loom_shim::Mutex::touch`), so two accesses not ordered
+/// by happens-before in any interleaving fail the model (as they do when every block's thread
+/// takes the fan); the consumer is readied exactly once.
+#[test]
+fn a_host_built_graphs_fan_is_reached_by_one_thread_at_a_time() {
+    model(|| {
+        let slots: Arc<Vec<Slot>> = Arc::new((0..2).map(|i| Slot::new(i, 2)).collect());
+        const CONSUMER: u32 = 1;
+        // The build, before any scheduler thread exists.
+        // SAFETY: the orchestrator while it builds the graph, the only thread there is yet.
+        let linked = unsafe {
+            slots[0].fan_exclusive(|fan| {
+                fan.consumers.push(SlotRef {
+                    ring: 0,
+                    index: CONSUMER,
+                });
+                fan.state == TaskState::Pending
+            })
+        };
+        assert!(linked);
+        slots[CONSUMER as usize].await_links();
+        assert!(!slots[CONSUMER as usize].finish_fanin(1));
+        slots[0].remaining.store(2, Ordering::Relaxed);
+        let ready = Arc::new(crate::sync::AtomicU32::new(0));
+        let block = || {
+            let (slots, ready) = (slots.clone(), ready.clone());
+            thread::spawn(move || {
+                if slots[0].remaining.fetch_sub(1, Ordering::AcqRel) != 1 {
+                    return; // not the last block: the task is not this thread's to complete
+                }
+                // SAFETY: this thread completes the task (its last block): the single-owner rule.
+                let consumers = unsafe {
+                    slots[0].fan_exclusive(|fan| {
+                        fan.state = TaskState::Completed;
+                        std::mem::take(&mut fan.consumers)
+                    })
+                };
+                for c in consumers {
+                    if slots[c.index as usize].producer_completed() {
+                        ready.fetch_add(1, Ordering::AcqRel);
+                    }
+                }
+            })
+        };
+        let blocks = [block(), block()];
+        blocks.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(ready.load(Ordering::Acquire), 1);
+        assert_eq!(slots[0].fan.lock().state, TaskState::Completed);
+    });
+}

@@ -26,6 +26,36 @@ pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ato
 #[cfg(feature = "loom")]
 pub(crate) use loom_shim::{Condvar, Mutex, MutexGuard, RwLock};
 
+/// Runs `f` on a mutex's value without taking the lock: for a value that, by the caller's
+/// protocol, only one thread can reach at a time (a host-built graph's fans,
+/// `Slot::fan_exclusive`), where a lock's two atomic read-modify-writes are pure cost.
+///
+/// # Safety
+///
+/// While `f` runs no other thread accesses the value, through the lock or otherwise, and
+/// every earlier access by another thread happens before this call.
+#[cfg(not(feature = "loom"))]
+#[inline]
+pub(crate) unsafe fn with_unlocked<T, R>(m: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: the caller's guarantee: no other access overlaps this one and every earlier one
+    // happens before it, so this is the value's only reference while it lives, as a guard's
+    // would be.
+    f(unsafe { &mut *m.data_ptr() })
+}
+
+/// Under loom, the access is recorded before the lock is taken (`loom_shim::Mutex::touch`), so
+/// that the lock's own ordering cannot hide a race: loom fails a model in which this access is
+/// not ordered by happens-before after every earlier access to the value.
+///
+/// # Safety
+///
+/// As the real one (nothing unsafe is done here).
+#[cfg(feature = "loom")]
+pub(crate) unsafe fn with_unlocked<T, R>(m: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
+    m.touch();
+    f(&mut m.lock())
+}
+
 mod handoff;
 pub(crate) use handoff::{Exclusive, HandoffCell, Shared};
 
@@ -44,22 +74,49 @@ mod loom_shim {
     use std::ops::{Deref, DerefMut};
     use std::time::{Duration, Instant};
 
-    /// A mutex with `parking_lot`'s `lock()`.
-    #[derive(Debug, Default)]
-    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
+    /// A mutex with `parking_lot`'s `lock()`. Beside the lock, a loom cell that every access
+    /// to the value touches (each lock taken, and `with_unlocked`): loom fails a model in
+    /// which two of those accesses are not ordered by happens-before, so an access without
+    /// the lock that can race another access shows.
+    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>, loom::cell::UnsafeCell<()>);
+
+    // SAFETY: the lock is loom's `Mutex<T>`, `Sync` for `T: Send`; the cell beside it holds
+    // `()`, which no access reads or writes (`touch` passes a closure that ignores its pointer):
+    // loom's cell is only its access tracking, which is itself synchronised inside loom.
+    unsafe impl<T: Send> Sync for Mutex<T> {}
+
+    impl<T: Default> Default for Mutex<T> {
+        fn default() -> Self {
+            Mutex::new(T::default())
+        }
+    }
+
+    impl<T> std::fmt::Debug for Mutex<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("Mutex")
+        }
+    }
 
     /// Its guard; holds `None` only inside [`Condvar::wait_for`].
     pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
 
     impl<T> Mutex<T> {
         pub(crate) fn new(v: T) -> Self {
-            Mutex(loom::sync::Mutex::new(v))
+            Mutex(loom::sync::Mutex::new(v), loom::cell::UnsafeCell::new(()))
         }
         pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
-            MutexGuard(Some(self.0.lock().expect("no panics in a model")))
+            let g = self.0.lock().expect("no panics in a model");
+            self.touch();
+            MutexGuard(Some(g))
         }
         pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-            self.0.try_lock().ok().map(|g| MutexGuard(Some(g)))
+            let g = self.0.try_lock().ok()?;
+            self.touch();
+            Some(MutexGuard(Some(g)))
+        }
+        /// Records an access to the value (loom's causality check, see the type's docs).
+        pub(crate) fn touch(&self) {
+            self.1.with_mut(|_| ());
         }
     }
 
