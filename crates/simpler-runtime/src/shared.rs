@@ -293,7 +293,7 @@ impl RunShared {
             // SAFETY: the task was published to this thread (it ran it) and is not COMPLETED
             // before this access ends, at the end of this block (the caller's guarantee).
             let payload = unsafe { self.payload(s) };
-            for &p in &payload.retained {
+            for &p in payload.retained() {
                 if self.add_and_check(p, 1) {
                     batch.mark(p.ring);
                 }

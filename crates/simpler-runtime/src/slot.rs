@@ -84,10 +84,6 @@ pub(crate) struct Payload {
     /// Scalar arguments (most tasks have none: kept off the slot, which stays small).
     pub scalars: ThinVec<u64>,
     pub block_num: u32,
-    /// Producers the task holds a RETAIN pin on (`tmr` only: read to release the pins at
-    /// completion, which a host-built graph, never reclaiming, skips). WAIT-only producers
-    /// hold no pin and are not listed (`LiveSink` in `orchestrator/submit.rs`).
-    pub retained: Retained,
     /// What the args dump reads, written only while it is on: boxed, 8 bytes in a slot that
     /// would otherwise carry 16 for a diagnostic most runs leave off (a reused slot keeps it).
     pub dump: Option<Box<DumpSelection>>,
@@ -102,7 +98,6 @@ impl Payload {
             tags: ArgTags::default(),
             scalars: ThinVec::new(),
             block_num: 1,
-            retained: Retained::new(),
             dump: None,
         }
     }
@@ -123,11 +118,27 @@ pub(crate) struct DumpSelection {
 /// orchestrator writes away from the slot's.)
 pub(crate) type InlineArgs = SmallVec<[Tensor; INLINE_ARGS]>;
 
+/// What a `tmr` slot keeps beside its payload: the tensor arguments in place and the producers
+/// the task holds a RETAIN pin on. A host-built graph's slot has neither (its arguments are
+/// packed, [`PackedArgs`], and it never reclaims, so it keeps no pins): 24 bytes of its slot
+/// went to a pin list it never wrote (160 bytes a slot, 184 before; `docs/performance.md`,
+/// item 68).
+#[derive(Default)]
+#[repr(C)]
+pub(crate) struct InPlaceArgs {
+    /// The tensor arguments.
+    pub tensors: InlineArgs,
+    /// Producers the task holds a RETAIN pin on, read to release the pins at completion.
+    /// WAIT-only producers hold no pin and are not listed (`LiveSink` in
+    /// `orchestrator/submit.rs`).
+    pub retained: Retained,
+}
+
 /// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan
 /// and counters, what every part of the runtime reads without knowing the ring's kind). The
 /// arguments are [`InlineArgs`] in a `tmr` ring and [`PackedArgs`]
 /// (template numbers and offsets, 32 bytes where two inline tensors take 168) in a host-built
-/// graph's, whose slots are most of its memory (184 bytes a slot, 336 before).
+/// graph's, whose slots are most of its memory (160 bytes a slot, 336 before).
 ///
 /// The order is measured, not incidental: with the fan and counters first, or the arguments
 /// outside the lock after the counters, a tmr 2-argument task took 1.2–1.5× as long end to end
@@ -307,7 +318,7 @@ pub(crate) fn unpack_dtype(packed: u64, j: usize) -> Option<DType> {
 
 /// Host bytes one `tmr` task-window slot takes before any task uses it (what a window size
 /// costs): the slot with two tensor arguments in place.
-pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<RingSlot<InlineArgs>>();
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<RingSlot<InPlaceArgs>>();
 
 /// Host bytes one slot of a host-built graph takes: the slot with its packed arguments.
 pub(crate) const PACKED_SLOT_BYTES: usize = std::mem::size_of::<RingSlot<PackedArgs>>();
@@ -319,10 +330,11 @@ pub(crate) const PACKED_SLOT_BYTES: usize = std::mem::size_of::<RingSlot<PackedA
 /// marks only `tmr` reads (now beside the slots, `ReclaimMarks`), 16 bytes of args-dump
 /// selection (now boxed, [`DumpSelection`]) and two inline tensor arguments, 168 bytes (now
 /// packed, [`PackedArgs`], 32), then a reader-writer lock over the payload, 8 bytes (now
-/// none: the payload protocol, [`RingSlot`]). The build fails when the slot outgrows this
-/// (336 bytes before the arguments were packed).
+/// none: the payload protocol, [`RingSlot`]), then the RETAIN pin list only `tmr` writes, 24
+/// bytes (now beside `tmr`'s arguments, [`InPlaceArgs`]). The build fails when the slot
+/// outgrows this (336 bytes before the arguments were packed).
 #[cfg(not(feature = "loom"))]
-pub(crate) const SLOT_BUDGET: usize = 184;
+pub(crate) const SLOT_BUDGET: usize = 160;
 // (Not under loom, whose model locks and atomics are larger than the real ones.)
 #[cfg(not(feature = "loom"))]
 const _: () = assert!(
@@ -560,8 +572,8 @@ mod tests {
     #[test]
     #[cfg(not(feature = "loom"))]
     fn slots_take_the_bytes_the_docs_account_for() {
-        // `docs/performance.md` (item 36) and `ring/slots.rs` count on these.
-        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (184, 320));
+        // `docs/performance.md` (items 36 and 68) and `ring/slots.rs` count on these.
+        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (160, 320));
     }
 
     #[test]

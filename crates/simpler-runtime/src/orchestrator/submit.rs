@@ -731,10 +731,17 @@ impl Orchestrator {
         let memory = &shared.memory;
         let p = &mut *p;
         match (place, &mut self.arg_arena) {
-            (ArgsMut::InPlace(list), _) => {
+            (ArgsMut::InPlace(a), _) => {
+                let list = &mut a.tensors;
                 list.clear();
                 list.reserve_exact(n);
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
+                // Read only to release the RETAIN pins at completion, which a host-built graph
+                // (whose arguments are packed, below) skips: `RunShared::complete`.
+                let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
+                a.retained.clear();
+                a.retained.reserve_exact(pinned.clone().count());
+                a.retained.extend(pinned.map(|p| p.slot));
             }
             (ArgsMut::Packed(packed), Some(arena)) => {
                 let mut list = arena.begin(&shared.rings[task.ring].slots, n, packed);
@@ -744,14 +751,6 @@ impl Orchestrator {
             (ArgsMut::Packed(_), None) => {
                 unreachable!("a host-built graph's orchestrator packs its arguments")
             }
-        }
-        if self.kind == RuntimeKind::Tmr {
-            // Read only to release the RETAIN pins at completion, which a host-built graph
-            // skips (`RunShared::complete`): a fan-in task's list would cost it an allocation.
-            let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
-            p.retained.clear();
-            p.retained.reserve_exact(pinned.clone().count());
-            p.retained.extend(pinned.map(|p| p.slot));
         }
     }
 

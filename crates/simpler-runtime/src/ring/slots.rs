@@ -1,7 +1,7 @@
 //! A ring's task slots, built a chunk at a time when first used.
 //!
 //! An `hbg` run keeps every task of the graph in its window (2^20 slots for 1M tasks, about
-//! 190 MB, 184 bytes a slot with its packed arguments). Building them all before the first
+//! 170 MB, 160 bytes a slot with its packed arguments). Building them all before the first
 //! submit cost a third of such a run's CPU time, most of it page faults, on the critical path,
 //! and wrote every slot twice: once empty, once
 //! by its submit, long after the empty write had left the caches. Slots are built in chunks of
@@ -33,7 +33,7 @@ use std::time::Duration;
 use crossbeam_queue::ArrayQueue;
 
 use super::arg_arena::BLOCK_TENSORS;
-use crate::slot::{ArgsRead, ArgsWrite, InlineArgs, RingSlot, Slot};
+use crate::slot::{ArgsRead, ArgsWrite, InPlaceArgs, RingSlot, Slot, SlotRef};
 use simpler_core::view_pack::PackedView;
 use simpler_core::Tensor;
 
@@ -41,11 +41,11 @@ use super::arg_arena::{ArgArena, PackedArgs};
 use super::frontiers::{Frontiers, STORAGES};
 use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
 
-/// Slots built together (1024 × 184 bytes in a host-built graph: 184 KB; 320 bytes a slot on
+/// Slots built together (1024 × 160 bytes in a host-built graph: 160 KB; 320 bytes a slot on
 /// `tmr`).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
 
-/// Built chunks the prefault thread keeps ready (8 × 184 KB).
+/// Built chunks the prefault thread keeps ready (8 × 160 KB).
 pub(crate) const SPARE_CHUNKS: usize = 8;
 
 /// Empty argument-arena blocks the prefault thread keeps ready once one was asked for
@@ -316,7 +316,7 @@ fn built_chunk(n: usize, packed: bool, first: u32, window: u32) -> Chunk {
 /// A chunk of slots, of the kind its store keeps.
 enum Chunk {
     /// `tmr`: tensor arguments in place.
-    InPlace(Box<[RingSlot<InlineArgs>]>),
+    InPlace(Box<[RingSlot<InPlaceArgs>]>),
     /// A host-built graph: packed arguments.
     Packed(Box<[RingSlot<PackedArgs>]>),
 }
@@ -340,7 +340,7 @@ impl Chunk {
 /// A slot's payload and tensor arguments, for reading ([`SlotStore::read`]).
 pub(crate) enum PayloadRead<'a> {
     /// A `tmr` slot's.
-    InPlace(ArgsRead<'a, InlineArgs>),
+    InPlace(ArgsRead<'a, InPlaceArgs>),
     /// A host-built graph's.
     Packed(ArgsRead<'a, PackedArgs>),
 }
@@ -350,8 +350,18 @@ impl PayloadRead<'_> {
     #[inline]
     pub fn arg_count(&self) -> usize {
         match self {
-            PayloadRead::InPlace(r) => r.args().len(),
+            PayloadRead::InPlace(r) => r.args().tensors.len(),
             PayloadRead::Packed(r) => r.args().len(),
+        }
+    }
+
+    /// The producers the task holds a RETAIN pin on (none in a host-built graph, which keeps
+    /// no pins).
+    #[inline]
+    pub fn retained(&self) -> &[SlotRef] {
+        match self {
+            PayloadRead::InPlace(r) => &r.args().retained,
+            PayloadRead::Packed(_) => &[],
         }
     }
 
@@ -360,7 +370,7 @@ impl PayloadRead<'_> {
     #[inline]
     pub fn tensors<'s>(&'s self, arena: &ArgArena, scratch: &'s mut Vec<Tensor>) -> &'s [Tensor] {
         match self {
-            PayloadRead::InPlace(r) => r.args(),
+            PayloadRead::InPlace(r) => &r.args().tensors,
             PayloadRead::Packed(r) => {
                 arena.unpack(r.args(), scratch);
                 scratch
@@ -383,7 +393,7 @@ impl std::ops::Deref for PayloadRead<'_> {
 /// A slot's payload and tensor arguments, for writing ([`SlotStore::write`]).
 pub(crate) enum PayloadWrite<'a> {
     /// A `tmr` slot's.
-    InPlace(ArgsWrite<'a, InlineArgs>),
+    InPlace(ArgsWrite<'a, InPlaceArgs>),
     /// A host-built graph's.
     Packed(ArgsWrite<'a, PackedArgs>),
 }
@@ -408,7 +418,7 @@ impl PayloadWrite<'_> {
 /// A slot's tensor arguments, writable ([`PayloadWrite::parts`]).
 pub(crate) enum ArgsMut<'a> {
     /// A `tmr` slot's, in place.
-    InPlace(&'a mut InlineArgs),
+    InPlace(&'a mut InPlaceArgs),
     /// A host-built graph's, packed.
     Packed(&'a mut PackedArgs),
 }
