@@ -136,7 +136,7 @@ pub(crate) struct InPlaceArgs {
 
 /// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan
 /// and counters, what every part of the runtime reads without knowing the ring's kind). The
-/// arguments are [`InlineArgs`] in a `tmr` ring and [`PackedArgs`]
+/// arguments are [`InPlaceArgs`] (with the task's RETAIN pins) in a `tmr` ring and [`PackedArgs`]
 /// (template numbers and offsets, 32 bytes where two inline tensors take 168) in a host-built
 /// graph's, whose slots are most of its memory (160 bytes a slot, 336 before).
 ///
