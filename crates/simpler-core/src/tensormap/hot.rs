@@ -249,7 +249,11 @@ impl HotIndex {
         if let Some(grid) = &mut self.grid {
             if let Some((key, _, _)) = grid_bucket(grid, t, false) {
                 if let Some(cell) = grid.cells.get_mut(&key) {
-                    if let Some(i) = cell.iter().position(|c| c.seq == seq) {
+                    // From the back: the entry removed is nearly always the cell's newest (a
+                    // writer's previous entry on the same box, replaced as the writer is
+                    // registered). A fan-out's cells held 33 entries on average, and the
+                    // search from the front walked 31 of them (`docs/performance.md`, item 69).
+                    if let Some(i) = cell.iter().rposition(|c| c.seq == seq) {
                         cell.swap_remove(i);
                         grid.len -= 1;
                         if grid.len == 0 && grid.cells.len() > EMPTY_INDEX_CELLS_KEPT {
