@@ -249,10 +249,10 @@ impl HotIndex {
         if let Some(grid) = &mut self.grid {
             if let Some((key, _, _)) = grid_bucket(grid, t, false) {
                 if let Some(cell) = grid.cells.get_mut(&key) {
-                    // From the back: the entry removed is nearly always the cell's newest (a
-                    // writer's previous entry on the same box, replaced as the writer is
-                    // registered). A fan-out's cells held 33 entries on average, and the
+                    // From the back: counted in a tmr fan-out run, the entry removed was the
+                    // cell's newest every time; its cells held 33 entries on average, and the
                     // search from the front walked 31 of them (`docs/performance.md`, item 69).
+                    // Any entry is still found, only later.
                     if let Some(i) = cell.iter().rposition(|c| c.seq == seq) {
                         cell.swap_remove(i);
                         grid.len -= 1;
