@@ -7,7 +7,8 @@ bash scripts/install-test-deps.sh
 cargo test --workspace --release "$@"
 # Loom models of the runtime's concurrent protocols (crate::sync switched to loom; bounded,
 # a few seconds): Sleep park/notify, the collectors' buffer channel, ring advance, fanin
-# linking, the payload handoff, a scope release handed to a scheduler.
+# linking, the payload handoff, a scope release handed to a scheduler, a host-built graph's
+# fans without their locks.
 cargo test -p simpler-runtime --features loom --release --lib loom_models
 # The Python package (crates/python, docs/python.md): built from this tree and installed, then
 # its pytest suite, which compares `python -m simpler.tools.*` with the binary built above.

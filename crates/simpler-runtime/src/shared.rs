@@ -305,22 +305,16 @@ impl RunShared {
         // before its consumers are readied is safe: they are in `scratch` now, and readying
         // them touches only their own slots, never this one, which the orchestrator may reuse
         // from here on.
-        let consumed = if reclaims {
-            let mut fan = slot.fan.lock();
-            fan.state = TaskState::Completed;
-            std::mem::swap(&mut fan.consumers, scratch);
-            Self::release_locked(slot, &mut fan, 0, self.window_of(s.ring))
-        } else {
-            // SAFETY: a host-built graph's ring (`reclaims` is false for `hbg` only), and this
-            // thread completes the slot's task (the caller's guarantee): the single-owner rule
-            // (`Slot::fan_exclusive`).
-            unsafe {
-                slot.fan_exclusive(|fan| {
-                    fan.state = TaskState::Completed;
-                    std::mem::swap(&mut fan.consumers, scratch);
-                })
-            };
-            false
+        let window = self.window_of(s.ring);
+        // SAFETY: without the lock only in a host-built graph's ring (`reclaims` is false for
+        // `hbg` only), and this thread completes the slot's task (the caller's guarantee): the
+        // single-owner rule (`Slot::fan_exclusive`).
+        let consumed = unsafe {
+            slot.with_fan(!reclaims, |fan| {
+                fan.state = TaskState::Completed;
+                std::mem::swap(&mut fan.consumers, scratch);
+                reclaims && Self::release_locked(slot, fan, 0, window)
+            })
         };
         if consumed {
             batch.mark(s.ring);

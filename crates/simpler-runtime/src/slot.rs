@@ -486,6 +486,24 @@ impl Slot {
         unsafe { crate::sync::with_unlocked(&self.fan, f) }
     }
 
+    /// Runs `f` on the fan: without its lock when `single_owner` (a host-built graph's slot,
+    /// [`Slot::fan_exclusive`]), else under it (`tmr`, whose schedulers run beside the
+    /// orchestrator). The one place that chooses between the two (the build's links,
+    /// `LiveSink::edge`, and the completions, `RunShared::complete`).
+    ///
+    /// # Safety
+    ///
+    /// When `single_owner`, as [`Slot::fan_exclusive`]; otherwise none.
+    #[inline]
+    pub unsafe fn with_fan<R>(&self, single_owner: bool, f: impl FnOnce(&mut Fan) -> R) -> R {
+        if single_owner {
+            // SAFETY: the caller's guarantee, passed on.
+            unsafe { self.fan_exclusive(f) }
+        } else {
+            f(&mut self.fan.lock())
+        }
+    }
+
     /// Whether the fan is as task `local` of a ring with `window` slots starts it: the slot's
     /// last task was `local − window` and retired ([`Slot::consume`]), or the slot was built
     /// for `local` as its first task ([`Slot::new`]).

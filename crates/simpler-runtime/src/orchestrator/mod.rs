@@ -362,7 +362,11 @@ impl Orchestrator {
         }
         let first = frame.first_task;
         if self.release_batch == 0 || self.scopes.is_empty() {
-            self.apply_scope_releases();
+            if self.release_batch > 0 {
+                // The root's end: nothing is left queued or gathered (without batching,
+                // nothing ever is).
+                self.apply_scope_releases();
+            }
             self.shared
                 .release_scope_batch(self.scope_tasks[first..].iter().map(|t| t.slot));
         } else {

@@ -256,15 +256,11 @@ impl FaninSink for LiveSink<'_> {
 /// reaches while it builds (`Slot::fan_exclusive`).
 #[inline]
 fn build_fan<R>(shared: &RunShared, slot: &Slot, f: impl FnOnce(&mut Fan) -> R) -> R {
-    if shared.kind == RuntimeKind::Hbg {
-        // SAFETY: a host-built graph's slot (its run's only ring is the graph's), reached by
-        // the orchestrator while it builds the graph (every submit does, and a host-built
-        // graph's orchestration runs to its end before the scheduler threads start,
-        // `run::execute`): the single-owner rule.
-        unsafe { slot.fan_exclusive(f) }
-    } else {
-        f(&mut slot.fan.lock())
-    }
+    // SAFETY: without the lock only in a host-built graph (its run's only ring is the
+    // graph's), whose fans the orchestrator reaches while it builds the graph (every submit
+    // does, and a host-built graph's orchestration runs to its end before the scheduler
+    // threads start, `run::execute`): the single-owner rule.
+    unsafe { slot.with_fan(shared.kind == RuntimeKind::Hbg, f) }
 }
 
 impl Orchestrator {

@@ -3,7 +3,8 @@
 //! Normally these are `std`'s atomics and `parking_lot`'s locks. Built with the `loom` feature
 //! they are [loom](https://docs.rs/loom)'s, so the concurrent protocols (the `Sleep`
 //! park/notify, the collectors' buffer channel, ring advance, fanin linking, the payload
-//! handoff) can be model-checked:
+//! handoff, scope releases handed to a scheduler, a host-built graph's fans without their
+//! locks) can be model-checked:
 //! `cargo test -p simpler-runtime --features loom --lib loom_models` (see `loom_models.rs`).
 //! A module that needs a new primitive adds it here, never imports `std::sync::atomic` or
 //! `parking_lot` itself.
