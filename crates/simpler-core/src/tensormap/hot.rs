@@ -63,7 +63,7 @@ struct Grid {
     ndims: usize,
     /// Bucket edge per outer dimension: the first entry's shape there. An entry larger than a
     /// bucket in either dimension stays loose, so a box reaches at most one bucket back.
-    edge: [u64; 2],
+    edge: [Edge; 2],
     /// (bucket in dim 0, bucket in dim 1) → its entries, unordered. A bucket of a tiling holds
     /// one entry (its tile's last writer), kept inline: a `Vec` cost a `malloc` per new tile
     /// and a second cache line per probe.
@@ -140,13 +140,48 @@ impl Grid {
     }
     /// The bucket of a placed entry that fits one, `None` when it is larger than a bucket.
     fn bucket(&self, off: [u64; 2], shape: [u64; 2]) -> Option<Bucket> {
-        (shape[0] <= self.edge[0] && shape[1] <= self.edge[1])
-            .then(|| (off[0] / self.edge[0], off[1] / self.edge[1]))
+        let [e0, e1] = &self.edge;
+        (shape[0] <= e0.len && shape[1] <= e1.len).then(|| (e0.div(off[0]), e1.div(off[1])))
+    }
+}
+
+/// A bucket edge (at least 1), with the shift that divides by it when it is a power of two, as
+/// tiles usually are: a fan-in's inserts and lookups divided offsets by edges 4–6 times each,
+/// and a 64-bit division takes as long as the rest of the bucket's arithmetic.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    len: u64,
+    /// `log2(len)` when `len` is a power of two.
+    shift: Option<u32>,
+}
+
+impl Edge {
+    fn new(len: u64) -> Edge {
+        let len = len.max(1);
+        Edge {
+            len,
+            shift: len.is_power_of_two().then(|| len.trailing_zeros()),
+        }
+    }
+    #[inline]
+    fn div(&self, x: u64) -> u64 {
+        match self.shift {
+            Some(s) => x >> s,
+            None => x / self.len,
+        }
+    }
+    /// Whether `x` is a multiple of the edge.
+    #[inline]
+    fn divides(&self, x: u64) -> bool {
+        match self.shift {
+            Some(_) => x & (self.len - 1) == 0,
+            None => x % self.len == 0,
+        }
     }
 }
 
 /// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
-type Bucket = (u64, u64);
+pub(super) type Bucket = (u64, u64);
 
 impl Grid {
     /// Where the box test places `t`, a view of the grid's layout: its outer box and its
@@ -210,7 +245,9 @@ impl HotIndex {
         }
     }
 
-    pub fn insert(&mut self, t: &Tensor, seq: u64, entry: u32) {
+    /// Adds entry `entry` (view `t`, insert sequence `seq`); returns its grid bucket when it
+    /// went into the grid, for [`HotIndex::remove_from_bucket`].
+    pub fn insert(&mut self, t: &Tensor, seq: u64, entry: u32) -> Option<Bucket> {
         self.min_version = self.min_version.min(t.version());
         if self.grid.is_none() {
             if let Some(pos) = box_position(t) {
@@ -221,7 +258,7 @@ impl HotIndex {
                     dtype: t.dtype(),
                     strides,
                     ndims: t.ndims(),
-                    edge: [shape[0].max(1), shape[1].max(1)],
+                    edge: [Edge::new(shape[0]), Edge::new(shape[1])],
                     aligned: true,
                     cells: FxHashMap::default(),
                     len: 0,
@@ -236,40 +273,50 @@ impl HotIndex {
                     .or_default()
                     .push(Cell { seq, entry, lo, hi });
                 grid.len += 1;
-                grid.aligned &= lo[0] % grid.edge[0] == 0 && lo[1] % grid.edge[1] == 0;
-                return;
+                grid.aligned &= grid.edge[0].divides(lo[0]) && grid.edge[1].divides(lo[1]);
+                return Some(key);
             }
         }
         self.loose.insert((t.start_offset(), seq), entry);
         self.loose_max_extent = self.loose_max_extent.max(t.extent_elems());
+        None
     }
 
     /// Removes the entry inserted as `t` with `seq` (found where [`HotIndex::insert`] put it).
     pub fn remove(&mut self, t: &Tensor, seq: u64) {
-        if let Some(grid) = &mut self.grid {
+        if let Some(grid) = &self.grid {
             if let Some((key, _, _)) = grid_bucket(grid, t, false) {
-                if let Some(cell) = grid.cells.get_mut(&key) {
-                    // From the back: counted in a tmr fan-out run, the entry removed was the
-                    // cell's newest every time; its cells held 33 entries on average, and the
-                    // search from the front walked 31 of them (`docs/performance.md`, item 69).
-                    // Any entry is still found, only later.
-                    if let Some(i) = cell.iter().rposition(|c| c.seq == seq) {
-                        cell.swap_remove(i);
-                        grid.len -= 1;
-                        if grid.len == 0 && grid.cells.len() > EMPTY_INDEX_CELLS_KEPT {
-                            // An empty index holds little (see `HOT_ADDRESS_LIMIT`).
-                            grid.cells = FxHashMap::default();
-                        } else if grid.cells.len() > 2 * grid.len + EMPTY_CELLS_KEPT {
-                            // Emptied buckets keep their place for the next writer of the
-                            // same tile; past this many, they are dropped (amortised O(1)).
-                            grid.cells.retain(|_, cell| !cell.is_empty());
-                        }
-                    }
-                }
+                self.remove_from_bucket(key, seq);
                 return;
             }
         }
         self.loose.remove(&(t.start_offset(), seq));
+    }
+
+    /// Removes the grid entry with `seq` from `key`, the bucket [`HotIndex::insert`] returned
+    /// for it: without its view, whose placement (a division per dimension) a fan-in that
+    /// removes many entries paid for each.
+    pub fn remove_from_bucket(&mut self, key: Bucket, seq: u64) {
+        let Some(grid) = &mut self.grid else { return };
+        let Some(cell) = grid.cells.get_mut(&key) else {
+            return;
+        };
+        // From the back: counted in a tmr fan-out run, the entry removed was the cell's newest
+        // every time; its cells held 33 entries on average, and the search from the front
+        // walked 31 of them (`docs/performance.md`, item 69). Any entry is still found, only
+        // later.
+        if let Some(i) = cell.iter().rposition(|c| c.seq == seq) {
+            cell.swap_remove(i);
+            grid.len -= 1;
+            if grid.len == 0 && grid.cells.len() > EMPTY_INDEX_CELLS_KEPT {
+                // An empty index holds little (see `HOT_ADDRESS_LIMIT`).
+                grid.cells = FxHashMap::default();
+            } else if grid.cells.len() > 2 * grid.len + EMPTY_CELLS_KEPT {
+                // Emptied buckets keep their place for the next writer of the same tile;
+                // past this many, they are dropped (amortised O(1)).
+                grid.cells.retain(|_, cell| !cell.is_empty());
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -310,9 +357,10 @@ impl HotIndex {
         // most a bucket edge), so only the buckets of that range can hold it; when every entry
         // starts on a bucket boundary, none from an earlier bucket reaches the consumer's.
         let span = |d: usize| {
-            let back = if g.aligned { 0 } else { g.edge[d] - 1 };
-            let first = off[d].saturating_sub(back) / g.edge[d];
-            let last = (off[d] + shape[d] - 1) / g.edge[d];
+            let edge = &g.edge[d];
+            let back = if g.aligned { 0 } else { edge.len - 1 };
+            let first = edge.div(off[d].saturating_sub(back));
+            let last = edge.div(off[d] + shape[d] - 1);
             first..=last
         };
         let (rows, cols) = (span(0), span(1));
