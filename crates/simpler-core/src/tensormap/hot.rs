@@ -175,7 +175,7 @@ impl Edge {
     fn divides(&self, x: u64) -> bool {
         match self.shift {
             Some(_) => x & (self.len - 1) == 0,
-            None => x % self.len == 0,
+            None => x.is_multiple_of(self.len),
         }
     }
 }
