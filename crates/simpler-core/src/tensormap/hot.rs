@@ -25,11 +25,9 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
-
 use std::cell::Cell as Memo;
 
+use super::buckets::{Bucket, Buckets, Slot};
 use super::overlap::{box_position, whole_outer_rows, Overlap};
 use crate::tensor::dims_eq;
 use crate::{DType, Tensor, MAX_DIMS};
@@ -64,10 +62,8 @@ struct Grid {
     /// Bucket edge per outer dimension: the first entry's shape there. An entry larger than a
     /// bucket in either dimension stays loose, so a box reaches at most one bucket back.
     edge: [Edge; 2],
-    /// (bucket in dim 0, bucket in dim 1) → its entries, unordered. A bucket of a tiling holds
-    /// one entry (its tile's last writer), kept inline: a `Vec` cost a `malloc` per new tile
-    /// and a second cache line per probe.
-    cells: FxHashMap<Bucket, SmallVec<[Cell; 1]>>,
+    /// (bucket in dim 0, bucket in dim 1) → its entries, unordered (`buckets.rs`).
+    cells: Buckets<Cell>,
     /// Entries held.
     len: usize,
     /// Every entry ever inserted starts on a bucket boundary (a tiling by the first entry's
@@ -180,9 +176,6 @@ impl Edge {
     }
 }
 
-/// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
-pub(super) type Bucket = (u64, u64);
-
 impl Grid {
     /// Where the box test places `t`, a view of the grid's layout: its outer box and its
     /// bucket. The last answer remembered is reused; with `remember`, this one is remembered
@@ -245,9 +238,9 @@ impl HotIndex {
         }
     }
 
-    /// Adds entry `entry` (view `t`, insert sequence `seq`); returns its grid bucket when it
-    /// went into the grid, for [`HotIndex::remove_from_bucket`].
-    pub fn insert(&mut self, t: &Tensor, seq: u64, entry: u32) -> Option<Bucket> {
+    /// Adds entry `entry` (view `t`, insert sequence `seq`); returns its bucket's slot when it
+    /// went into the grid, for [`HotIndex::remove_from_slot`].
+    pub fn insert(&mut self, t: &Tensor, seq: u64, entry: u32) -> Option<Slot> {
         self.min_version = self.min_version.min(t.version());
         if self.grid.is_none() {
             if let Some(pos) = box_position(t) {
@@ -260,7 +253,7 @@ impl HotIndex {
                     ndims: t.ndims(),
                     edge: [Edge::new(shape[0]), Edge::new(shape[1])],
                     aligned: true,
-                    cells: FxHashMap::default(),
+                    cells: Buckets::new(),
                     len: 0,
                     last: Memo::new(None),
                 });
@@ -268,13 +261,10 @@ impl HotIndex {
         }
         if let Some(grid) = &mut self.grid {
             if let Some((key, lo, hi)) = grid_bucket(grid, t, true) {
-                grid.cells
-                    .entry(key)
-                    .or_default()
-                    .push(Cell { seq, entry, lo, hi });
+                let slot = grid.cells.push(key, Cell { seq, entry, lo, hi });
                 grid.len += 1;
                 grid.aligned &= grid.edge[0].divides(lo[0]) && grid.edge[1].divides(lo[1]);
-                return Some(key);
+                return Some(slot);
             }
         }
         self.loose.insert((t.start_offset(), seq), entry);
@@ -286,35 +276,29 @@ impl HotIndex {
     pub fn remove(&mut self, t: &Tensor, seq: u64) {
         if let Some(grid) = &self.grid {
             if let Some((key, _, _)) = grid_bucket(grid, t, false) {
-                self.remove_from_bucket(key, seq);
+                if let Some(slot) = grid.cells.slot_of(key) {
+                    self.remove_from_slot(slot, seq);
+                }
                 return;
             }
         }
         self.loose.remove(&(t.start_offset(), seq));
     }
 
-    /// Removes the grid entry with `seq` from `key`, the bucket [`HotIndex::insert`] returned
-    /// for it: without its view, whose placement (a division per dimension) a fan-in that
-    /// removes many entries paid for each.
-    pub fn remove_from_bucket(&mut self, key: Bucket, seq: u64) {
+    /// Removes the grid entry with `seq` from the bucket in `slot`, which [`HotIndex::insert`]
+    /// returned for it: without its view, whose placement (a division per dimension) a fan-in
+    /// that removes many entries paid for each, nor a hash probe for its bucket.
+    pub fn remove_from_slot(&mut self, slot: Slot, seq: u64) {
         let Some(grid) = &mut self.grid else { return };
-        let Some(cell) = grid.cells.get_mut(&key) else {
-            return;
-        };
-        // From the back: counted in a tmr fan-out run, the entry removed was the cell's newest
-        // every time; its cells held 33 entries on average, and the search from the front
-        // walked 31 of them (`docs/performance.md`, item 69). Any entry is still found, only
-        // later.
-        if let Some(i) = cell.iter().rposition(|c| c.seq == seq) {
-            cell.swap_remove(i);
+        if grid.cells.remove(slot, |c| c.seq == seq) {
             grid.len -= 1;
             if grid.len == 0 && grid.cells.len() > EMPTY_INDEX_CELLS_KEPT {
                 // An empty index holds little (see `HOT_ADDRESS_LIMIT`).
-                grid.cells = FxHashMap::default();
+                grid.cells.clear();
             } else if grid.cells.len() > 2 * grid.len + EMPTY_CELLS_KEPT {
                 // Emptied buckets keep their place for the next writer of the same tile;
                 // past this many, they are dropped (amortised O(1)).
-                grid.cells.retain(|_, cell| !cell.is_empty());
+                grid.cells.drop_empty();
             }
         }
     }
@@ -335,7 +319,7 @@ impl HotIndex {
             // The version rule makes every older entry overlap, wherever it lies.
             out.extend(self.loose.iter().map(loose));
             if let Some(g) = &self.grid {
-                out.extend(g.cells.values().flatten().map(Cell::candidate));
+                out.extend(g.cells.all().flatten().map(Cell::candidate));
             }
             return;
         }
@@ -349,7 +333,7 @@ impl HotIndex {
             .flatten();
         let Some((off, shape)) = placed else {
             // Another layout, or one the box test cannot place: every grid entry may overlap.
-            out.extend(g.cells.values().flatten().map(Cell::candidate));
+            out.extend(g.cells.all().flatten().map(Cell::candidate));
             return;
         };
         // Same layout: an entry overlaps only if its box meets the consumer's in dims 0 and 1.
@@ -379,12 +363,12 @@ impl HotIndex {
         let probes = (rows.end() - rows.start() + 1).saturating_mul(cols.end() - cols.start() + 1);
         if probes > g.cells.len() as u64 {
             // A consumer wider than the occupied buckets: filtering them all is cheaper.
-            g.cells.values().for_each(|cell| meeting(out, cell));
+            g.cells.all().for_each(|cell| meeting(out, cell));
             return;
         }
         for r in rows {
             for c in cols.clone() {
-                if let Some(cell) = g.cells.get(&(r, c)) {
+                if let Some(cell) = g.cells.get((r, c)) {
                     meeting(out, cell);
                 }
             }
@@ -409,7 +393,7 @@ mod tests {
         assert!(h.is_empty());
         let g = h.grid.as_ref().unwrap();
         assert_eq!(g.cells.len(), 1);
-        assert!(g.cells.values().all(|c| c.is_empty() && c.capacity() > 0));
+        assert!(g.cells.all().all(|c| c.is_empty()));
 
         let many = EMPTY_INDEX_CELLS_KEPT as u32 + 1;
         let tiles: Vec<_> = (0..many).map(|i| buf.view(&[1], &[i]).unwrap()).collect();

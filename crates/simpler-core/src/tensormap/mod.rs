@@ -24,6 +24,7 @@
 //! overlap the consumer's view; the visiting
 //! order (newest first) and every result are unchanged (property-tested against the plain map).
 
+mod buckets;
 mod hot;
 mod overlap;
 mod views;
@@ -122,7 +123,9 @@ struct Entry {
     /// Kept in its address's hot index instead of the bucket chain.
     hot: bool,
     bucket: u32,
-    /// The bucket chain's links; for a hot entry, its grid bucket instead ([`grid_links`]).
+    /// The bucket chain's links. A hot entry is in no chain: `b_prev` is its grid bucket's
+    /// slot instead (`NIL` for a loose entry), so that its removal finds it without placing
+    /// its view or probing for the bucket (`buckets.rs`).
     b_prev: u32,
     b_next: u32,
     t_prev: u32,
@@ -319,7 +322,7 @@ impl TensorMap {
             if b_prev == NIL {
                 h.remove(&self.views.get(e), seq);
             } else {
-                h.remove_from_bucket((u64::from(b_prev), u64::from(b_next)), seq);
+                h.remove_from_slot(b_prev, seq);
             }
             return;
         }
@@ -416,9 +419,7 @@ impl TensorMap {
         self.in_use += 1;
         if hot {
             let h = self.hot.get_mut(&addr).expect("checked above");
-            let (p, n) = grid_links(h.insert(tensor, seq, e));
-            let entry = &mut self.entries[e as usize];
-            (entry.b_prev, entry.b_next) = (p, n);
+            self.entries[e as usize].b_prev = h.insert(tensor, seq, e).unwrap_or(NIL);
         } else {
             if b_next != NIL {
                 self.entries[b_next as usize].b_prev = e;
@@ -524,22 +525,11 @@ impl TensorMap {
                 self.unlink_bucket(e);
                 let entry = &mut self.entries[e as usize];
                 entry.hot = true;
-                (entry.b_prev, entry.b_next) = grid_links(index.insert(&self.views.get(e), entry.seq, e));
+                entry.b_prev = index.insert(&self.views.get(e), entry.seq, e).unwrap_or(NIL);
             }
             e = next;
         }
         self.hot.insert(addr, index);
-    }
-}
-
-/// What a hot entry keeps in its bucket-chain links, which it does not use: the grid bucket
-/// its index put it in, so that its removal finds it without placing its view again (a
-/// division per dimension, for each of a fan-in's removals); `NIL` for a loose entry or a
-/// bucket past `u32` (then the removal places the view).
-fn grid_links(bucket: Option<hot::Bucket>) -> (u32, u32) {
-    match bucket {
-        Some((r, c)) if r < u64::from(NIL) && c < u64::from(NIL) => (r as u32, c as u32),
-        _ => (NIL, NIL),
     }
 }
 

@@ -1,0 +1,171 @@
+//! The buckets of a hot index's grid (`hot.rs`): each bucket's entries in a slab, found by
+//! key through a hash map, or directly by slab index, which stays the bucket's while it holds
+//! entries.
+//!
+//! A tiled GEMM's INOUT tile looked its bucket up three times a task: to find the tile's last
+//! writer, to remove that writer's entry, and to insert the new one; each hash probe a chain of
+//! dependent loads. Now an entry keeps its bucket's slab index (`TensorMap` stores it in the
+//! entry), so its removal probes nothing, and the bucket that last lost an entry is tried
+//! first by the next insert (the tile's new writer, in the same submit), so only the lookup
+//! probes.
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
+pub(super) type Bucket = (u64, u64);
+
+/// A bucket's place in the slab: stable while the bucket holds an entry.
+pub(super) type Slot = u32;
+
+/// See the module documentation. `T` is one entry of a bucket.
+#[derive(Debug)]
+pub(super) struct Buckets<T> {
+    /// Key → slab index, for every bucket kept (holding entries, or emptied and kept).
+    index: FxHashMap<Bucket, Slot>,
+    /// Each slot's key and entries; a free slot is empty and listed in `free`. A bucket of a
+    /// tiling holds one entry (its tile's last writer), kept inline: a `Vec` cost a `malloc`
+    /// per new tile and a second cache line per probe.
+    slab: Vec<(Bucket, SmallVec<[T; 1]>)>,
+    free: Vec<Slot>,
+    /// The slot that last lost an entry: the first one [`Buckets::push`] tries.
+    recent: Option<Slot>,
+}
+
+impl<T> Buckets<T> {
+    /// No bucket.
+    pub fn new() -> Self {
+        Buckets {
+            index: FxHashMap::default(),
+            slab: Vec::new(),
+            free: Vec::new(),
+            recent: None,
+        }
+    }
+
+    /// Buckets kept, empty ones included.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The entries of bucket `key`, if it is kept.
+    #[inline]
+    pub fn get(&self, key: Bucket) -> Option<&[T]> {
+        self.index.get(&key).map(|&s| &self.slab[s as usize].1[..])
+    }
+
+    /// The slot of bucket `key`, if it is kept.
+    #[inline]
+    pub fn slot_of(&self, key: Bucket) -> Option<Slot> {
+        self.index.get(&key).copied()
+    }
+
+    /// Every kept bucket's entries (empty ones too), in no particular order.
+    pub fn all(&self) -> impl Iterator<Item = &[T]> {
+        self.slab.iter().map(|(_, entries)| &entries[..])
+    }
+
+    /// Appends `item` to bucket `key` (kept from now on); returns the bucket's slot.
+    #[inline]
+    pub fn push(&mut self, key: Bucket, item: T) -> Slot {
+        let slot = match self.recent {
+            Some(s) if self.slab[s as usize].0 == key => s,
+            _ => self.find_or_add(key),
+        };
+        self.slab[slot as usize].1.push(item);
+        slot
+    }
+
+    fn find_or_add(&mut self, key: Bucket) -> Slot {
+        if let Some(&s) = self.index.get(&key) {
+            return s;
+        }
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize].0 = key;
+                s
+            }
+            None => {
+                self.slab.push((key, SmallVec::new()));
+                (self.slab.len() - 1) as Slot
+            }
+        };
+        self.index.insert(key, s);
+        s
+    }
+
+    /// Removes the last entry of `slot`'s bucket that `is_it` picks; whether there was one.
+    /// From the back: counted in a tmr fan-out run, the entry removed was its bucket's newest
+    /// every time; its buckets held 33 entries on average, and a search from the front walked
+    /// 31 of them (`docs/performance.md`, item 69). Any entry is still found, only later.
+    #[inline]
+    pub fn remove(&mut self, slot: Slot, is_it: impl Fn(&T) -> bool) -> bool {
+        let Some((_, entries)) = self.slab.get_mut(slot as usize) else {
+            return false;
+        };
+        let Some(i) = entries.iter().rposition(is_it) else {
+            return false;
+        };
+        entries.swap_remove(i);
+        self.recent = Some(slot);
+        true
+    }
+
+    /// Drops every bucket.
+    pub fn clear(&mut self) {
+        *self = Buckets::new();
+    }
+
+    /// Drops the empty buckets (their slots are reused by later buckets).
+    pub fn drop_empty(&mut self) {
+        let (slab, free) = (&mut self.slab, &mut self.free);
+        self.index.retain(|_, &mut s| {
+            let keep = !slab[s as usize].1.is_empty();
+            if !keep {
+                slab[s as usize].1 = SmallVec::new();
+                free.push(s);
+            }
+            keep
+        });
+        self.recent = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bucket keeps its slot while it holds entries, whatever else comes and goes; an
+    /// emptied bucket's slot is reused for another key only once empty buckets are dropped,
+    /// and the key then finds the new bucket's entries, not the old one's.
+    #[test]
+    fn slots_stay_with_their_buckets() {
+        let mut b = Buckets::new();
+        let a = b.push((0, 0), 1);
+        let c = b.push((0, 1), 2);
+        assert_ne!(a, c);
+        assert_eq!(b.push((0, 0), 3), a);
+        assert!(b.remove(a, |&x| x == 1));
+        assert!(!b.remove(a, |&x| x == 1), "removed once");
+        assert_eq!(b.get((0, 0)), Some(&[3][..]));
+        // The recent slot is tried first, and a key that is not its own still finds its own.
+        assert_eq!(b.push((0, 1), 4), c);
+        assert_eq!(b.get((0, 1)), Some(&[2, 4][..]));
+        assert!(b.remove(a, |&x| x == 3));
+        assert_eq!(
+            (b.len(), b.get((0, 0))),
+            (2, Some(&[][..])),
+            "emptied, still kept"
+        );
+        b.drop_empty();
+        assert_eq!((b.len(), b.get((0, 0)), b.slot_of((0, 1))), (1, None, Some(c)));
+        assert_eq!(b.push((5, 5), 6), a, "the freed slot, reused");
+        assert_eq!(b.get((5, 5)), Some(&[6][..]));
+        assert_eq!(b.get((0, 1)), Some(&[2, 4][..]));
+        let mut all: Vec<_> = b.all().flatten().copied().collect();
+        all.sort();
+        assert_eq!(all, [2, 4, 6]);
+        b.clear();
+        assert_eq!((b.len(), b.all().count()), (0, 0));
+    }
+}
