@@ -309,13 +309,14 @@ impl RunShared {
         // SAFETY: without the lock only in a host-built graph's ring (`reclaims` is false for
         // `hbg` only), and this thread completes the slot's task (the caller's guarantee): the
         // single-owner rule (`Slot::fan_exclusive`).
-        let consumed = unsafe {
+        let (consumed, consumers) = unsafe {
             slot.with_fan(!reclaims, |fan| {
-                fan.state = TaskState::Completed;
-                std::mem::swap(&mut fan.consumers, scratch);
-                reclaims && Self::release_locked(slot, fan, 0, window)
+                let consumers = fan.complete();
+                (reclaims && Self::release_locked(slot, fan, 0, window), consumers)
             })
         };
+        // The last user of `scratch`'s buffer, if it spilled, frees it here, outside the lock.
+        *scratch = consumers;
         if consumed {
             batch.mark(s.ring);
         }

@@ -77,21 +77,17 @@ impl<T> Buckets<T> {
     }
 
     fn find_or_add(&mut self, key: Bucket) -> Slot {
-        if let Some(&s) = self.index.get(&key) {
-            return s;
-        }
-        let s = match self.free.pop() {
+        let (slab, free) = (&mut self.slab, &mut self.free);
+        *self.index.entry(key).or_insert_with(|| match free.pop() {
             Some(s) => {
-                self.slab[s as usize].0 = key;
+                slab[s as usize].0 = key;
                 s
             }
             None => {
-                self.slab.push((key, SmallVec::new()));
-                (self.slab.len() - 1) as Slot
+                slab.push((key, SmallVec::new()));
+                (slab.len() - 1) as Slot
             }
-        };
-        self.index.insert(key, s);
-        s
+        })
     }
 
     /// Removes the last entry of `slot`'s bucket that `is_it` picks; whether there was one.

@@ -374,12 +374,7 @@ fn a_host_built_graphs_fan_is_reached_by_one_thread_at_a_time() {
                     return; // not the last block: the task is not this thread's to complete
                 }
                 // SAFETY: this thread completes the task (its last block): the single-owner rule.
-                let consumers = unsafe {
-                    slots[0].fan_exclusive(|fan| {
-                        fan.state = TaskState::Completed;
-                        std::mem::take(&mut fan.consumers)
-                    })
-                };
+                let consumers = unsafe { slots[0].fan_exclusive(|fan| fan.complete()) };
                 for c in consumers {
                     if slots[c.index as usize].producer_completed() {
                         ready.fetch_add(1, Ordering::AcqRel);
