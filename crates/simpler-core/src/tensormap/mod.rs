@@ -26,15 +26,15 @@
 
 mod buckets;
 mod hot;
+mod hot_set;
 mod overlap;
 mod views;
 
 pub use overlap::{check_overlap, Overlap};
 
-use rustc_hash::FxHashMap;
-
 use crate::{TaskId, Tensor, MAX_RINGS};
-use hot::{Candidate, HotIndex};
+use hot::Candidate;
+use hot_set::{HotSet, HotSlot};
 use views::Views;
 
 /// Default entry capacity of the runtime's tensor map.
@@ -122,6 +122,7 @@ struct Entry {
     seq: u64,
     /// Kept in its address's hot index instead of the bucket chain.
     hot: bool,
+    /// Its bucket chain's bucket; for a hot entry, its index's slot in the hot set.
     bucket: u32,
     /// The bucket chain's links. A hot entry is in no chain: `b_prev` is its grid bucket's
     /// slot instead (`NIL` for a loose entry), so that its removal finds it without placing
@@ -151,7 +152,7 @@ pub struct TensorMap {
     watermark: [u32; MAX_RINGS],
     cleaned: [u32; MAX_RINGS],
     task_chains: [Vec<TaskChain>; MAX_RINGS],
-    hot: FxHashMap<u64, HotIndex>,
+    hot: HotSet,
     hot_threshold: usize,
     next_seq: u64,
     candidates: Vec<Candidate>,
@@ -184,7 +185,7 @@ impl TensorMap {
             watermark: [0; MAX_RINGS],
             cleaned: [0; MAX_RINGS],
             task_chains,
-            hot: FxHashMap::default(),
+            hot: HotSet::new(nb),
             hot_threshold: cfg.hot_threshold.max(1),
             next_seq: 0,
             candidates: Vec::new(),
@@ -193,10 +194,7 @@ impl TensorMap {
 
     #[inline]
     fn bucket_of(&self, addr: u64) -> usize {
-        if self.bucket_shift >= 64 {
-            return 0;
-        }
-        (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.bucket_shift) as usize
+        bucket_index(addr, self.bucket_shift)
     }
 
     /// Live entries (including stale ones not yet freed).
@@ -314,11 +312,11 @@ impl TensorMap {
             b_next,
             hot,
             seq,
-            addr,
             ..
         } = self.entries[e as usize];
         if hot {
-            let Some(h) = self.hot.get_mut(&addr) else { return };
+            // A hot entry's `bucket` is its index's slot.
+            let h = self.hot.index_mut(bucket);
             if b_prev == NIL {
                 h.remove(&self.views.get(e), seq);
             } else {
@@ -370,9 +368,12 @@ impl TensorMap {
     /// Records that `producer` wrote `tensor`.
     pub fn insert(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
         let addr = tensor.addr();
-        let bucket = self.bucket_of(addr) as u32;
-        let hot = !self.hot.is_empty() && self.hot.contains_key(&addr);
-        let b_next = if hot { NIL } else { self.buckets[bucket as usize] };
+        let chain = self.bucket_of(addr);
+        let hot_slot = self.hot.find(addr, chain);
+        let hot = hot_slot.is_some();
+        // A hot entry is in no chain: its `bucket` is its index's slot.
+        let bucket = hot_slot.unwrap_or(chain as u32);
+        let b_next = if hot { NIL } else { self.buckets[chain] };
         let (t_head_slot, t_next) = match self
             .task_chains
             .get_mut(producer.ring() as usize)
@@ -417,8 +418,8 @@ impl TensorMap {
         self.views.set(e, tensor);
         self.next_seq += 1;
         self.in_use += 1;
-        if hot {
-            let h = self.hot.get_mut(&addr).expect("checked above");
+        if let Some(slot) = hot_slot {
+            let h = self.hot.index_mut(slot);
             self.entries[e as usize].b_prev = h.insert(tensor, seq, e).unwrap_or(NIL);
         } else {
             if b_next != NIL {
@@ -445,10 +446,11 @@ impl TensorMap {
         mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
     ) -> Result<(), E> {
         let addr = consumer.addr();
-        if !self.hot.is_empty() && self.hot.contains_key(&addr) {
-            return self.lookup_hot(consumer, remove_covered, hit);
+        let chain = self.bucket_of(addr);
+        if let Some(slot) = self.hot.find(addr, chain) {
+            return self.lookup_hot(slot, consumer, remove_covered, hit);
         }
-        let mut e = self.buckets[self.bucket_of(addr)];
+        let mut e = self.buckets[chain];
         let mut same_address = 0usize;
         while e != NIL {
             let entry = self.entries[e as usize];
@@ -478,13 +480,14 @@ impl TensorMap {
     /// consumer's are visited, newest first; the index's verdicts stand in for the test.
     fn lookup_hot<E>(
         &mut self,
+        slot: HotSlot,
         consumer: &Tensor,
         remove_covered: bool,
         mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut cands = std::mem::take(&mut self.candidates);
         cands.clear();
-        self.hot[&consumer.addr()].candidates(consumer, &mut cands);
+        self.hot.index(slot).candidates(consumer, &mut cands);
         cands.sort_unstable_by_key(|c| std::cmp::Reverse(c.seq));
         let mut result = Ok(());
         for c in &cands {
@@ -515,22 +518,38 @@ impl TensorMap {
     fn promote(&mut self, addr: u64) {
         if self.hot.len() >= HOT_ADDRESS_LIMIT {
             // Indexes stay when they empty (see `HOT_ADDRESS_LIMIT`); drop the empty ones now.
-            self.hot.retain(|_, h| !h.is_empty());
+            let shift = self.bucket_shift;
+            self.hot.drop_empty(|a| bucket_index(a, shift));
         }
-        let mut index = HotIndex::new();
-        let mut e = self.buckets[self.bucket_of(addr)];
+        let chain = self.bucket_of(addr);
+        let slot = self.hot.add(addr, chain);
+        let mut e = self.buckets[chain];
         while e != NIL {
             let next = self.entries[e as usize].b_next;
             if self.entries[e as usize].addr == addr {
                 self.unlink_bucket(e);
+                let view = self.views.get(e);
                 let entry = &mut self.entries[e as usize];
                 entry.hot = true;
-                entry.b_prev = index.insert(&self.views.get(e), entry.seq, e).unwrap_or(NIL);
+                entry.bucket = slot;
+                entry.b_prev = self
+                    .hot
+                    .index_mut(slot)
+                    .insert(&view, entry.seq, e)
+                    .unwrap_or(NIL);
             }
             e = next;
         }
-        self.hot.insert(addr, index);
     }
+}
+
+/// The bucket of `addr` in a map of `2^(64 - shift)` buckets.
+#[inline]
+fn bucket_index(addr: u64, shift: u32) -> usize {
+    if shift >= 64 {
+        return 0;
+    }
+    (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
 /// The address range of `v`'s capacity past its last element.
