@@ -18,6 +18,15 @@ enum Op {
     },
     /// Retire every task below `fraction`% of those inserted so far, then clean up.
     Retire { fraction: u32 },
+    /// One submit of the next task, as the runtime makes it: an INOUT lookup of a view, an
+    /// INPUT lookup of another (a later argument, which must not see what the first
+    /// removed), then the registration of the first view, or of another.
+    Submit {
+        view: View,
+        read: View,
+        registers: Option<View>,
+        other_buffer: bool,
+    },
 }
 
 /// (first row, rows, first column, columns, version, layout).
@@ -35,6 +44,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (view_s(), any::<bool>(), prop::bool::weighted(0.1))
             .prop_map(|(view, inout, other_buffer)| Op::Lookup { view, inout, other_buffer }),
         1 => (0u32..100).prop_map(|fraction| Op::Retire { fraction }),
+        4 => (view_s(), view_s(), prop::option::weighted(0.2, view_s()), prop::bool::weighted(0.1))
+            .prop_map(|(view, read, registers, other_buffer)| Op::Submit { view, read, registers, other_buffer }),
     ]
 }
 
@@ -126,6 +137,32 @@ proptest! {
                         prop_assert_eq!(&from_packed, &want);
                     }
                     prop_assert_eq!(got, want);
+                }
+                Op::Submit { view, read, registers, other_buffer } => {
+                    let base = if other_buffer { &b } else { &a };
+                    let t = owned(make(base, view), other_buffer);
+                    let r = owned(make(base, read), other_buffer);
+                    let w = registers.map_or(t, |v| owned(make(base, v), other_buffer));
+                    let id = TaskId::new(0, next);
+                    next += 1;
+                    let mut maps = vec![&mut hot, &mut plain];
+                    if !bounded {
+                        maps.push(&mut packed);
+                    }
+                    let mut seen = Vec::new();
+                    for m in maps {
+                        m.sync(id);
+                        let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                        m.lookup::<()>(&t, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                        m.lookup::<()>(&r, false, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                        let used = m.in_use();
+                        m.insert(&w, id).unwrap();
+                        seen.push((got, used, m.in_use()));
+                    }
+                    prop_assert_eq!(&seen[0], &seen[1]);
+                    if let Some(p) = seen.get(2) {
+                        prop_assert_eq!(p, &seen[1]);
+                    }
                 }
                 Op::Retire { fraction } => {
                     if bounded {

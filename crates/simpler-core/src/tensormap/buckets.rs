@@ -107,6 +107,31 @@ impl<T> Buckets<T> {
         true
     }
 
+    /// Changes with `update` the last entry of `slot`'s bucket that `is_it` picks, when the
+    /// bucket is `key`'s; whether there was one.
+    #[inline]
+    pub fn take_over(
+        &mut self,
+        slot: Slot,
+        key: Bucket,
+        is_it: impl Fn(&T) -> bool,
+        update: impl FnOnce(&mut T),
+    ) -> bool {
+        let Some((k, entries)) = self.slab.get_mut(slot as usize) else {
+            return false;
+        };
+        if *k != key {
+            return false;
+        }
+        match entries.iter_mut().rev().find(|e| is_it(e)) {
+            Some(e) => {
+                update(e);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Drops every bucket.
     pub fn clear(&mut self) {
         *self = Buckets::new();

@@ -95,6 +95,9 @@ pub(super) struct Candidate {
     /// What `check_overlap(entry, consumer)` answers, when the index knows it (a grid entry
     /// of at most two dimensions and a placed consumer); `None`: run the test.
     pub verdict: Option<Overlap>,
+    /// The entry's view is the consumer's (known with the verdict: the same box in the
+    /// grid's layout).
+    pub same_view: bool,
 }
 
 /// One grid entry: its box in the two outer dimensions, to test before it is a candidate.
@@ -116,6 +119,7 @@ impl Cell {
             seq: self.seq,
             entry: self.entry,
             verdict: None,
+            same_view: false,
         }
     }
     /// The candidate with `check_overlap`'s verdict for a consumer whose box (`lo`, `hi`) this
@@ -125,6 +129,7 @@ impl Cell {
             lo[0] <= self.lo[0] && self.hi[0] <= hi[0] && lo[1] <= self.lo[1] && self.hi[1] <= hi[1];
         Candidate {
             verdict: Some(if covered { Overlap::Covered } else { Overlap::Other }),
+            same_view: self.lo == lo && self.hi == hi,
             ..self.candidate()
         }
     }
@@ -272,6 +277,27 @@ impl HotIndex {
         None
     }
 
+    /// Gives the grid entry with `seq` in the bucket in `slot` (as [`HotIndex::insert`]
+    /// returned it) the sequence `new_seq`, when `t`, a view its entry is to hold from now on,
+    /// has the same box: what [`HotIndex::remove_from_slot`] then [`HotIndex::insert`] of `t`
+    /// would leave, without leaving the bucket. False (nothing changed) otherwise.
+    pub fn take_over(&mut self, slot: Slot, seq: u64, t: &Tensor, new_seq: u64) -> bool {
+        let Some(grid) = &mut self.grid else { return false };
+        let Some((key, lo, hi)) = grid_bucket(grid, t, true) else {
+            return false;
+        };
+        if !grid.cells.take_over(
+            slot,
+            key,
+            |c| c.seq == seq && c.lo == lo && c.hi == hi,
+            |c| c.seq = new_seq,
+        ) {
+            return false;
+        }
+        self.min_version = self.min_version.min(t.version());
+        true
+    }
+
     /// Removes the entry inserted as `t` with `seq` (found where [`HotIndex::insert`] put it).
     pub fn remove(&mut self, t: &Tensor, seq: u64) {
         if let Some(grid) = &self.grid {
@@ -314,6 +340,7 @@ impl HotIndex {
             seq,
             entry,
             verdict: None,
+            same_view: false,
         };
         if consumer.version() > self.min_version {
             // The version rule makes every older entry overlap, wherever it lies.

@@ -122,6 +122,9 @@ struct Entry {
     seq: u64,
     /// Kept in its address's hot index instead of the bucket chain.
     hot: bool,
+    /// Removed by a lookup and kept for its consumer's registration ([`TensorMap::park`]):
+    /// no lookup sees it.
+    parked: bool,
     /// Its bucket chain's bucket; for a hot entry, its index's slot in the hot set.
     bucket: u32,
     /// The bucket chain's links. A hot entry is in no chain: `b_prev` is its grid bucket's
@@ -156,6 +159,8 @@ pub struct TensorMap {
     hot_threshold: usize,
     next_seq: u64,
     candidates: Vec<Candidate>,
+    /// The entry a lookup parked ([`TensorMap::park`]), if any.
+    parked: Option<u32>,
 }
 
 impl TensorMap {
@@ -189,6 +194,7 @@ impl TensorMap {
             hot_threshold: cfg.hot_threshold.max(1),
             next_seq: 0,
             candidates: Vec::new(),
+            parked: None,
         }
     }
 
@@ -250,6 +256,7 @@ impl TensorMap {
     /// Called at each submit of `task`: frees the entries of tasks its ring retired, in batches
     /// of [`CLEANUP_INTERVAL`], or at once when `task`'s slot still holds an older task's chain.
     pub fn sync(&mut self, task: TaskId) {
+        self.unpark();
         let r = task.ring() as usize;
         let Some(chains) = self.task_chains.get(r).filter(|c| !c.is_empty()) else {
             return;
@@ -263,6 +270,7 @@ impl TensorMap {
 
     /// Frees every stale entry of every ring; returns how many were freed.
     pub fn reclaim_retired(&mut self) -> usize {
+        self.unpark();
         let before = self.in_use;
         for r in 0..MAX_RINGS {
             self.cleanup_ring(r);
@@ -365,8 +373,113 @@ impl TensorMap {
         self.release(e);
     }
 
+    /// Removes covered entry `e` of a hot grid whose view is the consumer's own, as
+    /// [`TensorMap::remove`] does, except that the entry stays where it is, hidden from every
+    /// lookup, for the consumer's registration of the same view to take over
+    /// ([`TensorMap::insert`]): an INOUT tile (a tiled GEMM's C) then neither leaves its
+    /// index's bucket nor enters it again, nor goes through the free list. Anything else that
+    /// comes first finishes the removal ([`TensorMap::unpark`]). One entry at most is parked.
+    fn park(&mut self, e: u32) {
+        self.unlink_task(e);
+        self.entries[e as usize].parked = true;
+        self.in_use -= 1;
+        self.parked = Some(e);
+    }
+
+    /// Finishes the removal of the parked entry, if any.
+    #[inline]
+    fn unpark(&mut self) {
+        if self.parked.is_some() {
+            self.unpark_now();
+        }
+    }
+
+    #[inline(never)]
+    fn unpark_now(&mut self) {
+        if let Some(e) = self.parked.take() {
+            self.entries[e as usize].parked = false;
+            self.unlink_bucket(e);
+            self.free.push(e);
+        }
+    }
+
+    /// [`TensorMap::insert`] with an entry parked: taken over, or its removal finished first.
+    #[inline(never)]
+    fn insert_with_parked(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
+        if let Some(e) = self.parked {
+            if self.take_over(e, tensor, producer) {
+                self.parked = None;
+                return Ok(());
+            }
+            self.unpark_now();
+        }
+        self.insert(tensor, producer)
+    }
+
+    /// The parked entry `e` taken over by `producer`'s registration of `tensor`, when that is
+    /// the view it held: the entry as [`TensorMap::insert`] would make it, in the same place.
+    fn take_over(&mut self, e: u32, tensor: &Tensor, producer: TaskId) -> bool {
+        let entry = self.entries[e as usize];
+        if entry.addr != tensor.addr() || entry.b_prev == NIL {
+            return false;
+        }
+        let seq = self.next_seq;
+        // A parked entry is hot: its `bucket` is its index's slot, `b_prev` its bucket's.
+        if !self
+            .hot
+            .index_mut(entry.bucket)
+            .take_over(entry.b_prev, entry.seq, tensor, seq)
+        {
+            return false;
+        }
+        let entry = &mut self.entries[e as usize];
+        (entry.producer, entry.seq, entry.parked) = (producer, seq, false);
+        self.views.set(e, tensor);
+        self.next_seq += 1;
+        self.in_use += 1;
+        self.link_task(e, producer);
+        true
+    }
+
+    /// The slot of `producer`'s task chain and its head, when the map keeps task chains (the
+    /// chain made `producer`'s if its slot held an older task's).
+    #[inline]
+    fn task_chain_head(&mut self, producer: TaskId) -> (Option<usize>, u32) {
+        let Some(chains) = self
+            .task_chains
+            .get_mut(producer.ring() as usize)
+            .filter(|c| !c.is_empty())
+        else {
+            return (None, NIL);
+        };
+        let slot = producer.local() as usize & (chains.len() - 1);
+        let c = &mut chains[slot];
+        if c.local != producer.local() {
+            *c = TaskChain {
+                local: producer.local(),
+                head: NIL,
+            };
+        }
+        (Some(slot), c.head)
+    }
+
+    /// Links entry `e`, in no task chain, at the head of `producer`'s.
+    fn link_task(&mut self, e: u32, producer: TaskId) {
+        let (t_head_slot, t_next) = self.task_chain_head(producer);
+        (self.entries[e as usize].t_prev, self.entries[e as usize].t_next) = (NIL, t_next);
+        if let Some(slot) = t_head_slot {
+            if t_next != NIL {
+                self.entries[t_next as usize].t_prev = e;
+            }
+            self.task_chains[producer.ring() as usize][slot].head = e;
+        }
+    }
+
     /// Records that `producer` wrote `tensor`.
     pub fn insert(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
+        if self.parked.is_some() {
+            return self.insert_with_parked(tensor, producer);
+        }
         let addr = tensor.addr();
         let chain = self.bucket_of(addr);
         let hot_slot = self.hot.find(addr, chain);
@@ -374,30 +487,14 @@ impl TensorMap {
         // A hot entry is in no chain: its `bucket` is its index's slot.
         let bucket = hot_slot.unwrap_or(chain as u32);
         let b_next = if hot { NIL } else { self.buckets[chain] };
-        let (t_head_slot, t_next) = match self
-            .task_chains
-            .get_mut(producer.ring() as usize)
-            .filter(|c| !c.is_empty())
-        {
-            Some(chains) => {
-                let slot = producer.local() as usize & (chains.len() - 1);
-                let c = &mut chains[slot];
-                if c.local != producer.local() {
-                    *c = TaskChain {
-                        local: producer.local(),
-                        head: NIL,
-                    };
-                }
-                (Some(slot), c.head)
-            }
-            None => (None, NIL),
-        };
+        let (t_head_slot, t_next) = self.task_chain_head(producer);
         let seq = self.next_seq;
         let entry = Entry {
             addr,
             producer,
             seq,
             hot,
+            parked: false,
             bucket,
             b_prev: NIL,
             b_next,
@@ -477,7 +574,10 @@ impl TensorMap {
     }
 
     /// [`TensorMap::lookup`] for a hot address: only entries whose range can reach the
-    /// consumer's are visited, newest first; the index's verdicts stand in for the test.
+    /// consumer's are visited, newest first; the index's verdicts stand in for the test. Out
+    /// of line, so that `lookup`'s bucket-chain walk compiles as it did before parking (with
+    /// this inlined, tmr chain read 1.02–1.03 in 11 pairs; `docs/performance.md`, item 73).
+    #[inline(never)]
     fn lookup_hot<E>(
         &mut self,
         slot: HotSlot,
@@ -493,7 +593,7 @@ impl TensorMap {
         for c in &cands {
             let e = c.entry;
             let entry = self.entries[e as usize];
-            if !self.is_live(entry.producer) {
+            if entry.parked || !self.is_live(entry.producer) {
                 continue;
             }
             let view = self.views.get(e);
@@ -505,7 +605,11 @@ impl TensorMap {
                     break;
                 }
                 if remove_covered && ov == Overlap::Covered {
-                    self.remove(e);
+                    if c.same_view && self.parked.is_none() && entry.b_prev != NIL {
+                        self.park(e);
+                    } else {
+                        self.remove(e);
+                    }
                 }
             }
         }
