@@ -71,6 +71,8 @@ struct Grid {
     aligned: bool,
     /// The last view placed ([`Grid::place`]).
     last: Memo<Option<Placement>>,
+    /// The last buffer size asked about and its answer ([`Grid::whole_outer_rows`]).
+    whole_rows: Memo<Option<(u64, bool)>>,
 }
 
 /// Where the grid placed a view of its layout ([`Grid::place`]), with what the placement
@@ -136,6 +138,21 @@ impl Cell {
 }
 
 impl Grid {
+    /// [`whole_outer_rows`] for `t`, a view of the grid's layout: then its answer depends only
+    /// on the buffer's size, so the last one is reused (it took two divisions a lookup).
+    #[inline]
+    fn whole_outer_rows(&self, t: &Tensor) -> bool {
+        let size = t.size_bytes();
+        if let Some((s, whole)) = self.whole_rows.get() {
+            if s == size {
+                return whole;
+            }
+        }
+        let whole = whole_outer_rows(t);
+        self.whole_rows.set(Some((size, whole)));
+        whole
+    }
+
     fn holds(&self, t: &Tensor) -> bool {
         t.dtype() == self.dtype && dims_eq(t.strides(), &self.strides[..self.ndims])
     }
@@ -261,6 +278,7 @@ impl HotIndex {
                     cells: Buckets::new(),
                     len: 0,
                     last: Memo::new(None),
+                    whole_rows: Memo::new(None),
                 });
             }
         }
@@ -350,12 +368,14 @@ impl HotIndex {
             }
             return;
         }
-        let start = consumer.start_offset();
-        let end = start + consumer.extent_elems();
-        let lo = start.saturating_sub(self.loose_max_extent);
-        out.extend(self.loose.range((lo, 0)..(end, 0)).map(loose));
+        if !self.loose.is_empty() {
+            let start = consumer.start_offset();
+            let end = start + consumer.extent_elems();
+            let lo = start.saturating_sub(self.loose_max_extent);
+            out.extend(self.loose.range((lo, 0)..(end, 0)).map(loose));
+        }
         let Some(g) = &self.grid else { return };
-        let placed = (g.holds(consumer) && whole_outer_rows(consumer))
+        let placed = (g.holds(consumer) && g.whole_outer_rows(consumer))
             .then(|| g.place(consumer, true).outer)
             .flatten();
         let Some((off, shape)) = placed else {
