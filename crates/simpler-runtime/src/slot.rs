@@ -13,8 +13,11 @@ use thin_vec::ThinVec;
 use crate::platform::{MixedKernels, TaskShape};
 use crate::ring::arg_arena::PackedArgs;
 
-/// Tensor arguments a slot holds without allocating.
+/// Tensor arguments a host-built graph's slot keeps in place, packed (`PackedArgs`).
 pub(crate) const INLINE_ARGS: usize = 2;
+
+/// Tensor arguments a `tmr` slot keeps in place, whole ([`InlineArgs`]).
+pub(crate) const IN_PLACE_ARGS: usize = 3;
 
 /// A task's consumer list (see [`Fan::consumers`]).
 pub(crate) type Consumers = SmallVec<[SlotRef; 2]>;
@@ -124,11 +127,12 @@ pub(crate) struct DumpSelection {
     pub scalar_dtypes: u64,
 }
 
-/// `tmr`'s tensor arguments: two in place (no allocation and no extra line to touch for the
-/// common 1–2 argument task), more on the heap, whose capacity a reused slot keeps. (In a
+/// `tmr`'s tensor arguments: three in place (no allocation and no extra line to touch for the
+/// common 1–3 argument task), more on the heap, whose capacity a reused slot keeps. (In a
 /// vector of their own they cost a 2-argument tmr task 1.1–1.3× end to end: lines the
-/// orchestrator writes away from the slot's.)
-pub(crate) type InlineArgs = SmallVec<[Tensor; INLINE_ARGS]>;
+/// orchestrator writes away from the slot's. With two in place, a 3-argument task's went to
+/// the heap: a tiled GEMM took 1.04× as long, `docs/performance.md`, item 76.)
+pub(crate) type InlineArgs = SmallVec<[Tensor; IN_PLACE_ARGS]>;
 
 /// What a `tmr` slot keeps beside its payload: the tensor arguments in place and the producers
 /// the task holds a RETAIN pin on. A host-built graph's slot has neither (its arguments are
@@ -149,7 +153,7 @@ pub(crate) struct InPlaceArgs {
 /// A task-window slot: the [`Payload`] and the task's tensor arguments, then its [`Slot`] (fan
 /// and counters, what every part of the runtime reads without knowing the ring's kind). The
 /// arguments are [`InPlaceArgs`] (with the task's RETAIN pins) in a `tmr` ring and [`PackedArgs`]
-/// (template numbers and offsets, 32 bytes where two inline tensors take 168) in a host-built
+/// (template numbers and offsets, 32 bytes where two whole tensors take 160) in a host-built
 /// graph's, whose slots are most of its memory (160 bytes a slot, 336 before).
 ///
 /// The order is measured, not incidental: with the fan and counters first, or the arguments
@@ -616,8 +620,8 @@ mod tests {
     #[test]
     #[cfg(not(feature = "loom"))]
     fn slots_take_the_bytes_the_docs_account_for() {
-        // `docs/performance.md` (items 36 and 68) and `ring/slots.rs` count on these.
-        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (160, 320));
+        // `docs/performance.md` (items 36, 68 and 76) and `ring/slots.rs` count on these.
+        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (160, 400));
     }
 
     #[test]

@@ -576,7 +576,7 @@ impl TensorMap {
     /// [`TensorMap::lookup`] for a hot address: only entries whose range can reach the
     /// consumer's are visited, newest first; the index's verdicts stand in for the test. Out
     /// of line, so that `lookup`'s bucket-chain walk compiles as it did before parking (with
-    /// this inlined, tmr chain read 1.02–1.03 in 11 pairs; `docs/performance.md`, item 73).
+    /// this inlined, tmr chain read 1.02–1.03 in 11 pairs; `docs/performance.md`, item 74).
     #[inline(never)]
     fn lookup_hot<E>(
         &mut self,
