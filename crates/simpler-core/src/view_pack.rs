@@ -38,12 +38,12 @@ pub struct PackedView {
 }
 
 impl PackedView {
-    fn templated(template: u32, start: u64) -> PackedView {
-        PackedView {
-            template,
-            start_lo: start as u32,
-            start_hi: (start >> 32) as u32,
-        }
+    /// Makes this view template `template` at `start`, field by field.
+    #[inline]
+    fn set(&mut self, template: u32, start: u64) {
+        self.template = template;
+        self.start_lo = start as u32;
+        self.start_hi = (start >> 32) as u32;
     }
 
     /// A view the store keeps whole, at `index` of its own.
@@ -89,25 +89,38 @@ impl TemplateTable {
     /// It changes only how fast the answer comes, never the answer.
     #[inline]
     pub fn pack(&mut self, t: &Tensor, hint: usize) -> Option<PackedView> {
+        let mut v = PackedView::default();
+        self.pack_into(t, hint, &mut v).then_some(v)
+    }
+
+    /// [`TemplateTable::pack`], written into `dst` (false, `dst` unchanged: to be kept whole).
+    /// Its fields are written in place: a `PackedView` returned and then copied was written as
+    /// 4 + 8 bytes and read back as 8 + 4, a store-forwarding stall that waited for every
+    /// older store of the submit (two thirds of an hbg submit's packing, `docs/performance.md`,
+    /// item 77).
+    #[inline]
+    pub fn pack_into(&mut self, t: &Tensor, hint: usize, dst: &mut PackedView) -> bool {
         let recent = &mut self.recent[hint % RECENT];
         // Compared field by field on `t`: building its template first and comparing that
         // stalled on the stores that had just built it (a third of packing's time).
         if let Some(known) = self.templates.get_index(*recent as usize) {
             if known.matches(t) {
-                return Some(PackedView::templated(*recent, t.start_offset()));
+                dst.set(*recent, t.start_offset());
+                return true;
             }
         }
         if t.owner().is_valid() {
-            return None;
+            return false;
         }
         let (template, start) = t.split_template();
         let id = match self.templates.get_index_of(&template) {
             Some(id) => id,
             None if self.templates.len() < TEMPLATE_LIMIT => self.templates.insert_full(template).0,
-            None => return None,
+            None => return false,
         };
         *recent = id as u32;
-        Some(PackedView::templated(*recent, start))
+        dst.set(*recent, start);
+        true
     }
 
     /// The view `v` packs, bit for bit; `whole` gives the views kept whole by index.

@@ -44,7 +44,8 @@ impl HotSet {
     /// The slot of `addr`'s index, when it is hot; `bucket` is its tensor-map bucket.
     #[inline]
     pub fn find(&self, addr: u64, bucket: usize) -> Option<HotSlot> {
-        if self.marked[bucket / 64] & (1 << (bucket % 64)) == 0 {
+        // No hot address at all (most maps, most of the time): no load of a mark.
+        if self.slots.is_empty() || self.marked[bucket / 64] & (1 << (bucket % 64)) == 0 {
             return None;
         }
         self.slots.get(&addr).copied()

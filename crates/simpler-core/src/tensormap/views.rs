@@ -89,30 +89,29 @@ fn put<T>(column: &mut Vec<T>, at: u32, v: T) {
 impl Packed {
     #[inline]
     fn set(&mut self, e: u32, t: &Tensor) {
-        let old_whole = self.column.get(e as usize).and_then(PackedView::whole_index);
-        // The template last met for the buffer's address is tried first.
+        let at = e as usize;
+        if at == self.column.len() {
+            self.column.push(PackedView::default());
+        }
+        let old_whole = self.column[at].whole_index();
+        // The template last met for the buffer's address is tried first. Written in place
+        // (`TemplateTable::pack_into`), not returned and copied.
         let hint = (t.addr().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61) as usize;
-        let packed = match self.templates.pack(t, hint) {
-            Some(v) => {
-                if let Some(old) = old_whole {
-                    self.whole_free.push(old as u32);
-                }
-                v
+        if self.templates.pack_into(t, hint, &mut self.column[at]) {
+            if let Some(old) = old_whole {
+                self.whole_free.push(old as u32);
             }
-            None => {
-                let index = match old_whole {
-                    Some(o) => o,
-                    None => match self.whole_free.pop() {
-                        Some(i) => i as usize,
-                        None => self.whole.len(),
-                    },
-                };
-                let v = PackedView::whole(index);
-                put(&mut self.whole, index as u32, *t);
-                v
-            }
+            return;
+        }
+        let index = match old_whole {
+            Some(o) => o,
+            None => match self.whole_free.pop() {
+                Some(i) => i as usize,
+                None => self.whole.len(),
+            },
         };
-        put(&mut self.column, e, packed);
+        self.column[at] = PackedView::whole(index);
+        put(&mut self.whole, index as u32, *t);
     }
 
     #[inline]

@@ -97,30 +97,37 @@ impl ArenaWriter {
             writer: self,
         }
     }
+}
 
-    /// `t` as a template number and an offset, the template added when it is new, or stored
-    /// whole. The template last met at the same argument position is tried first: a graph's
-    /// tasks mostly name the same buffers in the same positions.
-    #[inline]
-    fn packed(&mut self, t: &Tensor, position: usize) -> PackedView {
-        match self.templates.pack(t, position) {
-            Some(v) => v,
-            None => self.stored_whole(t),
-        }
+/// `t` as a template number and an offset in `dst`, the template added when it is new, or
+/// stored whole in `whole`. The template last met at the same argument position is tried
+/// first: a graph's tasks mostly name the same buffers in the same positions.
+#[inline]
+fn pack_into(
+    templates: &mut TemplateTable,
+    whole: &mut Vec<Vec<Tensor>>,
+    t: &Tensor,
+    position: usize,
+    dst: &mut PackedView,
+) {
+    if !templates.pack_into(t, position, dst) {
+        *dst = stored_whole(whole, t);
     }
+}
 
-    /// `t` stored whole.
-    #[cold]
-    fn stored_whole(&mut self, t: &Tensor) -> PackedView {
-        if self.whole.last().is_none_or(|c| c.len() == WHOLE_CHUNK) {
-            self.whole.push(Vec::with_capacity(WHOLE_CHUNK));
-        }
-        let chunk = self.whole.len() - 1;
-        let c = self.whole.last_mut().expect("pushed above");
-        c.push(*t);
-        PackedView::whole(chunk * WHOLE_CHUNK + c.len() - 1)
+/// `t` stored whole.
+#[cold]
+fn stored_whole(whole: &mut Vec<Vec<Tensor>>, t: &Tensor) -> PackedView {
+    if whole.last().is_none_or(|c| c.len() == WHOLE_CHUNK) {
+        whole.push(Vec::with_capacity(WHOLE_CHUNK));
     }
+    let chunk = whole.len() - 1;
+    let c = whole.last_mut().expect("pushed above");
+    c.push(*t);
+    PackedView::whole(chunk * WHOLE_CHUNK + c.len() - 1)
+}
 
+impl ArenaWriter {
     /// Distinct templates met so far, and tensors stored whole.
     #[cfg(test)]
     fn stored(&self) -> (usize, usize) {
@@ -139,17 +146,15 @@ impl ListPacker<'_> {
     /// Appends the list's next tensor.
     #[inline]
     pub fn push(&mut self, t: Tensor) {
-        let packed = self.writer.packed(&t, self.pushed);
-        if self.pushed < INLINE_ARGS {
-            self.list.head[self.pushed] = packed;
+        let w = &mut *self.writer;
+        let dst = if self.pushed < INLINE_ARGS {
+            &mut self.list.head[self.pushed]
         } else {
-            let block = self
-                .writer
-                .blocks
-                .last_mut()
-                .expect("a block was taken for the tail");
-            block.push(packed);
-        }
+            let block = w.blocks.last_mut().expect("a block was taken for the tail");
+            block.push(PackedView::default());
+            block.last_mut().expect("pushed above")
+        };
+        pack_into(&mut w.templates, &mut w.whole, &t, self.pushed, dst);
         self.pushed += 1;
     }
 
