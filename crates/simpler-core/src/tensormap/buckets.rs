@@ -5,9 +5,8 @@
 //! A tiled GEMM's INOUT tile looked its bucket up three times a task: to find the tile's last
 //! writer, to remove that writer's entry, and to insert the new one; each hash probe a chain of
 //! dependent loads. Now an entry keeps its bucket's slab index (`TensorMap` stores it in the
-//! entry), so its removal probes nothing, and the bucket that last lost an entry is tried
-//! first by the next insert (the tile's new writer, in the same submit), so only the lookup
-//! probes.
+//! entry), so its removal probes nothing, and the bucket last used is tried first by the next
+//! lookup and insert (the tile's next k-step), so a tile's probes come only when it changes.
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -28,7 +27,10 @@ pub(super) struct Buckets<T> {
     /// per new tile and a second cache line per probe.
     slab: Vec<(Bucket, SmallVec<[T; 1]>)>,
     free: Vec<Slot>,
-    /// The slot that last lost an entry: the first one [`Buckets::push`] tries.
+    /// The slot last used (an entry pushed, removed or taken over; `None` after buckets were
+    /// dropped): the first one [`Buckets::get`] and [`Buckets::push`] try. A tiled GEMM's
+    /// tile is looked up, its writer taken over or removed and re-inserted, by each of its
+    /// k-steps in turn, so the next step's lookup finds the tile's bucket without a probe.
     recent: Option<Slot>,
 }
 
@@ -51,6 +53,12 @@ impl<T> Buckets<T> {
     /// The entries of bucket `key`, if it is kept.
     #[inline]
     pub fn get(&self, key: Bucket) -> Option<&[T]> {
+        if let Some(s) = self.recent {
+            let (k, entries) = &self.slab[s as usize];
+            if *k == key {
+                return Some(&entries[..]);
+            }
+        }
         self.index.get(&key).map(|&s| &self.slab[s as usize].1[..])
     }
 
@@ -73,6 +81,7 @@ impl<T> Buckets<T> {
             _ => self.find_or_add(key),
         };
         self.slab[slot as usize].1.push(item);
+        self.recent = Some(slot);
         slot
     }
 
@@ -126,6 +135,7 @@ impl<T> Buckets<T> {
         match entries.iter_mut().rev().find(|e| is_it(e)) {
             Some(e) => {
                 update(e);
+                self.recent = Some(slot);
                 true
             }
             None => false,
