@@ -97,7 +97,7 @@ impl TemplateTable {
     /// Its fields are written in place: a `PackedView` returned and then copied was written as
     /// 4 + 8 bytes and read back as 8 + 4, a store-forwarding stall that waited for every
     /// older store of the submit (two thirds of an hbg submit's packing, `docs/performance.md`,
-    /// item 77).
+    /// item 76).
     #[inline]
     pub fn pack_into(&mut self, t: &Tensor, hint: usize, dst: &mut PackedView) -> bool {
         let recent = &mut self.recent[hint % RECENT];

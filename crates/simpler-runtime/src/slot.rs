@@ -17,7 +17,7 @@ use crate::ring::arg_arena::PackedArgs;
 pub(crate) const INLINE_ARGS: usize = 2;
 
 /// Tensor arguments a `tmr` slot keeps in place, whole ([`InlineArgs`]).
-pub(crate) const IN_PLACE_ARGS: usize = 3;
+pub(crate) const IN_PLACE_ARGS: usize = 2;
 
 /// A task's consumer list (see [`Fan::consumers`]).
 pub(crate) type Consumers = SmallVec<[SlotRef; 2]>;
@@ -127,11 +127,12 @@ pub(crate) struct DumpSelection {
     pub scalar_dtypes: u64,
 }
 
-/// `tmr`'s tensor arguments: three in place (no allocation and no extra line to touch for the
-/// common 1–3 argument task), more on the heap, whose capacity a reused slot keeps. (In a
+/// `tmr`'s tensor arguments: two in place (no allocation and no extra line to touch for the
+/// common 1–2 argument task), more on the heap, whose capacity a reused slot keeps. (In a
 /// vector of their own they cost a 2-argument tmr task 1.1–1.3× end to end: lines the
-/// orchestrator writes away from the slot's. With two in place, a 3-argument task's went to
-/// the heap: a tiled GEMM took 1.04× as long, `docs/performance.md`, item 76.)
+/// orchestrator writes away from the slot's. Three in place made the slot 400 bytes, not a
+/// whole number of lines: a tiled GEMM's 3-argument tasks took 0.97 of the time, 1–2
+/// argument tasks 1.03–1.04; `docs/performance.md`, session 21's tried and dropped.)
 pub(crate) type InlineArgs = SmallVec<[Tensor; IN_PLACE_ARGS]>;
 
 /// What a `tmr` slot keeps beside its payload: the tensor arguments in place and the producers
@@ -620,8 +621,8 @@ mod tests {
     #[test]
     #[cfg(not(feature = "loom"))]
     fn slots_take_the_bytes_the_docs_account_for() {
-        // `docs/performance.md` (items 36, 68 and 76) and `ring/slots.rs` count on these.
-        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (160, 400));
+        // `docs/performance.md` (items 36 and 68) and `ring/slots.rs` count on these.
+        assert_eq!((PACKED_SLOT_BYTES, SLOT_BYTES), (160, 320));
     }
 
     #[test]

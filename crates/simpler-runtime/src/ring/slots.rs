@@ -41,7 +41,7 @@ use super::arg_arena::{ArgArena, PackedArgs};
 use super::frontiers::{Frontiers, STORAGES};
 use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
 
-/// Slots built together (1024 × 160 bytes in a host-built graph: 160 KB; 400 bytes a slot on
+/// Slots built together (1024 × 160 bytes in a host-built graph: 160 KB; 320 bytes a slot on
 /// `tmr`).
 pub(crate) const CHUNK_SLOTS: usize = 1024;
 
