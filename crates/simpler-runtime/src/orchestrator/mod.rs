@@ -8,6 +8,7 @@ mod backpressure;
 mod scope;
 pub(crate) mod scope_release;
 mod submit;
+use submit::KernelIds;
 
 use crate::sync::Ordering;
 use std::cell::RefCell;
@@ -454,9 +455,9 @@ impl Orchestrator {
         alloc: bool,
     ) -> Result<TaskOutputs, Stopped> {
         let Some(start) = self.lane.as_ref().map(|l| l.clock.now()) else {
-            return self.submit_task(kernels, args, alloc);
+            return self.submit_task(KernelIds::of(kernels), args, alloc);
         };
-        let out = self.submit_task(kernels, args, alloc)?;
+        let out = self.submit_task(KernelIds::of(kernels), args, alloc)?;
         if let Some(l) = self.lane.as_mut() {
             let end = l.clock.now();
             let submit_idx = self.submits_timed;

@@ -163,6 +163,29 @@ enum SinkError {
 /// Tasks ahead of a submit whose slot it asks the CPU for ([`Orchestrator::allocate`]).
 const SLOT_PREFETCH_AHEAD: u32 = 4;
 
+/// A submit's kernel ids as two register-sized values, `aic` and `aiv0` in one, so that they
+/// reach [`Orchestrator::submit_task`] in registers. A `MixedKernels` (three `i32`s) went
+/// through memory: its caller stored it as three 4-byte values and the submit read it back
+/// as 8 + 4 bytes, a store-forwarding failure that waited for every older store of the
+/// submit before (`docs/performance.md`, item 78).
+#[derive(Clone, Copy)]
+pub(super) struct KernelIds(u64, i32);
+
+impl KernelIds {
+    #[inline]
+    pub(super) fn of(k: MixedKernels) -> KernelIds {
+        KernelIds(u64::from(k.aic as u32) | u64::from(k.aiv0 as u32) << 32, k.aiv1)
+    }
+    #[inline]
+    fn get(self) -> MixedKernels {
+        MixedKernels {
+            aic: self.0 as u32 as i32,
+            aiv0: (self.0 >> 32) as u32 as i32,
+            aiv1: self.1,
+        }
+    }
+}
+
 /// The runtime's fanin sink: drops producers that already retired, de-duplicates per producer
 /// (flags OR-ed) and links the task to each new live producer under that producer's fan lock,
 /// the only lock the edge takes: into its consumer list while it is PENDING (a completed one
@@ -430,11 +453,11 @@ impl Orchestrator {
     /// task of `alloc_tensors`, which has no inputs and completes at once.
     pub(super) fn submit_task(
         &mut self,
-        kernels: MixedKernels,
+        kernels: KernelIds,
         args: &TaskArgs<'_>,
         is_alloc: bool,
     ) -> Result<TaskOutputs, Stopped> {
-        let task = self.admit(kernels, args)?;
+        let task = self.admit(kernels.get(), args)?;
         let (id, sref, heap_start) = self.allocate(&task, is_alloc)?;
         self.scratch.next_submit();
         if !is_alloc {

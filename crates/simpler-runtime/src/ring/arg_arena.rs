@@ -158,11 +158,15 @@ impl ListPacker<'_> {
         self.pushed += 1;
     }
 
-    /// Ends the list (written in place, [`ArenaWriter::begin`]).
+    /// Checks the list is whole (written in place, [`ArenaWriter::begin`]). By reference: the
+    /// packer moved into a by-value `finish` was a 16-byte load of its two pointers, stored
+    /// 8 bytes at a time just before, a store-forwarding failure (`docs/performance.md`,
+    /// item 78).
     ///
     /// # Panics
     /// When another number of tensors than announced was pushed.
-    pub fn finish(self) {
+    #[inline]
+    pub fn finish(&self) {
         assert_eq!(
             self.pushed,
             self.list.len(),
