@@ -25,7 +25,7 @@
 //! order (newest first) and every result are unchanged (property-tested against the plain map).
 //! Hot addresses are found through a bit per bucket (`hot_set.rs`), and an INOUT lookup that
 //! removes a hot entry holding its own view parks that entry for the same submit's
-//! registration to take over in place ([`TensorMap::park`]); the property test makes whole
+//! registration to take over in place (`TensorMap::park`); the property test makes whole
 //! submits to check that nothing a lookup, a removal or the count in use shows changes.
 
 mod buckets;
