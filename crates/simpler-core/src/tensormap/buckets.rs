@@ -8,25 +8,23 @@
 //! entry), so its removal probes nothing, and the bucket last used is tried first by the next
 //! lookup and insert (the tile's next k-step), so a tile's probes come only when it changes.
 
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+
+use super::keyed_slab::{KeyedSlab, SlabSlot};
 
 /// A grid bucket: (offset in dim 0, offset in dim 1) divided by the bucket edges.
 pub(super) type Bucket = (u64, u64);
 
-/// A bucket's place in the slab: stable while the bucket holds an entry.
-pub(super) type Slot = u32;
+/// A bucket's place: stable while the bucket holds an entry.
+pub(super) type Slot = SlabSlot;
 
 /// See the module documentation. `T` is one entry of a bucket.
 #[derive(Debug)]
 pub(super) struct Buckets<T> {
-    /// Key → slab index, for every bucket kept (holding entries, or emptied and kept).
-    index: FxHashMap<Bucket, Slot>,
-    /// Each slot's key and entries; a free slot is empty and listed in `free`. A bucket of a
-    /// tiling holds one entry (its tile's last writer), kept inline: a `Vec` cost a `malloc`
-    /// per new tile and a second cache line per probe.
-    slab: Vec<(Bucket, SmallVec<[T; 1]>)>,
-    free: Vec<Slot>,
+    /// The buckets kept (holding entries, or emptied and kept). A bucket of a tiling holds one
+    /// entry (its tile's last writer), kept inline: a `Vec` cost a `malloc` per new tile and a
+    /// second cache line per probe.
+    slab: KeyedSlab<Bucket, SmallVec<[T; 1]>>,
     /// The slot last used (an entry pushed, removed or taken over; `None` after buckets were
     /// dropped): the first one [`Buckets::get`] and [`Buckets::push`] try. A tiled GEMM's
     /// tile is looked up, its writer taken over or removed and re-inserted, by each of its
@@ -38,65 +36,48 @@ impl<T> Buckets<T> {
     /// No bucket.
     pub fn new() -> Self {
         Buckets {
-            index: FxHashMap::default(),
-            slab: Vec::new(),
-            free: Vec::new(),
+            slab: KeyedSlab::new(),
             recent: None,
         }
     }
 
     /// Buckets kept, empty ones included.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.slab.len()
+    }
+
+    /// The slot of `key`'s bucket, if it is kept: the recent one, or through the key.
+    #[inline]
+    fn slot_of(&self, key: Bucket) -> Option<Slot> {
+        match self.recent {
+            Some(s) if self.slab.slot(s).0 == key => Some(s),
+            _ => self.slab.slot_of(&key),
+        }
     }
 
     /// The entries of bucket `key`, if it is kept.
     #[inline]
     pub fn get(&self, key: Bucket) -> Option<&[T]> {
-        if let Some(s) = self.recent {
-            let (k, entries) = &self.slab[s as usize];
-            if *k == key {
-                return Some(&entries[..]);
-            }
-        }
-        self.index.get(&key).map(|&s| &self.slab[s as usize].1[..])
-    }
-
-    /// The slot of bucket `key`, if it is kept.
-    #[inline]
-    pub fn slot_of(&self, key: Bucket) -> Option<Slot> {
-        self.index.get(&key).copied()
+        self.slot_of(key).map(|s| &self.slab.slot(s).1[..])
     }
 
     /// Every kept bucket's entries (empty ones too), in no particular order.
     pub fn all(&self) -> impl Iterator<Item = &[T]> {
-        self.slab.iter().map(|(_, entries)| &entries[..])
+        self.slab.values().map(|entries| &entries[..])
     }
 
     /// Appends `item` to bucket `key` (kept from now on); returns the bucket's slot.
     #[inline]
     pub fn push(&mut self, key: Bucket, item: T) -> Slot {
         let slot = match self.recent {
-            Some(s) if self.slab[s as usize].0 == key => s,
-            _ => self.find_or_add(key),
+            Some(s) if self.slab.slot(s).0 == key => s,
+            _ => self.slab.find_or_add(key),
         };
-        self.slab[slot as usize].1.push(item);
+        if let Some(entries) = self.slab.value_mut(slot) {
+            entries.push(item);
+        }
         self.recent = Some(slot);
         slot
-    }
-
-    fn find_or_add(&mut self, key: Bucket) -> Slot {
-        let (slab, free) = (&mut self.slab, &mut self.free);
-        *self.index.entry(key).or_insert_with(|| match free.pop() {
-            Some(s) => {
-                slab[s as usize].0 = key;
-                s
-            }
-            None => {
-                slab.push((key, SmallVec::new()));
-                (slab.len() - 1) as Slot
-            }
-        })
     }
 
     /// Removes the last entry of `slot`'s bucket that `is_it` picks; whether there was one.
@@ -105,7 +86,7 @@ impl<T> Buckets<T> {
     /// 31 of them (`docs/performance.md`, item 69). Any entry is still found, only later.
     #[inline]
     pub fn remove(&mut self, slot: Slot, is_it: impl Fn(&T) -> bool) -> bool {
-        let Some((_, entries)) = self.slab.get_mut(slot as usize) else {
+        let Some(entries) = self.slab.value_mut(slot) else {
             return false;
         };
         let Some(i) = entries.iter().rposition(is_it) else {
@@ -126,20 +107,16 @@ impl<T> Buckets<T> {
         is_it: impl Fn(&T) -> bool,
         update: impl FnOnce(&mut T),
     ) -> bool {
-        let Some((k, entries)) = self.slab.get_mut(slot as usize) else {
+        if self.slab.key_of(slot) != Some(key) {
+            return false;
+        }
+        let entries = self.slab.value_mut(slot);
+        let Some(entry) = entries.and_then(|e| e.iter_mut().rev().find(|e| is_it(e))) else {
             return false;
         };
-        if *k != key {
-            return false;
-        }
-        match entries.iter_mut().rev().find(|e| is_it(e)) {
-            Some(e) => {
-                update(e);
-                self.recent = Some(slot);
-                true
-            }
-            None => false,
-        }
+        update(entry);
+        self.recent = Some(slot);
+        true
     }
 
     /// Drops every bucket.
@@ -149,15 +126,7 @@ impl<T> Buckets<T> {
 
     /// Drops the empty buckets (their slots are reused by later buckets).
     pub fn drop_empty(&mut self) {
-        let (slab, free) = (&mut self.slab, &mut self.free);
-        self.index.retain(|_, &mut s| {
-            let keep = !slab[s as usize].1.is_empty();
-            if !keep {
-                slab[s as usize].1 = SmallVec::new();
-                free.push(s);
-            }
-            keep
-        });
+        self.slab.retain(|entries| !entries.is_empty());
         self.recent = None;
     }
 }

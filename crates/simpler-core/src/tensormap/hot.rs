@@ -200,12 +200,11 @@ impl Edge {
 
 impl Grid {
     /// Where the box test places `t`, a view of the grid's layout: its outer box and its
-    /// bucket. The last answer remembered is reused; with `remember`, this one is remembered
-    /// (a removal does not: a fan-in that removes many entries would overwrite it each time
-    /// for nothing). Inlined: returned through memory, its copy was a store-forwarding stall
-    /// in each caller.
+    /// bucket. The last answer is remembered and reused (a removal places nothing: its entry
+    /// keeps its bucket's slot). Inlined: returned through memory, its copy was a
+    /// store-forwarding stall in each caller.
     #[inline(always)]
-    fn place(&self, t: &Tensor, remember: bool) -> Placement {
+    fn place(&self, t: &Tensor) -> Placement {
         let shape = t.shape();
         if let Some(p) = self.last.get() {
             if p.start == t.start_offset() && dims_eq(&p.shape[..shape.len()], shape) {
@@ -219,27 +218,24 @@ impl Grid {
             outer: outer_box,
             bucket: outer_box.and_then(|(off, shape)| self.bucket(off, shape)),
         };
-        if remember {
-            // Element by element: `copy_from_slice` of the variable-length shape called
-            // `memcpy`, whose narrow stores the wider load of the copy into the memo then
-            // waited for (a store-forwarding stall).
-            for (k, &v) in p.shape.iter_mut().zip(shape) {
-                *k = v;
-            }
-            self.last.set(Some(p));
+        // Element by element: `copy_from_slice` of the variable-length shape called `memcpy`,
+        // whose narrow stores the wider load of the copy into the memo then waited for (a
+        // store-forwarding stall).
+        for (k, &v) in p.shape.iter_mut().zip(shape) {
+            *k = v;
         }
+        self.last.set(Some(p));
         p
     }
 }
 
-/// Where the grid keeps `t`, if it does: its bucket and its outer box (first offsets, ends);
-/// `remember` as in [`Grid::place`].
+/// Where the grid keeps `t`, if it does: its bucket and its outer box (first offsets, ends).
 #[inline]
-fn grid_bucket(grid: &Grid, t: &Tensor, remember: bool) -> Option<(Bucket, [u64; 2], [u64; 2])> {
+fn grid_bucket(grid: &Grid, t: &Tensor) -> Option<(Bucket, [u64; 2], [u64; 2])> {
     if !grid.holds(t) {
         return None;
     }
-    let p = grid.place(t, remember);
+    let p = grid.place(t);
     let (key, (off, shape)) = (p.bucket?, p.outer?);
     Some((key, off, [off[0] + shape[0], off[1] + shape[1]]))
 }
@@ -248,6 +244,12 @@ fn grid_bucket(grid: &Grid, t: &Tensor, remember: bool) -> Option<(Bucket, [u64;
 fn outer(pos: [u64; 2], t: &Tensor) -> ([u64; 2], [u64; 2]) {
     let shape = |d: usize| t.shape().get(d).map_or(1, |&s| u64::from(s));
     (pos, [shape(0), shape(1)])
+}
+
+impl Default for HotIndex {
+    fn default() -> HotIndex {
+        HotIndex::new()
+    }
 }
 
 impl HotIndex {
@@ -283,7 +285,7 @@ impl HotIndex {
             }
         }
         if let Some(grid) = &mut self.grid {
-            if let Some((key, lo, hi)) = grid_bucket(grid, t, true) {
+            if let Some((key, lo, hi)) = grid_bucket(grid, t) {
                 let slot = grid.cells.push(key, Cell { seq, entry, lo, hi });
                 grid.len += 1;
                 grid.aligned &= grid.edge[0].divides(lo[0]) && grid.edge[1].divides(lo[1]);
@@ -301,7 +303,7 @@ impl HotIndex {
     /// would leave, without leaving the bucket. False (nothing changed) otherwise.
     pub fn take_over(&mut self, slot: Slot, seq: u64, t: &Tensor, new_seq: u64) -> bool {
         let Some(grid) = &mut self.grid else { return false };
-        let Some((key, lo, hi)) = grid_bucket(grid, t, true) else {
+        let Some((key, lo, hi)) = grid_bucket(grid, t) else {
             return false;
         };
         if !grid.cells.take_over(
@@ -316,16 +318,9 @@ impl HotIndex {
         true
     }
 
-    /// Removes the entry inserted as `t` with `seq` (found where [`HotIndex::insert`] put it).
-    pub fn remove(&mut self, t: &Tensor, seq: u64) {
-        if let Some(grid) = &self.grid {
-            if let Some((key, _, _)) = grid_bucket(grid, t, false) {
-                if let Some(slot) = grid.cells.slot_of(key) {
-                    self.remove_from_slot(slot, seq);
-                }
-                return;
-            }
-        }
+    /// Removes the loose entry inserted as `t` with `seq` (one [`HotIndex::insert`] returned
+    /// no bucket for; a grid entry is removed by its bucket, [`HotIndex::remove_from_slot`]).
+    pub fn remove_loose(&mut self, t: &Tensor, seq: u64) {
         self.loose.remove(&(t.start_offset(), seq));
     }
 
@@ -376,7 +371,7 @@ impl HotIndex {
         }
         let Some(g) = &self.grid else { return };
         let placed = (g.holds(consumer) && g.whole_outer_rows(consumer))
-            .then(|| g.place(consumer, true).outer)
+            .then(|| g.place(consumer).outer)
             .flatten();
         let Some((off, shape)) = placed else {
             // Another layout, or one the box test cannot place: every grid entry may overlap.
@@ -435,8 +430,8 @@ mod tests {
         let buf = Tensor::contiguous(0x1000, 1 << 24, &[1 << 22], DType::Float32, TaskId::INVALID).unwrap();
         let mut h = HotIndex::new();
         let tile = buf.view(&[1], &[7]).unwrap();
-        h.insert(&tile, 0, 0);
-        h.remove(&tile, 0);
+        let slot = h.insert(&tile, 0, 0).unwrap();
+        h.remove_from_slot(slot, 0);
         assert!(h.is_empty());
         let g = h.grid.as_ref().unwrap();
         assert_eq!(g.cells.len(), 1);
@@ -444,11 +439,11 @@ mod tests {
 
         let many = EMPTY_INDEX_CELLS_KEPT as u32 + 1;
         let tiles: Vec<_> = (0..many).map(|i| buf.view(&[1], &[i]).unwrap()).collect();
-        for (i, t) in tiles.iter().enumerate() {
-            h.insert(t, i as u64 + 1, i as u32);
-        }
-        for (i, t) in tiles.iter().enumerate() {
-            h.remove(t, i as u64 + 1);
+        let slots: Vec<_> = (tiles.iter().enumerate())
+            .map(|(i, t)| h.insert(t, i as u64 + 1, i as u32).unwrap())
+            .collect();
+        for (i, &slot) in slots.iter().enumerate() {
+            h.remove_from_slot(slot, i as u64 + 1);
         }
         assert!(h.is_empty());
         assert_eq!(h.grid.as_ref().unwrap().cells.len(), 0);
@@ -464,8 +459,8 @@ mod tests {
         h.insert(&live, 0, 0); // one writer stays, so the grid never empties
         for i in 1..20_000u32 {
             let t = buf.view(&[1], &[i]).unwrap();
-            h.insert(&t, u64::from(i), i);
-            h.remove(&t, u64::from(i));
+            let slot = h.insert(&t, u64::from(i), i).unwrap();
+            h.remove_from_slot(slot, u64::from(i));
         }
         let g = h.grid.as_ref().unwrap();
         assert_eq!(g.len, 1);

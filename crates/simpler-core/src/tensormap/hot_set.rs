@@ -7,20 +7,16 @@
 //! alone, and an entry in an index keeps the index's slot (`TensorMap` stores it in the
 //! entry), so its removal asks nothing: a hot tile's submit probes the map twice.
 
-use rustc_hash::FxHashMap;
-
 use super::hot::HotIndex;
+use super::keyed_slab::{KeyedSlab, SlabSlot};
 
 /// An index's place in the set: stable while its address is hot.
-pub(super) type HotSlot = u32;
+pub(super) type HotSlot = SlabSlot;
 
 /// See the module documentation.
 pub(super) struct HotSet {
-    /// Address → its index's slot.
-    slots: FxHashMap<u64, HotSlot>,
-    /// The indexes by slot; a freed slot holds an empty index and is listed in `free`.
-    indexes: Vec<HotIndex>,
-    free: Vec<HotSlot>,
+    /// Address → its index.
+    indexes: KeyedSlab<u64, HotIndex>,
     /// One bit per tensor-map bucket: set while a hot address falls in that bucket.
     marked: Vec<u64>,
 }
@@ -29,68 +25,50 @@ impl HotSet {
     /// No hot address, for a map of `buckets` buckets.
     pub fn new(buckets: usize) -> HotSet {
         HotSet {
-            slots: FxHashMap::default(),
-            indexes: Vec::new(),
-            free: Vec::new(),
+            indexes: KeyedSlab::new(),
             marked: vec![0; buckets.div_ceil(64)],
         }
     }
 
     /// Hot addresses.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.indexes.len()
     }
 
     /// The slot of `addr`'s index, when it is hot; `bucket` is its tensor-map bucket.
     #[inline]
     pub fn find(&self, addr: u64, bucket: usize) -> Option<HotSlot> {
         // No hot address at all (most maps, most of the time): no load of a mark.
-        if self.slots.is_empty() || self.marked[bucket / 64] & (1 << (bucket % 64)) == 0 {
+        if self.indexes.len() == 0 || self.marked[bucket / 64] & (1 << (bucket % 64)) == 0 {
             return None;
         }
-        self.slots.get(&addr).copied()
+        self.indexes.slot_of(&addr)
     }
 
     /// The index in `slot`.
     #[inline]
     pub fn index(&self, slot: HotSlot) -> &HotIndex {
-        &self.indexes[slot as usize]
+        &self.indexes.slot(slot).1
     }
 
     /// The index in `slot`, writable.
     #[inline]
     pub fn index_mut(&mut self, slot: HotSlot) -> &mut HotIndex {
-        &mut self.indexes[slot as usize]
+        self.indexes.value_mut(slot).expect("the slot of a hot address")
     }
 
     /// Makes `addr` (in tensor-map bucket `bucket`) hot with an empty index; returns its slot.
     pub fn add(&mut self, addr: u64, bucket: usize) -> HotSlot {
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                self.indexes.push(HotIndex::new());
-                (self.indexes.len() - 1) as HotSlot
-            }
-        };
-        self.slots.insert(addr, slot);
         self.marked[bucket / 64] |= 1 << (bucket % 64);
-        slot
+        self.indexes.find_or_add(addr)
     }
 
     /// Drops the addresses whose index is empty (their slots are reused);
     /// `bucket_of` gives an address's tensor-map bucket.
     pub fn drop_empty(&mut self, bucket_of: impl Fn(u64) -> usize) {
-        let (indexes, free) = (&mut self.indexes, &mut self.free);
-        self.slots.retain(|_, &mut s| {
-            let keep = !indexes[s as usize].is_empty();
-            if !keep {
-                indexes[s as usize] = HotIndex::new();
-                free.push(s);
-            }
-            keep
-        });
+        self.indexes.retain(|h| !h.is_empty());
         self.marked.iter_mut().for_each(|m| *m = 0);
-        for &addr in self.slots.keys() {
+        for &addr in self.indexes.keys() {
             let b = bucket_of(addr);
             self.marked[b / 64] |= 1 << (b % 64);
         }

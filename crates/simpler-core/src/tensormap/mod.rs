@@ -31,6 +31,7 @@
 mod buckets;
 mod hot;
 mod hot_set;
+mod keyed_slab;
 mod overlap;
 mod views;
 
@@ -330,7 +331,7 @@ impl TensorMap {
             // A hot entry's `bucket` is its index's slot.
             let h = self.hot.index_mut(bucket);
             if b_prev == NIL {
-                h.remove(&self.views.get(e), seq);
+                h.remove_loose(&self.views.get(e), seq);
             } else {
                 h.remove_from_slot(b_prev, seq);
             }
@@ -424,7 +425,7 @@ impl TensorMap {
     /// the view it held: the entry as [`TensorMap::insert`] would make it, in the same place.
     fn take_over(&mut self, e: u32, tensor: &Tensor, producer: TaskId) -> bool {
         let entry = self.entries[e as usize];
-        if entry.addr != tensor.addr() || entry.b_prev == NIL {
+        if entry.addr != tensor.addr() {
             return false;
         }
         let seq = self.next_seq;

@@ -97,6 +97,12 @@ impl ArenaWriter {
             writer: self,
         }
     }
+
+    /// Distinct templates met so far, and tensors stored whole.
+    #[cfg(test)]
+    fn stored(&self) -> (usize, usize) {
+        (self.templates.len(), self.whole.iter().map(Vec::len).sum())
+    }
 }
 
 /// `t` as a template number and an offset in `dst`, the template added when it is new, or
@@ -125,14 +131,6 @@ fn stored_whole(whole: &mut Vec<Vec<Tensor>>, t: &Tensor) -> PackedView {
     let c = whole.last_mut().expect("pushed above");
     c.push(*t);
     PackedView::whole(chunk * WHOLE_CHUNK + c.len() - 1)
-}
-
-impl ArenaWriter {
-    /// Distinct templates met so far, and tensors stored whole.
-    #[cfg(test)]
-    fn stored(&self) -> (usize, usize) {
-        (self.templates.len(), self.whole.iter().map(Vec::len).sum())
-    }
 }
 
 /// One list being packed ([`ArenaWriter::begin`]).
