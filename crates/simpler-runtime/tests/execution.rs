@@ -529,6 +529,53 @@ fn tasks_with_six_arguments_compute_the_same_numbers_on_both_runtimes() {
     }
 }
 
+/// A host-built graph unpacks a task's tensors only when its kernel reads one: tasks whose
+/// kernels read none (here every other one) must leave nothing behind for the next task, which
+/// reads its own arguments, not a neighbour's, on either of two scheduler threads.
+#[test]
+fn hbg_tasks_that_read_no_tensor_leave_the_next_tasks_arguments_intact() {
+    const N: u32 = 4000;
+    let mut w = worker();
+    w.register_kernel(8, "ignores_its_tensors", CoreType::Aiv, |ctx| {
+        // The count alone needs no unpacking.
+        match ctx.tensor_count() {
+            2 => Ok(()),
+            n => Err(simpler_runtime::KernelError(format!("{n} tensors"))),
+        }
+    })
+    .unwrap();
+    let src = w.alloc_tensor(&[N], DType::Float32).unwrap();
+    let dst = w.alloc_tensor(&[N], DType::Float32).unwrap();
+    let unused = w.alloc_tensor(&[N], DType::Float32).unwrap();
+    w.fill_with(&src, |k| 3.0 * k as f64 + 1.0).unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    w.run(&cfg, move |o| {
+        for i in 0..N {
+            let mut a = TaskArgs::new();
+            a.input(src.view(&[1], &[i])?)
+                .output_existing(dst.view(&[1], &[i])?);
+            o.submit_aiv(3, &a)?;
+            let mut b = TaskArgs::new();
+            b.input(unused.view(&[1], &[i])?)
+                .output_existing(unused.view(&[1], &[(i + 1) % N])?);
+            o.submit_aiv(8, &b)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let got = w.read::<f32>(&dst).unwrap();
+    let wrong = (0..N as usize).find(|&k| got[k] != 3.0 * k as f32 + 1.0);
+    assert_eq!(
+        wrong.map(|k| (k, got[k])),
+        None,
+        "the first wrong element (index, value)"
+    );
+}
+
 /// Two tasks whose kernels hold their scheduler thread (a real computation, here a sleep) run
 /// on the two scheduler threads at once, although a host-built graph publishes them in one
 /// batch that one thread takes: the idle thread makes the holder share what it has not run

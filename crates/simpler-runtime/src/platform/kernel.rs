@@ -1,6 +1,6 @@
 //! Kernels: Rust functions registered by func id, and the context they run with.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use super::{CoreId, CoreType};
 use crate::memory::{
     load_as_f64, read_view_bytes, store_from_f64, write_view_bytes, Buffer, Element, MemoryError, RunMemory,
 };
+use crate::ring::arg_arena::{ArgArena, PackedArgs};
 use crate::slot::ArgTags;
 
 /// Highest func id + 1.
@@ -107,9 +108,55 @@ impl KernelRegistry {
     }
 }
 
+/// A kernel's tensor arguments: a `tmr` slot's in place, or a host-built graph's packed
+/// views, unpacked on the first access only (a kernel that reads no tensor, a dummy-like or
+/// an empty one, costs no unpacking; the block's subtasks share one unpacking).
+pub(crate) enum ArgTensors<'a> {
+    /// In the slot, ready to lend.
+    InPlace(&'a [Tensor]),
+    /// Packed in the argument arena (`ring/arg_arena.rs`).
+    Packed {
+        arena: &'a ArgArena,
+        list: &'a PackedArgs,
+        /// The unpacked tensors, once a kernel of the block asked for one.
+        unpacked: &'a OnceCell<Vec<Tensor>>,
+        /// The scheduler thread's buffer to unpack into (its capacity is reused task to task).
+        spare: &'a Cell<Vec<Tensor>>,
+    },
+}
+
+impl ArgTensors<'_> {
+    /// Number of tensor arguments (without unpacking).
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            ArgTensors::InPlace(t) => t.len(),
+            ArgTensors::Packed { list, .. } => list.len(),
+        }
+    }
+
+    /// Every tensor argument, unpacking them on the first call.
+    #[inline]
+    fn all(&self) -> &[Tensor] {
+        match self {
+            ArgTensors::InPlace(t) => t,
+            ArgTensors::Packed {
+                arena,
+                list,
+                unpacked,
+                spare,
+            } => unpacked.get_or_init(|| {
+                let mut out = spare.take();
+                arena.unpack(list, &mut out);
+                out
+            }),
+        }
+    }
+}
+
 /// What a kernel sees: its arguments, its block, its core, and device memory.
 pub struct KernelCtx<'a> {
-    pub(crate) tensors: &'a [Tensor],
+    pub(crate) tensors: ArgTensors<'a>,
     pub(crate) tags: ArgTags,
     pub(crate) scalars: &'a [u64],
     pub(crate) memory: &'a RunMemory,
@@ -127,7 +174,7 @@ impl<'a> KernelCtx<'a> {
     }
     /// Tensor argument `i` (outputs already allocated).
     pub fn tensor(&self, i: usize) -> Result<&Tensor, KernelError> {
-        self.tensors.get(i).ok_or_else(|| {
+        self.tensors.all().get(i).ok_or_else(|| {
             KernelError(format!(
                 "tensor argument {i} does not exist ({} given)",
                 self.tensors.len()

@@ -27,12 +27,14 @@
 //! with no arena memory at all, a 1M-task tiled GEMM graph ran in 0.82 of the time, most of
 //! the difference the kernel zeroing the arena's 240 MB on the orchestrator's core.
 
+use std::cell::{Cell, OnceCell};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
 
 use super::arg_arena::BLOCK_TENSORS;
+use crate::platform::kernel::ArgTensors;
 use crate::slot::{ArgsRead, ArgsWrite, InPlaceArgs, RingSlot, Slot, SlotRef};
 use simpler_core::view_pack::PackedView;
 use simpler_core::Tensor;
@@ -375,6 +377,27 @@ impl PayloadRead<'_> {
                 arena.unpack(r.args(), scratch);
                 scratch
             }
+        }
+    }
+
+    /// The tensor arguments as a kernel sees them: a `tmr` slot's in place, a host-built
+    /// graph's packed, unpacked from `arena` into `unpacked` (from the buffer `spare`) when a
+    /// kernel first reads one.
+    #[inline]
+    pub fn arg_tensors<'s>(
+        &'s self,
+        arena: &'s ArgArena,
+        unpacked: &'s OnceCell<Vec<Tensor>>,
+        spare: &'s Cell<Vec<Tensor>>,
+    ) -> ArgTensors<'s> {
+        match self {
+            PayloadRead::InPlace(r) => ArgTensors::InPlace(&r.args().tensors),
+            PayloadRead::Packed(r) => ArgTensors::Packed {
+                arena,
+                list: r.args(),
+                unpacked,
+                spare,
+            },
         }
     }
 }

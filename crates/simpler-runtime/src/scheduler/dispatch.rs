@@ -2,6 +2,7 @@
 //! then complete it now or, when a kernel occupies its core, once the core is released.
 
 use crate::sync::Ordering;
+use std::cell::{Cell, OnceCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -186,7 +187,9 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     let mut held_until: Option<Instant> = None;
     let mut cores: ArrayVec<CoreId, 3> = ArrayVec::new();
     let mut first_start = None;
-    let tensors = payload.tensors(&shared.arg_arena, &mut st.args);
+    // A host-built graph's tensors are unpacked only when a kernel of the block reads one.
+    let unpacked = OnceCell::new();
+    let spare = Cell::new(std::mem::take(&mut st.args));
     for (sub, core) in placement.cores() {
         let kid = kernels[sub];
         let Some(def) = shared.kernels.get(kid) else {
@@ -198,7 +201,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             return;
         };
         let ctx = KernelCtx {
-            tensors,
+            tensors: payload.arg_tensors(&shared.arg_arena, &unpacked, &spare),
             tags: payload.tags,
             scalars: &payload.scalars,
             memory: &shared.memory,
@@ -261,6 +264,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
         st.phases
             .record(l, shared, thread, PhaseKind::Dispatch, popped, start, 1);
     }
+    st.args = unpacked.into_inner().unwrap_or_else(|| spare.into_inner());
     let subtasks = placement.len() as u32;
     // `payload` is not used past this point: once the block is counted finished, another
     // thread may complete the task and the orchestrator reuse its slot.
