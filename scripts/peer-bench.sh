@@ -3,7 +3,9 @@
 # the four `simpler bench` workloads, in one run: REPS alternating repetitions (simpler, then
 # the peer, then the other way round), medians, and the ratio simpler / OpenMP (< 1: simpler
 # is faster). Both use two threads (simpler: its orchestrator and one scheduler on a 2-core
-# machine; OpenMP: OMP_NUM_THREADS=2).
+# machine; OpenMP: OMP_NUM_THREADS=2). The last column is the median over repetitions of
+# hbg / tmr within one repetition (one `simpler bench` process runs both, one after the
+# other): a paired ratio, steadier on a noisy machine than the ratio of the two medians.
 #
 #   bash scripts/peer-bench.sh [TASKS (default 1000000)] [REPS (default 5)]
 set -euo pipefail
@@ -18,22 +20,26 @@ trap 'rm -f "$out"' EXIT
 for ((r = 0; r < reps; r++)); do
   for w in independent chain fanout_fanin tiled_gemm; do
     run_simpler() { target/release/simpler bench --workload "$w" --tasks "$tasks" |
-      awk -v w="$w" '$1 == w { print "simpler-" $2, w, $5 }' >>"$out"; }
+      awk -v w="$w" -v r="$r" '$1 == w { print "simpler-" $2, w, $5, r }' >>"$out"; }
     run_peer() { OMP_NUM_THREADS=2 target/peer/omp_tasks "$w" "$tasks" |
-      awk '{ print "openmp", $1, $3 }' >>"$out"; }
+      awk -v r="$r" '{ print "openmp", $1, $3, r }' >>"$out"; }
     if ((r % 2 == 0)); then run_simpler; run_peer; else run_peer; run_simpler; fi
   done
 done
 python3 - "$out" "$tasks" "$reps" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-med = {}
-for who, w, ns in rows:
+med, by_rep = {}, {}
+for who, w, ns, rep in rows:
     med.setdefault((who, w), []).append(float(ns))
+    by_rep[(who, w, rep)] = float(ns)
 med = {k: statistics.median(v) for k, v in med.items()}
 print(f"ns per task end to end, median of {sys.argv[3]} alternating runs, {sys.argv[2]} tasks")
-print(f"{'workload':<14}{'simpler tmr':>12}{'simpler hbg':>12}{'OpenMP':>10}{'tmr/OpenMP':>12}{'hbg/OpenMP':>12}")
+print(f"{'workload':<14}{'simpler tmr':>12}{'simpler hbg':>12}{'OpenMP':>10}{'tmr/OpenMP':>12}{'hbg/OpenMP':>12}{'hbg/tmr (pairs)':>17}")
 for w in ["independent", "chain", "fanout_fanin", "tiled_gemm"]:
     t, h, o = med[("simpler-tmr", w)], med[("simpler-hbg", w)], med[("openmp", w)]
-    print(f"{w:<14}{t:>12.1f}{h:>12.1f}{o:>10.1f}{t / o:>12.2f}{h / o:>12.2f}")
+    pairs = statistics.median(
+        by_rep[("simpler-hbg", w, r)] / by_rep[("simpler-tmr", w, r)]
+        for r in {rep for who, ww, _, rep in rows if ww == w and who == "simpler-tmr"})
+    print(f"{w:<14}{t:>12.1f}{h:>12.1f}{o:>10.1f}{t / o:>12.2f}{h / o:>12.2f}{pairs:>17.2f}")
 PY

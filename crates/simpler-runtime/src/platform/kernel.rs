@@ -114,7 +114,7 @@ impl KernelRegistry {
 pub(crate) enum ArgTensors<'a> {
     /// In the slot, ready to lend.
     InPlace(&'a [Tensor]),
-    /// Packed in the argument arena (`ring/arg_arena.rs`).
+    /// Packed in the argument arena (`crates/simpler-runtime/src/ring/arg_arena.rs`).
     Packed {
         arena: &'a ArgArena,
         list: &'a PackedArgs,

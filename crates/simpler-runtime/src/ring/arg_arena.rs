@@ -13,7 +13,9 @@
 //! runtime-allocated buffer's, views past its template limit). When the build ends
 //! the orchestrator hands the templates, the whole tensors and the blocks over
 //! ([`ArgArena::publish`]), before any scheduler thread starts, and a thread that runs a task
-//! reads its arguments back, bit for bit, into a list of its own ([`ArgArena::unpack`]).
+//! reads its arguments back, bit for bit, into a list of its own ([`ArgArena::unpack`]) when
+//! the task's kernel first asks for one (`ArgTensors` in
+//! `crates/simpler-runtime/src/platform/kernel.rs`).
 //!
 //! `tmr` reuses its slots, and each keeps its tensors in place (`InlineArgs`, in
 //! `crates/simpler-runtime/src/slot.rs`): a template table would grow with every

@@ -121,13 +121,20 @@ impl Cores {
     /// `None` only while cores are held and no owned cluster has room. Inlined, with
     /// [`Cores::try_cluster`]: the placement returned through memory was copied back with
     /// loads wider than the stores that built it (a store-forwarding stall in `execute`).
+    /// The round robin wraps by comparison: two `%` by the owned count were two integer
+    /// divisions per block on the scheduler's path.
     #[inline(always)]
     pub fn place(&mut self, shape: TaskShape, kernels: &[i32; 3], block: u32) -> Option<Placement> {
         let n = self.owned.len();
-        for i in 0..n {
-            let c = self.owned[(self.next + i) % n];
+        let mut at = self.next;
+        for _ in 0..n {
+            let c = self.owned[at];
+            at += 1;
+            if at == n {
+                at = 0;
+            }
             if let Some(p) = self.try_cluster(c, shape, kernels, block) {
-                self.next = (self.next + i + 1) % n;
+                self.next = at;
                 return Some(p);
             }
             if !self.any_held() {
