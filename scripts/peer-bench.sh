@@ -8,18 +8,20 @@
 # other): a paired ratio, steadier on a noisy machine than the ratio of the two medians.
 #
 #   bash scripts/peer-bench.sh [TASKS (default 1000000)] [REPS (default 5)]
+#   SIMPLER=/tmp/old/simpler bash scripts/peer-bench.sh ...   # another build instead of this tree's
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tasks=${1:-1000000}
 reps=${2:-5}
 mkdir -p target/peer
 g++ -O2 -fopenmp -Wall -o target/peer/omp_tasks bench/peer/omp_tasks.cpp
-cargo build --release --quiet --bin simpler
+simpler=${SIMPLER:-target/release/simpler}
+if [[ -z ${SIMPLER:-} ]]; then cargo build --release --quiet --bin simpler; fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for ((r = 0; r < reps; r++)); do
   for w in independent chain fanout_fanin tiled_gemm; do
-    run_simpler() { target/release/simpler bench --workload "$w" --tasks "$tasks" |
+    run_simpler() { "$simpler" bench --workload "$w" --tasks "$tasks" |
       awk -v w="$w" -v r="$r" '$1 == w { print "simpler-" $2, w, $5, r }' >>"$out"; }
     run_peer() { OMP_NUM_THREADS=2 target/peer/omp_tasks "$w" "$tasks" |
       awk -v r="$r" '{ print "openmp", $1, $3, r }' >>"$out"; }
