@@ -25,7 +25,7 @@ use crate::platform::kernel::KernelRegistry;
 use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
-use crate::ring::slots::PayloadRead;
+use crate::ring::slots::SlotEntry;
 use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
 use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
@@ -203,22 +203,16 @@ impl RunShared {
         self.rings[s.ring as usize].slots.get(s.index)
     }
 
+    /// The slot `s`, found once for its shared part and its payload ([`SlotEntry`]).
+    #[inline]
+    pub(crate) fn entry(&self, s: SlotRef) -> SlotEntry<'_> {
+        self.rings[s.ring as usize].slots.entry(s.index)
+    }
+
     /// Asks the CPU to start loading the slot `s` (see `RingSlot::prefetch`).
     #[inline]
     pub fn prefetch(&self, s: SlotRef) {
         self.rings[s.ring as usize].slots.prefetch(s.index)
-    }
-
-    /// The payload and tensor arguments of the task in `s`, for reading.
-    ///
-    /// # Safety
-    ///
-    /// The payload protocol's rule 2 (`RingSlot` in `slot.rs`): the task in `s` was published
-    /// to the caller's thread and does not complete while the result lives.
-    #[inline]
-    pub unsafe fn payload(&self, s: SlotRef) -> PayloadRead<'_> {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.rings[s.ring as usize].slots.read(s.index) }
     }
 
     /// Publishes one ready task (an SPMD task's next block) and wakes a scheduler.
@@ -265,7 +259,8 @@ impl RunShared {
 
     /// Marks a task COMPLETED, readies its waiting consumers (into the completing thread's own
     /// `local` lanes), releases its RETAIN pins and checks whether it is consumed; counts it
-    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer.
+    /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer. `entry` is
+    /// `self.entry(s)`, which the caller found already.
     ///
     /// # Safety
     ///
@@ -276,12 +271,17 @@ impl RunShared {
     pub unsafe fn complete(
         &self,
         s: SlotRef,
+        entry: SlotEntry<'_>,
         thread: usize,
         scratch: &mut Consumers,
         batch: &mut AdvanceBatch,
         local: &mut LocalReady,
     ) {
-        let slot = self.slot(s);
+        debug_assert!(
+            std::ptr::eq(entry.core(), self.slot(s)),
+            "complete: another slot's entry"
+        );
+        let slot = entry.core();
         // Pins and consumption only decide when a ring reclaims a slot, which a
         // host-built graph never does: its build, the only reader of either (`LiveSink`), is
         // over before anything completes, and its orchestrator writes no fanin into the slot.
@@ -292,7 +292,7 @@ impl RunShared {
         if reclaims {
             // SAFETY: the task was published to this thread (it ran it) and is not COMPLETED
             // before this access ends, at the end of this block (the caller's guarantee).
-            let payload = unsafe { self.payload(s) };
+            let payload = unsafe { entry.read() };
             for &p in payload.retained() {
                 if self.add_and_check(p, 1) {
                     batch.mark(p.ring);

@@ -121,9 +121,21 @@ impl SlotStore {
         (chunk, (index & self.within) as usize)
     }
 
+    /// The slot at `index` (< `len`), found once: a scheduler that runs a task reads its
+    /// shared part and its payload from one lookup instead of one each.
+    #[inline]
+    pub fn entry(&self, index: u32) -> SlotEntry<'_> {
+        match self.chunk(index) {
+            (Chunk::InPlace(c), i) => SlotEntry::InPlace(&c[i]),
+            (Chunk::Packed(c), i) => SlotEntry::Packed(&c[i]),
+        }
+    }
+
     /// The slot at `index` (< `len`).
     #[inline]
     pub fn get(&self, index: u32) -> &Slot {
+        // Matched here rather than through `entry`: that form was no longer inlined into the
+        // orchestrator's callers (`RunShared::slot` became a call, +68 instructions a task).
         match self.chunk(index) {
             (Chunk::InPlace(c), i) => &c[i].core,
             (Chunk::Packed(c), i) => &c[i].core,
@@ -148,24 +160,6 @@ impl SlotStore {
             Some(Chunk::InPlace(c)) => c[(index & self.within) as usize].prefetch_for_write(),
             Some(Chunk::Packed(c)) => c[(index & self.within) as usize].prefetch_for_write(),
             None => {}
-        }
-    }
-
-    /// The payload and tensor arguments of the slot at `index`, for reading.
-    ///
-    /// # Safety
-    ///
-    /// As [`RingSlot::read`]: the payload protocol's rule 2.
-    ///
-    /// [`RingSlot::read`]: crate::slot::RingSlot::read
-    #[inline]
-    pub unsafe fn read(&self, index: u32) -> PayloadRead<'_> {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe {
-            match self.chunk(index) {
-                (Chunk::InPlace(c), i) => PayloadRead::InPlace(c[i].read()),
-                (Chunk::Packed(c), i) => PayloadRead::Packed(c[i].read()),
-            }
         }
     }
 
@@ -339,7 +333,46 @@ impl Chunk {
     }
 }
 
-/// A slot's payload and tensor arguments, for reading ([`SlotStore::read`]).
+/// One slot of a store ([`SlotStore::entry`]): its shared part, and its payload for the
+/// thread its task was published to.
+#[derive(Clone, Copy)]
+pub(crate) enum SlotEntry<'a> {
+    /// A `tmr` slot.
+    InPlace(&'a RingSlot<InPlaceArgs>),
+    /// A host-built graph's.
+    Packed(&'a RingSlot<PackedArgs>),
+}
+
+impl<'a> SlotEntry<'a> {
+    /// The slot's shared part (fan, counters, shape).
+    #[inline]
+    pub fn core(self) -> &'a Slot {
+        match self {
+            SlotEntry::InPlace(r) => &r.core,
+            SlotEntry::Packed(r) => &r.core,
+        }
+    }
+
+    /// The payload and tensor arguments, for reading.
+    ///
+    /// # Safety
+    ///
+    /// As [`RingSlot::read`]: the payload protocol's rule 2.
+    ///
+    /// [`RingSlot::read`]: crate::slot::RingSlot::read
+    #[inline]
+    pub unsafe fn read(self) -> PayloadRead<'a> {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            match self {
+                SlotEntry::InPlace(r) => PayloadRead::InPlace(r.read()),
+                SlotEntry::Packed(r) => PayloadRead::Packed(r.read()),
+            }
+        }
+    }
+}
+
+/// A slot's payload and tensor arguments, for reading ([`SlotEntry::read`]).
 pub(crate) enum PayloadRead<'a> {
     /// A `tmr` slot's.
     InPlace(ArgsRead<'a, InPlaceArgs>),

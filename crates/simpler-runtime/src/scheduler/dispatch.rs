@@ -18,6 +18,7 @@ use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::{panic_message, FatalCode};
 use crate::platform::kernel::KernelCtx;
 use crate::platform::{CoreId, CoreType, TaskShape};
+use crate::ring::slots::SlotEntry;
 use crate::shared::{AdvanceBatch, RunShared};
 use crate::slot::{shape_from_u8, SlotRef};
 
@@ -122,7 +123,15 @@ impl ThreadState {
             for &core in &h.cores {
                 self.cores.release(core);
             }
-            finish_block(shared, self, h.slot, h.subtasks, h.one_block, h.rows);
+            finish_block(
+                shared,
+                self,
+                h.slot,
+                shared.entry(h.slot),
+                h.subtasks,
+                h.one_block,
+                h.rows,
+            );
             any = true;
         }
         any
@@ -134,16 +143,27 @@ impl ThreadState {
 pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popped: Option<PhaseStart>) {
     let thread = st.thread;
     let dispatch_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
-    let slot = shared.slot(s);
+    // The slot's shared part and its payload from one lookup, which the completion reuses.
+    let entry = shared.entry(s);
+    let slot = entry.core();
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {
         let id = popped.map(|_| {
             // SAFETY: this thread popped the dummy task (it was published to it), which
             // completes only below, after this read.
-            unsafe { shared.payload(s) }.id
+            unsafe { entry.read() }.id
         });
         // SAFETY: this thread popped the dummy task and holds no access to its payload.
-        unsafe { shared.complete(s, st.thread as usize, &mut st.scratch, &mut st.batch, &mut st.own) };
+        unsafe {
+            shared.complete(
+                s,
+                entry,
+                st.thread as usize,
+                &mut st.scratch,
+                &mut st.batch,
+                &mut st.own,
+            )
+        };
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
@@ -152,7 +172,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
     // SAFETY: this thread popped the task (it was published to it), and the task cannot
     // complete before this thread counts its block finished (`finish_block`, after the last
     // use of `payload`): the payload protocol's rule 2 (`RingSlot` in `slot.rs`).
-    let payload = unsafe { shared.payload(s) };
+    let payload = unsafe { entry.read() };
     // A one-block task is dispatched once, by this thread: its block is 0 and its last
     // subtasks are the ones placed here, with no atomic read-modify-write to find either out.
     let one_block = payload.block_num == 1;
@@ -277,7 +297,7 @@ pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popp
             cores,
             rows,
         }),
-        None => finish_block(shared, st, s, subtasks, one_block, rows),
+        None => finish_block(shared, st, s, entry, subtasks, one_block, rows),
     }
 }
 
@@ -288,13 +308,14 @@ fn finish_block(
     shared: &RunShared,
     st: &mut ThreadState,
     s: SlotRef,
+    entry: SlotEntry<'_>,
     subtasks: u32,
     one_block: bool,
     rows: ArrayVec<TaskRow, 3>,
 ) {
     let complete_start = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
     let start_depths = st.phases.depths(shared);
-    let slot = shared.slot(s);
+    let slot = entry.core();
     debug_assert!(!one_block || slot.remaining.load(Ordering::Relaxed) == subtasks);
     if one_block || slot.remaining.fetch_sub(subtasks, Ordering::AcqRel) == subtasks {
         // Every block has finished (blocks write disjoint slices): one capture of the whole
@@ -303,11 +324,20 @@ fn finish_block(
             // SAFETY: this thread ran the task's last block (every other block finished
             // before: `remaining`, AcqRel), so the task was published to it, and it completes
             // only below, after this access ended.
-            let payload = unsafe { shared.payload(s) };
+            let payload = unsafe { entry.read() };
             d.capture(Stage::AfterCompletion, &payload, shared);
         }
         // SAFETY: as above; this function holds no access to the payload now.
-        unsafe { shared.complete(s, st.thread as usize, &mut st.scratch, &mut st.batch, &mut st.own) };
+        unsafe {
+            shared.complete(
+                s,
+                entry,
+                st.thread as usize,
+                &mut st.scratch,
+                &mut st.batch,
+                &mut st.own,
+            )
+        };
     }
     if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();

@@ -208,7 +208,7 @@ fn a_payload_is_written_again_only_after_its_reader_is_done() {
                 }
                 // SAFETY: task 0 was published to this thread and completes below, after the
                 // read ends (the payload protocol's rule 2).
-                let block_num = unsafe { ring.slots.read(0) }.block_num;
+                let block_num = unsafe { ring.slots.entry(0).read() }.block_num;
                 assert_eq!(block_num, 7);
                 let slot = ring.slot_of(0);
                 let mut fan = slot.fan.lock();
@@ -230,7 +230,7 @@ fn a_payload_is_written_again_only_after_its_reader_is_done() {
         write(9);
         scheduler.join().unwrap();
         // SAFETY: nothing else runs now.
-        assert_eq!(unsafe { ring.slots.read(0) }.block_num, 9);
+        assert_eq!(unsafe { ring.slots.entry(0).read() }.block_num, 9);
     });
 }
 
