@@ -138,13 +138,19 @@ impl ThreadState {
     }
 }
 
-/// Runs one claimed block (or completes a dummy) of task `s`. `popped`: when phases are
-/// recorded, the run-clock time of the pop and the ready-queue depths then.
-pub(crate) fn execute(shared: &RunShared, s: SlotRef, st: &mut ThreadState, popped: Option<PhaseStart>) {
+/// Runs one claimed block (or completes a dummy) of task `s`, whose slot is `entry`
+/// (`shared.entry(s)`: its shared part and its payload from one lookup, which the completion
+/// reuses). `popped`: when phases are recorded, the run-clock time of the pop and the
+/// ready-queue depths then.
+pub(crate) fn execute(
+    shared: &RunShared,
+    s: SlotRef,
+    entry: SlotEntry<'_>,
+    st: &mut ThreadState,
+    popped: Option<PhaseStart>,
+) {
     let thread = st.thread;
     let dispatch_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
-    // The slot's shared part and its payload from one lookup, which the completion reuses.
-    let entry = shared.entry(s);
     let slot = entry.core();
     let shape = shape_from_u8(slot.shape.load(Ordering::Relaxed));
     if shape == TaskShape::Dummy {

@@ -22,6 +22,7 @@ use std::time::Instant;
 use crate::collectors::swimlane::PhaseKind;
 use crate::config::RuntimeKind;
 use crate::shared::{AdvanceBatch, RunShared, PARK_TICK};
+use crate::slot::shape_from_u8;
 use crate::sync::Ordering;
 
 pub(crate) use cores::Cores;
@@ -114,8 +115,9 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             let cores = &st.cores;
             st.own.take_single(|shape| cores.can_place(shape))
         };
+        // The task and its slot, looked up once for the prefetch and the dispatch.
         let task = if single.is_some() {
-            single
+            single.map(|task| (task, shared.entry(task)))
         } else {
             let mut lane = dispatch::lane_of(&shared, thread_index, &mut st.own);
             let task = if st.cores.any_held() {
@@ -124,22 +126,25 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             } else {
                 lane.next(&shared.ready, &shared.sched_sleep, |_| true)
             };
-            if let (Some(task), true) = (task, prefetch) {
-                let shape = shared.shape_of(task);
-                if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
-                    shared.prefetch(soon);
+            task.map(|task| {
+                let entry = shared.entry(task);
+                if prefetch {
+                    let shape = shape_from_u8(entry.core().shape.load(Ordering::Relaxed));
+                    if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
+                        shared.prefetch(soon);
+                    }
                 }
-            }
-            task
+                (task, entry)
+            })
         };
         if let Some((now, _)) = popped_at {
             st.phases
                 .popped(task.is_some(), now, &mut st.probes.lane, &shared, thread_index);
         }
-        if let Some(task) = task {
+        if let Some((task, entry)) = task {
             idle = 0;
             forwarded = false;
-            dispatch::execute(&shared, task, &mut st, popped_at);
+            dispatch::execute(&shared, task, entry, &mut st, popped_at);
             if shared.panic_in_scheduler {
                 panic!("injected scheduler panic (Faults::panic_in_scheduler)");
             }
