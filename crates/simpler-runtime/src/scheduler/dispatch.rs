@@ -104,6 +104,27 @@ pub(crate) fn lane_of<'a>(shared: &'a RunShared, thread: u32, own: &'a mut Local
 }
 
 impl ThreadState {
+    /// Completes task `s` (slot `entry`) with this thread's buffers ([`RunShared::complete`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`RunShared::complete`]: this thread finished the task, which is not completed yet,
+    /// and holds no access to its payload.
+    #[inline]
+    unsafe fn complete(&mut self, shared: &RunShared, s: SlotRef, entry: SlotEntry<'_>) {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            shared.complete(
+                s,
+                entry,
+                self.thread as usize,
+                &mut self.scratch,
+                &mut self.batch,
+                &mut self.own,
+            )
+        };
+    }
+
     /// The earliest deadline of a held block.
     pub fn next_deadline(&self) -> Option<Instant> {
         self.held.iter().map(|h| h.until).min()
@@ -160,16 +181,7 @@ pub(crate) fn execute(
             unsafe { entry.read() }.id
         });
         // SAFETY: this thread popped the dummy task and holds no access to its payload.
-        unsafe {
-            shared.complete(
-                s,
-                entry,
-                st.thread as usize,
-                &mut st.scratch,
-                &mut st.batch,
-                &mut st.own,
-            )
-        };
+        unsafe { st.complete(shared, s, entry) };
         if let (Some(l), Some(id), Some(start)) = (st.probes.lane.as_mut(), id, popped) {
             st.phases.record_dummy(l, shared, thread, id.raw(), start);
         }
@@ -334,16 +346,7 @@ fn finish_block(
             d.capture(Stage::AfterCompletion, &payload, shared);
         }
         // SAFETY: as above; this function holds no access to the payload now.
-        unsafe {
-            shared.complete(
-                s,
-                entry,
-                st.thread as usize,
-                &mut st.scratch,
-                &mut st.batch,
-                &mut st.own,
-            )
-        };
+        unsafe { st.complete(shared, s, entry) };
     }
     if let Some(l) = st.probes.lane.as_mut() {
         let finish_ns = l.clock.now();
