@@ -515,6 +515,7 @@ impl<'a> TaskArgs<'a> {
         }
     }
     /// Explicit deps in order, with their kinds.
+    #[inline]
     pub fn explicit_deps(&self) -> impl Iterator<Item = (TaskId, DepKind)> + '_ {
         let empty: &[(TaskId, DepKind)] = &[];
         let (inline, ids, kinds) = match &self.deps {

@@ -238,6 +238,7 @@ pub fn registrable_outputs(manual_scope: bool, args: &[TensorArg]) -> usize {
 }
 
 /// Step 3: records `task` as the latest writer of every view whose rule registers a writer.
+#[inline]
 pub fn register_outputs(
     task: TaskId,
     manual_scope: bool,

@@ -260,6 +260,7 @@ impl TensorMap {
 
     /// Called at each submit of `task`: frees the entries of tasks its ring retired, in batches
     /// of [`CLEANUP_INTERVAL`], or at once when `task`'s slot still holds an older task's chain.
+    #[inline]
     pub fn sync(&mut self, task: TaskId) {
         self.unpark();
         let r = task.ring() as usize;

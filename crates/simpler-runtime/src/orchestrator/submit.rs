@@ -461,15 +461,13 @@ impl Orchestrator {
         let (id, sref, heap_start) = self.allocate(&task, is_alloc)?;
         self.scratch.next_submit();
         if !is_alloc {
-            match self.inference_ns {
-                None => self.infer(id, sref, &task, args)?,
-                Some(spent) => {
-                    let t0 = std::time::Instant::now();
-                    let inferred = self.infer(id, sref, &task, args);
-                    self.inference_ns = Some(spent + t0.elapsed().as_nanos() as u64);
-                    inferred?
-                }
+            // One call site: `infer` is inlined here.
+            let t0 = self.inference_ns.map(|_| std::time::Instant::now());
+            let inferred = self.infer(id, sref, &task, args);
+            if let (Some(t0), Some(spent)) = (t0, self.inference_ns) {
+                self.inference_ns = Some(spent + t0.elapsed().as_nanos() as u64);
             }
+            inferred?;
         }
         let mut done = TaskOutputs {
             id,
@@ -633,7 +631,9 @@ impl Orchestrator {
 
     /// Stage 3: the fanin (into `scratch.fanin`, the task linked to each live producer), dep_gen's
     /// view of the submit, and the tensor-map registration of the task's outputs.
-    #[inline]
+    // Always inlined into its one caller: as a call, its prologue, epilogue and the moves of
+    // its arguments were about 30 instructions a submit (`docs/performance.md`, item 82).
+    #[inline(always)]
     fn infer(
         &mut self,
         id: TaskId,
@@ -687,12 +687,19 @@ impl Orchestrator {
         if let Err(e) = found {
             return Err(self.fanin_error(e));
         }
-        let n = registrable_outputs(manual, args.tensors());
-        if n > 0 {
-            self.ensure_tensormap(n)?;
-            register_outputs(id, manual, args.tensors(), &mut self.tmap)
-                .expect("room was made by ensure_tensormap");
+        if manual {
+            return Ok(());
         }
+        // A task registers at most one entry per argument: with that much room (nearly always)
+        // the entries it registers need not be counted first.
+        if self.tmap.free_slots() < args.tensors().len() {
+            let n = registrable_outputs(manual, args.tensors());
+            if n > 0 {
+                self.ensure_tensormap(n)?;
+            }
+        }
+        register_outputs(id, manual, args.tensors(), &mut self.tmap)
+            .expect("room was made by ensure_tensormap");
         Ok(())
     }
 
@@ -757,10 +764,12 @@ impl Orchestrator {
                 fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
                 // Read only to release the RETAIN pins at completion, which a host-built graph
                 // (whose arguments are packed, below) skips: `RunShared::complete`.
-                let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
                 a.retained.clear();
-                a.retained.reserve_exact(pinned.clone().count());
-                a.retained.extend(pinned.map(|p| p.slot));
+                if !self.scratch.fanin.is_empty() {
+                    let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
+                    a.retained.reserve_exact(pinned.clone().count());
+                    a.retained.extend(pinned.map(|p| p.slot));
+                }
             }
             (ArgsMut::Packed(packed), Some(arena)) => {
                 let mut list = arena.begin(&shared.rings[task.ring].slots, n, packed);
