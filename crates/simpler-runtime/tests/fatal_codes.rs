@@ -304,6 +304,33 @@ fn a_fanin_wider_than_the_dep_pool_waits_for_its_producers() {
     assert_eq!(w.read::<f32>(&x).unwrap(), vec![1.0; 8]);
 }
 
+/// Admission remembers the last kernel ids that passed its check (`CheckedKernels`): a submit
+/// with other ids is still checked, however many valid submits came before it.
+#[test]
+fn kernels_are_checked_after_valid_submits_of_other_kernels() {
+    let w = worker();
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        for _ in 0..3 {
+            o.submit_aic(3, &TaskArgs::new())?;
+        }
+        o.submit_aiv(3, &TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(
+        msg.ends_with("kernel cube (func_id 3) runs on aic cores but was submitted to an aiv subslot"),
+        "{msg}"
+    );
+    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+        o.submit_aic(3, &TaskArgs::new())?;
+        o.submit_aic(3, &TaskArgs::new())?;
+        o.submit_aic(9, &TaskArgs::new())?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::InvalidArgs);
+    assert!(msg.ends_with("kernel func_id 9 is not registered"), "{msg}");
+}
+
 #[test]
 fn invalid_args() {
     let w = worker();

@@ -114,6 +114,8 @@ pub struct Orchestrator {
     release_batches: u64,
     manual_depth: Option<usize>,
     scratch: submit::Scratch,
+    /// The last kernel ids admitted, checked ([`submit::CheckedKernels`]).
+    checked_kernels: submit::CheckedKernels,
     total_tasks: u64,
     fanin_log: Option<Vec<FaninRecord>>,
     /// The scope-stats producer; `None` when disabled (a probe is then one load and a branch).
@@ -192,6 +194,7 @@ impl Orchestrator {
             release_batches: 0,
             manual_depth: None,
             scratch: submit::Scratch::new(&windows),
+            checked_kernels: submit::CheckedKernels::default(),
             total_tasks: 0,
             fanin_log: record_fanin.then(Vec::new),
             scope_stats: scope_stats.map(RefCell::new),

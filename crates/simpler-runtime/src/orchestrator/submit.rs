@@ -6,11 +6,13 @@
 //! 3. [`infer`](Orchestrator::infer): the fanin through the shared dependency function
 //!    (linking the task to each live producer, `LiveSink`) and the tensor-map registration of
 //!    the outputs;
-//! 4. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
-//!    the producers the task pins into the slot;
-//! 5. [`wire_task`](Orchestrator::wire_task): the fanin spill, then [`wire`](Orchestrator::wire)
-//!    accounts the links, makes the final count and publishes the task when ready (the hidden
-//!    allocation task of `alloc_tensors` is completed at once instead, `complete_alloc`).
+//! 4. [`reserve_links`](Orchestrator::reserve_links): the fanin spill beyond the inline
+//!    capacity and the dep-pool entries of the links, waiting for reclaim when full;
+//! 5. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
+//!    the producers the task pins into the slot, leave its retirement marks and make its
+//!    fanin's final count, from one lookup of the slot; the task is then published when
+//!    ready (the hidden allocation task of `alloc_tensors` is completed at once instead,
+//!    `complete_alloc`).
 
 use crate::sync::Ordering;
 
@@ -148,6 +150,8 @@ fn written_marks(n: usize) -> Vec<(u32, u32)> {
 struct Admitted {
     kernels: MixedKernels,
     shape: TaskShape,
+    /// Active subslots of the kernels.
+    subslots: u32,
     block_num: u32,
     /// Bytes of the task's OUTPUT arguments, packed.
     out_bytes: u64,
@@ -168,7 +172,7 @@ const SLOT_PREFETCH_AHEAD: u32 = 4;
 /// through memory: its caller stored it as three 4-byte values and the submit read it back
 /// as 8 + 4 bytes, a store-forwarding failure that waited for every older store of the
 /// submit before (`docs/performance.md`, item 78).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct KernelIds(u64, i32);
 
 impl KernelIds {
@@ -186,6 +190,23 @@ impl KernelIds {
     }
 }
 
+/// The kernel ids of the last submit that passed the registry check, with what admission made
+/// of them. Orchestrations submit the same kernels over and over, and the registry does not
+/// change while a run lasts, so a submit with the same ids skips the check (a lookup per
+/// subslot) and the work of the shape and the subslot count.
+#[derive(Clone, Copy, Default)]
+pub(super) struct CheckedKernels(Option<(KernelIds, Kernels)>);
+
+/// A submit's kernels as admission checked them.
+#[derive(Clone, Copy)]
+struct Kernels {
+    /// Normalized (`MixedKernels::normalized`).
+    ids: MixedKernels,
+    shape: TaskShape,
+    /// Active subslots: each block of the task runs this many subtasks.
+    subslots: u32,
+}
+
 /// The runtime's fanin sink: drops producers that already retired, de-duplicates per producer
 /// (flags OR-ed) and links the task to each new live producer under that producer's fan lock,
 /// the only lock the edge takes: into its consumer list while it is PENDING (a completed one
@@ -197,7 +218,7 @@ impl KernelIds {
 /// Linking before the task is wired is safe: the task's fanin is opened before its first link
 /// (`Slot::await_links`: more count-downs than it has producers), so a producer completing
 /// meanwhile only counts itself down, and only the orchestrator's count-down in
-/// [`Orchestrator::wire`] or a completion after it can make the task ready.
+/// [`Orchestrator::write_payload`] or a completion after it can make the task ready.
 struct LiveSink<'a> {
     shared: &'a RunShared,
     scratch: &'a mut Scratch,
@@ -395,9 +416,9 @@ impl Orchestrator {
     /// How many of this submit's producers are still pending (only they take dep-pool entries),
     /// after waiting, while they complete, until that many can fit in `ring`'s pool at all.
     ///
-    /// Counting costs a lock per producer, so `wire` asks only when the cheap bound (the
-    /// producers linked) does not fit. The count can only shrink: a completed producer has
-    /// taken the task off its list and never returns to pending. `Err` when none of them
+    /// Counting costs a lock per producer, so `reserve_links` asks only when the cheap bound
+    /// (the producers linked) does not fit. The count can only shrink: a completed producer
+    /// has taken the task off its list and never returns to pending. `Err` when none of them
     /// completes for [`DEADLOCK_TIMEOUT`].
     ///
     /// [`DEADLOCK_TIMEOUT`]: super::backpressure::DEADLOCK_TIMEOUT
@@ -457,7 +478,7 @@ impl Orchestrator {
         args: &TaskArgs<'_>,
         is_alloc: bool,
     ) -> Result<TaskOutputs, Stopped> {
-        let task = self.admit(kernels.get(), args)?;
+        let task = self.admit(kernels, args)?;
         let (id, sref, heap_start) = self.allocate(&task, is_alloc)?;
         self.scratch.next_submit();
         if !is_alloc {
@@ -469,15 +490,26 @@ impl Orchestrator {
             }
             inferred?;
         }
+        if !is_alloc {
+            self.reserve_links(task.ring)?;
+        }
         let mut done = TaskOutputs {
             id,
             outputs: Outputs::new(),
         };
-        self.write_payload(id, sref, &task, args, heap_start, &mut done.outputs);
+        let ready = self.write_payload(id, sref, &task, args, heap_start, &mut done.outputs, is_alloc);
         if is_alloc {
-            self.complete_alloc(sref, task.ring);
+            self.shared.task_finished(self.shared.orchestrator_counter());
         } else {
-            self.wire_task(id, sref, task.ring, task.shape)?;
+            if ready {
+                self.ready_soon(sref, task.shape);
+            }
+            if let Some(log) = &mut self.fanin_log {
+                log.push(super::FaninRecord {
+                    task: id,
+                    producers: self.scratch.fanin.iter().map(|p| (p.id, p.flags)).collect(),
+                });
+            }
             if self.kind == RuntimeKind::Tmr && self.ready_overdue() {
                 self.publish_ready();
             }
@@ -487,16 +519,32 @@ impl Orchestrator {
 
     /// Stage 1: checks the arguments, the kernels, an SPMD sync start and the scope's room.
     #[inline]
-    fn admit(&mut self, kernels: MixedKernels, args: &TaskArgs<'_>) -> Result<Admitted, Stopped> {
+    fn admit(&mut self, ids: KernelIds, args: &TaskArgs<'_>) -> Result<Admitted, Stopped> {
         self.check_live()?;
         if let Some(e) = args.error() {
             return Err(self.invalid(e.to_string()));
         }
-        let kernels = kernels.normalized();
-        if let Err(why) = self.validate_kernels(kernels) {
-            return Err(self.invalid(why));
-        }
-        let shape = kernels.shape();
+        let checked = match self.checked_kernels.0 {
+            Some((last, checked)) if last == ids => checked,
+            _ => {
+                let kernels = ids.get().normalized();
+                if let Err(why) = self.validate_kernels(kernels) {
+                    return Err(self.invalid(why));
+                }
+                let checked = Kernels {
+                    ids: kernels,
+                    shape: kernels.shape(),
+                    subslots: kernels.active_count(),
+                };
+                self.checked_kernels = CheckedKernels(Some((ids, checked)));
+                checked
+            }
+        };
+        let Kernels {
+            ids: kernels,
+            shape,
+            subslots,
+        } = checked;
         let launch = args.launch();
         let block_num = u32::from(launch.block_num);
         if launch.require_sync_start && block_num > 1 {
@@ -539,6 +587,7 @@ impl Orchestrator {
         Ok(Admitted {
             kernels,
             shape,
+            subslots,
             block_num,
             out_bytes,
             ring,
@@ -582,14 +631,13 @@ impl Orchestrator {
         // ahead of the real one): its lines are with the scheduler that ran its last task, so
         // ask for them now, for writing, and take them over while this task is submitted.
         let ahead = local.wrapping_add(SLOT_PREFETCH_AHEAD);
-        if self.rings[ring].slot_is_free(ahead) {
-            self.shared.rings[ring]
-                .slots
-                .prefetch_for_write(ahead & self.shared.rings[ring].mask);
-        }
+        let shared_ring = &self.shared.rings[ring];
+        let ahead = self.rings[ring]
+            .slot_is_free(ahead)
+            .then_some(ahead & shared_ring.mask);
         // The slot is re-derived from `self.shared` after every call that needs `&mut self`
         // (a field borrow costs nothing; cloning the `Arc` per submit costs two atomic RMWs).
-        let slot = self.shared.slot(sref);
+        let slot = shared_ring.slots.get_prefetching(sref.index, ahead);
         // The slot's fan is as this task starts it, left so by its last task's retirement
         // (`Slot::consume`) or, for its first task, by its build (`Slot::new`), unless this
         // is an alloc task (completed at once).
@@ -607,13 +655,8 @@ impl Orchestrator {
         }
         slot.next_block.store(0, Ordering::Relaxed);
         slot.remaining
-            .store(task.block_num * task.kernels.active_count(), Ordering::Relaxed);
+            .store(task.block_num * task.subslots, Ordering::Relaxed);
         slot.shape.store(task.shape as u8, Ordering::Relaxed);
-        if let Some(marks) = self.shared.rings[task.ring].marks(sref) {
-            marks
-                .heap_end
-                .store(heap_start + task.out_bytes, Ordering::Relaxed);
-        }
         // A host-built graph's scope end matters only to its alloc tasks, completed at once: a
         // task still pending cannot be consumed by its scope's end, and nothing completes
         // while the graph is built (`RunShared::complete` skips the consumed check there).
@@ -721,9 +764,15 @@ impl Orchestrator {
         }
     }
 
-    /// Stage 4: materializes the outputs on the heap (with their initial values) and copies
-    /// the arguments, scalars and fanin into the slot's payload.
+    /// Stage 5: materializes the outputs on the heap (with their initial values) and copies
+    /// the arguments, scalars and fanin into the slot's payload; then leaves the task's
+    /// retirement marks and, unless it is an alloc task (completed at once by the caller),
+    /// makes its fanin's final count: whether the task is ready. One lookup of the slot serves
+    /// both, which is why the links' pool entries are reserved before (`reserve_links`): a
+    /// wait for them may need `&mut self`, and until the final count no thread reads the
+    /// payload.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn write_payload(
         &mut self,
         id: TaskId,
@@ -732,101 +781,102 @@ impl Orchestrator {
         args: &TaskArgs<'_>,
         heap_start: u64,
         outputs: &mut Outputs,
-    ) {
+        is_alloc: bool,
+    ) -> bool {
         let shared = &*self.shared;
         // SAFETY: the payload protocol's rule 1 (`RingSlot` in `slot.rs`): this orchestrator
         // took the slot for the task it submits (`allocate`: the slot's last task retired, or
         // none used it), and publishes the task only after `w` is dropped.
-        let mut w = unsafe { shared.rings[sref.ring as usize].slots.write(sref.index) };
-        let (p, place) = w.parts();
-        p.id = id;
-        p.kernels = task.kernels;
-        p.block_num = task.block_num;
-        p.scalars.clear();
-        p.scalars.reserve_exact(args.scalars().len());
-        p.scalars.extend_from_slice(args.scalars());
-        if shared.args_dump.is_some() {
-            // Read only by the args dump's capture: not written when it is off.
-            **p.dump.get_or_insert_with(Box::default) = crate::slot::DumpSelection {
-                mask: args.dump_mask(),
-                scalar_dtypes: crate::slot::pack_dtypes(args.scalar_dtypes()),
-            };
-        }
-        let n = args.tensors().len();
-        let heap_at = heap_vbase(task.ring) + heap_start;
-        let memory = &shared.memory;
-        let p = &mut *p;
-        match (place, &mut self.arg_arena) {
-            (ArgsMut::InPlace(a), _) => {
-                let list = &mut a.tensors;
-                list.clear();
-                list.reserve_exact(n);
-                fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
-                // Read only to release the RETAIN pins at completion, which a host-built graph
-                // (whose arguments are packed, below) skips: `RunShared::complete`.
-                a.retained.clear();
-                if !self.scratch.fanin.is_empty() {
-                    let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
-                    a.retained.reserve_exact(pinned.clone().count());
-                    a.retained.extend(pinned.map(|p| p.slot));
+        let (slot, w) = unsafe { shared.rings[sref.ring as usize].slots.write_entry(sref.index) };
+        {
+            // The writer lives in this block: its writes end before the final count below.
+            let mut w = w;
+            let (p, place) = w.parts();
+            p.id = id;
+            p.kernels = task.kernels;
+            p.block_num = task.block_num;
+            p.scalars.clear();
+            p.scalars.reserve_exact(args.scalars().len());
+            p.scalars.extend_from_slice(args.scalars());
+            if shared.args_dump.is_some() {
+                // Read only by the args dump's capture: not written when it is off.
+                **p.dump.get_or_insert_with(Box::default) = crate::slot::DumpSelection {
+                    mask: args.dump_mask(),
+                    scalar_dtypes: crate::slot::pack_dtypes(args.scalar_dtypes()),
+                };
+            }
+            let n = args.tensors().len();
+            let heap_at = heap_vbase(task.ring) + heap_start;
+            let memory = &shared.memory;
+            let p = &mut *p;
+            match (place, &mut self.arg_arena) {
+                (ArgsMut::InPlace(a), _) => {
+                    let list = &mut a.tensors;
+                    list.clear();
+                    list.reserve_exact(n);
+                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
+                    // Read only to release the RETAIN pins at completion, which a host-built graph
+                    // (whose arguments are packed, below) skips: `RunShared::complete`.
+                    a.retained.clear();
+                    if !self.scratch.fanin.is_empty() {
+                        let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
+                        a.retained.reserve_exact(pinned.clone().count());
+                        a.retained.extend(pinned.map(|p| p.slot));
+                    }
+                }
+                (ArgsMut::Packed(packed), Some(arena)) => {
+                    let mut list = arena.begin(&shared.rings[task.ring].slots, n, packed);
+                    fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
+                    list.finish();
+                }
+                (ArgsMut::Packed(_), None) => {
+                    unreachable!("a host-built graph's orchestrator packs its arguments")
                 }
             }
-            (ArgsMut::Packed(packed), Some(arena)) => {
-                let mut list = arena.begin(&shared.rings[task.ring].slots, n, packed);
-                fill_args(args, id, heap_at, memory, outputs, &mut p.tags, |t| list.push(t));
-                list.finish();
-            }
-            (ArgsMut::Packed(_), None) => {
-                unreachable!("a host-built graph's orchestrator packs its arguments")
-            }
+        }
+        self.mark_pools(sref, task.ring, heap_start + task.out_bytes);
+        if is_alloc {
+            return false;
+        }
+        if self.scratch.linked == 0 {
+            slot.fanin_complete();
+            true
+        } else {
+            slot.finish_fanin(self.scratch.linked)
         }
     }
 
-    /// Leaves the ring's dep-pool top as the retirement mark of the task in `sref` (rings that
-    /// reclaim keep marks, `ReclaimMarks`).
+    /// Leaves the retirement marks of the task in `sref`: the end of its outputs on the heap and
+    /// the ring's dep-pool and fanin-spill tops once it took its entries (rings that reclaim
+    /// keep marks, `ReclaimMarks`). Set once the task is wired, before it can be published:
+    /// nothing reads a slot's marks before its task retires.
     #[inline]
-    fn mark_dep_pool(&self, sref: SlotRef, ring: usize) {
+    fn mark_pools(&self, sref: SlotRef, ring: usize, heap_end: u64) {
         if let Some(marks) = self.shared.rings[ring].marks(sref) {
-            marks
-                .dep_mark
-                .store(self.rings[ring].dep_pool.top(), Ordering::Relaxed);
+            let alloc = &self.rings[ring];
+            marks.heap_end.store(heap_end, Ordering::Relaxed);
+            marks.dep_mark.store(alloc.dep_pool.top(), Ordering::Relaxed);
+            marks.spill_mark.store(alloc.spill_pool.top(), Ordering::Relaxed);
         }
     }
 
-    /// As [`Orchestrator::mark_dep_pool`], for the fanin-spill pool.
+    /// Stage 4: the fanin spill beyond the inline capacity, and the dep-pool entries of the
+    /// task's links (the sink made them, `LiveSink`), waiting for reclaim when full.
     #[inline]
-    fn mark_spill_pool(&self, sref: SlotRef, ring: usize) {
-        if let Some(marks) = self.shared.rings[ring].marks(sref) {
-            marks
-                .spill_mark
-                .store(self.rings[ring].spill_pool.top(), Ordering::Relaxed);
-        }
-    }
-
-    /// The hidden allocation task completes at submit: it holds its pool marks and counts as
-    /// finished.
-    fn complete_alloc(&mut self, sref: SlotRef, ring: usize) {
-        self.mark_dep_pool(sref, ring);
-        self.mark_spill_pool(sref, ring);
-        self.shared.task_finished(self.shared.orchestrator_counter());
-    }
-
-    /// Stage 5: the fanin spill beyond the inline capacity, then [`Orchestrator::wire`], then
-    /// the fanin log when recorded.
-    #[inline]
-    fn wire_task(&mut self, id: TaskId, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
+    fn reserve_links(&mut self, ring: usize) -> Result<(), Stopped> {
         let spill = self.scratch.fanin.len().saturating_sub(FANIN_INLINE_CAP) as u64;
         if spill > 0 {
             self.reserve_pool(Exhausted::FaninSpill, ring, spill)?;
             self.rings[ring].spill_pool.take(spill);
         }
-        self.mark_spill_pool(sref, ring);
-        self.wire(sref, ring, shape)?;
-        if let Some(log) = &mut self.fanin_log {
-            log.push(super::FaninRecord {
-                task: id,
-                producers: self.scratch.fanin.iter().map(|p| (p.id, p.flags)).collect(),
-            });
+        if self.kind == RuntimeKind::Tmr && self.scratch.linked > 0 {
+            let mut need = u64::from(self.scratch.linked);
+            let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
+            if !self.rings[ring].dep_pool.has_room(need, tail) {
+                need = self.pending_producers_within(ring)?;
+            }
+            self.reserve_pool(Exhausted::DepPool, ring, need)?;
+            self.rings[ring].dep_pool.take(need);
         }
         Ok(())
     }
@@ -855,32 +905,6 @@ impl Orchestrator {
         self.ready_pending > 0
             && (self.total_tasks - self.ready_held_since >= READY_HOLD
                 || self.shared.sched_sleep.has_sleepers())
-    }
-
-    /// Accounts the task's links in the dep pool (the sink made them, `LiveSink`), makes the
-    /// final count and publishes the task when ready.
-    fn wire(&mut self, sref: SlotRef, ring: usize, shape: TaskShape) -> Result<(), Stopped> {
-        if self.kind == RuntimeKind::Tmr && self.scratch.linked > 0 {
-            let mut need = u64::from(self.scratch.linked);
-            let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
-            if !self.rings[ring].dep_pool.has_room(need, tail) {
-                need = self.pending_producers_within(ring)?;
-            }
-            self.reserve_pool(Exhausted::DepPool, ring, need)?;
-            self.rings[ring].dep_pool.take(need);
-        }
-        self.mark_dep_pool(sref, ring);
-        let slot = self.shared.slot(sref);
-        let ready = if self.scratch.linked == 0 {
-            slot.fanin_complete();
-            true
-        } else {
-            slot.finish_fanin(self.scratch.linked)
-        };
-        if ready {
-            self.ready_soon(sref, shape);
-        }
-        Ok(())
     }
 }
 

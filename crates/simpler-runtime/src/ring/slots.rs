@@ -142,6 +142,29 @@ impl SlotStore {
         }
     }
 
+    /// The slot at `index` (< `len`), after asking for every line of the slot at `ahead` for
+    /// writing ([`SlotStore::prefetch_for_write`]) when one is given: a submit takes its slot
+    /// and readies the one a few tasks on with one chunk lookup while both are in one chunk.
+    #[inline]
+    pub fn get_prefetching(&self, index: u32, ahead: Option<u32>) -> &Slot {
+        let (chunk, i) = self.chunk(index);
+        if let Some(a) = ahead {
+            if a >> self.shift == index >> self.shift {
+                let j = (a & self.within) as usize;
+                match chunk {
+                    Chunk::InPlace(c) => c[j].prefetch_for_write(),
+                    Chunk::Packed(c) => c[j].prefetch_for_write(),
+                }
+            } else {
+                self.prefetch_for_write(a);
+            }
+        }
+        match chunk {
+            Chunk::InPlace(c) => &c[i].core,
+            Chunk::Packed(c) => &c[i].core,
+        }
+    }
+
     /// Asks the CPU to start loading the slot at `index`, payload and arguments included
     /// ([`RingSlot::prefetch`]).
     #[inline]
@@ -163,7 +186,9 @@ impl SlotStore {
         }
     }
 
-    /// The payload and tensor arguments of the slot at `index`, for writing.
+    /// The slot at `index`: its shared part, and its payload and tensor arguments for writing,
+    /// from one lookup (the orchestrator writes the payload, drops the writer, then makes the
+    /// fanin's final count on the shared part).
     ///
     /// # Safety
     ///
@@ -171,12 +196,12 @@ impl SlotStore {
     ///
     /// [`RingSlot::write`]: crate::slot::RingSlot::write
     #[inline]
-    pub unsafe fn write(&self, index: u32) -> PayloadWrite<'_> {
+    pub unsafe fn write_entry(&self, index: u32) -> (&Slot, PayloadWrite<'_>) {
         // SAFETY: the caller's guarantee, passed on.
         unsafe {
             match self.chunk(index) {
-                (Chunk::InPlace(c), i) => PayloadWrite::InPlace(c[i].write()),
-                (Chunk::Packed(c), i) => PayloadWrite::Packed(c[i].write()),
+                (Chunk::InPlace(c), i) => (&c[i].core, PayloadWrite::InPlace(c[i].write())),
+                (Chunk::Packed(c), i) => (&c[i].core, PayloadWrite::Packed(c[i].write())),
             }
         }
     }

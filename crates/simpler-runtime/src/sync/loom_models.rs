@@ -219,7 +219,7 @@ fn a_payload_is_written_again_only_after_its_reader_is_done() {
         let write = |block_num| {
             // SAFETY: the model's orchestrator writes a slot no task used, or whose task it
             // saw retire, for a task not yet published (rule 1).
-            let mut w = unsafe { ring.slots.write(0) };
+            let mut w = unsafe { ring.slots.write_entry(0) }.1;
             w.parts().0.block_num = block_num;
         };
         write(7);
