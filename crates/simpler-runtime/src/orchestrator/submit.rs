@@ -795,9 +795,12 @@ impl Orchestrator {
             p.id = id;
             p.kernels = task.kernels;
             p.block_num = task.block_num;
-            p.scalars.clear();
-            p.scalars.reserve_exact(args.scalars().len());
-            p.scalars.extend_from_slice(args.scalars());
+            // Most tasks have no scalars, and most slots' last tasks had none either.
+            if !(p.scalars.is_empty() && args.scalars().is_empty()) {
+                p.scalars.clear();
+                p.scalars.reserve_exact(args.scalars().len());
+                p.scalars.extend_from_slice(args.scalars());
+            }
             if shared.args_dump.is_some() {
                 // Read only by the args dump's capture: not written when it is off.
                 **p.dump.get_or_insert_with(Box::default) = crate::slot::DumpSelection {
