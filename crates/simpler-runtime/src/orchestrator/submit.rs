@@ -11,8 +11,8 @@
 //! 5. [`write_payload`](Orchestrator::write_payload): materialize outputs, copy arguments and
 //!    the producers the task pins into the slot, leave its retirement marks and make its
 //!    fanin's final count, from one lookup of the slot; the task is then published when
-//!    ready (the hidden allocation task of `alloc_tensors` is completed at once instead,
-//!    `complete_alloc`).
+//!    ready (the hidden allocation task of `alloc_tensors`, which skips stages 3 and 4, is
+//!    counted finished at once instead).
 
 use crate::sync::Ordering;
 
@@ -489,8 +489,6 @@ impl Orchestrator {
                 self.inference_ns = Some(spent + t0.elapsed().as_nanos() as u64);
             }
             inferred?;
-        }
-        if !is_alloc {
             self.reserve_links(task.ring)?;
         }
         let mut done = TaskOutputs {
