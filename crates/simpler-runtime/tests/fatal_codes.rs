@@ -304,75 +304,79 @@ fn a_fanin_wider_than_the_dep_pool_waits_for_its_producers() {
     assert_eq!(w.read::<f32>(&x).unwrap(), vec![1.0; 8]);
 }
 
+/// The message a run of `f` stops with; the run must stop with INVALID_ARGS.
+fn invalid_args_message<F>(w: &Worker, f: F) -> String
+where
+    F: FnOnce(&mut Orchestrator) -> OrchResult + Send + 'static,
+{
+    let (code, msg) = fatal(w, &CallConfig::default(), f);
+    assert_eq!(code, FatalCode::InvalidArgs, "{msg}");
+    msg
+}
+
 /// Admission remembers the last kernel ids that passed its check (`CheckedKernels`): a submit
 /// with other ids is still checked, however many valid submits came before it.
 #[test]
 fn kernels_are_checked_after_valid_submits_of_other_kernels() {
     let w = worker();
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         for _ in 0..3 {
             o.submit_aic(3, &TaskArgs::new())?;
         }
         o.submit_aiv(3, &TaskArgs::new())?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(
         msg.ends_with("kernel cube (func_id 3) runs on aic cores but was submitted to an aiv subslot"),
         "{msg}"
     );
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         o.submit_aic(3, &TaskArgs::new())?;
         o.submit_aic(3, &TaskArgs::new())?;
         o.submit_aic(9, &TaskArgs::new())?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(msg.ends_with("kernel func_id 9 is not registered"), "{msg}");
 }
 
 #[test]
 fn invalid_args() {
     let w = worker();
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         let mut a = TaskArgs::new();
         a.dep(TaskId::INVALID);
         o.submit_dummy(&a)?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(
         msg.ends_with("explicit dependency #0 is not a task id (0xffffffffffffffff)"),
         "{msg}"
     );
 
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         let x = TensorCreateInfo::new(&[4], DType::Float32)?;
         let mut a = TaskArgs::new();
         a.scalar(1).output(x);
         o.submit_aiv(0, &a)?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(msg.contains("a tensor was added after a scalar"), "{msg}");
 
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         o.submit_aiv(3, &TaskArgs::new())?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(
         msg.ends_with("kernel cube (func_id 3) runs on aic cores but was submitted to an aiv subslot"),
         "{msg}"
     );
 
-    let (code, msg) = fatal(&w, &CallConfig::default(), |o| {
+    let msg = invalid_args_message(&w, |o| {
         let mut a = TaskArgs::new();
         a.dep(TaskId::new(0, 99));
         o.submit_dummy(&a)?;
         Ok(())
     });
-    assert_eq!(code, FatalCode::InvalidArgs);
     assert!(
         msg.ends_with("dependency on task (0, 99), which has not been submitted"),
         "{msg}"

@@ -201,7 +201,7 @@ pub(super) struct CheckedKernels(Option<(KernelIds, Kernels)>);
 #[derive(Clone, Copy)]
 struct Kernels {
     /// Normalized (`MixedKernels::normalized`).
-    ids: MixedKernels,
+    kernels: MixedKernels,
     shape: TaskShape,
     /// Active subslots: each block of the task runs this many subtasks.
     subslots: u32,
@@ -530,7 +530,7 @@ impl Orchestrator {
                     return Err(self.invalid(why));
                 }
                 let checked = Kernels {
-                    ids: kernels,
+                    kernels,
                     shape: kernels.shape(),
                     subslots: kernels.active_count(),
                 };
@@ -539,7 +539,7 @@ impl Orchestrator {
             }
         };
         let Kernels {
-            ids: kernels,
+            kernels,
             shape,
             subslots,
         } = checked;
@@ -729,17 +729,17 @@ impl Orchestrator {
             return Err(self.fanin_error(e));
         }
         if manual {
-            return Ok(());
+            return Ok(()); // a manual scope registers nothing
         }
         // A task registers at most one entry per argument: with that much room (nearly always)
         // the entries it registers need not be counted first.
         if self.tmap.free_slots() < args.tensors().len() {
-            let n = registrable_outputs(manual, args.tensors());
+            let n = registrable_outputs(false, args.tensors());
             if n > 0 {
                 self.ensure_tensormap(n)?;
             }
         }
-        register_outputs(id, manual, args.tensors(), &mut self.tmap)
+        register_outputs(id, false, args.tensors(), &mut self.tmap)
             .expect("room was made by ensure_tensormap");
         Ok(())
     }
