@@ -819,9 +819,12 @@ impl Orchestrator {
                     // Read only to release the RETAIN pins at completion, which a host-built graph
                     // (whose arguments are packed, below) skips: `RunShared::complete`.
                     a.retained.clear();
-                    if !self.scratch.fanin.is_empty() {
-                        let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
-                        a.retained.reserve_exact(pinned.clone().count());
+                    // Tensor-map edges only wait: most producers are not pinned, and an
+                    // extend from an empty filter was still a call of 41 instructions.
+                    let pinned = self.scratch.fanin.iter().filter(|p| p.pinned);
+                    let pins = pinned.clone().count();
+                    if pins > 0 {
+                        a.retained.reserve_exact(pins);
                         a.retained.extend(pinned.map(|p| p.slot));
                     }
                 }
@@ -873,10 +876,11 @@ impl Orchestrator {
         if self.kind == RuntimeKind::Tmr && self.scratch.linked > 0 {
             let mut need = u64::from(self.scratch.linked);
             let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
+            // With room now, the pool has room when taken (only this thread takes from it).
             if !self.rings[ring].dep_pool.has_room(need, tail) {
                 need = self.pending_producers_within(ring)?;
+                self.reserve_pool(Exhausted::DepPool, ring, need)?;
             }
-            self.reserve_pool(Exhausted::DepPool, ring, need)?;
             self.rings[ring].dep_pool.take(need);
         }
         Ok(())
