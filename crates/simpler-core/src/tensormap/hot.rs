@@ -395,11 +395,13 @@ impl HotIndex {
         // placed views of one layout overlap exactly when their boxes meet in every dimension:
         // with at most two, the cells' boxes give `check_overlap`'s answer.
         let whole = g.ndims <= 2;
+        // A loop of pushes: `extend` from the filtered cells went through `extend_desugared`,
+        // a call of ≈ 90 instructions to take a tiled GEMM tile's one candidate.
         let meeting = |out: &mut Vec<Candidate>, cell: &[Cell]| {
-            let meets = cell.iter().filter(|c| c.meets(lo, hi));
-            match whole {
-                true => out.extend(meets.map(|c| c.judged(lo, hi))),
-                false => out.extend(meets.map(Cell::candidate)),
+            for c in cell {
+                if c.meets(lo, hi) {
+                    out.push(if whole { c.judged(lo, hi) } else { c.candidate() });
+                }
             }
         };
         let probes = (rows.end() - rows.start() + 1).saturating_mul(cols.end() - cols.start() + 1);
