@@ -16,7 +16,7 @@ pub const MAX_DIMS: usize = 5;
 pub const OUTPUT_ALIGN: u64 = 1024;
 
 /// A strided view of a device buffer.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Eq)]
 pub struct Tensor {
     addr: u64,
     size_bytes: u64,
@@ -507,6 +507,43 @@ impl fmt::Debug for ViewTemplate {
     }
 }
 
+/// Every field, as the derived form would, in another order: the start offset and the address
+/// first (what differs between two views of one graph), then the shape and strides as whole
+/// arrays. The derived order compared them last, element by element after the scalars: about
+/// 60 instructions where two views of one tile are compared (`TensorMap::lookup`'s last-writer
+/// memo, `docs/performance.md`, item 86).
+impl PartialEq for Tensor {
+    #[inline]
+    fn eq(&self, other: &Tensor) -> bool {
+        self.start_offset == other.start_offset
+            && self.addr == other.addr
+            && self.shape == other.shape
+            && self.strides == other.strides
+            && self.size_bytes == other.size_bytes
+            && self.owner == other.owner
+            && self.version == other.version
+            && self.ndims == other.ndims
+            && self.dtype == other.dtype
+            && self.manual_dep == other.manual_dep
+    }
+}
+
+/// Every field [`PartialEq`] compares, so that equal views hash alike.
+impl std::hash::Hash for Tensor {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.start_offset.hash(state);
+        self.addr.hash(state);
+        self.shape.hash(state);
+        self.strides.hash(state);
+        self.size_bytes.hash(state);
+        self.owner.hash(state);
+        self.version.hash(state);
+        self.ndims.hash(state);
+        self.dtype.hash(state);
+        self.manual_dep.hash(state);
+    }
+}
+
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tensor")
@@ -602,6 +639,45 @@ impl TensorCreateInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two views are equal only when every field is: the comparison is written out (its order
+    /// chosen for speed), so each field is checked to be in it, and equal views hash alike.
+    #[test]
+    fn views_differing_in_any_one_field_are_unequal() {
+        use std::hash::{BuildHasher, RandomState};
+        let t = Tensor::contiguous(0x1000, 64 * 4, &[4, 16], DType::Float32, TaskId::INVALID)
+            .unwrap()
+            .view(&[2, 8], &[1, 4])
+            .unwrap();
+        let p = t.to_parts();
+        let mut variants: Vec<TensorParts> = Vec::new();
+        let mut vary = |f: &dyn Fn(&mut TensorParts)| {
+            let mut q = p.clone();
+            f(&mut q);
+            variants.push(q);
+        };
+        vary(&|q| q.addr += 64);
+        vary(&|q| q.size_bytes += 64);
+        vary(&|q| q.owner = TaskId::new(0, 1));
+        vary(&|q| q.start_offset += 1);
+        vary(&|q| q.version = 1);
+        vary(&|q| q.dtype = DType::Int32);
+        vary(&|q| q.manual_dep = true);
+        vary(&|q| q.shape[1] = 7);
+        vary(&|q| q.strides[0] = 32);
+        vary(&|q| {
+            q.shape = vec![2, 1, 8];
+            q.strides = vec![16, 16, 1];
+        });
+        for q in &variants {
+            let u = Tensor::from_parts(q).unwrap();
+            assert_ne!(u, t, "{q:?}");
+        }
+        let same = Tensor::from_parts(&p).unwrap();
+        let h = RandomState::new();
+        assert_eq!(same, t);
+        assert_eq!(h.hash_one(same), h.hash_one(t));
+    }
 
     fn t2(rows: u32, cols: u32) -> Tensor {
         Tensor::contiguous(

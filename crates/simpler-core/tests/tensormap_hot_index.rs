@@ -1,7 +1,8 @@
-//! Property: a tensor map that moves busy buffers into ordered "hot" indexes gives exactly the
-//! same lookups (producers, overlaps, order, removals) as one that only walks bucket chains;
-//! and a map that packs its producer views (a host-built graph's) gives the same lookups and
-//! the same views back as one that keeps them whole.
+//! Property: a tensor map that moves busy buffers into ordered "hot" indexes and answers a
+//! lookup of the last view it registered from its last-writer memo gives exactly the same
+//! lookups (producers, overlaps, order, removals) as one that only walks bucket chains; and a
+//! map that packs its producer views (a host-built graph's) gives the same lookups and the same
+//! views back as one that keeps them whole.
 
 use proptest::prelude::*;
 use simpler_core::{DType, Overlap, TaskId, Tensor, TensorMap, TensorMapConfig};
@@ -18,6 +19,15 @@ enum Op {
     },
     /// Retire every task below `fraction`% of those inserted so far, then clean up.
     Retire { fraction: u32 },
+    /// The last registered view again (what the last-writer memo answers), or the last view
+    /// a submit updated in place (`swept`: which it may have registered instead of another):
+    /// a lookup of it, or a submit that updates it in place (an accumulator's next step).
+    Again {
+        swept: bool,
+        submit: bool,
+        inout: bool,
+        read: View,
+    },
     /// One submit of the next task, as the runtime makes it: an INOUT lookup of a view, an
     /// INPUT lookup of another (a later argument, which must not see what the first
     /// removed), then the registration of the first view, or of another.
@@ -46,6 +56,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u32..100).prop_map(|fraction| Op::Retire { fraction }),
         4 => (view_s(), view_s(), prop::option::weighted(0.2, view_s()), prop::bool::weighted(0.1))
             .prop_map(|(view, read, registers, other_buffer)| Op::Submit { view, read, registers, other_buffer }),
+        4 => (prop::bool::weighted(0.3), any::<bool>(), any::<bool>(), view_s())
+            .prop_map(|(swept, submit, inout, read)| Op::Again { swept, submit, inout, read }),
     ]
 }
 
@@ -85,6 +97,8 @@ fn owned(t: Tensor, other_buffer: bool) -> Tensor {
     }
 }
 
+/// The map under test (hot indexes past `hot_threshold` entries, the last-writer memo) or,
+/// with `usize::MAX`, the reference: bucket chains only, no memo.
 fn map(hot_threshold: usize, bounded: bool) -> TensorMap {
     let mut cfg = if bounded {
         TensorMapConfig::bounded(1 << 16, [1 << 12; 4])
@@ -92,6 +106,7 @@ fn map(hot_threshold: usize, bounded: bool) -> TensorMap {
         TensorMapConfig::unbounded()
     };
     cfg.hot_threshold = hot_threshold;
+    cfg.last_writer_memo = hot_threshold != usize::MAX;
     cfg.buckets = 4; // force different buffers to share buckets
     TensorMap::new(cfg)
 }
@@ -112,6 +127,10 @@ proptest! {
             TensorMap::new(cfg)
         };
         let mut next = 0u32;
+        // The view last inserted or registered, and its buffer, and the view the last submit
+        // looked up as INOUT (`Op::Again`).
+        let mut last: Option<(Tensor, bool)> = None;
+        let mut last_inout: Option<(Tensor, bool)> = None;
         for op in ops {
             match op {
                 Op::Insert { view, other_buffer } => {
@@ -123,6 +142,48 @@ proptest! {
                     prop_assert_eq!(hot.insert(&t, id), plain.insert(&t, id));
                     if !bounded {
                         prop_assert_eq!(packed.insert(&t, id), Ok(()));
+                    }
+                    last = Some((t, other_buffer));
+                }
+                Op::Again { swept, submit, inout, read } => {
+                    let Some((t, other_buffer)) = (if swept { last_inout } else { last }) else {
+                        continue;
+                    };
+                    let mut maps = vec![&mut hot, &mut plain];
+                    if !bounded {
+                        maps.push(&mut packed);
+                    }
+                    let mut seen = Vec::new();
+                    if submit {
+                        // The accumulator's next step: an INOUT lookup of the view, a read (of
+                        // the same view again when `inout`: a task that reads its accumulator
+                        // twice), the registration of the same view.
+                        let r = match inout {
+                            true => t,
+                            false => owned(make(if other_buffer { &b } else { &a }, read), other_buffer),
+                        };
+                        let id = TaskId::new(0, next);
+                        next += 1;
+                        for m in maps {
+                            m.sync(id);
+                            let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                            m.lookup::<()>(&t, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                            m.lookup::<()>(&r, false, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                            let used = m.in_use();
+                            m.insert(&t, id).unwrap();
+                            seen.push((got, used, m.in_use()));
+                        }
+                        (last, last_inout) = (Some((t, other_buffer)), Some((t, other_buffer)));
+                    } else {
+                        for m in maps {
+                            let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                            m.lookup::<()>(&t, inout, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                            seen.push((got, m.in_use(), m.in_use()));
+                        }
+                    }
+                    prop_assert_eq!(&seen[0], &seen[1]);
+                    if let Some(p) = seen.get(2) {
+                        prop_assert_eq!(p, &seen[1]);
                     }
                 }
                 Op::Lookup { view, inout, other_buffer } => {
@@ -163,6 +224,7 @@ proptest! {
                     if let Some(p) = seen.get(2) {
                         prop_assert_eq!(p, &seen[1]);
                     }
+                    (last, last_inout) = (Some((w, other_buffer)), Some((t, other_buffer)));
                 }
                 Op::Retire { fraction } => {
                     if bounded {

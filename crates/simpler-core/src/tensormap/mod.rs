@@ -27,6 +27,13 @@
 //! removes a hot entry holding its own view parks that entry for the same submit's
 //! registration to take over in place (`TensorMap::park`); the property test makes whole
 //! submits to check that nothing a lookup, a removal or the count in use shows changes.
+//!
+//! The last-writer memo answers the lookup of an accumulator's next INOUT step (a chain on one
+//! tensor, a tiled GEMM's k-steps on one C tile) without walking anything: when the last
+//! insert registered the view its own submit's lookup had just swept clean (every live entry
+//! that overlapped it removed), that entry is the only live one that can overlap the view,
+//! until anything is inserted or removed (the `last` field). The same property test compares
+//! a map with it against one without it.
 
 mod buckets;
 mod hot;
@@ -74,6 +81,10 @@ pub struct TensorMapConfig {
     pub hot_threshold: usize,
     /// Producer views kept as template numbers and offsets (`views.rs`) instead of whole.
     pub packed_views: bool,
+    /// Answer a lookup of the view the last insert registered, when nothing else can overlap
+    /// it, from that entry alone ([`TensorMap::lookup`]'s last-writer memo). Off only to
+    /// compare against a map without it (tests).
+    pub last_writer_memo: bool,
 }
 
 impl TensorMapConfig {
@@ -85,6 +96,7 @@ impl TensorMapConfig {
             task_windows: Some(task_windows),
             hot_threshold: DEFAULT_HOT_THRESHOLD,
             packed_views: false,
+            last_writer_memo: true,
         }
     }
     /// A fixed pool whose entries never retire (a host-built graph: nothing completes while it
@@ -107,6 +119,7 @@ impl TensorMapConfig {
             task_windows: None,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
             packed_views: false,
+            last_writer_memo: true,
         }
     }
 }
@@ -166,6 +179,30 @@ pub struct TensorMap {
     candidates: Vec<Candidate>,
     /// The entry a lookup parked ([`TensorMap::park`]), if any.
     parked: Option<u32>,
+    /// `swept_view` is the view of the last lookup that removed every entry it reported (an
+    /// INOUT that covered each earlier writer it met), and no insert came since.
+    swept: bool,
+    swept_view: Option<Tensor>,
+    /// What `check_overlap` answers for `swept_view` against itself, when the sweep knew it
+    /// (a memo lookup); carried into `last_overlap` by the insert of that view.
+    swept_overlap: Option<Overlap>,
+    /// The last-writer memo: entry `last` was inserted right after a lookup of the same view
+    /// removed every live entry that overlapped it, and nothing was inserted since (`swept`).
+    /// So no other live entry overlaps that view: every other one was disjoint from it then
+    /// (views and versions never change) and removals only shrink the set. A lookup of
+    /// exactly that view (an accumulator's next INOUT: a chain, a tiled GEMM's k-steps over
+    /// one tile) is answered from this entry alone, with no walk of its bucket chain or hot
+    /// index ([`TensorMap::lookup_last`]). Dropped when any entry is removed, parked or freed,
+    /// and replaced by every insert. (Flags beside plain fields, not `Option`s of views:
+    /// those were moved and compared whole at every insert and lookup.)
+    last_valid: bool,
+    last: u32,
+    /// The view entry `last` holds (valid with it).
+    last_view: Option<Tensor>,
+    /// The memo view's overlap with itself, once known: a chain of INOUT tasks on one view
+    /// works it out once, not at every submit.
+    last_overlap: Option<Overlap>,
+    last_writer_memo: bool,
 }
 
 impl TensorMap {
@@ -200,6 +237,14 @@ impl TensorMap {
             next_seq: 0,
             candidates: Vec::new(),
             parked: None,
+            swept: false,
+            swept_view: None,
+            swept_overlap: None,
+            last_valid: false,
+            last: NIL,
+            last_view: None,
+            last_overlap: None,
+            last_writer_memo: cfg.last_writer_memo,
         }
     }
 
@@ -315,6 +360,7 @@ impl TensorMap {
     }
 
     fn release(&mut self, e: u32) {
+        self.last_valid = false;
         self.free.push(e);
         self.in_use -= 1;
     }
@@ -386,6 +432,7 @@ impl TensorMap {
     /// index's bucket nor enters it again, nor goes through the free list. Anything else that
     /// comes first finishes the removal ([`TensorMap::unpark`]). One entry at most is parked.
     fn park(&mut self, e: u32) {
+        self.last_valid = false;
         self.unlink_task(e);
         self.entries[e as usize].parked = true;
         self.in_use -= 1;
@@ -403,6 +450,7 @@ impl TensorMap {
     #[inline(never)]
     fn unpark_now(&mut self) {
         if let Some(e) = self.parked.take() {
+            self.last_valid = false;
             self.entries[e as usize].parked = false;
             self.unlink_bucket(e);
             self.free.push(e);
@@ -411,15 +459,15 @@ impl TensorMap {
 
     /// [`TensorMap::insert`] with an entry parked: taken over, or its removal finished first.
     #[inline(never)]
-    fn insert_with_parked(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
+    fn insert_with_parked(&mut self, tensor: &Tensor, producer: TaskId) -> Result<u32, TensorMapFull> {
         if let Some(e) = self.parked {
             if self.take_over(e, tensor, producer) {
                 self.parked = None;
-                return Ok(());
+                return Ok(e);
             }
             self.unpark_now();
         }
-        self.insert(tensor, producer)
+        self.insert_entry(tensor, producer)
     }
 
     /// The parked entry `e` taken over by `producer`'s registration of `tensor`, when that is
@@ -483,9 +531,24 @@ impl TensorMap {
 
     /// Records that `producer` wrote `tensor`.
     pub fn insert(&mut self, tensor: &Tensor, producer: TaskId) -> Result<(), TensorMapFull> {
-        if self.parked.is_some() {
-            return self.insert_with_parked(tensor, producer);
+        // The view just swept, registered: the only live entry that can overlap it.
+        let exclusive = self.swept && self.swept_view.as_ref().is_some_and(|v| v == tensor);
+        self.swept = false;
+        let e = if self.parked.is_some() {
+            self.insert_with_parked(tensor, producer)?
+        } else {
+            self.insert_entry(tensor, producer)?
+        };
+        self.last_valid = exclusive;
+        if exclusive {
+            (self.last, self.last_view, self.last_overlap) = (e, self.swept_view, self.swept_overlap);
         }
+        Ok(())
+    }
+
+    /// [`TensorMap::insert`]'s new entry, no entry parked; its index.
+    #[inline(always)]
+    fn insert_entry(&mut self, tensor: &Tensor, producer: TaskId) -> Result<u32, TensorMapFull> {
         let addr = tensor.addr();
         let chain = self.bucket_of(addr);
         let hot_slot = self.hot.find(addr, chain);
@@ -536,7 +599,7 @@ impl TensorMap {
             }
             self.task_chains[producer.ring() as usize][slot].head = e;
         }
-        Ok(())
+        Ok(e)
     }
 
     /// Visits every live entry on `consumer`'s buffer that overlaps it, newest first, calling
@@ -548,6 +611,9 @@ impl TensorMap {
         remove_covered: bool,
         mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
     ) -> Result<(), E> {
+        if self.last_valid && self.last_view.as_ref().is_some_and(|v| v == consumer) {
+            return self.lookup_last(self.last, consumer, remove_covered, hit);
+        }
         let addr = consumer.addr();
         let chain = self.bucket_of(addr);
         if let Some(slot) = self.hot.find(addr, chain) {
@@ -555,6 +621,8 @@ impl TensorMap {
         }
         let mut e = self.buckets[chain];
         let mut same_address = 0usize;
+        // Every entry reported was removed (see `swept`).
+        let mut swept = true;
         while e != NIL {
             let entry = self.entries[e as usize];
             let next = entry.b_next;
@@ -567,15 +635,64 @@ impl TensorMap {
                         hit(entry.producer, &view, ov)?;
                         if remove_covered && ov == Overlap::Covered {
                             self.remove(e);
+                        } else {
+                            swept = false;
                         }
                     }
                 }
             }
             e = next;
         }
+        self.note_sweep(consumer, remove_covered && swept, None);
         if same_address > self.hot_threshold {
             self.promote(addr);
         }
+        Ok(())
+    }
+
+    /// Remembers `consumer` as swept when a lookup that removes covered entries removed every
+    /// entry it reported (`swept`), for the insert of that view to become the last-writer memo.
+    /// A lookup that did not sweep leaves an earlier sweep as it was: lookups only remove
+    /// entries, so what it claims stays true until the next insert.
+    #[inline]
+    fn note_sweep(&mut self, consumer: &Tensor, swept: bool, overlap: Option<Overlap>) {
+        if swept && self.last_writer_memo {
+            (self.swept, self.swept_view, self.swept_overlap) = (true, Some(*consumer), overlap);
+        }
+    }
+
+    /// [`TensorMap::lookup`] of the view the last-writer memo's entry `e` holds (see `last`):
+    /// that entry is the only live one that can overlap it, so it is the whole answer. The overlap of a
+    /// view with itself is `check_overlap`'s (`same_view_overlap`); a covered entry is parked
+    /// or removed as `lookup_hot` or the chain walk would.
+    #[inline(never)]
+    fn lookup_last<E>(
+        &mut self,
+        e: u32,
+        consumer: &Tensor,
+        remove_covered: bool,
+        mut hit: impl FnMut(TaskId, &Tensor, Overlap) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let entry = self.entries[e as usize];
+        let mut swept = true;
+        let ov = match self.last_overlap {
+            Some(ov) => ov,
+            None => overlap::same_view_overlap(consumer),
+        };
+        if self.is_live(entry.producer) && ov != Overlap::None {
+            hit(entry.producer, consumer, ov)?;
+            if remove_covered && ov == Overlap::Covered {
+                // As `lookup_hot` parks a grid entry holding the consumer's own view.
+                if entry.hot && entry.b_prev != NIL && self.parked.is_none() {
+                    self.park(e);
+                } else {
+                    self.remove(e);
+                }
+            } else {
+                swept = false;
+            }
+        }
+        self.note_sweep(consumer, remove_covered && swept, Some(ov));
         Ok(())
     }
 
@@ -596,6 +713,7 @@ impl TensorMap {
         self.hot.index(slot).candidates(consumer, &mut cands);
         cands.sort_unstable_by_key(|c| std::cmp::Reverse(c.seq));
         let mut result = Ok(());
+        let mut swept = true;
         for c in &cands {
             let e = c.entry;
             let entry = self.entries[e as usize];
@@ -616,10 +734,15 @@ impl TensorMap {
                     } else {
                         self.remove(e);
                     }
+                } else {
+                    swept = false;
                 }
             }
         }
         self.candidates = cands;
+        if result.is_ok() {
+            self.note_sweep(consumer, remove_covered && swept, None);
+        }
         result
     }
 

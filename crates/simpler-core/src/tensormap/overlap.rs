@@ -58,7 +58,7 @@ fn same_view(a: &Tensor, b: &Tensor) -> bool {
 /// one tensor and of readers after its writer, answered without the per-dimension walk (about
 /// 200 instructions of a chain's 1,900 per submit, `docs/performance.md`, item 83).
 #[inline]
-fn same_view_overlap(t: &Tensor) -> Overlap {
+pub(super) fn same_view_overlap(t: &Tensor) -> Overlap {
     if t.shape().contains(&0) {
         Overlap::None
     } else if box_position(t).is_some() && whole_outer_rows(t) {

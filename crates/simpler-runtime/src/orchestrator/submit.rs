@@ -232,7 +232,9 @@ struct LiveSink<'a> {
 impl FaninSink for LiveSink<'_> {
     type Error = SinkError;
 
-    #[inline]
+    // Always inlined into each of the tensor map's visits (the chain walk, the hot index, the
+    // last-writer memo): as a call of its own it cost a frame per edge.
+    #[inline(always)]
     fn edge(&mut self, e: &Edge<'_>) -> Result<(), SinkError> {
         let pid = e.producer;
         let ring = pid.ring() as usize;
