@@ -28,6 +28,10 @@ enum Op {
         inout: bool,
         read: View,
     },
+    /// One submit that updates two views in place, the one registered before the last and the
+    /// last one, in either order: two INOUT lookups, then the two registrations (in the same
+    /// order, as the runtime makes them, or the other).
+    TwoInOut { last_first: bool, reversed: bool },
     /// One submit of the next task, as the runtime makes it: an INOUT lookup of a view, an
     /// INPUT lookup of another (a later argument, which must not see what the first
     /// removed), then the registration of the first view, or of another.
@@ -58,6 +62,7 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(view, read, registers, other_buffer)| Op::Submit { view, read, registers, other_buffer }),
         4 => (prop::bool::weighted(0.3), any::<bool>(), any::<bool>(), view_s())
             .prop_map(|(swept, submit, inout, read)| Op::Again { swept, submit, inout, read }),
+        2 => (any::<bool>(), any::<bool>()).prop_map(|(last_first, reversed)| Op::TwoInOut { last_first, reversed }),
     ]
 }
 
@@ -131,6 +136,8 @@ proptest! {
         // looked up as INOUT (`Op::Again`).
         let mut last: Option<(Tensor, bool)> = None;
         let mut last_inout: Option<(Tensor, bool)> = None;
+        // The view registered before `last` (`Op::TwoInOut`).
+        let mut before_last: Option<(Tensor, bool)> = None;
         for op in ops {
             match op {
                 Op::Insert { view, other_buffer } => {
@@ -143,7 +150,39 @@ proptest! {
                     if !bounded {
                         prop_assert_eq!(packed.insert(&t, id), Ok(()));
                     }
-                    last = Some((t, other_buffer));
+                    (before_last, last) = (last, Some((t, other_buffer)));
+                }
+                Op::TwoInOut { last_first, reversed } => {
+                    let (Some(x), Some(y)) = (before_last, last) else { continue };
+                    let ((t1, b1), (t2, b2)) = if last_first { (y, x) } else { (x, y) };
+                    let id = TaskId::new(0, next);
+                    next += 1;
+                    let mut maps = vec![&mut hot, &mut plain];
+                    if !bounded {
+                        maps.push(&mut packed);
+                    }
+                    let mut seen = Vec::new();
+                    for m in maps {
+                        m.sync(id);
+                        let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                        m.lookup::<()>(&t1, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                        m.lookup::<()>(&t2, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                        let used = m.in_use();
+                        let order = if reversed { [&t2, &t1] } else { [&t1, &t2] };
+                        for t in order {
+                            m.insert(t, id).unwrap();
+                        }
+                        let mut after: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                        for t in [&t1, &t2] {
+                            m.lookup::<()>(t, false, |p, v, o| { after.push((p, *v, o)); Ok(()) }).unwrap();
+                        }
+                        seen.push((got, used, m.in_use(), after));
+                    }
+                    prop_assert_eq!(&seen[0], &seen[1]);
+                    if let Some(p) = seen.get(2) {
+                        prop_assert_eq!(p, &seen[1]);
+                    }
+                    (before_last, last, last_inout) = (Some((t1, b1)), Some((t2, b2)), Some((t2, b2)));
                 }
                 Op::Again { swept, submit, inout, read } => {
                     let Some((t, other_buffer)) = (if swept { last_inout } else { last }) else {
@@ -173,6 +212,7 @@ proptest! {
                             m.insert(&t, id).unwrap();
                             seen.push((got, used, m.in_use()));
                         }
+                        before_last = last;
                         (last, last_inout) = (Some((t, other_buffer)), Some((t, other_buffer)));
                     } else {
                         for m in maps {
@@ -224,6 +264,7 @@ proptest! {
                     if let Some(p) = seen.get(2) {
                         prop_assert_eq!(p, &seen[1]);
                     }
+                    before_last = last;
                     (last, last_inout) = (Some((w, other_buffer)), Some((t, other_buffer)));
                 }
                 Op::Retire { fraction } => {

@@ -119,6 +119,19 @@ impl<T> Buckets<T> {
         true
     }
 
+    /// Changes with `update` the last entry of `slot`'s bucket that `is_it` picks; whether
+    /// there was one.
+    #[inline]
+    pub fn update(&mut self, slot: Slot, is_it: impl Fn(&T) -> bool, update: impl FnOnce(&mut T)) -> bool {
+        let entries = self.slab.value_mut(slot);
+        let Some(entry) = entries.and_then(|e| e.iter_mut().rev().find(|e| is_it(e))) else {
+            return false;
+        };
+        update(entry);
+        self.recent = Some(slot);
+        true
+    }
+
     /// Drops every bucket.
     pub fn clear(&mut self) {
         *self = Buckets::new();

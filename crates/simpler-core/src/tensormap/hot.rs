@@ -318,6 +318,14 @@ impl HotIndex {
         true
     }
 
+    /// Gives the grid entry with `seq` in the bucket in `slot` the sequence `new_seq`, its view
+    /// unchanged (what [`HotIndex::take_over`] does for the same view, without placing it);
+    /// whether it was there.
+    pub fn renew(&mut self, slot: Slot, seq: u64, new_seq: u64) -> bool {
+        let Some(grid) = &mut self.grid else { return false };
+        grid.cells.update(slot, |c| c.seq == seq, |c| c.seq = new_seq)
+    }
+
     /// Removes the loose entry inserted as `t` with `seq` (one [`HotIndex::insert`] returned
     /// no bucket for; a grid entry is removed by its bucket, [`HotIndex::remove_from_slot`]).
     pub fn remove_loose(&mut self, t: &Tensor, seq: u64) {

@@ -202,6 +202,9 @@ pub struct TensorMap {
     /// The memo view's overlap with itself, once known: a chain of INOUT tasks on one view
     /// works it out once, not at every submit.
     last_overlap: Option<Overlap>,
+    /// The parked entry holds exactly `swept_view` (the memo parked it for its consumer's own
+    /// view, and no sweep came since): its registration needs no placement to take it over.
+    parked_is_swept: bool,
     last_writer_memo: bool,
 }
 
@@ -244,6 +247,7 @@ impl TensorMap {
             last: NIL,
             last_view: None,
             last_overlap: None,
+            parked_is_swept: false,
             last_writer_memo: cfg.last_writer_memo,
         }
     }
@@ -433,6 +437,7 @@ impl TensorMap {
     /// comes first finishes the removal ([`TensorMap::unpark`]). One entry at most is parked.
     fn park(&mut self, e: u32) {
         self.last_valid = false;
+        self.parked_is_swept = false;
         self.unlink_task(e);
         self.entries[e as usize].parked = true;
         self.in_use -= 1;
@@ -451,6 +456,7 @@ impl TensorMap {
     fn unpark_now(&mut self) {
         if let Some(e) = self.parked.take() {
             self.last_valid = false;
+            self.parked_is_swept = false;
             self.entries[e as usize].parked = false;
             self.unlink_bucket(e);
             self.free.push(e);
@@ -468,6 +474,28 @@ impl TensorMap {
             self.unpark_now();
         }
         self.insert_entry(tensor, producer)
+    }
+
+    /// The parked entry taken over by `producer`'s registration of the view it holds, known to
+    /// be that view (`parked_is_swept`): what [`TensorMap::take_over`] makes of it, without
+    /// placing the view to check its box or storing it again.
+    fn renew_parked(&mut self, producer: TaskId) -> u32 {
+        let e = self.parked.take().expect("an entry is parked");
+        self.parked_is_swept = false;
+        let entry = self.entries[e as usize];
+        let seq = self.next_seq;
+        // A parked entry is hot: its `bucket` is its index's slot, `b_prev` its bucket's.
+        let renewed = self
+            .hot
+            .index_mut(entry.bucket)
+            .renew(entry.b_prev, entry.seq, seq);
+        assert!(renewed, "a parked entry is in its grid bucket");
+        let entry = &mut self.entries[e as usize];
+        (entry.producer, entry.seq, entry.parked) = (producer, seq, false);
+        self.next_seq += 1;
+        self.in_use += 1;
+        self.link_task(e, producer);
+        e
     }
 
     /// The parked entry `e` taken over by `producer`'s registration of `tensor`, when that is
@@ -535,7 +563,11 @@ impl TensorMap {
         let exclusive = self.swept && self.swept_view.as_ref().is_some_and(|v| v == tensor);
         self.swept = false;
         let e = if self.parked.is_some() {
-            self.insert_with_parked(tensor, producer)?
+            if exclusive && self.parked_is_swept {
+                self.renew_parked(producer)
+            } else {
+                self.insert_with_parked(tensor, producer)?
+            }
         } else {
             self.insert_entry(tensor, producer)?
         };
@@ -658,6 +690,7 @@ impl TensorMap {
     fn note_sweep(&mut self, consumer: &Tensor, swept: bool, overlap: Option<Overlap>) {
         if swept && self.last_writer_memo {
             (self.swept, self.swept_view, self.swept_overlap) = (true, Some(*consumer), overlap);
+            self.parked_is_swept = false;
         }
     }
 
@@ -679,12 +712,14 @@ impl TensorMap {
             Some(ov) => ov,
             None => overlap::same_view_overlap(consumer),
         };
+        let mut parked = false;
         if self.is_live(entry.producer) && ov != Overlap::None {
             hit(entry.producer, consumer, ov)?;
             if remove_covered && ov == Overlap::Covered {
                 // As `lookup_hot` parks a grid entry holding the consumer's own view.
                 if entry.hot && entry.b_prev != NIL && self.parked.is_none() {
                     self.park(e);
+                    parked = true;
                 } else {
                     self.remove(e);
                 }
@@ -693,6 +728,8 @@ impl TensorMap {
             }
         }
         self.note_sweep(consumer, remove_covered && swept, Some(ov));
+        // Parked for a covering consumer: the sweep is complete, and `swept_view` is its view.
+        self.parked_is_swept = parked;
         Ok(())
     }
 
