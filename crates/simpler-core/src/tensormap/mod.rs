@@ -187,14 +187,16 @@ pub struct TensorMap {
     /// (a memo lookup); carried into `last_overlap` by the insert of that view.
     swept_overlap: Option<Overlap>,
     /// The last-writer memo: entry `last` was inserted right after a lookup of the same view
-    /// removed every live entry that overlapped it, and nothing was inserted since (`swept`).
-    /// So no other live entry overlaps that view: every other one was disjoint from it then
-    /// (views and versions never change) and removals only shrink the set. A lookup of
-    /// exactly that view (an accumulator's next INOUT: a chain, a tiled GEMM's k-steps over
-    /// one tile) is answered from this entry alone, with no walk of its bucket chain or hot
-    /// index ([`TensorMap::lookup_last`]). Dropped when any entry is removed, parked or freed,
-    /// and replaced by every insert. (Flags beside plain fields, not `Option`s of views:
-    /// those were moved and compared whole at every insert and lookup.)
+    /// removed every live entry that overlapped it (`swept`), and nothing was inserted on its
+    /// buffer since. So no other live entry overlaps that view: every other one was disjoint
+    /// from it then (views and versions never change), removals only shrink the set, and an
+    /// entry of another buffer is never compared with it. A lookup of exactly that view (an
+    /// accumulator's next INOUT: a chain, a tiled GEMM's k-steps over one tile; a fan-out's
+    /// readers of what one writer wrote) is answered from this entry alone, with no walk of
+    /// its bucket chain or hot index ([`TensorMap::lookup_last`]). Dropped when its entry is
+    /// removed, parked or freed, or another writer of its buffer is inserted; replaced by the
+    /// next insert that qualifies. (Flags beside plain fields, not `Option`s of views: those
+    /// were moved and compared whole at every insert and lookup.)
     last_valid: bool,
     last: u32,
     /// The view entry `last` holds (valid with it).
@@ -364,9 +366,17 @@ impl TensorMap {
     }
 
     fn release(&mut self, e: u32) {
-        self.last_valid = false;
+        self.forget_last(e);
         self.free.push(e);
         self.in_use -= 1;
+    }
+
+    /// Drops the last-writer memo when its entry `e` leaves (removed, parked or freed).
+    #[inline]
+    fn forget_last(&mut self, e: u32) {
+        if e == self.last {
+            self.last_valid = false;
+        }
     }
 
     fn unlink_bucket(&mut self, e: u32) {
@@ -436,7 +446,7 @@ impl TensorMap {
     /// index's bucket nor enters it again, nor goes through the free list. Anything else that
     /// comes first finishes the removal ([`TensorMap::unpark`]). One entry at most is parked.
     fn park(&mut self, e: u32) {
-        self.last_valid = false;
+        self.forget_last(e);
         self.parked_is_swept = false;
         self.unlink_task(e);
         self.entries[e as usize].parked = true;
@@ -455,7 +465,7 @@ impl TensorMap {
     #[inline(never)]
     fn unpark_now(&mut self) {
         if let Some(e) = self.parked.take() {
-            self.last_valid = false;
+            self.forget_last(e);
             self.parked_is_swept = false;
             self.entries[e as usize].parked = false;
             self.unlink_bucket(e);
@@ -571,9 +581,13 @@ impl TensorMap {
         } else {
             self.insert_entry(tensor, producer)?
         };
-        self.last_valid = exclusive;
         if exclusive {
+            self.last_valid = true;
             (self.last, self.last_view, self.last_overlap) = (e, self.swept_view, self.swept_overlap);
+        } else if self.last_valid && self.last_view.is_some_and(|v| v.addr() == tensor.addr()) {
+            // A new writer of the memo's buffer may overlap its view; one of another buffer
+            // cannot (views of different base addresses are never compared).
+            self.last_valid = false;
         }
         Ok(())
     }
