@@ -31,9 +31,9 @@
 //! The last-writer memo answers the lookup of an accumulator's next INOUT step (a chain on one
 //! tensor, a tiled GEMM's k-steps on one C tile) without walking anything: when the last
 //! insert registered the view its own submit's lookup had just swept clean (every live entry
-//! that overlapped it removed), that entry is the only live one that can overlap the view,
-//! until anything is inserted or removed (the `last` field). The same property test compares
-//! a map with it against one without it.
+//! that overlapped it removed), that entry is the only live one that can overlap the view
+//! until another writer of its buffer is inserted or the entry itself leaves (the `last`
+//! field). The same property test compares a map with it against one without it.
 
 mod buckets;
 mod hot;
@@ -584,7 +584,7 @@ impl TensorMap {
         if exclusive {
             self.last_valid = true;
             (self.last, self.last_view, self.last_overlap) = (e, self.swept_view, self.swept_overlap);
-        } else if self.last_valid && self.last_view.is_some_and(|v| v.addr() == tensor.addr()) {
+        } else if self.last_valid && self.last_view.as_ref().is_some_and(|v| v.addr() == tensor.addr()) {
             // A new writer of the memo's buffer may overlap its view; one of another buffer
             // cannot (views of different base addresses are never compared).
             self.last_valid = false;
@@ -709,9 +709,9 @@ impl TensorMap {
     }
 
     /// [`TensorMap::lookup`] of the view the last-writer memo's entry `e` holds (see `last`):
-    /// that entry is the only live one that can overlap it, so it is the whole answer. The overlap of a
-    /// view with itself is `check_overlap`'s (`same_view_overlap`); a covered entry is parked
-    /// or removed as `lookup_hot` or the chain walk would.
+    /// that entry is the only live one that can overlap it, so it is the whole answer. The
+    /// overlap of a view with itself is `check_overlap`'s (`same_view_overlap`); a covered
+    /// entry is parked or removed as `lookup_hot` or the chain walk would.
     #[inline(never)]
     fn lookup_last<E>(
         &mut self,
