@@ -305,7 +305,8 @@ mod tests {
 
     /// The same-view answer is the box walk's answer for a view against itself, whatever the
     /// view: empty or not, nested strides or not, inside its rows or running past them, its
-    /// buffer whole outer rows or not; a newer consumer version still comes first.
+    /// buffer whole outer rows or not; a newer consumer version still comes first, and the
+    /// same geometry in another dtype is not the same view.
     #[test]
     fn a_view_against_itself_answers_as_the_box_walk_does() {
         use proptest::prelude::*;
@@ -346,6 +347,14 @@ mod tests {
                 prop_assert_eq!(check_overlap(&t, &t), general);
                 prop_assert_eq!(check_overlap(&t.with_version(1), &t), general);
                 prop_assert_eq!(check_overlap(&t, &t.with_version(1)), Overlap::Other);
+                // The same geometry read as another dtype of the same size is another view:
+                // the L2 test does not apply, so it overlaps as `Other` (unless empty).
+                let mut as_ints = parts.clone();
+                as_ints.dtype = DType::Int32;
+                let u = Tensor::from_parts(&as_ints).expect("the same geometry and element size");
+                let other = check_overlap(&t, &u);
+                prop_assert_eq!(other, check_overlap_of_boxes(&t, &u));
+                prop_assert_ne!(other, Overlap::Covered);
                 Ok(())
             })
             .unwrap();
