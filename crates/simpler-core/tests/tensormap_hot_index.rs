@@ -116,6 +116,63 @@ fn map(hot_threshold: usize, bounded: bool) -> TensorMap {
     TensorMap::new(cfg)
 }
 
+/// What a lookup visits: each producer, its view and the overlap, in visiting order.
+type Hits = Vec<(TaskId, Tensor, Overlap)>;
+
+/// Appends what `m` visits for a lookup of `t` (INOUT when `inout`) to `got`.
+fn look(m: &mut TensorMap, t: &Tensor, inout: bool, got: &mut Hits) {
+    m.lookup::<()>(t, inout, |p, v, o| {
+        got.push((p, *v, o));
+        Ok(())
+    })
+    .unwrap();
+}
+
+/// One submit of task `id` on `m`, as the runtime makes it: the lookups `(view, inout)` in
+/// argument order, then the registrations in order. What the lookups visited, and the
+/// entries in use before and after the registrations.
+fn submit(
+    m: &mut TensorMap,
+    id: TaskId,
+    lookups: &[(&Tensor, bool)],
+    registers: &[&Tensor],
+) -> (Hits, usize, usize) {
+    m.sync(id);
+    let mut got = Vec::new();
+    for &(t, inout) in lookups {
+        look(m, t, inout, &mut got);
+    }
+    let used = m.in_use();
+    for t in registers {
+        m.insert(t, id).unwrap();
+    }
+    (got, used, m.in_use())
+}
+
+/// The maps compared: the map under test and the reference, and the packed map when nothing
+/// retires (it never does).
+fn maps<'m>(
+    hot: &'m mut TensorMap,
+    plain: &'m mut TensorMap,
+    packed: &'m mut TensorMap,
+    bounded: bool,
+) -> Vec<&'m mut TensorMap> {
+    let mut maps = vec![hot, plain];
+    if !bounded {
+        maps.push(packed);
+    }
+    maps
+}
+
+/// What each map showed, in `maps`' order, is the reference's.
+fn agree<T: PartialEq + std::fmt::Debug>(seen: &[T]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&seen[0], &seen[1]);
+    if let Some(p) = seen.get(2) {
+        prop_assert_eq!(p, &seen[1]);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -157,43 +214,25 @@ proptest! {
                     let ((t1, b1), (t2, b2)) = if last_first { (y, x) } else { (x, y) };
                     let id = TaskId::new(0, next);
                     next += 1;
-                    let mut maps = vec![&mut hot, &mut plain];
-                    if !bounded {
-                        maps.push(&mut packed);
-                    }
+                    let order = if reversed { [&t2, &t1] } else { [&t1, &t2] };
                     let mut seen = Vec::new();
-                    for m in maps {
-                        m.sync(id);
-                        let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                        m.lookup::<()>(&t1, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                        m.lookup::<()>(&t2, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                        let used = m.in_use();
-                        let order = if reversed { [&t2, &t1] } else { [&t1, &t2] };
-                        for t in order {
-                            m.insert(t, id).unwrap();
-                        }
-                        let mut after: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
+                    for m in maps(&mut hot, &mut plain, &mut packed, bounded) {
+                        let (got, used, now) = submit(m, id, &[(&t1, true), (&t2, true)], &order);
+                        let mut after = Vec::new();
                         for t in [&t1, &t2] {
-                            m.lookup::<()>(t, false, |p, v, o| { after.push((p, *v, o)); Ok(()) }).unwrap();
+                            look(m, t, false, &mut after);
                         }
-                        seen.push((got, used, m.in_use(), after));
+                        seen.push((got, used, now, after));
                     }
-                    prop_assert_eq!(&seen[0], &seen[1]);
-                    if let Some(p) = seen.get(2) {
-                        prop_assert_eq!(p, &seen[1]);
-                    }
+                    agree(&seen)?;
                     (before_last, last, last_inout) = (Some((t1, b1)), Some((t2, b2)), Some((t2, b2)));
                 }
-                Op::Again { swept, submit, inout, read } => {
+                Op::Again { swept, submit: step, inout, read } => {
                     let Some((t, other_buffer)) = (if swept { last_inout } else { last }) else {
                         continue;
                     };
-                    let mut maps = vec![&mut hot, &mut plain];
-                    if !bounded {
-                        maps.push(&mut packed);
-                    }
                     let mut seen = Vec::new();
-                    if submit {
+                    if step {
                         // The accumulator's next step: an INOUT lookup of the view, a read (of
                         // the same view again when `inout`: a task that reads its accumulator
                         // twice), the registration of the same view.
@@ -203,41 +242,29 @@ proptest! {
                         };
                         let id = TaskId::new(0, next);
                         next += 1;
-                        for m in maps {
-                            m.sync(id);
-                            let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                            m.lookup::<()>(&t, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                            m.lookup::<()>(&r, false, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                            let used = m.in_use();
-                            m.insert(&t, id).unwrap();
-                            seen.push((got, used, m.in_use()));
+                        for m in maps(&mut hot, &mut plain, &mut packed, bounded) {
+                            seen.push(submit(m, id, &[(&t, true), (&r, false)], &[&t]));
                         }
                         before_last = last;
                         (last, last_inout) = (Some((t, other_buffer)), Some((t, other_buffer)));
                     } else {
-                        for m in maps {
-                            let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                            m.lookup::<()>(&t, inout, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
+                        for m in maps(&mut hot, &mut plain, &mut packed, bounded) {
+                            let mut got = Vec::new();
+                            look(m, &t, inout, &mut got);
                             seen.push((got, m.in_use(), m.in_use()));
                         }
                     }
-                    prop_assert_eq!(&seen[0], &seen[1]);
-                    if let Some(p) = seen.get(2) {
-                        prop_assert_eq!(p, &seen[1]);
-                    }
+                    agree(&seen)?;
                 }
                 Op::Lookup { view, inout, other_buffer } => {
                     let t = owned(make(if other_buffer { &b } else { &a }, view), other_buffer);
-                    let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                    let mut want: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                    hot.lookup::<()>(&t, inout, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                    plain.lookup::<()>(&t, inout, |p, v, o| { want.push((p, *v, o)); Ok(()) }).unwrap();
-                    if !bounded {
-                        let mut from_packed = Vec::new();
-                        packed.lookup::<()>(&t, inout, |p, v, o| { from_packed.push((p, *v, o)); Ok(()) }).unwrap();
-                        prop_assert_eq!(&from_packed, &want);
+                    let mut seen = Vec::new();
+                    for m in maps(&mut hot, &mut plain, &mut packed, bounded) {
+                        let mut got = Vec::new();
+                        look(m, &t, inout, &mut got);
+                        seen.push(got);
                     }
-                    prop_assert_eq!(got, want);
+                    agree(&seen)?;
                 }
                 Op::Submit { view, read, registers, other_buffer } => {
                     let base = if other_buffer { &b } else { &a };
@@ -246,24 +273,11 @@ proptest! {
                     let w = registers.map_or(t, |v| owned(make(base, v), other_buffer));
                     let id = TaskId::new(0, next);
                     next += 1;
-                    let mut maps = vec![&mut hot, &mut plain];
-                    if !bounded {
-                        maps.push(&mut packed);
-                    }
                     let mut seen = Vec::new();
-                    for m in maps {
-                        m.sync(id);
-                        let mut got: Vec<(TaskId, Tensor, Overlap)> = Vec::new();
-                        m.lookup::<()>(&t, true, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                        m.lookup::<()>(&r, false, |p, v, o| { got.push((p, *v, o)); Ok(()) }).unwrap();
-                        let used = m.in_use();
-                        m.insert(&w, id).unwrap();
-                        seen.push((got, used, m.in_use()));
+                    for m in maps(&mut hot, &mut plain, &mut packed, bounded) {
+                        seen.push(submit(m, id, &[(&t, true), (&r, false)], &[&w]));
                     }
-                    prop_assert_eq!(&seen[0], &seen[1]);
-                    if let Some(p) = seen.get(2) {
-                        prop_assert_eq!(p, &seen[1]);
-                    }
+                    agree(&seen)?;
                     before_last = last;
                     (last, last_inout) = (Some((w, other_buffer)), Some((t, other_buffer)));
                 }

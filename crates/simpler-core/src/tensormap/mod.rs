@@ -454,6 +454,21 @@ impl TensorMap {
         self.parked = Some(e);
     }
 
+    /// Removes covered entry `e` (the INOUT rule), or parks it ([`TensorMap::park`]) when it
+    /// holds the consumer's own view in a hot grid (`same_grid_view`; `b_prev` is then its
+    /// grid bucket's slot, `NIL` for a loose entry) and nothing is parked yet; whether it
+    /// parked it.
+    #[inline]
+    fn supersede(&mut self, e: u32, b_prev: u32, same_grid_view: bool) -> bool {
+        if same_grid_view && b_prev != NIL && self.parked.is_none() {
+            self.park(e);
+            true
+        } else {
+            self.remove(e);
+            false
+        }
+    }
+
     /// Finishes the removal of the parked entry, if any.
     #[inline]
     fn unpark(&mut self) {
@@ -730,13 +745,8 @@ impl TensorMap {
         if self.is_live(entry.producer) && ov != Overlap::None {
             hit(entry.producer, consumer, ov)?;
             if remove_covered && ov == Overlap::Covered {
-                // As `lookup_hot` parks a grid entry holding the consumer's own view.
-                if entry.hot && entry.b_prev != NIL && self.parked.is_none() {
-                    self.park(e);
-                    parked = true;
-                } else {
-                    self.remove(e);
-                }
+                // The entry holds the consumer's own view: a hot one is parked.
+                parked = self.supersede(e, entry.b_prev, entry.hot);
             } else {
                 swept = false;
             }
@@ -780,11 +790,7 @@ impl TensorMap {
                     break;
                 }
                 if remove_covered && ov == Overlap::Covered {
-                    if c.same_view && self.parked.is_none() && entry.b_prev != NIL {
-                        self.park(e);
-                    } else {
-                        self.remove(e);
-                    }
+                    self.supersede(e, entry.b_prev, c.same_view);
                 } else {
                     swept = false;
                 }
