@@ -295,6 +295,48 @@ enum ExplicitDeps<'a> {
     },
 }
 
+/// The explicit dependencies of a [`TaskArgs`] in order, with their kinds
+/// ([`TaskArgs::explicit_deps`]). One match per step: the chain of the inline list and the
+/// slices it replaces cost every submit about 14 instructions to find both empty.
+#[derive(Clone, Debug)]
+pub struct ExplicitDepsIter<'a>(DepsCursor<'a>);
+
+#[derive(Clone, Debug)]
+enum DepsCursor<'a> {
+    Inline(std::slice::Iter<'a, (TaskId, DepKind)>),
+    Slice {
+        ids: &'a [TaskId],
+        kinds: Option<&'a [DepKind]>,
+        at: usize,
+    },
+}
+
+impl Iterator for ExplicitDepsIter<'_> {
+    type Item = (TaskId, DepKind);
+
+    #[inline]
+    fn next(&mut self) -> Option<(TaskId, DepKind)> {
+        match &mut self.0 {
+            DepsCursor::Inline(it) => it.next().copied(),
+            DepsCursor::Slice { ids, kinds, at } => {
+                let id = *ids.get(*at)?;
+                let kind = kinds.map_or(DepKind::WaitRetain, |k| k[*at]);
+                *at += 1;
+                Some((id, kind))
+            }
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.0 {
+            DepsCursor::Inline(it) => it.len(),
+            DepsCursor::Slice { ids, at, .. } => ids.len() - at,
+        };
+        (n, Some(n))
+    }
+}
+
 /// The arguments of one submit. Borrowed dependency slices live as long as `'a`.
 #[derive(Clone, Debug)]
 pub struct TaskArgs<'a> {
@@ -516,17 +558,15 @@ impl<'a> TaskArgs<'a> {
     }
     /// Explicit deps in order, with their kinds.
     #[inline]
-    pub fn explicit_deps(&self) -> impl Iterator<Item = (TaskId, DepKind)> + '_ {
-        let empty: &[(TaskId, DepKind)] = &[];
-        let (inline, ids, kinds) = match &self.deps {
-            ExplicitDeps::Inline(v) => (v.as_slice(), &[][..], None),
-            ExplicitDeps::Slice { ids, kinds } => (empty, *ids, *kinds),
-        };
-        inline.iter().copied().chain(
-            ids.iter()
-                .enumerate()
-                .map(move |(i, &id)| (id, kinds.map_or(DepKind::WaitRetain, |k| k[i]))),
-        )
+    pub fn explicit_deps(&self) -> ExplicitDepsIter<'_> {
+        ExplicitDepsIter(match &self.deps {
+            ExplicitDeps::Inline(v) => DepsCursor::Inline(v.iter()),
+            ExplicitDeps::Slice { ids, kinds } => DepsCursor::Slice {
+                ids,
+                kinds: *kinds,
+                at: 0,
+            },
+        })
     }
     /// The SPMD launch spec.
     #[inline]
@@ -615,5 +655,27 @@ mod tests {
         let mut c = TaskArgs::new();
         c.set_dependencies_with_kinds(&ids, &kinds[..1]);
         assert_eq!(c.error(), Some(&ArgError::DepKindsMismatch { ids: 2, kinds: 1 }));
+
+        // Slices without kinds wait and retain; every form counts down what is left.
+        let mut d = TaskArgs::new();
+        d.set_dependencies(&ids);
+        let mut e = TaskArgs::new();
+        e.dep(ids[0]).dep_wait(ids[1]);
+        let mut f = TaskArgs::new();
+        f.set_dependencies_with_kinds(&ids, &kinds);
+        for args in [&d, &e, &f] {
+            let mut it = args.explicit_deps();
+            assert_eq!(it.size_hint(), (2, Some(2)));
+            it.next();
+            assert_eq!(it.size_hint(), (1, Some(1)));
+            assert_eq!(it.by_ref().count(), 1);
+            assert_eq!((it.size_hint(), it.next()), ((0, Some(0)), None));
+        }
+        let got: Vec<_> = d.explicit_deps().collect();
+        assert_eq!(
+            got,
+            vec![(ids[0], DepKind::WaitRetain), (ids[1], DepKind::WaitRetain)]
+        );
+        assert_eq!(TaskArgs::new().explicit_deps().size_hint(), (0, Some(0)));
     }
 }

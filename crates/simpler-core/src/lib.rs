@@ -13,8 +13,8 @@ pub mod tensormap;
 pub mod view_pack;
 
 pub use args::{
-    ArgError, ArgTag, DepKind, LaunchSpec, TagRule, TaskArgs, TensorArg, INLINE_DEPS, MAX_SCALAR_ARGS,
-    MAX_TENSOR_ARGS,
+    ArgError, ArgTag, DepKind, ExplicitDepsIter, LaunchSpec, TagRule, TaskArgs, TensorArg, INLINE_DEPS,
+    MAX_SCALAR_ARGS, MAX_TENSOR_ARGS,
 };
 pub use deps::{
     compute_fanin, register_outputs, registrable_outputs, DepFlags, Edge, EdgeSource, FaninError, FaninSet,

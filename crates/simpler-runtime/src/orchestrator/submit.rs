@@ -927,8 +927,11 @@ fn fill_args(
     tags: &mut ArgTags,
     mut push: impl FnMut(Tensor),
 ) {
+    // Built in a register and stored once: set in the slot one by one, each tag was a load,
+    // a mask and a store into the payload's line.
+    let mut all_tags = ArgTags::default();
     for (i, a) in args.tensors().iter().enumerate() {
-        tags.set(i, a.tag());
+        all_tags.set(i, a.tag());
         match a {
             TensorArg::Output(ci) => {
                 let t = ci.materialize(heap_at, id);
@@ -947,4 +950,5 @@ fn fill_args(
             other => push(*other.tensor().expect("non-output args carry a tensor")),
         }
     }
+    *tags = all_tags;
 }
