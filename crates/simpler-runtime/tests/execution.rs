@@ -859,3 +859,56 @@ fn publish_ready_hands_a_held_task_over_before_host_work() {
     // Without it the task stays held while the host works (here for a second).
     assert!(!held_task_runs_after(Duration::from_secs(1), 0, |_, _| Ok(())));
 }
+
+/// A slot reused by a task without scalars after one with them gives its kernel none (the
+/// submit clears a slot's scalars only when it or its last task has any). Four-slot windows
+/// on tmr reuse every slot many times; hbg's slots are fresh.
+#[test]
+fn a_reused_slot_keeps_no_scalars_of_its_last_task() {
+    let mut w = worker();
+    // scalars_seen: out[0] = the scalar count * 100 + scalar 0 (when there is one).
+    w.register_kernel(13, "scalars_seen", CoreType::Aiv, |ctx| {
+        let out = ctx.view::<f32>(0)?;
+        let first = if ctx.scalar_count() > 0 {
+            ctx.scalar(0)? as f32
+        } else {
+            0.0
+        };
+        out.set(0, ctx.scalar_count() as f32 * 100.0 + first);
+        Ok(())
+    })
+    .unwrap();
+    const TASKS: u32 = 40;
+    // Task i has scalars (i % 7, then 9) only when i % 3 == 1, so most slots alternate.
+    let with_scalars = |i: u32| i % 3 == 1;
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let out = w.alloc_tensor(&[TASKS], DType::Float32).unwrap();
+        let window = if kind == RuntimeKind::Tmr { "4" } else { "64" };
+        w.run(&tiny(kind, window), move |o| {
+            for i in 0..TASKS {
+                o.scope(|o| {
+                    let mut a = TaskArgs::new();
+                    a.output_existing(out.view(&[1], &[i])?);
+                    if with_scalars(i) {
+                        a.scalar(u64::from(i % 7)).scalar(9);
+                    }
+                    o.submit_aiv(13, &a)?;
+                    Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                })?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let got = w.read::<f32>(&out).unwrap();
+        let want: Vec<f32> = (0..TASKS)
+            .map(|i| {
+                if with_scalars(i) {
+                    200.0 + (i % 7) as f32
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        assert_eq!(got, want, "{kind:?}");
+    }
+}
