@@ -137,6 +137,38 @@ fn an_address_is_promoted_past_the_threshold_and_lookups_agree() {
     assert_eq!(m.hot_addresses(), 1);
 }
 
+/// A long walk makes an address hot only when its consumer met few of the entries walked (an
+/// index would have skipped the others): a join over every slice does not, a slice among them
+/// does; the answers are the same either way.
+#[test]
+fn only_a_lookup_that_meets_few_of_many_entries_promotes_its_address() {
+    let x = buf(0x1000, 128);
+    let slice = |i: u32| x.view(&[8], &[8 * i]).unwrap();
+    let mut m = hot_map();
+    for i in 0..12 {
+        m.insert(&slice(i), TaskId::new(0, i)).unwrap();
+    }
+    // The whole buffer meets all 12: visited all the same with an index, so none is made.
+    assert_eq!(hits(&mut m, &x).len(), 12);
+    assert_eq!(m.hot_addresses(), 0, "a join over every slice");
+    // Slices 0-3 (a third of the 12, 4 of them) are still too many to call the walk wasted...
+    assert_eq!(hits(&mut m, &x.view(&[32], &[0]).unwrap()).len(), 4);
+    assert_eq!(m.hot_addresses(), 1, "4 of 12 is a third: promoted");
+    // ...while on another buffer 5 of 12 are not.
+    let y = buf(0x9000, 128);
+    for i in 0..12 {
+        m.insert(&y.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, 20 + i))
+            .unwrap();
+    }
+    assert_eq!(hits(&mut m, &y.view(&[40], &[0]).unwrap()).len(), 5);
+    assert_eq!(m.hot_addresses(), 1, "5 of 12 is more than a third");
+    assert_eq!(
+        hits(&mut m, &y.view(&[8], &[88]).unwrap()),
+        [(TaskId::new(0, 31), Overlap::Covered)]
+    );
+    assert_eq!(m.hot_addresses(), 2, "1 of 12");
+}
+
 #[test]
 fn a_hot_lookup_examines_only_entries_that_can_reach_the_consumer() {
     let x = buf(0x1000, 128);
@@ -258,7 +290,8 @@ fn an_emptied_hot_index_stays_until_the_limit_and_answers_the_same() {
         m.insert(&x.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, i))
             .unwrap();
     }
-    hits(&mut m, &x);
+    // A lookup that meets one of the five (a lookup that met them all would not promote).
+    hits(&mut m, &x.view(&[8], &[0]).unwrap());
     assert_eq!(m.hot_addresses(), 1);
     m.set_watermark(0, 5);
     assert_eq!(m.reclaim_retired(), 5);
@@ -273,11 +306,12 @@ fn an_emptied_hot_index_stays_until_the_limit_and_answers_the_same() {
     let mut id = 6;
     for a in 0..HOT_ADDRESS_LIMIT as u64 {
         let y = buf(0x10_0000 + a * 0x1000, 8);
-        for _ in 0..5 {
-            m.insert(&y, TaskId::new(0, id)).unwrap();
+        for i in 0..5 {
+            m.insert(&y.view(&[1], &[i]).unwrap(), TaskId::new(0, id))
+                .unwrap();
             id += 1;
         }
-        hits(&mut m, &y);
+        hits(&mut m, &y.view(&[1], &[0]).unwrap());
         m.set_watermark(0, id);
         m.reclaim_retired();
     }

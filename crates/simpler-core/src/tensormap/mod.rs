@@ -18,10 +18,12 @@
 //! capacity (`tensormap_capacity`, default [`DEFAULT_TENSORMAP_CAPACITY`]) bounds the whole
 //! graph's live entries; past it the submit fails at once with TENSORMAP_OVERFLOW.
 //!
-//! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup,
-//! e.g. the C of a tiled GEMM) moves into its own index (`hot.rs`: hashed by box position for
-//! its main layout, by start offset otherwise), so a lookup visits only the entries that can
-//! overlap the consumer's view; the visiting
+//! A buffer that accumulates many live entries (more than `hot_threshold` walked in one lookup
+//! whose consumer met at most a third of them, e.g. a tile of a tiled GEMM's C among the
+//! others; a fan-in's join, which meets them all, keeps its buffer in the chain) moves into
+//! its own index (`hot.rs`: hashed by box position for its main layout, by start offset
+//! otherwise), so a lookup visits only the entries that can overlap the consumer's view; the
+//! visiting
 //! order (newest first) and every result are unchanged (property-tested against the plain map).
 //! Hot addresses are found through a bit per bucket (`hot_set.rs`), and an INOUT lookup that
 //! removes a hot entry holding its own view parks that entry for the same submit's
@@ -56,7 +58,7 @@ pub const DEFAULT_TENSORMAP_BUCKETS: usize = 4096;
 /// Retired tasks between two batched cleanups of a ring.
 pub const CLEANUP_INTERVAL: u32 = 64;
 /// Entries of one base address a lookup may walk in the bucket chain before that address gets
-/// its own index (see `hot.rs`).
+/// its own index (see `hot.rs`), when the lookup met few of them (`worth_an_index`).
 pub const DEFAULT_HOT_THRESHOLD: usize = 16;
 /// Hot addresses kept before the empty indexes among them are dropped. An index that empties
 /// (every writer of its buffer retired, e.g. the schedulers caught up with a tiled GEMM) is
@@ -77,7 +79,8 @@ pub struct TensorMapConfig {
     pub buckets: usize,
     /// Task window per ring, for the per-task chains; `None` when nothing ever retires.
     pub task_windows: Option<[u32; MAX_RINGS]>,
-    /// Same-address entries a lookup may walk before the address gets an ordered index.
+    /// Same-address entries a lookup may walk before the address gets an ordered index (when
+    /// its consumer met at most a third of them).
     pub hot_threshold: usize,
     /// Producer views kept as template numbers and offsets (`views.rs`) instead of whole.
     pub packed_views: bool,
@@ -681,18 +684,22 @@ impl TensorMap {
             return self.lookup_hot(slot, consumer, remove_covered, hit);
         }
         let mut e = self.buckets[chain];
-        let mut same_address = 0usize;
+        // Entries of the address walked (low half) and of them those reported (high half), in
+        // one register: a second counter, kept across the visitor's calls, cost each lookup
+        // about 6 instructions of saves and restores.
+        let mut walked = 0u64;
         // Every entry reported was removed (see `swept`).
         let mut swept = true;
         while e != NIL {
             let entry = self.entries[e as usize];
             let next = entry.b_next;
             if entry.addr == addr {
-                same_address += 1;
+                walked += 1;
                 if self.is_live(entry.producer) {
                     let view = self.views.get(e);
                     let ov = check_overlap(&view, consumer);
                     if ov != Overlap::None {
+                        walked += 1 << 32;
                         hit(entry.producer, &view, ov)?;
                         if remove_covered && ov == Overlap::Covered {
                             self.remove(e);
@@ -705,7 +712,7 @@ impl TensorMap {
             e = next;
         }
         self.note_sweep(consumer, remove_covered && swept, None);
-        if same_address > self.hot_threshold {
+        if walked as u32 as usize > self.hot_threshold && worth_an_index(walked) {
             self.promote(addr);
         }
         Ok(())
@@ -831,6 +838,21 @@ impl TensorMap {
             e = next;
         }
     }
+}
+
+/// Whether a lookup that walked a long chain of entries of one address (`walked`: their count
+/// in the low half, those overlapping its consumer in the high half) says that the address
+/// would gain from an index. The index finds a consumer's few overlapping entries without
+/// visiting the others (a tiled GEMM's tile among its buffer's other tiles), but a consumer
+/// that overlaps most of them (a fan-in's join over its readers' slices) visits them all
+/// either way, and an indexed entry costs about three times a chained one to insert
+/// (`docs/performance.md`, item 88). The consumer must meet at most a third of them: the walk
+/// also counts entries whose tasks retired and are not freed yet, up to as many again as the
+/// live ones in a `tmr` fan-in, and a join over the live ones must still not look selective.
+#[inline]
+fn worth_an_index(walked: u64) -> bool {
+    let (entries, reported) = (walked & u64::from(u32::MAX), walked >> 32);
+    3 * reported <= entries
 }
 
 /// The bucket of `addr` in a map of `2^(64 - shift)` buckets.
