@@ -23,8 +23,8 @@
 //! others; a fan-in's join, which meets them all, keeps its buffer in the chain) moves into
 //! its own index (`hot.rs`: hashed by box position for its main layout, by start offset
 //! otherwise), so a lookup visits only the entries that can overlap the consumer's view; the
-//! visiting
-//! order (newest first) and every result are unchanged (property-tested against the plain map).
+//! visiting order (newest first) and every result are unchanged (property-tested against the
+//! plain map).
 //! Hot addresses are found through a bit per bucket (`hot_set.rs`), and an INOUT lookup that
 //! removes a hot entry holding its own view parks that entry for the same submit's
 //! registration to take over in place (`TensorMap::park`); the property test makes whole
