@@ -1,4 +1,5 @@
-//! Memory an `hbg` build writes beside its slots, faulted in ahead of it.
+//! Memory an `hbg` build writes beside its slots, faulted in ahead of it (and, with four
+//! storages, the memory of the dep_gen replay's two tensor maps: `collectors/dep_gen/prefault.rs`).
 //!
 //! Besides the window's slots (`slots.rs`), a host-built graph's orchestrator writes the
 //! tensor map's entries and producer views, one of each per registered output: at 1M tasks
@@ -23,26 +24,34 @@ pub(crate) const AHEAD_BYTES: usize = 1 << 20;
 /// ([`simpler_core::TensorMap::unwritten_storage`]).
 pub(crate) const STORAGES: usize = 2;
 
-/// The frontiers the orchestrator last published: per storage, the address range it has not
-/// written yet.
-#[derive(Default)]
-pub(crate) struct Frontiers {
-    published: [[AtomicUsize; 2]; STORAGES],
+/// The frontiers the writing thread last published: per storage (`N` of them, [`STORAGES`]
+/// for an `hbg` build's tensor map; the dep_gen replay's two maps make four), the address
+/// range it has not written yet.
+pub(crate) struct Frontiers<const N: usize = STORAGES> {
+    published: [[AtomicUsize; 2]; N],
 }
 
-impl Frontiers {
-    /// Orchestrator: where each storage writes next, `start..end` of its unused capacity.
-    pub fn publish(&self, ranges: [Range<usize>; STORAGES]) {
+impl<const N: usize> Default for Frontiers<N> {
+    fn default() -> Self {
+        Frontiers {
+            published: std::array::from_fn(|_| [AtomicUsize::new(0), AtomicUsize::new(0)]),
+        }
+    }
+}
+
+impl<const N: usize> Frontiers<N> {
+    /// Writing thread: where each storage writes next, `start..end` of its unused capacity.
+    pub fn publish(&self, ranges: [Range<usize>; N]) {
         for (slot, r) in self.published.iter().zip(ranges) {
             slot[0].store(r.start, Ordering::Relaxed);
             slot[1].store(r.end, Ordering::Relaxed);
         }
     }
 
-    /// Prefault thread: faults in the pages of each storage from its published start up to
+    /// Faulting thread: faults in the pages of each storage from its published start up to
     /// [`AHEAD_BYTES`] past it (within its end), skipping what `done` (per storage, the end of
     /// the last range this thread faulted in) says is already done. Returns the bytes asked for.
-    pub fn fault_ahead(&self, done: &mut [usize; STORAGES]) -> usize {
+    pub fn fault_ahead(&self, done: &mut [usize; N]) -> usize {
         let mut asked = 0;
         for (slot, done) in self.published.iter().zip(done.iter_mut()) {
             let (start, end) = (slot[0].load(Ordering::Relaxed), slot[1].load(Ordering::Relaxed));
@@ -91,21 +100,21 @@ pub(crate) fn populate_range(range: Range<usize>) {
 }
 
 #[cfg(all(test, target_os = "linux", not(feature = "loom")))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const PAGE: usize = 4096;
 
     /// Fresh anonymous memory, never touched (an allocator could hand back pages an earlier
     /// test made resident) and kept to 4 KB pages (a huge page would make a whole 2 MB
-    /// resident); unmapped on drop.
-    struct Fresh {
-        addr: usize,
-        len: usize,
+    /// resident); unmapped on drop. Also for the dep_gen replay's prefault thread's test.
+    pub(crate) struct Fresh {
+        pub addr: usize,
+        pub len: usize,
     }
 
     impl Fresh {
-        fn new(len: usize) -> Fresh {
+        pub fn new(len: usize) -> Fresh {
             // SAFETY: an anonymous private mapping at an address of the kernel's choosing
             // touches no existing memory; the result is checked before use.
             let p = unsafe {
@@ -128,7 +137,7 @@ mod tests {
         }
 
         /// Pages of the mapping resident in memory, by `mincore`.
-        fn resident_pages(&self) -> usize {
+        pub fn resident_pages(&self) -> usize {
             let mut vec = vec![0u8; self.len / PAGE];
             // SAFETY: `mincore` writes one byte per page of the page-aligned mapping into
             // `vec`, which holds exactly that many.

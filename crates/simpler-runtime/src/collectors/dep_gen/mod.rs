@@ -14,6 +14,7 @@
 
 pub(crate) mod capture;
 pub(crate) mod graph;
+mod prefault;
 pub(crate) mod record;
 pub(crate) mod replay;
 mod writer;

@@ -34,6 +34,7 @@ use simpler_core::{
 };
 
 use super::graph::GraphWriter;
+use super::prefault::MapPrefault;
 use super::record::{
     DepGenSlot, SlotBuffer, FLAG_EARLY_DISPATCH, FLAG_HAS_OVERFLOW, FLAG_LAST_OVERFLOW, FLAG_MANUAL,
     FLAG_OVERFLOW,
@@ -64,6 +65,9 @@ pub(crate) struct Replay {
     /// Time spent replaying (both passes, the check and the graph writes), for throughput
     /// figures.
     pub busy: std::time::Duration,
+    /// The thread that faults in the two maps' memory ahead of their writes (`prefault.rs`);
+    /// `None` if it could not be started.
+    prefault: Option<MapPrefault>,
 }
 
 impl Replay {
@@ -90,6 +94,7 @@ impl Replay {
             corrupt,
             skip: false,
             busy: std::time::Duration::ZERO,
+            prefault: MapPrefault::spawn(),
         }
     }
 
@@ -100,6 +105,13 @@ impl Replay {
             self.problem
                 .get_or_insert_with(|| "the replay was skipped (measurement mode)".into());
             return;
+        }
+        // Where the maps write next, once a buffer: the prefault thread's megabyte ahead of
+        // each covers thousands of records, a buffer a few hundred.
+        if let Some(p) = &self.prefault {
+            let [a, b] = self.oracle_map.unwritten_storage();
+            let [c, d] = self.annot_map.unwritten_storage();
+            p.publish([a, b, c, d]);
         }
         let mut i = 0;
         while i < buf.count {
