@@ -1,5 +1,6 @@
 //! Memory an `hbg` build writes beside its slots, faulted in ahead of it (and, with four
-//! storages, the memory of the dep_gen replay's two tensor maps: `collectors/dep_gen/prefault.rs`).
+//! storages, the memory of the dep_gen replay's two tensor maps:
+//! `crates/simpler-runtime/src/collectors/dep_gen/prefault.rs`).
 //!
 //! Besides the window's slots (`slots.rs`), a host-built graph's orchestrator writes the
 //! tensor map's entries and producer views, one of each per registered output: at 1M tasks
