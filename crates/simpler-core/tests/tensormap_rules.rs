@@ -100,14 +100,20 @@ fn hot_map() -> TensorMap {
     })
 }
 
+/// Registers slices `0..n` of 8 elements of `x`, slice `i` written by task `first_task + i`.
+fn insert_slices(m: &mut TensorMap, x: &Tensor, n: u32, first_task: u32) {
+    for i in 0..n {
+        m.insert(&x.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, first_task + i))
+            .unwrap();
+    }
+}
+
 #[test]
 fn an_address_is_promoted_past_the_threshold_and_lookups_agree() {
     let x = buf(0x1000, 64);
     let tile = |i: u32| x.view(&[8], &[8 * i]).unwrap();
     let mut m = hot_map();
-    for i in 0..4 {
-        m.insert(&tile(i), TaskId::new(0, i)).unwrap();
-    }
+    insert_slices(&mut m, &x, 4, 0);
     assert_eq!(hits(&mut m, &tile(1)), [(TaskId::new(0, 1), Overlap::Covered)]);
     assert_eq!(
         m.hot_addresses(),
@@ -143,11 +149,8 @@ fn an_address_is_promoted_past_the_threshold_and_lookups_agree() {
 #[test]
 fn only_a_lookup_that_meets_few_of_many_entries_promotes_its_address() {
     let x = buf(0x1000, 128);
-    let slice = |i: u32| x.view(&[8], &[8 * i]).unwrap();
     let mut m = hot_map();
-    for i in 0..12 {
-        m.insert(&slice(i), TaskId::new(0, i)).unwrap();
-    }
+    insert_slices(&mut m, &x, 12, 0);
     // The whole buffer meets all 12: visited all the same with an index, so none is made.
     assert_eq!(hits(&mut m, &x).len(), 12);
     assert_eq!(m.hot_addresses(), 0, "a join over every slice");
@@ -156,10 +159,7 @@ fn only_a_lookup_that_meets_few_of_many_entries_promotes_its_address() {
     assert_eq!(m.hot_addresses(), 1, "4 of 12 is a third: promoted");
     // ...while on another buffer 5 of 12 are too many.
     let y = buf(0x9000, 128);
-    for i in 0..12 {
-        m.insert(&y.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, 20 + i))
-            .unwrap();
-    }
+    insert_slices(&mut m, &y, 12, 20);
     assert_eq!(hits(&mut m, &y.view(&[40], &[0]).unwrap()).len(), 5);
     assert_eq!(m.hot_addresses(), 1, "5 of 12 is more than a third");
     assert_eq!(
@@ -174,9 +174,7 @@ fn a_hot_lookup_examines_only_entries_that_can_reach_the_consumer() {
     let x = buf(0x1000, 128);
     let tile = |i: u32| x.view(&[8], &[8 * i]).unwrap();
     let mut m = hot_map();
-    for i in 0..16 {
-        m.insert(&tile(i), TaskId::new(0, i)).unwrap();
-    }
+    insert_slices(&mut m, &x, 16, 0);
     hits(&mut m, &tile(0));
     assert_eq!(m.hot_addresses(), 1);
     // Tile 5 spans [40, 48); tiles start every 8 and span 8: tile 4 ends where 5 starts and
@@ -286,10 +284,7 @@ fn an_emptied_hot_index_stays_until_the_limit_and_answers_the_same() {
         ..TensorMapConfig::bounded(1 << 14, [1 << 12; 4])
     });
     let x = buf(0x1000, 64);
-    for i in 0..5 {
-        m.insert(&x.view(&[8], &[8 * i]).unwrap(), TaskId::new(0, i))
-            .unwrap();
-    }
+    insert_slices(&mut m, &x, 5, 0);
     // A lookup that meets one of the five (a lookup that met them all would not promote).
     hits(&mut m, &x.view(&[8], &[0]).unwrap());
     assert_eq!(m.hot_addresses(), 1);
