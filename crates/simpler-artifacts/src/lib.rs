@@ -9,6 +9,7 @@
 
 pub mod args_dump;
 pub mod deps;
+pub mod direct_file;
 pub mod find;
 pub mod host;
 pub mod html;

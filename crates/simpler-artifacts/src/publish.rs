@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::direct_file::DirectFile;
 use crate::interrupt;
 
 /// The buffered writer a publication hands to its `write` closure.
@@ -35,6 +36,9 @@ pub struct Options {
     /// ([`crate::interrupt`]). Tools' outputs are; a run's closing artifacts are not, because
     /// writing what the host holds is exactly what an interrupted run must still do.
     pub interruptible: bool,
+    /// Whether the bytes are written past the page cache ([`crate::direct_file`]), for
+    /// outputs of gigabytes that are written once and not read back by the writer.
+    pub direct: bool,
 }
 
 impl Default for Options {
@@ -42,6 +46,7 @@ impl Default for Options {
         Options {
             mode: Mode::Replace,
             interruptible: true,
+            direct: false,
         }
     }
 }
@@ -52,7 +57,13 @@ impl Options {
         Options {
             mode: if overwrite { Mode::Replace } else { Mode::NoClobber },
             interruptible: false,
+            direct: false,
         }
+    }
+
+    /// These options with the bytes written past the page cache (see [`Options::direct`]).
+    pub fn direct(self) -> Options {
+        Options { direct: true, ..self }
     }
 }
 
@@ -200,11 +211,17 @@ impl Publication {
         };
         std::fs::create_dir_all(&dir).map_err(fail)?;
         let tmp = dir.join(temporary.map_or_else(|| temporary_name(&name), str::to_string));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(fail)?;
+        let file = if options.direct {
+            Target::Direct(DirectFile::create_new(&tmp).map_err(fail)?)
+        } else {
+            Target::Cached(
+                OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&tmp)
+                    .map_err(fail)?,
+            )
+        };
         let guarded = GuardedFile::new(file, &name, options.interruptible);
         Ok(Publication {
             dest: dest.to_path_buf(),
@@ -248,8 +265,12 @@ impl Publication {
     fn finish(&self, sink: Sink) -> io::Result<u64> {
         let guarded = sink.into_inner().map_err(|e| e.into_error())?;
         let bytes = guarded.written;
-        guarded.file.sync_all()?;
-        drop(guarded);
+        let file = match guarded.file {
+            Target::Cached(file) => file,
+            Target::Direct(file) => file.finish()?,
+        };
+        file.sync_all()?;
+        drop(file);
         match self.mode {
             Mode::Replace => std::fs::rename(&self.tmp, &self.dest)?,
             Mode::NoClobber => {
@@ -313,17 +334,25 @@ pub fn is_temporary(file_name: &str) -> bool {
         && (file_name.ends_with(".tmp") || file_name.ends_with(".part") || file_name.ends_with(".body"))
 }
 
+/// Where a publication's bytes go.
+enum Target {
+    /// Through the page cache.
+    Cached(File),
+    /// Past it ([`Options::direct`]).
+    Direct(DirectFile),
+}
+
 /// The file a publication writes: counts bytes, stops on an interrupt, and applies the
 /// test-only fault rules of the module docs.
 pub struct GuardedFile {
-    file: File,
+    file: Target,
     written: u64,
     interruptible: bool,
     fault: Option<&'static FaultRule>,
 }
 
 impl GuardedFile {
-    fn new(file: File, final_name: &str, interruptible: bool) -> GuardedFile {
+    fn new(file: Target, final_name: &str, interruptible: bool) -> GuardedFile {
         GuardedFile {
             file,
             written: 0,
@@ -366,13 +395,19 @@ impl Write for GuardedFile {
                 buf = &buf[..room as usize];
             }
         }
-        let n = self.file.write(buf)?;
+        let n = match &mut self.file {
+            Target::Cached(file) => file.write(buf)?,
+            Target::Direct(file) => file.write(buf)?,
+        };
         self.written += n as u64;
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        match &mut self.file {
+            Target::Cached(file) => file.flush(),
+            Target::Direct(file) => file.flush(),
+        }
     }
 }
 
@@ -511,6 +546,33 @@ mod tests {
             std::fs::read_to_string(dir.path().join(".deps.1.tasks.part")).unwrap(),
             "someone else's"
         );
+    }
+
+    /// A publication past the page cache holds the same bytes, appears at its commit only, and
+    /// one that fails leaves neither the final name nor its temporary.
+    #[test]
+    fn a_direct_publication_is_the_same_file() {
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let dest = dir.path().join("trace.json");
+        let bytes: Vec<u8> = (0..(5 << 20) + 4321).map(|i: u32| (i % 251) as u8).collect();
+        let options = Options::default().direct();
+        let published = publish_with(&dest, options, |w| {
+            for piece in bytes.chunks(300_007) {
+                w.write_all(piece)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(published.bytes, bytes.len() as u64);
+        assert!(std::fs::read(&dest).unwrap() == bytes);
+        let err = publish_with(&dest, options, |w| {
+            w.write_all(&bytes)?;
+            Err::<(), _>(io::Error::other("boom"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().ends_with("trace.json: boom"), "{err}");
+        assert_eq!(names_in(dir.path()), ["trace.json"]);
+        assert!(std::fs::read(&dest).unwrap() == bytes);
     }
 
     #[test]

@@ -235,7 +235,9 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
     let run = Run::new(file, deps);
     let layout = Layout::new(&run);
     let completes = Completes::new(&run);
-    let written = simpler_artifacts::publish::publish(&output, |sink| {
+    // Gigabytes written once: past the page cache, the kernel copies none of them.
+    let options = simpler_artifacts::publish::Options::default().direct();
+    let written = simpler_artifacts::publish::publish_with(&output, options, |sink| {
         // The write calls run on a second thread while the events are put together here.
         trace::pipelined(sink, |pipe| {
             let mut out = TraceWriter::piped(pipe)?;
