@@ -142,43 +142,85 @@ pub fn write_dependency_flows<W: Write>(
     }
     let numbered = Numbered::new(run, layout);
     let worker = AnchorTable::new(&numbered.ids, |t, out| layout.push_worker_anchors(run, t, out));
-    let mut missing = |pred, succ| {
-        counts.without_row += 1;
-        counts.first_without_row.get_or_insert((pred, succ));
-    };
-    let worker_flows = view_flows(out, run, &numbered, &worker, &mut missing)?;
+    let (worker_flows, missing) = view_flows(out, run, &numbered, &worker)?;
     counts.worker = worker_flows;
+    counts.without_row = missing.pairs;
+    counts.first_without_row = missing.first;
     if run.has_aicpu_data() {
         let scheduler = AnchorTable::new(&numbered.ids, |t, out| layout.push_scheduler_anchors(run, t, out));
-        counts.scheduler = view_flows(out, run, &numbered, &scheduler, &mut |_, _| {})?;
+        counts.scheduler = view_flows(out, run, &numbered, &scheduler)?.0;
     }
     Ok(counts)
 }
 
+/// Pairs formatted per chunk on one thread ([`TraceWriter::chunked`]): about a megabyte of
+/// flows when each end has one anchor.
+const PAIRS_PER_CHUNK: usize = 4096;
+
+/// Pairs of one view not drawn because an end has no anchors.
+#[derive(Debug, Clone, Copy, Default)]
+struct Missing {
+    /// How many.
+    pairs: usize,
+    /// The first, in deps.json's order.
+    first: Option<(u64, u64)>,
+}
+
 /// The flows of one view: every anchor pair of every deps.json pair whose ends both have
-/// anchors; `missing` hears of the others. An anchor's end is its slice's end (the finish in
-/// the Scheduler View), so a flow is an `hb_violation` when it is after the successor's start.
+/// anchors, and the pairs without. An anchor's end is its slice's end (the finish in the
+/// Scheduler View), so a flow is an `hb_violation` when it is after the successor's start.
+///
+/// The pairs are formatted in chunks on several threads; each chunk's first flow id is the
+/// number of flows the pairs before it draw (one per anchor pair), counted first.
 fn view_flows<W: Write>(
     out: &mut TraceWriter<W>,
     run: &Run,
     numbered: &Numbered,
     table: &AnchorTable,
-    missing: &mut dyn FnMut(u64, u64),
-) -> io::Result<ViewFlows> {
-    let mut counts = ViewFlows::default();
-    for (&(pred, succ), &(pn, sn)) in run.deps.pairs.iter().zip(&numbered.pairs) {
-        let (Some(p), Some(s)) = (table.get(pn), table.get(sn)) else {
-            missing(pred, succ);
-            continue;
-        };
-        let task_counts = (numbered.fan[sn as usize], numbered.fan[pn as usize]);
-        for pa in p {
-            for sa in s {
-                draw(out, &mut counts, pa.end_ns > sa.start_ns, pa, sa, task_counts)?;
+) -> io::Result<(ViewFlows, Missing)> {
+    let anchors = |(pn, sn): (u32, u32)| Some((table.get(pn)?, table.get(sn)?));
+    let mut before = 0u64;
+    let flows_before: Vec<u64> = numbered
+        .pairs
+        .chunks(out.chunk_len(PAIRS_PER_CHUNK))
+        .map(|chunk| {
+            let start = before;
+            before += chunk
+                .iter()
+                .filter_map(|&pair| anchors(pair))
+                .map(|(p, s)| (p.len() * s.len()) as u64)
+                .sum::<u64>();
+            start
+        })
+        .collect();
+    let chunks = out.chunked(numbered.pairs.len(), PAIRS_PER_CHUNK, |chunk, out| {
+        out.skip_flow_ids(flows_before[chunk.index]);
+        let mut counts = ViewFlows::default();
+        let mut missing = Missing::default();
+        for i in chunk.range {
+            let (pn, sn) = numbered.pairs[i];
+            let Some((p, s)) = anchors((pn, sn)) else {
+                missing.pairs += 1;
+                missing.first.get_or_insert(run.deps.pairs[i]);
+                continue;
+            };
+            let task_counts = (numbered.fan[sn as usize], numbered.fan[pn as usize]);
+            for pa in p {
+                for sa in s {
+                    draw(out, &mut counts, pa.end_ns > sa.start_ns, pa, sa, task_counts)?;
+                }
             }
         }
+        Ok((counts, missing))
+    })?;
+    let mut total = (ViewFlows::default(), Missing::default());
+    for (counts, missing) in chunks {
+        total.0.dependency += counts.dependency;
+        total.0.hb_violation += counts.hb_violation;
+        total.1.pairs += missing.pairs;
+        total.1.first = total.1.first.or(missing.first);
     }
-    Ok(counts)
+    Ok(total)
 }
 
 fn draw<W: Write>(

@@ -47,6 +47,7 @@ pub mod trace;
 pub use cli::Args;
 pub use error::{Error, ErrorKind};
 pub use stats::{KernelStats, Statistics};
+pub use trace::Parallelism;
 
 use completes::Completes;
 use deps::Deps;
@@ -190,6 +191,17 @@ pub fn convert(
 /// [`convert`] with every option of `simpler swimlane` (`args.records` is not used):
 /// `--overhead` adds the original's scheduler-overhead counter tracks ([`overhead`]).
 pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error> {
+    convert_parallel(records, args, Parallelism::default())
+}
+
+/// [`convert_with`], the trace's sections formatted on the threads and in the chunks
+/// `parallelism` gives ([`TraceWriter::chunked`]); the trace's bytes are the same whatever
+/// it is. The default, one thread per core, is what [`convert`] and [`convert_with`] use.
+pub fn convert_parallel(
+    records: &Path,
+    args: &Args,
+    parallelism: Parallelism,
+) -> Result<ConvertSummary, Error> {
     let (out, deps, func_names) = (
         args.output.as_deref(),
         args.deps_json.as_deref(),
@@ -241,6 +253,7 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
         // The write calls run on a second thread while the events are put together here.
         trace::pipelined(sink, |pipe| {
             let mut out = TraceWriter::piped(pipe)?;
+            out.set_parallelism(parallelism);
             let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
             let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
             let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;

@@ -41,6 +41,10 @@ pub struct SliceCounts {
     pub submit: usize,
 }
 
+/// Rows formatted per chunk on one thread ([`TraceWriter::chunked`]): about a megabyte of
+/// Worker View slices.
+const ROWS_PER_CHUNK: usize = 2048;
+
 /// Writes every process, track and slice of `run`.
 pub fn write_slices<W: Write>(
     out: &mut TraceWriter<W>,
@@ -221,36 +225,40 @@ fn scheduler_view<W: Write>(
         out.thread(track, &core_name(core_type, core))?;
     }
     let n = run.rows.len() as u64;
-    let mut name = String::new();
-    let mut hint = String::new();
-    let mut count = 0;
-    for (i, (r, track)) in run.rows.iter().zip(&layout.sched_view).enumerate() {
-        let (Some(track), Some(dispatch), Some(finish)) = (track, r.dispatch_ns, r.finish_ns) else {
-            continue;
-        };
-        write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
-        let dur = finish.saturating_sub(dispatch);
-        out.slice(&Slice {
-            name: &name,
-            cat: "event",
-            track: *track,
-            ts_ns: dispatch,
-            dur_ns: dur,
-            id: Some(n + i as u64),
-            args: &[
-                (
-                    "event-hint",
-                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
-                ),
-                ("dispatch-time-us", Arg::Us(dispatch)),
-                ("finish-time-us", Arg::Us(finish)),
-                ("aicpu-duration-us", Arg::Us(dur)),
-                ("taskId", Arg::Uint(r.task_id)),
-            ],
-        })?;
-        count += 1;
-    }
-    Ok(count)
+    let counts = out.chunked(run.rows.len(), ROWS_PER_CHUNK, |chunk, out| {
+        let mut name = String::new();
+        let mut hint = String::new();
+        let mut count = 0;
+        for i in chunk.range {
+            let (r, track) = (&run.rows[i], layout.sched_view[i]);
+            let (Some(track), Some(dispatch), Some(finish)) = (track, r.dispatch_ns, r.finish_ns) else {
+                continue;
+            };
+            write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+            let dur = finish.saturating_sub(dispatch);
+            out.slice(&Slice {
+                name: &name,
+                cat: "event",
+                track,
+                ts_ns: dispatch,
+                dur_ns: dur,
+                id: Some(n + i as u64),
+                args: &[
+                    (
+                        "event-hint",
+                        Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
+                    ),
+                    ("dispatch-time-us", Arg::Us(dispatch)),
+                    ("finish-time-us", Arg::Us(finish)),
+                    ("aicpu-duration-us", Arg::Us(dur)),
+                    ("taskId", Arg::Uint(r.task_id)),
+                ],
+            })?;
+            count += 1;
+        }
+        Ok(count)
+    })?;
+    Ok(counts.into_iter().sum())
 }
 
 /// `"Task:<task>, FuncId:<func>, CoreId:<core>"`.
@@ -301,37 +309,44 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
     for (core, core_type) in cores {
         out.thread(core_track(WORKER_PID, core), &core_name(core_type, core))?;
     }
-    let (mut name, mut hint, mut fanout, mut fanin) =
-        (String::new(), String::new(), String::new(), String::new());
-    // Rows are in ascending task order: the successor and predecessor lists are walked along.
     let (succs, preds) = (&run.deps.pairs, run.deps.pairs_by_succ());
-    let (mut succ_cursor, mut pred_cursor) = (0, 0);
-    for (i, r) in run.rows.iter().enumerate() {
-        write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
-        let dur = r.end_ns.saturating_sub(r.receive_ns);
-        let fanout_list = run_of(succs, &mut succ_cursor, r.task_id);
-        let fanin_list = run_of(preds, &mut pred_cursor, r.task_id);
-        out.slice(&Slice {
-            name: &name,
-            cat: "event",
-            track: core_track(WORKER_PID, r.core_id),
-            ts_ns: r.receive_ns,
-            dur_ns: dur,
-            id: Some(i as u64),
-            args: &[
-                (
-                    "event-hint",
-                    Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
-                ),
-                ("fanout-hint", Arg::Str(degree_hint(&mut fanout, fanout_list))),
-                ("fanin-hint", Arg::Str(degree_hint(&mut fanin, fanin_list))),
-                ("duration-us", Arg::Us(dur)),
-                ("kernel-duration-us", Arg::Us(r.end_ns.saturating_sub(r.start_ns))),
-                ("local_setup_us", Arg::Us(r.start_ns.saturating_sub(r.receive_ns))),
-                ("taskId", Arg::Uint(r.task_id)),
-            ],
-        })?;
-    }
+    out.chunked(run.rows.len(), ROWS_PER_CHUNK, |chunk, out| {
+        let (mut name, mut hint, mut fanout, mut fanin) =
+            (String::new(), String::new(), String::new(), String::new());
+        // Rows are in ascending task order: the successor and predecessor lists are walked
+        // along from the chunk's first row.
+        let first = run.rows.get(chunk.range.start).map_or(0, |r| r.task_id);
+        let mut succ_cursor = succs.partition_point(|&(t, _)| t < first);
+        let mut pred_cursor = preds.partition_point(|&(t, _)| t < first);
+        for i in chunk.range {
+            let r = &run.rows[i];
+            write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+            let dur = r.end_ns.saturating_sub(r.receive_ns);
+            let fanout_list = run_of(succs, &mut succ_cursor, r.task_id);
+            let fanin_list = run_of(preds, &mut pred_cursor, r.task_id);
+            out.slice(&Slice {
+                name: &name,
+                cat: "event",
+                track: core_track(WORKER_PID, r.core_id),
+                ts_ns: r.receive_ns,
+                dur_ns: dur,
+                id: Some(i as u64),
+                args: &[
+                    (
+                        "event-hint",
+                        Arg::Str(event_hint(&mut hint, r.task_id, r.func_id, r.core_id)),
+                    ),
+                    ("fanout-hint", Arg::Str(degree_hint(&mut fanout, fanout_list))),
+                    ("fanin-hint", Arg::Str(degree_hint(&mut fanin, fanin_list))),
+                    ("duration-us", Arg::Us(dur)),
+                    ("kernel-duration-us", Arg::Us(r.end_ns.saturating_sub(r.start_ns))),
+                    ("local_setup_us", Arg::Us(r.start_ns.saturating_sub(r.receive_ns))),
+                    ("taskId", Arg::Uint(r.task_id)),
+                ],
+            })?;
+        }
+        Ok(())
+    })?;
     Ok(run.rows.len())
 }
 

@@ -8,6 +8,10 @@
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
+mod chunks;
+
+pub use chunks::{Chunk, Parallelism};
+
 /// Integer nanoseconds shown as microseconds with three decimals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Micros(pub u64);
@@ -135,11 +139,29 @@ pub struct TraceWriter<W: Write> {
     block: usize,
     first: bool,
     flows: u64,
+    /// How [`TraceWriter::chunked`] spreads a section over threads.
+    parallelism: Parallelism,
     /// Scratch for names built per event.
     pub scratch: String,
 }
 
 impl TraceWriter<io::Sink> {
+    /// A writer for one chunk of [`TraceWriter::chunked`]: events go to `buf` (cleared),
+    /// each after a separator, and its flow ids start at `flows`.
+    fn chunk(mut buf: Vec<u8>, flows: u64) -> Self {
+        buf.clear();
+        Self {
+            out: io::sink(),
+            pipe: None,
+            buf,
+            block: usize::MAX,
+            first: false,
+            flows,
+            parallelism: Parallelism::SERIAL,
+            scratch: String::new(),
+        }
+    }
+
     /// Starts the trace object on `pipe`: each full block of [`BLOCK_BYTES`] is handed to
     /// the writing thread as it is, without a copy.
     pub fn piped(pipe: Pipe) -> io::Result<Self> {
@@ -167,8 +189,20 @@ impl<W: Write> TraceWriter<W> {
             block,
             first: true,
             flows: 0,
+            parallelism: Parallelism::default(),
             scratch: String::new(),
         })
+    }
+
+    /// Sets how [`TraceWriter::chunked`] spreads sections over threads (the default: one
+    /// thread per core). The trace's bytes do not depend on it.
+    pub fn set_parallelism(&mut self, parallelism: Parallelism) {
+        self.parallelism = parallelism;
+    }
+
+    /// A block the writing thread is done with, when one is back.
+    fn take_free_block(&mut self) -> Option<Vec<u8>> {
+        self.pipe.as_mut()?.free.try_recv().ok()
     }
 
     /// Writes a `process_name` and a `process_sort_index` metadata event.
@@ -415,8 +449,13 @@ impl Pipe {
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(2 * BLOCK_BYTES));
         let full = std::mem::replace(block, next);
+        self.send_owned(full)
+    }
+
+    /// Sends `block` to the writing thread as it is.
+    fn send_owned(&mut self, block: Vec<u8>) -> io::Result<()> {
         self.blocks
-            .send(full)
+            .send(block)
             .map_err(|_| io::Error::other("the trace's writing thread stopped"))
     }
 

@@ -1,6 +1,7 @@
 //! The interop folder `tests/interop/swimlane/` (its README says what each case holds): every
 //! case's records file, converted with its sibling deps.json and name map, must give exactly
-//! the golden trace, statistics and reader notes in its `expected/` folder.
+//! the golden trace, statistics and reader notes in its `expected/` folder, and the same trace
+//! again when its sections are formatted on several threads in chunks of one or two items.
 //!
 //! `SIMPLER_BLESS=1 cargo test -p simpler-swimlane --test tests interop` rewrites the goldens;
 //! read the diff before committing.
@@ -9,6 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use simpler_artifacts::swimlane::find_in;
+use simpler_swimlane::{Args, Parallelism};
 
 use crate::util::interop_dir;
 
@@ -64,6 +66,30 @@ fn every_case_gives_its_golden_trace_statistics_and_notes() {
         let copy = work.path().join(records.file_name().unwrap());
         let summary = simpler_swimlane::convert(&copy, None, None, None).unwrap();
         let trace = fs::read_to_string(&summary.output).unwrap();
+        // Formatted on more threads than cores, in chunks of one or two items: the same bytes.
+        for (threads, max_chunk_items) in [(3, 1), (2, 2)] {
+            let parallelism = Parallelism {
+                threads,
+                max_chunk_items,
+            };
+            let out = work
+                .path()
+                .join(format!("chunked_{threads}_{max_chunk_items}.json"));
+            let args = Args {
+                records: None,
+                output: Some(out.clone()),
+                deps_json: None,
+                func_names: None,
+                overhead: false,
+            };
+            let again = simpler_swimlane::convert_parallel(&copy, &args, parallelism).unwrap();
+            assert_eq!(again.flows, summary.flows, "{}", case.display());
+            assert_eq!(again.slices, summary.slices, "{}", case.display());
+            problems.extend(check_golden(
+                &case.join("expected/merged_swimlane.json"),
+                &fs::read_to_string(&out).unwrap(),
+            ));
+        }
         serde_json::from_str::<serde_json::Value>(&trace).expect("the trace is JSON");
         let mut stats = Vec::new();
         summary.write_statistics(&mut stats).unwrap();
