@@ -432,6 +432,28 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), pattern(2 * ALIGN + 9));
     }
 
+    /// The writing thread's error comes back from a later call, and from every call after.
+    #[test]
+    fn an_error_of_the_writing_thread_is_returned_later() {
+        let dir = on_disk();
+        if open_direct(&dir.path().join("probe")).is_err() {
+            return; // No direct writes here, so no refusal to make the fallback fail.
+        }
+        let path = dir.path().join("out");
+        let mut f = DirectFile::with_stage(&path, ALIGN).unwrap();
+        f.write_all(&pattern(ALIGN)).unwrap();
+        f.wait_for_writes().unwrap();
+        // The next window is refused for its alignment, and the fallback cannot reopen.
+        std::fs::remove_file(&path).unwrap();
+        f.window.start += 1;
+        f.write_all(&pattern(ALIGN)).unwrap();
+        let err = f.wait_for_writes().unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
+        let again = f.write_all(&pattern(2 * ALIGN)).unwrap_err();
+        assert_eq!(again.to_string(), "the file's writing thread stopped");
+        assert!(f.finish().is_err());
+    }
+
     #[test]
     fn an_existing_file_is_not_opened() {
         let dir = tempfile::tempdir().unwrap();

@@ -49,11 +49,23 @@ pub struct FlowCounts {
 /// No task number: the task has no rows and no markers.
 const NONE: u32 = u32::MAX;
 
-/// The tasks that can have anchors (those with rows or markers), numbered by id, and the
-/// deps.json pairs by those numbers: one hash lookup per pair end instead of several per view.
+/// The tasks that can have anchors (those with rows or markers), ascending: a task's number
+/// is its place in this list.
+fn anchored_tasks(run: &Run, layout: &Layout) -> Vec<u64> {
+    let mut ids: Vec<u64> = run
+        .tasks
+        .keys()
+        .chain(layout.markers_of.keys())
+        .copied()
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The deps.json pairs by task number ([`anchored_tasks`]): one hash lookup per pair end
+/// instead of several per view.
 struct Numbered {
-    /// Tasks by number.
-    ids: Vec<u64>,
     /// The flow's block count of each task (see [`task_counts`]).
     fan: Vec<u32>,
     /// `run.deps.pairs` by number ([`NONE`] for a task without rows and markers).
@@ -61,15 +73,7 @@ struct Numbered {
 }
 
 impl Numbered {
-    fn new(run: &Run, layout: &Layout) -> Numbered {
-        let mut ids: Vec<u64> = run
-            .tasks
-            .keys()
-            .chain(layout.markers_of.keys())
-            .copied()
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
+    fn new(run: &Run, ids: &[u64]) -> Numbered {
         let index: FxHashMap<u64, u32> = ids.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
         let number = |t: u64| index.get(&t).copied().unwrap_or(NONE);
         let fan = ids.iter().map(|&t| task_counts(run, t, t).0).collect();
@@ -91,7 +95,7 @@ impl Numbered {
                 (p, number(succ))
             })
             .collect();
-        Numbered { ids, fan, pairs }
+        Numbered { fan, pairs }
     }
 }
 
@@ -140,14 +144,27 @@ pub fn write_dependency_flows<W: Write>(
     if run.deps.pairs.is_empty() {
         return Ok(counts);
     }
-    let numbered = Numbered::new(run, layout);
-    let worker = AnchorTable::new(&numbered.ids, |t, out| layout.push_worker_anchors(run, t, out));
+    // The pairs are numbered here while the anchors are found on another thread.
+    let ids = anchored_tasks(run, layout);
+    let (numbered, (worker, scheduler)) = std::thread::scope(|scope| {
+        let tables = scope.spawn(|| {
+            let worker = AnchorTable::new(&ids, |t, out| layout.push_worker_anchors(run, t, out));
+            let scheduler = run
+                .has_aicpu_data()
+                .then(|| AnchorTable::new(&ids, |t, out| layout.push_scheduler_anchors(run, t, out)));
+            (worker, scheduler)
+        });
+        let numbered = Numbered::new(run, &ids);
+        let tables = tables
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (numbered, tables)
+    });
     let (worker_flows, missing) = view_flows(out, run, &numbered, &worker)?;
     counts.worker = worker_flows;
     counts.without_row = missing.pairs;
     counts.first_without_row = missing.first;
-    if run.has_aicpu_data() {
-        let scheduler = AnchorTable::new(&numbered.ids, |t, out| layout.push_scheduler_anchors(run, t, out));
+    if let Some(scheduler) = scheduler {
         counts.scheduler = view_flows(out, run, &numbered, &scheduler)?.0;
     }
     Ok(counts)
