@@ -19,7 +19,8 @@
 //! Modules, one job each: [`cli`] (flags), [`input`] (paths), [`names`] (labels), [`deps`]
 //! (what deps.json gives), [`model`] (the resolved rows), [`layout`] (tracks, lanes, markers,
 //! anchors), [`completes`] (which `complete` phase saw a finish), [`trace`] (the streaming
-//! JSON writer), [`stats`] (the statistics table), [`error`] (what can fail: [`Error`] and
+//! JSON writer; a section's chunks are formatted on every core and written in order, so the
+//! trace is the same bytes on any machine), [`stats`] (the statistics table), [`error`] (what can fail: [`Error`] and
 //! its [`ErrorKind`]).
 
 use std::io::{self, Write};
