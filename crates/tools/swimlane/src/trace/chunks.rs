@@ -36,11 +36,18 @@ impl Parallelism {
     };
 }
 
+/// The most threads [`Parallelism::default`] takes: four format about 3 GB/s of trace, more
+/// than the disks this was measured on write, and each thread holds a few chunks in memory.
+pub const MAX_DEFAULT_THREADS: usize = 4;
+
 impl Default for Parallelism {
-    /// One thread per core the process may use, chunks as large as each section asks.
+    /// One thread per core the process may use, at most [`MAX_DEFAULT_THREADS`]; chunks as
+    /// large as each section asks.
     fn default() -> Self {
         Parallelism {
-            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            threads: std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .min(MAX_DEFAULT_THREADS),
             max_chunk_items: usize::MAX,
         }
     }
