@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 mod chunks;
 
-pub use chunks::{Chunk, Parallelism};
+pub use chunks::{Chunk, Parallelism, MAX_DEFAULT_THREADS};
 
 /// Integer nanoseconds shown as microseconds with three decimals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
