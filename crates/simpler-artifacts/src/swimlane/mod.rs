@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod join;
 mod read;
 #[cfg(test)]
 mod tests;

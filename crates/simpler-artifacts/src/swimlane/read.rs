@@ -18,6 +18,7 @@ use std::path::Path;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer};
 
+use super::join;
 use super::{
     BuildPhase, Core, CoreType, DummyRow, Header, Level, OrchRow, OrchestratorSource, SchedPhase,
     SwimlaneFile, SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, NO_KERNEL,
@@ -751,17 +752,21 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     let time = TimeBase { base, freq };
 
     // Join aicpu rows onto aicore rows by (core, reg).
-    let mut by_key: HashMap<(u32, u32), AicpuRaw> =
-        HashMap::with_capacity_and_hasher(raw.aicpu.len(), Default::default());
-    let mut duplicate_keys = 0usize;
-    for r in &raw.aicpu {
-        if by_key.insert((r.core_id, r.reg), *r).is_some() {
-            duplicate_keys += 1;
-        }
-    }
-    if duplicate_keys > 0 {
+    let joined = join::join(
+        &raw.aicpu
+            .iter()
+            .map(|r| join::key(r.core_id, r.reg))
+            .collect::<Vec<_>>(),
+        &raw.aicore
+            .iter()
+            .map(|r| join::key(r.core_id, r.reg))
+            .collect::<Vec<_>>(),
+        level.has_dispatch(),
+    );
+    if joined.duplicate_keys > 0 {
         notes.push(format!(
-            "{duplicate_keys} aicpu_tasks rows repeat a (core_id, reg_task_id) key: the last one is used"
+            "{} aicpu_tasks rows repeat a (core_id, reg_task_id) key: the last one is used",
+            joined.duplicate_keys
         ));
     }
     let info = match raw.info {
@@ -785,10 +790,9 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     };
     let mut unmatched_aicore = 0usize;
     for (i, r) in raw.aicore.iter().enumerate() {
-        let aicpu = if level.has_dispatch() {
-            by_key.remove(&(r.core_id, r.reg))
-        } else {
-            None
+        let aicpu = match joined.matched[i] {
+            join::Joined::NONE => None,
+            j => Some(raw.aicpu[j as usize]),
         };
         if aicpu.is_none() && level.has_dispatch() {
             unmatched_aicore += 1;
@@ -817,10 +821,10 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             level.number()
         ));
     } else {
-        if !by_key.is_empty() {
+        if !joined.unmatched.is_empty() {
             let mut per_core: HashMap<u32, usize> = HashMap::default();
-            for (core, _) in by_key.keys() {
-                *per_core.entry(*core).or_default() += 1;
+            for key in &joined.unmatched {
+                *per_core.entry((key >> 32) as u32).or_default() += 1;
             }
             let mut top: Vec<(u32, usize)> = per_core.into_iter().collect();
             top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -831,7 +835,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
                 .collect();
             notes.push(format!(
                 "{} aicpu_tasks rows match no aicore_tasks row and were dropped ({})",
-                by_key.len(),
+                joined.unmatched.len(),
                 top.join(", ")
             ));
         }
