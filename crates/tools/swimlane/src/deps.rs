@@ -90,15 +90,25 @@ impl DepsSink for Sink {
     }
 }
 
+/// Sorts `pairs` and drops repeats.
+fn sorted_unique(pairs: &mut Vec<(u64, u64)>) {
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs.shrink_to_fit();
+}
+
 impl Deps {
     /// Builds the graph from edge endpoints (duplicates allowed) and tasks.
     pub fn new(mut pairs: Vec<(u64, u64)>, tasks: FxHashMap<u64, DepsTask>) -> Deps {
         let annotated_edges = pairs.len();
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs.shrink_to_fit();
+        // Both orders at once, each sorted and deduplicated on its own: the set of pairs is
+        // the same either way, and the two sorts take two cores instead of one after the
+        // other (0.20 → 0.12 s for 3M pairs; the other core is idle here).
         let mut by_succ: Vec<(u64, u64)> = pairs.iter().map(|&(p, s)| (s, p)).collect();
-        by_succ.sort_unstable();
+        std::thread::scope(|scope| {
+            scope.spawn(|| sorted_unique(&mut by_succ));
+            sorted_unique(&mut pairs);
+        });
         Deps {
             pairs,
             annotated_edges,

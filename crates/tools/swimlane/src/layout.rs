@@ -296,26 +296,24 @@ fn is_alloc(task: u64, run: &Run, deps: &Deps, marked: &std::collections::HashSe
 /// The Scheduler View track of each row: per core, rows in dispatch order go to the first
 /// lane whose last slice finished by their dispatch (lane `k` is tid base + k).
 fn scheduler_view_lanes(run: &Run) -> Vec<Option<Track>> {
-    let mut order: Vec<u32> = (0..run.rows.len() as u32)
-        .filter(|&i| {
-            let r = &run.rows[i as usize];
-            r.dispatch_ns.is_some() && r.finish_ns.is_some()
-        })
+    // Sorted by (core, dispatch, row): the row breaks ties as a stable sort by (core,
+    // dispatch) would, and the keys travel with the sort instead of being looked up in the
+    // rows at every comparison.
+    let mut order: Vec<(u32, u64, u64, u32)> = run
+        .rows
+        .iter()
+        .zip(0u32..)
+        .filter_map(|(r, i)| Some((r.core_id, r.dispatch_ns?, r.finish_ns?, i)))
         .collect();
-    order.sort_by_key(|&i| {
-        let r = &run.rows[i as usize];
-        (r.core_id, r.dispatch_ns)
-    });
+    order.sort_unstable_by_key(|&(core, dispatch, _, i)| (core, dispatch, i));
     let mut tracks = vec![None; run.rows.len()];
     let mut lane_finish: Vec<u64> = Vec::new();
     let mut core = None;
-    for i in order {
-        let r = &run.rows[i as usize];
-        if core != Some(r.core_id) {
-            core = Some(r.core_id);
+    for (core_id, d, finish, i) in order {
+        if core != Some(core_id) {
+            core = Some(core_id);
             lane_finish.clear();
         }
-        let d = r.dispatch_ns.unwrap_or(0);
         let lane = match lane_finish.iter().position(|&f| f <= d) {
             Some(l) => l,
             None => {
@@ -323,8 +321,8 @@ fn scheduler_view_lanes(run: &Run) -> Vec<Option<Track>> {
                 lane_finish.len() - 1
             }
         };
-        lane_finish[lane] = r.finish_ns.unwrap_or(0);
-        let base = core_track(SCHED_VIEW_PID, r.core_id);
+        lane_finish[lane] = finish;
+        let base = core_track(SCHED_VIEW_PID, core_id);
         tracks[i as usize] = Some(Track {
             pid: SCHED_VIEW_PID,
             tid: base.tid + lane as u32,
