@@ -37,6 +37,8 @@ pub struct Run {
     pub rows: Vec<TaskRow>,
     /// Each task's rows.
     pub tasks: FxHashMap<u64, TaskRows>,
+    /// Per row, whether its task is SPMD ([`TaskRows::spmd`] without a lookup per row).
+    pub spmd_rows: Vec<bool>,
     /// Scheduler phases, one list per scheduler thread.
     pub phases: Vec<Vec<SchedPhase>>,
     /// Submit spans, one list per orchestrator thread.
@@ -65,6 +67,7 @@ impl Run {
             }
         }
         let mut index = FxHashMap::with_capacity_and_hasher(tasks.len(), Default::default());
+        let mut spmd_rows = vec![false; tasks.len()];
         let mut i = 0;
         while i < tasks.len() {
             let id = tasks[i].task_id;
@@ -86,6 +89,7 @@ impl Run {
                 (true, None) if recorded_blocks > 0 => recorded_blocks,
                 (true, None) => rows.len() as u32,
             };
+            spmd_rows[i..end].fill(spmd);
             index.insert(
                 id,
                 TaskRows {
@@ -125,6 +129,7 @@ impl Run {
             header,
             rows: tasks,
             tasks: index,
+            spmd_rows,
             phases: by_thread,
             orch,
             deps,

@@ -234,7 +234,7 @@ fn scheduler_view<W: Write>(
             let (Some(track), Some(dispatch), Some(finish)) = (track, r.dispatch_ns, r.finish_ns) else {
                 continue;
             };
-            write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+            write_slice_name(&mut name, names, r.func_id, r.task_id, run.spmd_rows[i]);
             let dur = finish.saturating_sub(dispatch);
             out.slice(&Slice {
                 name: &name,
@@ -320,7 +320,7 @@ fn worker_view<W: Write>(out: &mut TraceWriter<W>, run: &Run, names: &Names) -> 
         let mut pred_cursor = preds.partition_point(|&(t, _)| t < first);
         for i in chunk.range {
             let r = &run.rows[i];
-            write_slice_name(&mut name, names, r.func_id, r.task_id, run.tasks[&r.task_id].spmd);
+            write_slice_name(&mut name, names, r.func_id, r.task_id, run.spmd_rows[i]);
             let dur = r.end_ns.saturating_sub(r.receive_ns);
             let fanout_list = run_of(succs, &mut succ_cursor, r.task_id);
             let fanin_list = run_of(preds, &mut pred_cursor, r.task_id);
