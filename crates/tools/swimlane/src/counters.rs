@@ -25,26 +25,62 @@ const TRACK: Track = Track {
     tid: 0,
 };
 
-/// Writes the counter tracks; returns the number of samples.
-pub fn write_counters<W: Write>(out: &mut TraceWriter<W>, run: &Run, layout: &Layout) -> io::Result<usize> {
-    if run.rows.is_empty() {
+/// The counter tracks' samples, worked out before any is written: they depend only on the
+/// run and its layout, so [`CounterPlan::new`] can run while the slices are written.
+pub struct CounterPlan {
+    series: Vec<Series>,
+}
+
+/// One counter track's samples: at `times[i]`, the values `values[i * keys.len()..][..keys.len()]`.
+struct Series {
+    name: &'static str,
+    keys: &'static [&'static str],
+    times: Vec<u64>,
+    values: Vec<i64>,
+}
+
+impl CounterPlan {
+    /// The samples of `run`'s counter tracks; `None` without rows (no counters process).
+    pub fn new(run: &Run, layout: &Layout) -> Option<CounterPlan> {
+        if run.rows.is_empty() {
+            return None;
+        }
+        let mut steps: Vec<(u64, usize, i64)> = Vec::with_capacity(2 * run.rows.len());
+        for r in &run.rows {
+            let kind = usize::from(r.core_type == CoreType::Aiv);
+            steps.push((r.start_ns, kind, 1));
+            steps.push((r.end_ns.max(r.start_ns), kind, -1));
+        }
+        let mut series = vec![sweep("busy_cores", &["AIC", "AIV"], steps)];
+        if run.header.level.has_orch_phases() && !run.orch.is_empty() {
+            series.push(sweep(
+                "tasks_in_flight",
+                &["ring0", "ring1", "ring2", "ring3"],
+                in_flight(run, layout),
+            ));
+        }
+        Some(CounterPlan { series })
+    }
+}
+
+/// Writes the counter tracks `plan` holds; returns the number of samples.
+pub fn write_counters<W: Write>(out: &mut TraceWriter<W>, plan: Option<&CounterPlan>) -> io::Result<usize> {
+    let Some(plan) = plan else {
         return Ok(0);
-    }
+    };
     out.process(COUNTERS_PID, "simpler counters", COUNTERS_PID)?;
-    let mut steps: Vec<(u64, usize, i64)> = Vec::with_capacity(2 * run.rows.len());
-    for r in &run.rows {
-        let kind = usize::from(r.core_type == CoreType::Aiv);
-        steps.push((r.start_ns, kind, 1));
-        steps.push((r.end_ns.max(r.start_ns), kind, -1));
-    }
-    let mut samples = sweep(out, "busy_cores", &["AIC", "AIV"], steps)?;
-    if run.header.level.has_orch_phases() && !run.orch.is_empty() {
-        samples += sweep(
-            out,
-            "tasks_in_flight",
-            &["ring0", "ring1", "ring2", "ring3"],
-            in_flight(run, layout),
-        )?;
+    let mut samples = 0;
+    for s in &plan.series {
+        for (&t, values) in s.times.iter().zip(s.values.chunks_exact(s.keys.len())) {
+            let args: Vec<(&str, Arg<'_>)> = s
+                .keys
+                .iter()
+                .zip(values)
+                .map(|(k, v)| (*k, Arg::Int(*v)))
+                .collect();
+            out.counter(s.name, "simpler", TRACK, t, &args)?;
+        }
+        samples += s.times.len();
     }
     Ok(samples)
 }
@@ -80,18 +116,17 @@ fn in_flight(run: &Run, layout: &Layout) -> Vec<(u64, usize, i64)> {
     steps
 }
 
-/// Sorts the steps (decrements first at equal times) and writes a sample at every time the
+/// Sorts the steps (decrements first at equal times) and keeps a sample at every time the
 /// values change.
-fn sweep<W: Write>(
-    out: &mut TraceWriter<W>,
-    name: &str,
-    keys: &[&str],
-    mut steps: Vec<(u64, usize, i64)>,
-) -> io::Result<usize> {
+fn sweep(name: &'static str, keys: &'static [&'static str], mut steps: Vec<(u64, usize, i64)>) -> Series {
     steps.sort_unstable_by_key(|&(t, k, d)| (t, d, k));
     let mut values = vec![0i64; keys.len()];
-    let mut written: Option<Vec<i64>> = None;
-    let mut samples = 0;
+    let mut series = Series {
+        name,
+        keys,
+        times: Vec::new(),
+        values: Vec::new(),
+    };
     let mut i = 0;
     while i < steps.len() {
         let t = steps[i].0;
@@ -99,16 +134,15 @@ fn sweep<W: Write>(
             values[steps[i].1] += steps[i].2;
             i += 1;
         }
-        if written.as_ref() != Some(&values) {
-            let args: Vec<(&str, Arg<'_>)> = keys
-                .iter()
-                .zip(&values)
-                .map(|(k, v)| (*k, Arg::Int(*v)))
-                .collect();
-            out.counter(name, "simpler", TRACK, t, &args)?;
-            written = Some(values.clone());
-            samples += 1;
+        let last = series
+            .values
+            .len()
+            .checked_sub(keys.len())
+            .map(|at| &series.values[at..]);
+        if last != Some(&values[..]) {
+            series.times.push(t);
+            series.values.extend_from_slice(&values);
         }
     }
-    Ok(samples)
+    series
 }

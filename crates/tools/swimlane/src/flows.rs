@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use crate::layout::{Anchor, Layout};
 use crate::model::Run;
-use crate::trace::{FlowEnd, TraceWriter};
+use crate::trace::{FlowEnd, Parallelism, TraceWriter};
 
 /// Name of a flow whose order was respected.
 pub const DEPENDENCY: &str = "dependency";
@@ -126,6 +126,11 @@ impl AnchorTable {
         let &(s, len) = self.spans.get(n as usize)?;
         (len > 0).then(|| &self.anchors[s as usize..(s + len) as usize])
     }
+
+    /// The anchors of both ends of a numbered pair; `None` when an end has none.
+    fn pair(&self, (pred, succ): (u32, u32)) -> Option<(&[Anchor], &[Anchor])> {
+        Some((self.get(pred)?, self.get(succ)?))
+    }
 }
 
 /// The `(input_task_count, output_task_count)` of a flow from `pred` to `succ`.
@@ -134,38 +139,100 @@ fn task_counts(run: &Run, pred: u64, succ: u64) -> (u32, u32) {
     (fan(succ), fan(pred))
 }
 
-/// Writes the dependency flows of both views.
+/// What the flows of both views are drawn from, worked out before any is written: the
+/// pairs by task number, each view's anchors and each chunk's first flow id. It depends only
+/// on the run and its layout, so [`FlowPlan::new`] can run while the slices are written.
+pub struct FlowPlan {
+    /// The pairs per chunk the flow ids were counted for.
+    chunk_len: usize,
+    numbered: Numbered,
+    worker: ViewPlan,
+    scheduler: Option<ViewPlan>,
+}
+
+/// One view's anchors, and the flows drawn before each chunk of [`PAIRS_PER_CHUNK`] pairs
+/// (cut by `chunk_len`).
+struct ViewPlan {
+    table: AnchorTable,
+    flows_before: Vec<u64>,
+}
+
+impl ViewPlan {
+    fn new(numbered: &Numbered, table: AnchorTable, chunk_len: usize) -> ViewPlan {
+        let mut before = 0u64;
+        let flows_before = numbered
+            .pairs
+            .chunks(chunk_len)
+            .map(|chunk| {
+                let start = before;
+                before += chunk
+                    .iter()
+                    .filter_map(|&pair| table.pair(pair))
+                    .map(|(p, s)| (p.len() * s.len()) as u64)
+                    .sum::<u64>();
+                start
+            })
+            .collect();
+        ViewPlan { table, flows_before }
+    }
+}
+
+impl FlowPlan {
+    /// Plans the flows of `run` for chunks cut as `parallelism` cuts them; `None` without
+    /// pairs.
+    pub fn new(run: &Run, layout: &Layout, parallelism: Parallelism) -> Option<FlowPlan> {
+        if run.deps.pairs.is_empty() {
+            return None;
+        }
+        let chunk_len = parallelism.chunk_len(PAIRS_PER_CHUNK);
+        // The pairs are numbered here while the anchors are found on another thread.
+        let ids = anchored_tasks(run, layout);
+        let (numbered, (worker, scheduler)) = std::thread::scope(|scope| {
+            let tables = scope.spawn(|| {
+                let worker = AnchorTable::new(&ids, |t, out| layout.push_worker_anchors(run, t, out));
+                let scheduler = run
+                    .has_aicpu_data()
+                    .then(|| AnchorTable::new(&ids, |t, out| layout.push_scheduler_anchors(run, t, out)));
+                (worker, scheduler)
+            });
+            let numbered = Numbered::new(run, &ids);
+            let tables = tables
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (numbered, tables)
+        });
+        Some(FlowPlan {
+            chunk_len,
+            worker: ViewPlan::new(&numbered, worker, chunk_len),
+            scheduler: scheduler.map(|table| ViewPlan::new(&numbered, table, chunk_len)),
+            numbered,
+        })
+    }
+}
+
+/// Writes the dependency flows of both views as `plan` (from [`FlowPlan::new`] with this
+/// writer's parallelism) lays them out.
 pub fn write_dependency_flows<W: Write>(
     out: &mut TraceWriter<W>,
     run: &Run,
-    layout: &Layout,
+    plan: Option<&FlowPlan>,
 ) -> io::Result<FlowCounts> {
     let mut counts = FlowCounts::default();
-    if run.deps.pairs.is_empty() {
+    let Some(plan) = plan else {
         return Ok(counts);
-    }
-    // The pairs are numbered here while the anchors are found on another thread.
-    let ids = anchored_tasks(run, layout);
-    let (numbered, (worker, scheduler)) = std::thread::scope(|scope| {
-        let tables = scope.spawn(|| {
-            let worker = AnchorTable::new(&ids, |t, out| layout.push_worker_anchors(run, t, out));
-            let scheduler = run
-                .has_aicpu_data()
-                .then(|| AnchorTable::new(&ids, |t, out| layout.push_scheduler_anchors(run, t, out)));
-            (worker, scheduler)
-        });
-        let numbered = Numbered::new(run, &ids);
-        let tables = tables
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (numbered, tables)
-    });
-    let (worker_flows, missing) = view_flows(out, run, &numbered, &worker)?;
+    };
+    // Flow ids counted for other chunks would be wrong ids, not an error anyone would see.
+    assert_eq!(
+        plan.chunk_len,
+        out.chunk_len(PAIRS_PER_CHUNK),
+        "the flows were planned for another parallelism"
+    );
+    let (worker_flows, missing) = view_flows(out, run, &plan.numbered, &plan.worker)?;
     counts.worker = worker_flows;
     counts.without_row = missing.pairs;
     counts.first_without_row = missing.first;
-    if let Some(scheduler) = scheduler {
-        counts.scheduler = view_flows(out, run, &numbered, &scheduler)?.0;
+    if let Some(scheduler) = &plan.scheduler {
+        counts.scheduler = view_flows(out, run, &plan.numbered, scheduler)?.0;
     }
     Ok(counts)
 }
@@ -193,30 +260,16 @@ fn view_flows<W: Write>(
     out: &mut TraceWriter<W>,
     run: &Run,
     numbered: &Numbered,
-    table: &AnchorTable,
+    view: &ViewPlan,
 ) -> io::Result<(ViewFlows, Missing)> {
-    let anchors = |(pn, sn): (u32, u32)| Some((table.get(pn)?, table.get(sn)?));
-    let mut before = 0u64;
-    let flows_before: Vec<u64> = numbered
-        .pairs
-        .chunks(out.chunk_len(PAIRS_PER_CHUNK))
-        .map(|chunk| {
-            let start = before;
-            before += chunk
-                .iter()
-                .filter_map(|&pair| anchors(pair))
-                .map(|(p, s)| (p.len() * s.len()) as u64)
-                .sum::<u64>();
-            start
-        })
-        .collect();
+    let (table, flows_before) = (&view.table, &view.flows_before);
     let chunks = out.chunked(numbered.pairs.len(), PAIRS_PER_CHUNK, |chunk, out| {
         out.skip_flow_ids(flows_before[chunk.index]);
         let mut counts = ViewFlows::default();
         let mut missing = Missing::default();
         for i in chunk.range {
             let (pn, sn) = numbered.pairs[i];
-            let Some((p, s)) = anchors((pn, sn)) else {
+            let Some((p, s)) = table.pair((pn, sn)) else {
                 missing.pairs += 1;
                 missing.first.get_or_insert(run.deps.pairs[i]);
                 continue;

@@ -251,21 +251,34 @@ pub fn convert_parallel(
     // Gigabytes written once: past the page cache, the kernel copies none of them.
     let options = simpler_artifacts::publish::Options::default().direct();
     let written = simpler_artifacts::publish::publish_with(&output, options, |sink| {
-        // The write calls run on a second thread while the events are put together here.
-        trace::pipelined(sink, |pipe| {
-            let mut out = TraceWriter::piped(pipe)?;
-            out.set_parallelism(parallelism);
-            let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
-            let flows = flows::write_dependency_flows(&mut out, &run, &layout)?;
-            let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
-            let counter_samples = counters::write_counters(&mut out, &run, &layout)?;
-            build::write_build(&mut out, &run)?;
-            let overhead_samples = match args.overhead {
-                true => overhead::write_overhead(&mut out, &run)?,
-                false => 0,
-            };
-            out.finish()?;
-            Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+        std::thread::scope(|scope| {
+            // What the flows and the counters are drawn from is worked out while the slices
+            // are written, so the disk is not left idle between the sections.
+            let planning = scope.spawn(|| {
+                (
+                    flows::FlowPlan::new(&run, &layout, parallelism),
+                    counters::CounterPlan::new(&run, &layout),
+                )
+            });
+            // The write calls run on a second thread while the events are put together here.
+            trace::pipelined(sink, |pipe| {
+                let mut out = TraceWriter::piped(pipe)?;
+                out.set_parallelism(parallelism);
+                let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
+                let (flow_plan, counter_plan) = planning
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let flows = flows::write_dependency_flows(&mut out, &run, flow_plan.as_ref())?;
+                let sched_flows = sched_flows::write_sched_flows(&mut out, &run, &layout, &completes)?;
+                let counter_samples = counters::write_counters(&mut out, counter_plan.as_ref())?;
+                build::write_build(&mut out, &run)?;
+                let overhead_samples = match args.overhead {
+                    true => overhead::write_overhead(&mut out, &run)?,
+                    false => 0,
+                };
+                out.finish()?;
+                Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
+            })
         })
     })?;
     let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;

@@ -34,6 +34,12 @@ impl Parallelism {
         threads: 1,
         max_chunk_items: usize::MAX,
     };
+
+    /// The items of each chunk (but the last) when a section asks for `per_chunk`: what a
+    /// caller cuts its items by to count the flows before each chunk.
+    pub fn chunk_len(&self, per_chunk: usize) -> usize {
+        per_chunk.min(self.max_chunk_items).max(1)
+    }
 }
 
 /// The most threads [`Parallelism::default`] takes: two already format the flows faster than
@@ -148,10 +154,14 @@ impl<W: Write> TraceWriter<W> {
         })
     }
 
-    /// The items of each chunk (but the last) when a section asks for `per_chunk`: what a
-    /// caller cuts its items by to count the flows before each chunk.
+    /// [`Parallelism::chunk_len`] of this writer's parallelism.
     pub fn chunk_len(&self, per_chunk: usize) -> usize {
-        per_chunk.min(self.parallelism.max_chunk_items).max(1)
+        self.parallelism.chunk_len(per_chunk)
+    }
+
+    /// How [`TraceWriter::chunked`] spreads sections (see [`TraceWriter::set_parallelism`]).
+    pub fn parallelism(&self) -> Parallelism {
+        self.parallelism
     }
 
     /// Moves this chunk's flow ids past `n` flows drawn by the chunks before it.
