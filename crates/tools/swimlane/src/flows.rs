@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use std::io::{self, Write};
 
 use crate::layout::{Anchor, Layout};
-use crate::model::Run;
+use crate::model::{Run, TaskRows};
 use crate::trace::{FlowEnd, Parallelism, TraceWriter};
 
 /// Name of a flow whose order was respected.
@@ -49,34 +49,109 @@ pub struct FlowCounts {
 /// No task number: the task has no rows and no markers.
 const NONE: u32 = u32::MAX;
 
-/// The tasks that can have anchors (those with rows or markers), ascending: a task's number
-/// is its place in this list.
-fn anchored_tasks(run: &Run, layout: &Layout) -> Vec<u64> {
-    let mut ids: Vec<u64> = run
-        .tasks
-        .keys()
-        .chain(layout.markers_of.keys())
-        .copied()
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+/// The tasks that can have anchors (those with rows or markers), ascending, each with its
+/// rows: a task's number is its place in this list. Merged from the run's tasks in order and
+/// the marked tasks, without a hash lookup per task.
+fn anchored_tasks(run: &Run, layout: &Layout) -> Vec<(u64, Option<TaskRows>)> {
+    let mut ids: Vec<u64> = run.ordered.iter().map(|&(t, _)| t).collect();
+    if !layout.markers_of.is_empty() {
+        ids.extend(layout.markers_of.keys());
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    // Both lists ascend and every task with rows is in `ids`.
+    let mut with_rows = run.ordered.iter().peekable();
+    ids.into_iter()
+        .map(|t| (t, with_rows.next_if(|&&(id, _)| id == t).map(|&(_, rows)| rows)))
+        .collect()
 }
 
-/// The deps.json pairs by task number ([`anchored_tasks`]): one hash lookup per pair end
-/// instead of several per view.
+/// Task id → number, from the ascending ids of [`anchored_tasks`]. Where each ring's local
+/// ids are dense (this runtime's ids: ring in the high half, a count in the low), a table per
+/// ring, a few megabytes that the caches mostly hold; otherwise (an original's file with
+/// scattered ids) a hash map.
+enum TaskNumbers {
+    /// Per ring: its high half, its least local id, and each local id's number from there.
+    Dense(Vec<(u32, u32, Vec<u32>)>),
+    Sparse(FxHashMap<u64, u32>),
+}
+
+impl TaskNumbers {
+    /// At most this many rings for the dense tables (this runtime has four).
+    const MAX_DENSE_RINGS: usize = 16;
+
+    fn new(ids: &[u64]) -> TaskNumbers {
+        let split = |t: u64| ((t >> 32) as u32, t as u32);
+        // Runs of one ring (ids ascend, so each ring's ids are one run).
+        let mut rings: Vec<(u32, u32, u32, u32)> = Vec::new(); // (ring, first local, last local, count)
+        for &t in ids {
+            let (ring, local) = split(t);
+            match rings.last_mut() {
+                Some(r) if r.0 == ring => {
+                    r.2 = local;
+                    r.3 += 1;
+                }
+                _ => rings.push((ring, local, local, 1)),
+            }
+        }
+        let dense = rings.len() <= Self::MAX_DENSE_RINGS
+            && rings
+                .iter()
+                .all(|&(_, first, last, count)| u64::from(last - first) < 2 * u64::from(count) + 4096);
+        if !dense {
+            return TaskNumbers::Sparse(ids.iter().zip(0u32..).map(|(&t, n)| (t, n)).collect());
+        }
+        let mut tables: Vec<(u32, u32, Vec<u32>)> = rings
+            .iter()
+            .map(|&(ring, first, last, _)| (ring, first, vec![NONE; (last - first) as usize + 1]))
+            .collect();
+        let mut table = 0;
+        for (&t, n) in ids.iter().zip(0u32..) {
+            let (ring, local) = split(t);
+            while tables[table].0 != ring {
+                table += 1;
+            }
+            let (_, first, numbers) = &mut tables[table];
+            numbers[(local - *first) as usize] = n;
+        }
+        TaskNumbers::Dense(tables)
+    }
+
+    /// The number of task `t`, or [`NONE`].
+    fn get(&self, t: u64) -> u32 {
+        match self {
+            TaskNumbers::Dense(tables) => {
+                let (ring, local) = ((t >> 32) as u32, t as u32);
+                tables
+                    .iter()
+                    .find(|table| table.0 == ring)
+                    .and_then(|(_, first, numbers)| numbers.get(local.checked_sub(*first)? as usize))
+                    .copied()
+                    .unwrap_or(NONE)
+            }
+            TaskNumbers::Sparse(map) => map.get(&t).copied().unwrap_or(NONE),
+        }
+    }
+}
+
+/// The deps.json pairs by task number ([`anchored_tasks`]): one lookup per pair end instead
+/// of several per view.
 struct Numbered {
-    /// The flow's block count of each task (see [`task_counts`]).
+    /// Each task's block count as its flows carry it (`input_task_count` at a successor,
+    /// `output_task_count` at a predecessor): the SPMD block count, else 1.
     fan: Vec<u32>,
     /// `run.deps.pairs` by number ([`NONE`] for a task without rows and markers).
     pairs: Vec<(u32, u32)>,
 }
 
 impl Numbered {
-    fn new(run: &Run, ids: &[u64]) -> Numbered {
-        let index: FxHashMap<u64, u32> = ids.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
-        let number = |t: u64| index.get(&t).copied().unwrap_or(NONE);
-        let fan = ids.iter().map(|&t| task_counts(run, t, t).0).collect();
+    fn new(run: &Run, tasks: &[(u64, Option<TaskRows>)]) -> Numbered {
+        let ids: Vec<u64> = tasks.iter().map(|&(t, _)| t).collect();
+        let numbers = TaskNumbers::new(&ids);
+        let fan = tasks
+            .iter()
+            .map(|(_, rows)| rows.map_or(1, |r| r.fan_count))
+            .collect();
         // Pairs are sorted by pred: look each pred up once.
         let mut last: Option<(u64, u32)> = None;
         let pairs = run
@@ -87,12 +162,12 @@ impl Numbered {
                 let p = match last {
                     Some((t, n)) if t == pred => n,
                     _ => {
-                        let n = number(pred);
+                        let n = numbers.get(pred);
                         last = Some((pred, n));
                         n
                     }
                 };
-                (p, number(succ))
+                (p, numbers.get(succ))
             })
             .collect();
         Numbered { fan, pairs }
@@ -107,15 +182,18 @@ struct AnchorTable {
 }
 
 impl AnchorTable {
-    /// `push_anchors(task, anchors)` appends the anchors of `task`.
-    fn new(ids: &[u64], mut push_anchors: impl FnMut(u64, &mut Vec<Anchor>)) -> AnchorTable {
+    /// `push_anchors(task, rows, anchors)` appends the anchors of `task`.
+    fn new(
+        tasks: &[(u64, Option<TaskRows>)],
+        mut push_anchors: impl FnMut(u64, Option<&TaskRows>, &mut Vec<Anchor>),
+    ) -> AnchorTable {
         let mut t = AnchorTable {
-            spans: Vec::with_capacity(ids.len()),
-            anchors: Vec::with_capacity(ids.len()),
+            spans: Vec::with_capacity(tasks.len()),
+            anchors: Vec::with_capacity(tasks.len()),
         };
-        for &task in ids {
+        for (task, rows) in tasks {
             let start = t.anchors.len();
-            push_anchors(task, &mut t.anchors);
+            push_anchors(*task, rows.as_ref(), &mut t.anchors);
             t.spans.push((start as u32, (t.anchors.len() - start) as u32));
         }
         t
@@ -131,12 +209,6 @@ impl AnchorTable {
     fn pair(&self, (pred, succ): (u32, u32)) -> Option<(&[Anchor], &[Anchor])> {
         Some((self.get(pred)?, self.get(succ)?))
     }
-}
-
-/// The `(input_task_count, output_task_count)` of a flow from `pred` to `succ`.
-fn task_counts(run: &Run, pred: u64, succ: u64) -> (u32, u32) {
-    let fan = |t: u64| run.tasks.get(&t).map_or(1, |x| x.fan_count);
-    (fan(succ), fan(pred))
 }
 
 /// What the flows of both views are drawn from, worked out before any is written: the
@@ -186,16 +258,20 @@ impl FlowPlan {
         }
         let chunk_len = parallelism.chunk_len(PAIRS_PER_CHUNK);
         // The pairs are numbered here while the anchors are found on another thread.
-        let ids = anchored_tasks(run, layout);
+        let tasks = anchored_tasks(run, layout);
         let (numbered, (worker, scheduler)) = std::thread::scope(|scope| {
             let tables = scope.spawn(|| {
-                let worker = AnchorTable::new(&ids, |t, out| layout.push_worker_anchors(run, t, out));
-                let scheduler = run
-                    .has_aicpu_data()
-                    .then(|| AnchorTable::new(&ids, |t, out| layout.push_scheduler_anchors(run, t, out)));
+                let worker = AnchorTable::new(&tasks, |t, rows, out| {
+                    layout.push_worker_anchors_of(run, t, rows, out)
+                });
+                let scheduler = run.has_aicpu_data().then(|| {
+                    AnchorTable::new(&tasks, |_, rows, out| {
+                        layout.push_scheduler_anchors_of(run, rows, out)
+                    })
+                });
                 (worker, scheduler)
             });
-            let numbered = Numbered::new(run, &ids);
+            let numbered = Numbered::new(run, &tasks);
             let tables = tables
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -323,4 +399,59 @@ fn draw<W: Write>(
         Some(task_counts),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every id's number and a few ids that are not there, by both kinds of table.
+    fn numbers_of(numbers: &TaskNumbers, ids: &[u64], absent: &[u64]) -> (Vec<u32>, Vec<u32>) {
+        (
+            ids.iter().map(|&t| numbers.get(t)).collect(),
+            absent.iter().map(|&t| numbers.get(t)).collect(),
+        )
+    }
+
+    #[test]
+    fn dense_rings_number_as_a_map_does() {
+        let ring = |r: u64, local: u64| (r << 32) | local;
+        let ids = [
+            ring(0, 3),
+            ring(0, 4),
+            ring(0, 9),
+            ring(1, 0),
+            ring(1, 2),
+            ring(3, 7),
+        ];
+        let absent = [
+            ring(0, 2),
+            ring(0, 5),
+            ring(0, 10),
+            ring(1, 1),
+            ring(2, 0),
+            ring(3, 8),
+            u64::MAX,
+        ];
+        let dense = TaskNumbers::new(&ids);
+        assert!(matches!(dense, TaskNumbers::Dense(ref tables) if tables.len() == 3));
+        let (found, missing) = numbers_of(&dense, &ids, &absent);
+        assert_eq!(found, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(missing, [NONE; 7]);
+    }
+
+    #[test]
+    fn scattered_ids_fall_back_to_a_map() {
+        let ids = [1, 1 << 20, 1 << 40, u64::MAX - 1];
+        let numbers = TaskNumbers::new(&ids);
+        assert!(matches!(numbers, TaskNumbers::Sparse(_)));
+        let (found, missing) = numbers_of(&numbers, &ids, &[0, 2, u64::MAX]);
+        assert_eq!(found, [0, 1, 2, 3]);
+        assert_eq!(missing, [NONE; 3]);
+        // Too many rings for dense tables, each of them dense.
+        let many: Vec<u64> = (0..=TaskNumbers::MAX_DENSE_RINGS as u64)
+            .map(|r| r << 32)
+            .collect();
+        assert!(matches!(TaskNumbers::new(&many), TaskNumbers::Sparse(_)));
+    }
 }

@@ -16,7 +16,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::deps::Deps;
-use crate::model::Run;
+use crate::model::{Run, TaskRows};
 use crate::trace::Track;
 
 /// The orchestrator's process.
@@ -203,7 +203,19 @@ impl Layout {
 
     /// Appends [`Layout::worker_anchors`] of `task` to `out`.
     pub fn push_worker_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        let Some(t) = run.tasks.get(&task) else {
+        self.push_worker_anchors_of(run, task, run.tasks.get(&task), out);
+    }
+
+    /// [`Layout::push_worker_anchors`] for a caller that has `task`'s rows at hand (`None`:
+    /// it has none).
+    pub fn push_worker_anchors_of(
+        &self,
+        run: &Run,
+        task: u64,
+        rows: Option<&TaskRows>,
+        out: &mut Vec<Anchor>,
+    ) {
+        let Some(t) = rows else {
             out.extend(self.markers_of.get(&task).into_iter().flatten().map(|&i| {
                 let m = &self.markers[i];
                 Anchor {
@@ -241,7 +253,13 @@ impl Layout {
 
     /// Appends [`Layout::scheduler_anchors`] of `task` to `out`.
     pub fn push_scheduler_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        let Some(t) = run.tasks.get(&task) else {
+        self.push_scheduler_anchors_of(run, run.tasks.get(&task), out);
+    }
+
+    /// [`Layout::push_scheduler_anchors`] of the task whose rows are `rows` (`None`: it has
+    /// none, and so no anchors).
+    pub fn push_scheduler_anchors_of(&self, run: &Run, rows: Option<&TaskRows>, out: &mut Vec<Anchor>) {
+        let Some(t) = rows else {
             return;
         };
         let n = run.rows.len() as u64;

@@ -39,6 +39,9 @@ pub struct Run {
     pub tasks: FxHashMap<u64, TaskRows>,
     /// Per row, whether its task is SPMD ([`TaskRows::spmd`] without a lookup per row).
     pub spmd_rows: Vec<bool>,
+    /// What `tasks` holds, ascending by task id: for walks over every task in order without
+    /// a hash lookup each.
+    pub ordered: Vec<(u64, TaskRows)>,
     /// Scheduler phases, one list per scheduler thread.
     pub phases: Vec<Vec<SchedPhase>>,
     /// Submit spans, one list per orchestrator thread.
@@ -68,6 +71,7 @@ impl Run {
         }
         let mut index = FxHashMap::with_capacity_and_hasher(tasks.len(), Default::default());
         let mut spmd_rows = vec![false; tasks.len()];
+        let mut ordered = Vec::new();
         let mut i = 0;
         while i < tasks.len() {
             let id = tasks[i].task_id;
@@ -90,15 +94,14 @@ impl Run {
                 (true, None) => rows.len() as u32,
             };
             spmd_rows[i..end].fill(spmd);
-            index.insert(
-                id,
-                TaskRows {
-                    start: i as u32,
-                    len: (end - i) as u32,
-                    spmd,
-                    fan_count,
-                },
-            );
+            let rows = TaskRows {
+                start: i as u32,
+                len: (end - i) as u32,
+                spmd,
+                fan_count,
+            };
+            index.insert(id, rows);
+            ordered.push((id, rows));
             i = end;
         }
         let threads = phases
@@ -130,6 +133,7 @@ impl Run {
             rows: tasks,
             tasks: index,
             spmd_rows,
+            ordered,
             phases: by_thread,
             orch,
             deps,
