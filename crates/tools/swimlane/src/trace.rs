@@ -46,6 +46,16 @@ fn put_str(buf: &mut Vec<u8>, s: &str) {
     }
 }
 
+/// Appends a literal of this crate's (a category, an `args` key) as a JSON string, without
+/// the scan for escapes: the program's own literals have nothing to escape, which debug
+/// builds check.
+fn put_literal(buf: &mut Vec<u8>, s: &'static str) {
+    debug_assert!(!needs_escape(s), "{s:?} is not a plain literal");
+    buf.push(b'"');
+    buf.extend_from_slice(s.as_bytes());
+    buf.push(b'"');
+}
+
 /// Whether `s` holds a byte JSON escapes (a control character, `"` or `\`). Every byte is
 /// looked at, with no early exit, so the loop runs on vector registers: a trace's names,
 /// hints and keys are scanned several bytes an instruction (the byte-at-a-time `all` was a
@@ -94,8 +104,8 @@ pub struct Track {
 pub struct Slice<'a> {
     /// Slice name, shown on the bar.
     pub name: &'a str,
-    /// Category.
-    pub cat: &'a str,
+    /// Category (written as it is: a literal with nothing to escape).
+    pub cat: &'static str,
     /// Its track.
     pub track: Track,
     /// Start, ns.
@@ -104,8 +114,8 @@ pub struct Slice<'a> {
     pub dur_ns: u64,
     /// The slice's event `id`, which flows name in `bind_id`.
     pub id: Option<u64>,
-    /// `args` members, in order.
-    pub args: &'a [(&'a str, Arg<'a>)],
+    /// `args` members, in order; the keys are literals with nothing to escape.
+    pub args: &'a [(&'static str, Arg<'a>)],
 }
 
 /// One end of a flow arrow.
@@ -268,7 +278,7 @@ impl<W: Write> TraceWriter<W> {
         b.extend_from_slice(b"{\"name\":");
         put_str(b, s.name);
         b.extend_from_slice(b",\"cat\":");
-        put_str(b, s.cat);
+        put_literal(b, s.cat);
         if let Some(id) = s.id {
             b.extend_from_slice(b",\"id\":");
             put_int(b, id);
@@ -291,17 +301,17 @@ impl<W: Write> TraceWriter<W> {
     pub fn counter(
         &mut self,
         name: &str,
-        cat: &str,
+        cat: &'static str,
         track: Track,
         ts_ns: u64,
-        args: &[(&str, Arg<'_>)],
+        args: &[(&'static str, Arg<'_>)],
     ) -> io::Result<()> {
         self.begin_event()?;
         let b = &mut self.buf;
         b.extend_from_slice(b"{\"name\":");
         put_str(b, name);
         b.extend_from_slice(b",\"cat\":");
-        put_str(b, cat);
+        put_literal(b, cat);
         b.extend_from_slice(b",\"ph\":\"C\",\"pid\":");
         put_int(b, track.pid);
         if track.tid != 0 {
@@ -408,13 +418,13 @@ impl<W: Write> TraceWriter<W> {
 }
 
 /// Appends an `args` object.
-fn put_args(b: &mut Vec<u8>, args: &[(&str, Arg<'_>)]) {
+fn put_args(b: &mut Vec<u8>, args: &[(&'static str, Arg<'_>)]) {
     b.push(b'{');
     for (i, (key, value)) in args.iter().enumerate() {
         if i > 0 {
             b.push(b',');
         }
-        put_str(b, key);
+        put_literal(b, key);
         b.push(b':');
         match *value {
             Arg::Str(v) => put_str(b, v),
