@@ -5,8 +5,6 @@
 
 use std::path::Path;
 
-use rustc_hash::FxHashMap;
-
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use simpler_artifacts::deps::gaps::{kernel_ids_gap, DepsElement, DepsGaps, Gap};
@@ -57,15 +55,50 @@ pub struct Deps {
     /// Number of `edges[]` rows they came from.
     pub annotated_edges: usize,
     /// Every task of `tasks[]`.
-    pub tasks: FxHashMap<u64, DepsTask>,
+    pub tasks: DepsTasks,
     /// The pairs as `(succ, pred)`, sorted: predecessors by task.
     by_succ: Vec<(u64, u64)>,
+}
+
+/// The tasks of deps.json by id, ascending: walked in order beside the rows (a hash map's
+/// lookups cost a cache miss each, 0.1 s for a million tasks), looked up by binary search
+/// otherwise.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DepsTasks(Vec<(u64, DepsTask)>);
+
+impl DepsTasks {
+    /// The tasks in file order; of two entries with one id the later is kept, as a map keeps
+    /// the last insert.
+    pub fn new(mut tasks: Vec<(u64, DepsTask)>) -> DepsTasks {
+        if !tasks.is_sorted_by_key(|&(id, _)| id) {
+            tasks.sort_by_key(|&(id, _)| id); // stable: file order within an id
+        }
+        tasks.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                *kept = *later;
+            }
+            same
+        });
+        DepsTasks(tasks)
+    }
+
+    /// The task `id`, if deps.json lists it.
+    pub fn get(&self, id: &u64) -> Option<&DepsTask> {
+        let at = self.0.binary_search_by_key(id, |&(t, _)| t).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    /// Every task, ascending by id.
+    pub fn in_order(&self) -> &[(u64, DepsTask)] {
+        &self.0
+    }
 }
 
 #[derive(Default)]
 struct Sink {
     pairs: Vec<(u64, u64)>,
-    tasks: FxHashMap<u64, DepsTask>,
+    tasks: Vec<(u64, DepsTask)>,
 }
 
 impl DepsSink for Sink {
@@ -74,13 +107,13 @@ impl DepsSink for Sink {
     type Edge = EdgeEnds;
 
     fn task(&mut self, t: TaskFields) {
-        self.tasks.insert(
+        self.tasks.push((
             t.task_id,
             DepsTask {
                 kernel_ids: t.kernel_ids.and_then(|k| <[i32; 3]>::try_from(k).ok()),
                 block_num: t.block_num,
             },
-        );
+        ));
     }
 
     fn tensor(&mut self, _: IgnoredAny) {}
@@ -98,8 +131,9 @@ fn sorted_unique(pairs: &mut Vec<(u64, u64)>) {
 }
 
 impl Deps {
-    /// Builds the graph from edge endpoints (duplicates allowed) and tasks.
-    pub fn new(mut pairs: Vec<(u64, u64)>, tasks: FxHashMap<u64, DepsTask>) -> Deps {
+    /// Builds the graph from edge endpoints (duplicates allowed) and tasks (in file order;
+    /// see [`DepsTasks::new`]).
+    pub fn new(mut pairs: Vec<(u64, u64)>, tasks: Vec<(u64, DepsTask)>) -> Deps {
         let annotated_edges = pairs.len();
         // Both orders at once, each sorted and deduplicated on its own: the set of pairs is
         // the same either way, and the two sorts take two cores instead of one after the
@@ -112,7 +146,7 @@ impl Deps {
         Deps {
             pairs,
             annotated_edges,
-            tasks,
+            tasks: DepsTasks::new(tasks),
             by_succ,
         }
     }
@@ -200,8 +234,10 @@ mod tests {
             ),
             (3, 4, -1)
         );
-        assert_eq!(d.tasks[&0].block_num, Some(2));
-        assert!(d.tasks[&1].is_dummy() && !d.tasks[&0].is_dummy());
+        let task = |id| *d.tasks.get(&id).unwrap();
+        assert_eq!(task(0).block_num, Some(2));
+        assert!(task(1).is_dummy() && !task(0).is_dummy());
+        assert_eq!(d.tasks.get(&2), None);
     }
 
     #[test]

@@ -72,6 +72,8 @@ impl Run {
         let mut index = FxHashMap::with_capacity_and_hasher(tasks.len(), Default::default());
         let mut spmd_rows = vec![false; tasks.len()];
         let mut ordered = Vec::new();
+        // deps.json's tasks ascend as the rows do: walked beside them.
+        let mut listed = deps.tasks.in_order().iter().peekable();
         let mut i = 0;
         while i < tasks.len() {
             let id = tasks[i].task_id;
@@ -81,7 +83,8 @@ impl Run {
                 .map_or(tasks.len(), |n| i + n);
             let rows = &tasks[i..end];
             let recorded_blocks = rows[0].block_num;
-            let blocks = deps.tasks.get(&id).and_then(|t| t.block_num);
+            while listed.next_if(|&&(t, _)| t < id).is_some() {}
+            let blocks = listed.next_if(|&&(t, _)| t == id).and_then(|(_, t)| t.block_num);
             let spmd = match (blocks, recorded_blocks) {
                 (Some(b), _) => b > 1,
                 (None, b) if b > 0 => b > 1,
@@ -211,14 +214,18 @@ mod tests {
             r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":1000000000,"core_types":["aic","aiv","aiv"]},
             "aicore_tasks":[[1,7,0,10,20,0],[0,3,0,5,9,0],[2,7,0,11,19,0],[1,9,1,30,40,0],[2,9,1,30,40,0]]}"#,
         );
-        let mut tasks = rustc_hash::FxHashMap::default();
         let dt = |k, b| DepsTask {
             kernel_ids: Some(k),
             block_num: b,
         };
-        tasks.insert(3, dt([5, -1, -1], None));
-        tasks.insert(7, dt([-1, -1, 6], None));
-        tasks.insert(9, dt([-1, 2, -1], Some(1)));
+        // In no order, task 9 listed twice (the later entry counts), task 8 without rows.
+        let tasks = vec![
+            (9, dt([-1, 2, -1], Some(3))),
+            (7, dt([-1, -1, 6], None)),
+            (8, dt([-1, 1, -1], Some(4))),
+            (3, dt([5, -1, -1], None)),
+            (9, dt([-1, 2, -1], Some(1))),
+        ];
         let run = Run::new(f, Deps::new(vec![], tasks));
         let ids: Vec<(u64, i32)> = run.rows.iter().map(|r| (r.task_id, r.func_id)).collect();
         assert_eq!(ids, [(3, 5), (7, 6), (7, 6), (9, 2), (9, 2)]);
