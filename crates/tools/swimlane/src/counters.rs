@@ -88,7 +88,7 @@ pub fn write_counters<W: Write>(out: &mut TraceWriter<W>, plan: Option<&CounterP
 /// `+1` at each task's submit end and `-1` at its last finish, per ring.
 fn in_flight(run: &Run, layout: &Layout) -> Vec<(u64, usize, i64)> {
     let mut last_finish: HashMap<u64, u64> =
-        HashMap::with_capacity_and_hasher(run.tasks.len(), Default::default());
+        HashMap::with_capacity_and_hasher(run.ordered.len(), Default::default());
     for r in &run.rows {
         if let Some(f) = r.finish_ns {
             let e = last_finish.entry(r.task_id).or_insert(f);

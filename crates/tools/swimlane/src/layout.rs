@@ -203,7 +203,7 @@ impl Layout {
 
     /// Appends [`Layout::worker_anchors`] of `task` to `out`.
     pub fn push_worker_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        self.push_worker_anchors_of(run, task, run.tasks.get(&task), out);
+        self.push_worker_anchors_of(run, task, run.tasks().get(&task), out);
     }
 
     /// [`Layout::push_worker_anchors`] for a caller that has `task`'s rows at hand (`None`:
@@ -253,7 +253,7 @@ impl Layout {
 
     /// Appends [`Layout::scheduler_anchors`] of `task` to `out`.
     pub fn push_scheduler_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        self.push_scheduler_anchors_of(run, run.tasks.get(&task), out);
+        self.push_scheduler_anchors_of(run, run.tasks().get(&task), out);
     }
 
     /// [`Layout::push_scheduler_anchors`] of the task whose rows are `rows` (`None`: it has
@@ -307,7 +307,7 @@ fn is_alloc(task: u64, run: &Run, deps: &Deps, marked: &std::collections::HashSe
     }
     match deps.tasks.get(&task) {
         Some(t) if t.kernel_ids.is_some() => false,
-        _ => !run.tasks.contains_key(&task),
+        _ => !run.tasks().contains_key(&task),
     }
 }
 

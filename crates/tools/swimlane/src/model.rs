@@ -8,6 +8,8 @@
 //!   (the original's heuristic).
 //! - Scheduler phases and submit spans are grouped by thread.
 
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap;
 
 use simpler_artifacts::swimlane::{BuildPhase, CoreType, Header, OrchRow, SchedPhase, SwimlaneFile, TaskRow};
@@ -35,8 +37,8 @@ pub struct Run {
     pub header: Header,
     /// Every kernel execution, ordered by task id, func ids resolved.
     pub rows: Vec<TaskRow>,
-    /// Each task's rows.
-    pub tasks: FxHashMap<u64, TaskRows>,
+    /// Each task's rows by id, built from `ordered` when first asked for ([`Run::tasks`]).
+    tasks: OnceLock<FxHashMap<u64, TaskRows>>,
     /// Per row, whether its task is SPMD ([`TaskRows::spmd`] without a lookup per row).
     pub spmd_rows: Vec<bool>,
     /// What `tasks` holds, ascending by task id: for walks over every task in order without
@@ -69,7 +71,6 @@ impl Run {
                 r.func_id = deps.kernel_for(r.task_id, r.core_type == CoreType::Aic);
             }
         }
-        let mut index = FxHashMap::with_capacity_and_hasher(tasks.len(), Default::default());
         let mut spmd_rows = vec![false; tasks.len()];
         let mut ordered = Vec::new();
         // deps.json's tasks ascend as the rows do: walked beside them.
@@ -103,7 +104,6 @@ impl Run {
                 spmd,
                 fan_count,
             };
-            index.insert(id, rows);
             ordered.push((id, rows));
             i = end;
         }
@@ -134,7 +134,7 @@ impl Run {
         Run {
             header,
             rows: tasks,
-            tasks: index,
+            tasks: OnceLock::new(),
             spmd_rows,
             ordered,
             phases: by_thread,
@@ -144,9 +144,16 @@ impl Run {
         }
     }
 
+    /// Each task's rows by id: a map built from [`Run::ordered`] the first time it is asked
+    /// for, on the thread that asks (a level-2 conversion never does: its slices and flows
+    /// walk the tasks in order).
+    pub fn tasks(&self) -> &FxHashMap<u64, TaskRows> {
+        self.tasks.get_or_init(|| self.ordered.iter().copied().collect())
+    }
+
     /// The rows of `task` (empty if it has none).
     pub fn rows_of(&self, task: u64) -> &[TaskRow] {
-        self.tasks
+        self.tasks()
             .get(&task)
             .map_or(&[], |t| &self.rows[t.start as usize..(t.start + t.len) as usize])
     }
@@ -229,7 +236,7 @@ mod tests {
         let run = Run::new(f, Deps::new(vec![], tasks));
         let ids: Vec<(u64, i32)> = run.rows.iter().map(|r| (r.task_id, r.func_id)).collect();
         assert_eq!(ids, [(3, 5), (7, 6), (7, 6), (9, 2), (9, 2)]);
-        let t = |id| run.tasks[&id];
+        let t = |id| run.tasks()[&id];
         assert_eq!((t(3).spmd, t(7).spmd, t(9).spmd), (false, true, false));
         assert_eq!(
             (t(7).start, t(7).len, t(7).fan_count, t(9).fan_count),

@@ -83,7 +83,7 @@ pub fn write_overhead<W: Write>(out: &mut TraceWriter<W>, run: &Run) -> io::Resu
         }
     }
     // Per task: first dispatch, latest end, engines.
-    for (&task, t) in &run.tasks {
+    for &(task, ref t) in &run.ordered {
         let rows = &run.rows[t.start as usize..(t.start + t.len) as usize];
         let Some(dispatch) = rows.iter().filter_map(|r| r.dispatch_ns).min() else {
             continue;

@@ -113,10 +113,8 @@ fn complete_flows<W: Write>(
     counts: &mut SchedFlowCounts,
 ) -> io::Result<HashMap<(u32, usize), Vec<u64>>> {
     let mut completed: HashMap<(u32, usize), Vec<u64>> = HashMap::default();
-    let mut tasks: Vec<u64> = run.tasks.keys().copied().collect();
-    tasks.sort_unstable();
-    for task in tasks {
-        let rows = run.rows_of(task);
+    for &(task, ref task_rows) in &run.ordered {
+        let rows = &run.rows[task_rows.start as usize..(task_rows.start + task_rows.len) as usize];
         let mut last: Option<(u64, usize)> = None;
         for (k, r) in rows.iter().enumerate() {
             if let Some(f) = r.finish_ns {
@@ -138,12 +136,16 @@ fn complete_flows<W: Write>(
             if contains { finish } else { phase.start_ns },
             None,
         );
-        for a in layout.worker_anchors(run, task) {
+        let mut anchors = Vec::new();
+        layout.push_worker_anchors_of(run, task, Some(task_rows), &mut anchors);
+        for a in anchors {
             let from = end(a.track, a.end_ns.saturating_sub(FLOW_EPSILON_NS), Some(a.id));
             out.flow("complete", from, to, None)?;
             counts.complete += 1;
         }
-        for a in layout.scheduler_anchors(run, task) {
+        let mut anchors = Vec::new();
+        layout.push_scheduler_anchors_of(run, Some(task_rows), &mut anchors);
+        for a in anchors {
             let from = end(a.track, a.end_ns.saturating_sub(FLOW_EPSILON_NS), Some(a.id));
             out.flow("complete", from, to, None)?;
             counts.complete += 1;

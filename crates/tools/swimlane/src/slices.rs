@@ -387,7 +387,7 @@ fn markers<W: Write>(
                         names,
                         func,
                         t,
-                        run.tasks.get(&t).is_some_and(|x| x.spmd),
+                        run.tasks().get(&t).is_some_and(|x| x.spmd),
                     ),
                     None => label(&mut name, "task"),
                 }
