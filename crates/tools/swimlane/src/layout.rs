@@ -16,6 +16,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::deps::Deps;
+use simpler_artifacts::swimlane::TaskRow;
+
 use crate::model::{Run, TaskRows};
 use crate::trace::Track;
 
@@ -134,7 +136,16 @@ pub struct Layout {
 impl Layout {
     /// Places the rows and markers of `run`.
     pub fn new(run: &Run) -> Layout {
-        let sched_view = scheduler_view_lanes(run);
+        Self::with_lanes(run, scheduler_view_lanes(&run.rows))
+    }
+
+    /// [`Layout::new`] with the rows' Scheduler View lanes worked out before the run was
+    /// resolved ([`scheduler_view_lanes`] of the rows in [`crate::model::sort_rows`]'s
+    /// order, which is the run's).
+    ///
+    /// Panics if `sched_view` does not have one lane per row.
+    pub fn with_lanes(run: &Run, sched_view: Vec<Option<Track>>) -> Layout {
+        assert_eq!(sched_view.len(), run.rows.len(), "one Scheduler View lane a row");
         let sched_threads = run.aicpu_scheduler_threads();
         let mut markers = Vec::new();
         let mut next_id = 2 * run.rows.len() as u64;
@@ -313,18 +324,17 @@ fn is_alloc(task: u64, run: &Run, deps: &Deps, marked: &std::collections::HashSe
 
 /// The Scheduler View track of each row: per core, rows in dispatch order go to the first
 /// lane whose last slice finished by their dispatch (lane `k` is tid base + k).
-fn scheduler_view_lanes(run: &Run) -> Vec<Option<Track>> {
+pub fn scheduler_view_lanes(rows: &[TaskRow]) -> Vec<Option<Track>> {
     // Sorted by (core, dispatch, row): the row breaks ties as a stable sort by (core,
     // dispatch) would, and the keys travel with the sort instead of being looked up in the
     // rows at every comparison.
-    let mut order: Vec<(u32, u64, u64, u32)> = run
-        .rows
+    let mut order: Vec<(u32, u64, u64, u32)> = rows
         .iter()
         .zip(0u32..)
         .filter_map(|(r, i)| Some((r.core_id, r.dispatch_ns?, r.finish_ns?, i)))
         .collect();
     order.sort_unstable_by_key(|&(core, dispatch, _, i)| (core, dispatch, i));
-    let mut tracks = vec![None; run.rows.len()];
+    let mut tracks = vec![None; rows.len()];
     let mut lane_finish: Vec<u64> = Vec::new();
     let mut core = None;
     for (core_id, d, finish, i) in order {

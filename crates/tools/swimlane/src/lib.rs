@@ -210,17 +210,22 @@ pub fn convert_parallel(
     );
     let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
     let deps_path = input::resolve_deps(deps, records);
-    // deps.json is read on another thread while the records are read here; the warnings
-    // come out in the same order as when one is read after the other.
+    // deps.json is read on another thread while the records are read here, then put in task
+    // order and given their Scheduler View lanes, which need nothing of deps.json; the
+    // warnings come out in the same order as when one file is read after the other.
     let (file, deps) = std::thread::scope(|scope| {
         let loading = deps_path
             .as_deref()
             .map(|path| scope.spawn(move || Deps::read(path)));
-        let file = read_swimlane_file(records);
+        let file = read_swimlane_file(records).map(|mut file| {
+            model::sort_rows(&mut file.tasks);
+            let lanes = layout::scheduler_view_lanes(&file.tasks);
+            (file, lanes)
+        });
         let deps = loading.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         (file, deps)
     });
-    let file = file.map_err(ErrorKind::Records)?;
+    let (file, lanes) = file.map_err(ErrorKind::Records)?;
     let notes = file.header.notes.clone();
     for note in &notes {
         eprintln!("warning: {}: {note}", records.display());
@@ -246,7 +251,8 @@ pub fn convert_parallel(
     let (names, names_path) = names::resolve(func_names, input::parent_dir(records))?;
 
     let run = Run::new(file, deps);
-    let layout = Layout::new(&run);
+    // The rows were sorted above, so the run keeps them in that order.
+    let layout = Layout::with_lanes(&run, lanes);
     let completes = Completes::new(&run);
     // Gigabytes written once: past the page cache, the kernel copies none of them.
     let options = simpler_artifacts::publish::Options::default().direct();

@@ -54,6 +54,14 @@ pub struct Run {
     pub build: Vec<BuildPhase>,
 }
 
+/// Puts `rows` in the order [`Run::rows`] keeps: by task id, each task's rows as the file
+/// gave them. Sorting rows already in that order leaves them as they are.
+pub fn sort_rows(rows: &mut [TaskRow]) {
+    if !rows.is_sorted_by_key(|r| r.task_id) {
+        rows.sort_by_key(|r| r.task_id);
+    }
+}
+
 impl Run {
     /// Resolves `file` against `deps`.
     pub fn new(file: SwimlaneFile, deps: Deps) -> Run {
@@ -65,7 +73,7 @@ impl Run {
             build_phases,
             ..
         } = file;
-        tasks.sort_by_key(|r| r.task_id);
+        sort_rows(&mut tasks);
         for r in &mut tasks {
             if r.func_id < 0 {
                 r.func_id = deps.kernel_for(r.task_id, r.core_type == CoreType::Aic);
