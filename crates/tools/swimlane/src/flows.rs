@@ -1,6 +1,6 @@
 //! Dependency arrows, as the original converter draws them: for every unique `(pred, succ)`
-//! pair of deps.json, one flow per pair of anchors ([`Layout::worker_anchors`],
-//! [`Layout::scheduler_anchors`]), so a plain MIX task with 3 rows to another gives 9 flows
+//! pair of deps.json, one flow per pair of anchors ([`Layout::push_worker_anchors`],
+//! [`Layout::push_scheduler_anchors`]), so a plain MIX task with 3 rows to another gives 9 flows
 //! and an SPMD end contributes one anchor per kernel.
 //!
 //! - Worker View (pid 4): from the predecessor slice's start to the successor slice's start;
@@ -80,11 +80,12 @@ impl TaskNumbers {
     /// At most this many rings for the dense tables (this runtime has four).
     const MAX_DENSE_RINGS: usize = 16;
 
-    fn new(ids: &[u64]) -> TaskNumbers {
+    /// Numbers `ids` (ascending) 0, 1, ...
+    fn new(ids: impl Iterator<Item = u64> + Clone) -> TaskNumbers {
         let split = |t: u64| ((t >> 32) as u32, t as u32);
         // Runs of one ring (ids ascend, so each ring's ids are one run).
         let mut rings: Vec<(u32, u32, u32, u32)> = Vec::new(); // (ring, first local, last local, count)
-        for &t in ids {
+        for t in ids.clone() {
             let (ring, local) = split(t);
             match rings.last_mut() {
                 Some(r) if r.0 == ring => {
@@ -99,14 +100,14 @@ impl TaskNumbers {
                 .iter()
                 .all(|&(_, first, last, count)| u64::from(last - first) < 2 * u64::from(count) + 4096);
         if !dense {
-            return TaskNumbers::Sparse(ids.iter().zip(0u32..).map(|(&t, n)| (t, n)).collect());
+            return TaskNumbers::Sparse(ids.zip(0u32..).collect());
         }
         let mut tables: Vec<(u32, u32, Vec<u32>)> = rings
             .iter()
             .map(|&(ring, first, last, _)| (ring, first, vec![NONE; (last - first) as usize + 1]))
             .collect();
         let mut table = 0;
-        for (&t, n) in ids.iter().zip(0u32..) {
+        for (t, n) in ids.zip(0u32..) {
             let (ring, local) = split(t);
             while tables[table].0 != ring {
                 table += 1;
@@ -146,8 +147,7 @@ struct Numbered {
 
 impl Numbered {
     fn new(run: &Run, tasks: &[(u64, Option<TaskRows>)]) -> Numbered {
-        let ids: Vec<u64> = tasks.iter().map(|&(t, _)| t).collect();
-        let numbers = TaskNumbers::new(&ids);
+        let numbers = TaskNumbers::new(tasks.iter().map(|&(t, _)| t));
         let fan = tasks
             .iter()
             .map(|(_, rows)| rows.map_or(1, |r| r.fan_count))
@@ -262,11 +262,11 @@ impl FlowPlan {
         let (numbered, (worker, scheduler)) = std::thread::scope(|scope| {
             let tables = scope.spawn(|| {
                 let worker = AnchorTable::new(&tasks, |t, rows, out| {
-                    layout.push_worker_anchors_of(run, t, rows, out)
+                    layout.push_worker_anchors(run, t, rows, out)
                 });
                 let scheduler = run.has_aicpu_data().then(|| {
                     AnchorTable::new(&tasks, |_, rows, out| {
-                        layout.push_scheduler_anchors_of(run, rows, out)
+                        layout.push_scheduler_anchors(run, rows, out)
                     })
                 });
                 (worker, scheduler)
@@ -433,7 +433,7 @@ mod tests {
             ring(3, 8),
             u64::MAX,
         ];
-        let dense = TaskNumbers::new(&ids);
+        let dense = TaskNumbers::new(ids.iter().copied());
         assert!(matches!(dense, TaskNumbers::Dense(ref tables) if tables.len() == 3));
         let (found, missing) = numbers_of(&dense, &ids, &absent);
         assert_eq!(found, [0, 1, 2, 3, 4, 5]);
@@ -443,7 +443,7 @@ mod tests {
     #[test]
     fn scattered_ids_fall_back_to_a_map() {
         let ids = [1, 1 << 20, 1 << 40, u64::MAX - 1];
-        let numbers = TaskNumbers::new(&ids);
+        let numbers = TaskNumbers::new(ids.iter().copied());
         assert!(matches!(numbers, TaskNumbers::Sparse(_)));
         let (found, missing) = numbers_of(&numbers, &ids, &[0, 2, u64::MAX]);
         assert_eq!(found, [0, 1, 2, 3]);
@@ -452,6 +452,9 @@ mod tests {
         let many: Vec<u64> = (0..=TaskNumbers::MAX_DENSE_RINGS as u64)
             .map(|r| r << 32)
             .collect();
-        assert!(matches!(TaskNumbers::new(&many), TaskNumbers::Sparse(_)));
+        assert!(matches!(
+            TaskNumbers::new(many.iter().copied()),
+            TaskNumbers::Sparse(_)
+        ));
     }
 }

@@ -134,17 +134,12 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Places the rows and markers of `run`.
-    pub fn new(run: &Run) -> Layout {
-        Self::with_lanes(run, scheduler_view_lanes(&run.rows))
-    }
-
-    /// [`Layout::new`] with the rows' Scheduler View lanes worked out before the run was
-    /// resolved ([`scheduler_view_lanes`] of the rows in [`crate::model::sort_rows`]'s
-    /// order, which is the run's).
+    /// Places the rows and markers of `run`, its rows' Scheduler View lanes worked out
+    /// before the run was resolved ([`scheduler_view_lanes`] of the rows in
+    /// [`crate::model::sort_rows`]'s order, which is the run's).
     ///
     /// Panics if `sched_view` does not have one lane per row.
-    pub fn with_lanes(run: &Run, sched_view: Vec<Option<Track>>) -> Layout {
+    pub fn new(run: &Run, sched_view: Vec<Option<Track>>) -> Layout {
         assert_eq!(sched_view.len(), run.rows.len(), "one Scheduler View lane a row");
         let sched_threads = run.aicpu_scheduler_threads();
         let mut markers = Vec::new();
@@ -203,29 +198,10 @@ impl Layout {
         }
     }
 
-    /// Worker View anchors of `task`: every row of a plain task; for an SPMD task the row
-    /// with the earliest receive per kernel (smaller core on ties); a task without rows, its
-    /// AICPU markers.
-    pub fn worker_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
-        let mut anchors = Vec::new();
-        self.push_worker_anchors(run, task, &mut anchors);
-        anchors
-    }
-
-    /// Appends [`Layout::worker_anchors`] of `task` to `out`.
-    pub fn push_worker_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        self.push_worker_anchors_of(run, task, run.tasks().get(&task), out);
-    }
-
-    /// [`Layout::push_worker_anchors`] for a caller that has `task`'s rows at hand (`None`:
-    /// it has none).
-    pub fn push_worker_anchors_of(
-        &self,
-        run: &Run,
-        task: u64,
-        rows: Option<&TaskRows>,
-        out: &mut Vec<Anchor>,
-    ) {
+    /// Appends the Worker View anchors of `task`, whose rows are `rows` (`None`: it has
+    /// none): every row of a plain task; for an SPMD task the row with the earliest receive
+    /// per kernel (smaller core on ties); a task without rows, its AICPU markers.
+    pub fn push_worker_anchors(&self, run: &Run, task: u64, rows: Option<&TaskRows>, out: &mut Vec<Anchor>) {
         let Some(t) = rows else {
             out.extend(self.markers_of.get(&task).into_iter().flatten().map(|&i| {
                 let m = &self.markers[i];
@@ -254,22 +230,10 @@ impl Layout {
         collapse_into(t.spmd, all, out);
     }
 
-    /// Scheduler View anchors of `task`: as [`Layout::worker_anchors`] by dispatch, over the
-    /// rows that have a Scheduler View slice (`end_ns` is the finish).
-    pub fn scheduler_anchors(&self, run: &Run, task: u64) -> Vec<Anchor> {
-        let mut anchors = Vec::new();
-        self.push_scheduler_anchors(run, task, &mut anchors);
-        anchors
-    }
-
-    /// Appends [`Layout::scheduler_anchors`] of `task` to `out`.
-    pub fn push_scheduler_anchors(&self, run: &Run, task: u64, out: &mut Vec<Anchor>) {
-        self.push_scheduler_anchors_of(run, run.tasks().get(&task), out);
-    }
-
-    /// [`Layout::push_scheduler_anchors`] of the task whose rows are `rows` (`None`: it has
-    /// none, and so no anchors).
-    pub fn push_scheduler_anchors_of(&self, run: &Run, rows: Option<&TaskRows>, out: &mut Vec<Anchor>) {
+    /// Appends the Scheduler View anchors of the task whose rows are `rows` (`None`: it has
+    /// none, and so no anchors): as [`Layout::push_worker_anchors`] by dispatch, over the rows
+    /// that have a Scheduler View slice (`end_ns` is the finish).
+    pub fn push_scheduler_anchors(&self, run: &Run, rows: Option<&TaskRows>, out: &mut Vec<Anchor>) {
         let Some(t) = rows else {
             return;
         };

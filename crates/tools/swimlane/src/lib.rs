@@ -252,7 +252,7 @@ pub fn convert_parallel(
 
     let run = Run::new(file, deps);
     // The rows were sorted above, so the run keeps them in that order.
-    let layout = Layout::with_lanes(&run, lanes);
+    let layout = Layout::new(&run, lanes);
     let completes = Completes::new(&run);
     // Gigabytes written once: past the page cache, the kernel copies none of them.
     let options = simpler_artifacts::publish::Options::default().direct();

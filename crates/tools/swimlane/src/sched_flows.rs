@@ -113,6 +113,7 @@ fn complete_flows<W: Write>(
     counts: &mut SchedFlowCounts,
 ) -> io::Result<HashMap<(u32, usize), Vec<u64>>> {
     let mut completed: HashMap<(u32, usize), Vec<u64>> = HashMap::default();
+    let mut anchors = Vec::new();
     for &(task, ref task_rows) in &run.ordered {
         let rows = &run.rows[task_rows.start as usize..(task_rows.start + task_rows.len) as usize];
         let mut last: Option<(u64, usize)> = None;
@@ -136,16 +137,11 @@ fn complete_flows<W: Write>(
             if contains { finish } else { phase.start_ns },
             None,
         );
-        let mut anchors = Vec::new();
-        layout.push_worker_anchors_of(run, task, Some(task_rows), &mut anchors);
-        for a in anchors {
-            let from = end(a.track, a.end_ns.saturating_sub(FLOW_EPSILON_NS), Some(a.id));
-            out.flow("complete", from, to, None)?;
-            counts.complete += 1;
-        }
-        let mut anchors = Vec::new();
-        layout.push_scheduler_anchors_of(run, Some(task_rows), &mut anchors);
-        for a in anchors {
+        // Both views' anchors, the Worker View's first.
+        anchors.clear();
+        layout.push_worker_anchors(run, task, Some(task_rows), &mut anchors);
+        layout.push_scheduler_anchors(run, Some(task_rows), &mut anchors);
+        for a in &anchors {
             let from = end(a.track, a.end_ns.saturating_sub(FLOW_EPSILON_NS), Some(a.id));
             out.flow("complete", from, to, None)?;
             counts.complete += 1;
