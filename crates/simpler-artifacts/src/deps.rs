@@ -42,6 +42,7 @@ use std::path::Path;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 
+mod canonical;
 mod chunked;
 pub mod encode;
 pub mod gaps;

@@ -189,6 +189,17 @@ impl<R: Read> Window<R> {
         }
     }
 
+    /// Parses the next element, through its shortcut when it has one and the element is at
+    /// the window's position ([`DepsElement::parse_canonical`]), else as [`Window::parse`]
+    /// does.
+    fn parse_element<T: DepsElement>(&mut self) -> Result<T, Stop> {
+        if let Some((value, len)) = T::parse_canonical(&mut self.buf[self.pos..]) {
+            self.pos += len;
+            return Ok(value);
+        }
+        self.parse()
+    }
+
     /// Parses one section's array, handing each element to `push`; with `split`, a large
     /// section's second half is parsed by a helper thread (see the module docs).
     fn section<S, T: DepsElement>(
@@ -238,7 +249,7 @@ impl<R: Read> Window<R> {
         R: Seek,
     {
         loop {
-            let element: T = self.parse()?;
+            let element: T = self.parse_element()?;
             element.note_gaps(gaps);
             push(sink, element);
             match self.peek()? {
@@ -404,7 +415,7 @@ fn parse_tail<T: DepsElement>(
             return None;
         }
         let before = w.offset();
-        let element: T = w.parse().ok()?;
+        let element: T = w.parse_element().ok()?;
         if tail.elements.is_empty() {
             // Room for the elements expected, at the size of the first (within reason).
             let size = (w.offset() - before).max(16);
@@ -531,6 +542,57 @@ mod tests {
             got.gaps = read_in_chunks(std::io::Cursor::new(text.as_bytes()), &mut got, chunk, None)
                 .unwrap_or_else(|s| panic!("chunk {chunk}: {s:?} {:?}", &text[s.at as usize..]));
             assert_eq!(got, expected, "chunk {chunk}");
+        }
+    }
+
+    /// Keeps only the edges' endpoints, which our writer's edges give through their shortcut.
+    #[derive(Debug, Default, PartialEq)]
+    struct Ends(Vec<crate::deps::EdgeEnds>);
+
+    impl DepsSink for Ends {
+        type Task = IgnoredAny;
+        type Tensor = IgnoredAny;
+        type Edge = crate::deps::EdgeEnds;
+
+        fn task(&mut self, _: IgnoredAny) {}
+        fn tensor(&mut self, _: IgnoredAny) {}
+        fn edge(&mut self, edge: crate::deps::EdgeEnds) {
+            self.0.push(edge);
+        }
+    }
+
+    /// Edges that take the shortcut and edges that do not, cut by the window's end at every
+    /// byte, give the streaming reader's endpoints; a repeated key after the shortcut's
+    /// endpoints is still an error.
+    #[test]
+    fn edge_shortcuts_read_what_the_streaming_reader_reads() {
+        let text = concat!(
+            "{\"tasks\":[],\"tensors\":[],\"edges\":[",
+            "{\"pred\":\"12885151787\",\"succ\":\"0\",\"arg\":2,\"source\":\"tensormap\",",
+            "\"consumer_shape\":[16384],\"consumer_start_offset\":\"0\"},",
+            "{\"pred\":\"3\",\"succ\":\"4\"},",
+            "{\"pred\": \"5\",\"succ\":6,\"x\":{\"pred\":1}},",
+            "{\"pred\":\"7\",\"succ\":\"18446744073709551615\",\"arg\":-1}]}"
+        );
+        let mut expected = Ends::default();
+        read_deps_from(text.as_bytes(), &mut expected).unwrap();
+        assert_eq!(expected.0.len(), 4);
+        for chunk in 1..text.len() + 2 {
+            let mut got = Ends::default();
+            read_in_chunks(std::io::Cursor::new(text.as_bytes()), &mut got, chunk, None)
+                .unwrap_or_else(|s| panic!("chunk {chunk}: {s:?}"));
+            assert_eq!(got, expected, "chunk {chunk}");
+        }
+        let repeated = text.replace("\"arg\":-1", "\"succ\":\"8\"");
+        assert!(read_deps_from(repeated.as_bytes(), &mut Ends::default()).is_err());
+        for chunk in [7, 1 << 20] {
+            let got = read_in_chunks(
+                std::io::Cursor::new(repeated.as_bytes()),
+                &mut Ends::default(),
+                chunk,
+                None,
+            );
+            assert!(got.is_err(), "chunk {chunk}");
         }
     }
 

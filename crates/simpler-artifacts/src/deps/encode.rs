@@ -899,7 +899,7 @@ mod tests {
         let mut values = vec![0, u64::MAX, u64::MAX - 1, 12_345_678_901_234_567_890];
         for d in 0..20 {
             let p = 10u64.pow(d);
-            values.extend([p - 1, p, p + 1, p.saturating_mul(7) + 3]);
+            values.extend([p - 1, p, p + 1, p.saturating_mul(7).saturating_add(3)]);
         }
         for b in 0..64 {
             let p = 1u64 << b;
