@@ -42,7 +42,7 @@ use std::path::Path;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 
-mod canonical;
+pub mod canonical;
 mod chunked;
 pub mod encode;
 pub mod gaps;
@@ -366,6 +366,24 @@ pub struct EdgeEnds {
     /// Consumer task id.
     #[serde(with = "u64_string")]
     pub succ: u64,
+}
+
+/// The fields of a `tasks[]` entry a tool that draws or times tasks keeps (its id, its kernel
+/// per subslot, its SPMD block count), every other field skipped: the cheap
+/// [`DepsSink::Task`] of such a tool. Our writer's tasks are read by a shortcut
+/// ([`canonical::task_head`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct TaskHead {
+    /// Raw task id, `(ring << 32) | local`.
+    #[serde(with = "u64_string")]
+    pub task_id: u64,
+    /// Kernel per subslot, when given: `[aic, aiv0, aiv1]` (−1 = inactive) in the files of
+    /// this runtime and of the original; any length is accepted.
+    #[serde(default)]
+    pub kernel_ids: Option<Vec<i32>>,
+    /// SPMD block count, when given.
+    #[serde(default)]
+    pub block_num: Option<u32>,
 }
 
 /// A whole deps.json held in memory; see [`read_deps_file`]. Large files should be streamed

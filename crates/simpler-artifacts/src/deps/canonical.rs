@@ -1,24 +1,24 @@
-//! The chunked reader's shortcut for elements in the exact layout our writer produces
-//! ([`super::encode`]): the fields a sink keeps are read from fixed byte patterns, and the rest
-//! of the object is handed to serde_json as one skipped value, which is about twice as fast
-//! per byte as serde_json's walk over a struct's keys (each key is read as a string, checked as
-//! UTF-8 and matched). deps.json's edges are 60 % of the file and a tool such as the swimlane
-//! converter keeps two of their dozen fields.
+//! Shortcuts for the chunked reader, for elements in the exact layout our writer produces
+//! ([`super::encode`]): the fields a sink keeps are read from fixed byte patterns by an
+//! [`Object`] cursor, and the rest of the object is handed to serde_json as one skipped value,
+//! which is about twice as fast per byte as serde_json's walk over a struct's keys (each key
+//! is read as a string, checked as UTF-8 and matched). deps.json's edges are 60 % of the file
+//! and a tool such as the swimlane converter keeps two of their dozen fields.
 //!
 //! A shortcut answers only when its answer is sure to be serde_json's, and `None` otherwise:
 //! the element is then parsed by serde_json as before, which also gives any error. Each
-//! function's comment says why its `Some` is serde_json's answer.
+//! method's comment says why what it accepts is read by serde_json to the same value; an
+//! element type uses them in its [`DepsElement::parse_canonical`](super::DepsElement).
 
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 use serde::de::IgnoredAny;
 
-use super::EdgeEnds;
+use super::{EdgeEnds, TaskHead};
 
 /// The decimal digits at the start of `bytes` as a `u64`, and how many there are: 1 to 19
 /// digits, so never past `u64::MAX` (20 digits may be; those are left to serde_json).
-/// `u64::from_str` reads such a string to the same number (leading zeros included).
 fn digits(bytes: &[u8]) -> Option<(u64, usize)> {
     let len = bytes.iter().take(20).position(|b| !b.is_ascii_digit())?;
     if !(1..=19).contains(&len) {
@@ -30,72 +30,239 @@ fn digits(bytes: &[u8]) -> Option<(u64, usize)> {
     Some((value, len))
 }
 
-/// The length of a JSON string of decimal digits at the start of `bytes` (`"123"`) and its
-/// value; see [`digits`].
-fn digit_string(bytes: &[u8]) -> Option<(u64, usize)> {
-    let rest = bytes.strip_prefix(b"\"")?;
-    let (value, len) = digits(rest)?;
-    (rest.get(len) == Some(&b'"')).then_some((value, len + 2))
-}
+/// The keys an element type reads, which the skipped rest of an object must not repeat (a
+/// struct's walk rejects a repeated field). Build it once, in a `static`.
+pub struct KeptKeys(Vec<Finder<'static>>);
 
-/// The rest of an object whose kept fields were read up to `bytes[at]`, which is `}` or `,`:
-/// returns the length of the whole element (to and with its closing `}`), or `None` when the
-/// rest is not one valid JSON object body or might repeat one of the `kept` keys.
-///
-/// With a `,` at `at`, `{` is put there for a moment and serde_json skips `{…}` as one
-/// value: that validates every byte of it exactly as serde_json validates a struct's unknown
-/// fields (which it skips the same way, after reading each key as a string). What a struct's
-/// walk adds is two errors: a key that is not UTF-8 (it checks keys, not skipped values), and
-/// a repeated field, a key that spells one of `kept`. The rest is refused when it has a byte
-/// outside ASCII, and a kept key written without escapes contains the bytes `"key"`, so the
-/// rest is refused when it contains those bytes or any backslash (an escape could spell them
-/// otherwise). So a rest accepted here is one serde_json accepts too, with the same values for
-/// the kept fields and the same end.
-fn rest_of_object(bytes: &mut [u8], at: usize, kept: &[&Finder<'_>]) -> Option<usize> {
-    match bytes.get(at) {
-        Some(b'}') => return Some(at + 1),
-        Some(b',') => {}
-        _ => return None,
+impl KeptKeys {
+    /// The finders of `"key"` for each of `keys`.
+    pub fn new(keys: &[&str]) -> KeptKeys {
+        KeptKeys(
+            keys.iter()
+                .map(|k| Finder::new(format!("\"{k}\"").as_bytes()).into_owned())
+                .collect(),
+        )
     }
-    bytes[at] = b'{';
-    let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<IgnoredAny>();
-    let parsed = matches!(values.next(), Some(Ok(_)));
-    let len = values.byte_offset();
-    bytes[at] = b',';
-    let rest = &bytes[at..at + len];
-    // No early exit: the loop runs on vector registers.
-    let plain = !rest
-        .iter()
-        .fold(false, |any, &b| any | (b >= 0x80) | (b == b'\\'));
-    let safe = parsed && plain && kept.iter().all(|key| key.find(rest).is_none());
-    safe.then_some(at + len)
+
+    /// Returns true if and only if `bytes` contains one of the keys between quotes.
+    fn any_in(&self, bytes: &[u8]) -> bool {
+        self.0.iter().any(|key| key.find(bytes).is_some())
+    }
 }
 
-static PRED_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"pred\""));
-static SUCC_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"succ\""));
+/// A cursor over an object in our writer's layout: no whitespace, keys in a known order.
+/// Each method reads the next piece if it is there exactly as expected (and moves past it),
+/// or answers `None` / `false` (and leaves the cursor where it was, unless it said `None`:
+/// then the element is left to serde_json).
+pub struct Object<'a> {
+    bytes: &'a mut [u8],
+    at: usize,
+    /// No key read yet (the next one follows `{`, not `,`).
+    first: bool,
+}
+
+impl<'a> Object<'a> {
+    /// Starts at the object's `{`, the first byte of `bytes`.
+    pub fn open(bytes: &'a mut [u8]) -> Option<Object<'a>> {
+        (bytes.first() == Some(&b'{')).then_some(Object {
+            bytes,
+            at: 1,
+            first: true,
+        })
+    }
+
+    /// Reads `"key":` (after a `,` unless it is the first key) if it comes next. A key written
+    /// so has no escape: serde_json reads it as `key`.
+    pub fn key(&mut self, key: &str) -> bool {
+        let rest = &self.bytes[self.at..];
+        let rest = match self.first {
+            true => Some(rest),
+            false => rest.strip_prefix(b","),
+        };
+        let found = rest
+            .and_then(|r| r.strip_prefix(b"\""))
+            .and_then(|r| r.strip_prefix(key.as_bytes()))
+            .is_some_and(|r| r.starts_with(b"\":"));
+        if found {
+            self.at += usize::from(!self.first) + key.len() + 3;
+            self.first = false;
+        }
+        found
+    }
+
+    /// A string of 1 to 19 decimal digits (`"123"`), as [`u64_string`](super::u64_string)
+    /// reads it: `u64::from_str` gives the same number, leading zeros included, and 19 digits
+    /// never pass `u64::MAX`.
+    pub fn digit_string(&mut self) -> Option<u64> {
+        let rest = self.bytes[self.at..].strip_prefix(b"\"")?;
+        let (value, len) = digits(rest)?;
+        (rest.get(len) == Some(&b'"')).then(|| {
+            self.at += len + 2;
+            value
+        })
+    }
+
+    /// A JSON integer without sign of 1 to 19 digits and no leading zero (`0` or `[1-9][0-9]*`):
+    /// serde_json reads it as that `u64` (a caller that wants a `u32` checks the range, as
+    /// serde does). What follows is checked by the next read, which accepts only `,`, `}` or
+    /// `]`: a fraction or an exponent after the digits is left to serde_json.
+    pub fn uint(&mut self) -> Option<u64> {
+        let (value, len) = digits(&self.bytes[self.at..])?;
+        let leading_zero = len > 1 && self.bytes[self.at] == b'0';
+        (!leading_zero).then(|| {
+            self.at += len;
+            value
+        })
+    }
+
+    /// A list of integers that fit an `i32` with up to 9 digits (`[-1,12,-1]`, `[]`): each one
+    /// as [`Object::uint`] reads it, with an optional `-` (not `-0`).
+    pub fn int_list(&mut self) -> Option<Vec<i32>> {
+        let start = self.at;
+        let list = self.int_list_inner();
+        if list.is_none() {
+            self.at = start;
+        }
+        list
+    }
+
+    fn int_list_inner(&mut self) -> Option<Vec<i32>> {
+        if self.bytes.get(self.at) != Some(&b'[') {
+            return None;
+        }
+        self.at += 1;
+        let mut list = Vec::with_capacity(3);
+        if self.bytes.get(self.at) == Some(&b']') {
+            self.at += 1;
+            return Some(list);
+        }
+        loop {
+            let negative = self.bytes.get(self.at) == Some(&b'-');
+            self.at += usize::from(negative);
+            let start = self.at;
+            let magnitude = self.uint()?;
+            if self.at - start > 9 || (negative && magnitude == 0) {
+                return None;
+            }
+            let magnitude = magnitude as i32; // at most 9 digits
+            list.push(if negative { -magnitude } else { magnitude });
+            match self.bytes.get(self.at) {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Some(list);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self) -> Option<bool> {
+        let rest = &self.bytes[self.at..];
+        let (value, len) = match () {
+            _ if rest.starts_with(b"true") => (true, 4),
+            _ if rest.starts_with(b"false") => (false, 5),
+            _ => return None,
+        };
+        self.at += len;
+        Some(value)
+    }
+
+    /// A string of printable ASCII without `"` or `\` (`"auto"`), passed over: serde_json
+    /// skips it as a valid string.
+    pub fn plain_string(&mut self) -> Option<()> {
+        let rest = self.bytes[self.at..].strip_prefix(b"\"")?;
+        let len = rest.iter().position(|&b| b == b'"')?;
+        let plain = rest[..len]
+            .iter()
+            .all(|&b| (0x20..0x7f).contains(&b) && b != b'\\');
+        plain.then(|| self.at += len + 2)
+    }
+
+    /// The rest of the object after the keys read, to and with its closing `}`: the element's
+    /// length, or `None` when the rest is not one valid JSON object body or might repeat one
+    /// of the `kept` keys (or no key was read). The bytes are as they were after this.
+    ///
+    /// With a `,` next, `{` is put there for a moment and serde_json skips `{…}` as one
+    /// value: that validates every byte of it exactly as serde_json validates a struct's
+    /// unknown fields (which it skips the same way, after reading each key as a string). What
+    /// a struct's walk adds is two errors: a key that is not UTF-8 (it checks keys, not skipped
+    /// values), and a repeated field, a key that spells one of `kept`. The rest is refused
+    /// when it has a byte outside ASCII; a kept key written without escapes contains the bytes
+    /// `"key"`, and the rest is refused when it contains those bytes or any backslash (an
+    /// escape could spell them otherwise). So a rest accepted here is one serde_json accepts
+    /// too, with the same values for the keys read and the same end.
+    pub fn close(self, kept: &KeptKeys) -> Option<usize> {
+        let Object { bytes, at, first } = self;
+        match (first, bytes.get(at)) {
+            (true, _) | (_, None) => return None,
+            (false, Some(b'}')) => return Some(at + 1),
+            (false, Some(b',')) => {}
+            (false, Some(_)) => return None,
+        }
+        bytes[at] = b'{';
+        let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<IgnoredAny>();
+        let parsed = matches!(values.next(), Some(Ok(_)));
+        let len = values.byte_offset();
+        bytes[at] = b',';
+        let rest = &bytes[at..at + len];
+        // No early exit: the loop runs on vector registers.
+        let plain = !rest
+            .iter()
+            .fold(false, |any, &b| any | (b >= 0x80) | (b == b'\\'));
+        (parsed && plain && !kept.any_in(rest)).then_some(at + len)
+    }
+}
 
 /// An edge's endpoints from `{"pred":"<digits>","succ":"<digits>"` and a valid rest of the
 /// object, with the element's length; `None` for anything else. `bytes` is as it was when
-/// this returns.
-///
-/// serde_json reads such an element as [`EdgeEnds`] to the same two numbers: both keys are
-/// plain, both values are digit strings that [`u64_string`](super::u64_string) reads as
-/// [`digits`] does, and [`rest_of_object`] holds the rest to what serde_json accepts.
+/// this returns. serde_json reads such an element as [`EdgeEnds`] to the same two numbers
+/// ([`Object`]'s methods say why).
 pub(super) fn edge_ends(bytes: &mut [u8]) -> Option<(EdgeEnds, usize)> {
-    let mut at = b"{\"pred\":".len();
-    if !bytes.starts_with(b"{\"pred\":") {
-        return None;
+    static KEPT: LazyLock<KeptKeys> = LazyLock::new(|| KeptKeys::new(&["pred", "succ"]));
+    let mut object = Object::open(bytes)?;
+    object.key("pred").then_some(())?;
+    let pred = object.digit_string()?;
+    object.key("succ").then_some(())?;
+    let succ = object.digit_string()?;
+    let len = object.close(&KEPT)?;
+    Some((EdgeEnds { pred, succ }, len))
+}
+/// A task's head from `{"task_id":"<digits>"`, then as our writer puts them and each only
+/// when present: `"scope"` (a plain string, passed over), `"early_dispatch"` (a bool, passed
+/// over), `"kernel_ids"` (small integers) and `"block_num"` (an integer that fits a `u32`),
+/// and a valid rest of the object (the arguments), with the element's length; `None` for
+/// anything else. `bytes` is as it was when this returns. serde_json reads such an element as
+/// [`TaskHead`] to the same values ([`Object`]'s methods say why; the two keys passed over
+/// are not [`TaskHead`]'s, so serde_json skips them too, and may meet them again).
+pub fn task_head(bytes: &mut [u8]) -> Option<(TaskHead, usize)> {
+    static KEPT: LazyLock<KeptKeys> =
+        LazyLock::new(|| KeptKeys::new(&["task_id", "kernel_ids", "block_num"]));
+    let mut object = Object::open(bytes)?;
+    object.key("task_id").then_some(())?;
+    let task_id = object.digit_string()?;
+    if object.key("scope") {
+        object.plain_string()?;
     }
-    let (pred, len) = digit_string(&bytes[at..])?;
-    at += len;
-    if !bytes[at..].starts_with(b",\"succ\":") {
-        return None;
+    if object.key("early_dispatch") {
+        object.bool()?;
     }
-    at += b",\"succ\":".len();
-    let (succ, len) = digit_string(&bytes[at..])?;
-    at += len;
-    let end = rest_of_object(bytes, at, &[&PRED_KEY, &SUCC_KEY])?;
-    Some((EdgeEnds { pred, succ }, end))
+    let kernel_ids = match object.key("kernel_ids") {
+        true => Some(object.int_list()?),
+        false => None,
+    };
+    let block_num = match object.key("block_num") {
+        true => Some(u32::try_from(object.uint()?).ok()?),
+        false => None,
+    };
+    let len = object.close(&KEPT)?;
+    let head = TaskHead {
+        task_id,
+        kernel_ids,
+        block_num,
+    };
+    Some((head, len))
 }
 
 #[cfg(test)]
@@ -277,5 +444,195 @@ mod tests {
             prop_assert_eq!(edge_ends(&mut bytes), if takes { expected } else { None });
             prop_assert_eq!(bytes, text);
         }
+
+        /// Whatever the task shortcut reads, serde_json reads the same, to the same byte.
+        #[test]
+        fn the_task_shortcut_gives_serde_jsons_answer(text in task_text()) {
+            let mut bytes = text.clone().into_bytes();
+            let got = task_head(&mut bytes);
+            prop_assert_eq!(&bytes, text.as_bytes());
+            if let Some(got) = got {
+                prop_assert_eq!(Some(got), serde_task(text.as_bytes()), "{}", text);
+            }
+        }
+
+        /// Our writer's tasks take the shortcut unless a string needs an escape or is not
+        /// ASCII, or a number is past what the shortcut reads.
+        #[test]
+        fn our_writers_tasks_take_the_shortcut(
+            task_id: u64,
+            kernel_ids in prop::option::of(prop::collection::vec(-1i32..2_000_000_000, 0..4)),
+            block_num in prop::option::of(0u32..=u32::MAX),
+            early in prop::option::of(any::<bool>()),
+            dtype in "[a-zé\"\\\\]{0,6}",
+        ) {
+            use crate::deps::{ArgType, Scope, Task, TaskArg};
+            let task = Task {
+                task_id,
+                scope: Some(Scope::Auto),
+                early_dispatch: early,
+                kernel_ids: kernel_ids.clone(),
+                block_num,
+                args: vec![TaskArg {
+                    idx: 0,
+                    arg_type: ArgType::Input,
+                    tensor_id: Some(7),
+                    dtype: Some(dtype.clone()),
+                    shape: Some(vec![16384]),
+                    start_offset: Some(0),
+                    strides: Some(vec![1]),
+                }],
+            };
+            let mut text = serde_json::to_vec(&task).unwrap();
+            text.extend_from_slice(b",{}");
+            let expected = serde_task(&text);
+            prop_assert!(expected.is_some());
+            let small = kernel_ids.iter().flatten().all(|k| *k < 1_000_000_000);
+            let takes = task_id < 10_000_000_000_000_000_000
+                && small
+                && dtype.is_ascii()
+                && !dtype.contains(['"', '\\']);
+            let mut bytes = text.clone();
+            prop_assert_eq!(task_head(&mut bytes), if takes { expected } else { None });
+            prop_assert_eq!(bytes, text);
+        }
+    }
+
+    /// What serde_json makes of the task at the start of `text`: the value and its length.
+    fn serde_task(text: &[u8]) -> Option<(TaskHead, usize)> {
+        let mut values = serde_json::Deserializer::from_slice(text).into_iter::<TaskHead>();
+        let value = values.next()?.ok()?;
+        Some((value, values.byte_offset()))
+    }
+
+    #[test]
+    fn our_writers_tasks_are_read() {
+        let text = concat!(
+            r#"{"task_id":"4294967297","scope":"auto","early_dispatch":true,"kernel_ids":[-1,0,-1],"#,
+            r#""block_num":4,"args":[{"idx":0,"type":"INPUT","tensor_id":"999952","shape":[16384]}]},{}"#
+        );
+        let mut bytes = text.as_bytes().to_vec();
+        let head = TaskHead {
+            task_id: 4_294_967_297,
+            kernel_ids: Some(vec![-1, 0, -1]),
+            block_num: Some(4),
+        };
+        let got = task_head(&mut bytes);
+        assert_eq!(got, Some((head, text.len() - 3)));
+        assert_eq!(got, serde_task(text.as_bytes()));
+        let bare = br#"{"task_id":"7","args":[]}"#;
+        let bare_head = TaskHead {
+            task_id: 7,
+            kernel_ids: None,
+            block_num: None,
+        };
+        assert_eq!(task_head(&mut bare.to_vec()), Some((bare_head, bare.len())));
+    }
+
+    /// Each of these is left to serde_json, which reads some and rejects others.
+    #[test]
+    fn any_other_task_is_left_to_serde_json() {
+        for text in [
+            r#"{"task_id":7,"args":[]}"#,
+            r#"{"task_id":"7","scope":"a\"b","args":[]}"#,
+            r#"{"task_id":"7","scope":5,"args":[]}"#,
+            r#"{"task_id":"7","early_dispatch":1,"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":[-0],"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":[01],"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":[1234567890],"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":[1.5],"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":[1,],"args":[]}"#,
+            r#"{"task_id":"7","kernel_ids":null,"args":[]}"#,
+            r#"{"task_id":"7","block_num":4294967296,"args":[]}"#,
+            r#"{"task_id":"7","block_num":1e3,"args":[]}"#,
+            r#"{"task_id":"7","block_num":-1,"args":[]}"#,
+            r#"{"task_id":"7","args":[],"block_num":1}"#,
+            r#"{"task_id":"7","args":[],"task_id":"8"}"#,
+            r#"{"task_id":"7","kernel_ids":[1],"block_num":1,"kernel_ids":[2]}"#,
+            r#"{"task_id":"7","block_num":1 }"#,
+        ] {
+            assert_eq!(task_head(&mut text.as_bytes().to_vec()), None, "{text}");
+        }
+    }
+
+    /// A task's text with its pieces drawn from what a writer, an editor or an attacker could
+    /// put there, our writer's the likelier.
+    fn task_text() -> impl Strategy<Value = String> {
+        fn field(key: &'static str, values: BoxedStrategy<&'static str>) -> BoxedStrategy<String> {
+            prop_oneof![
+                1 => Just(String::new()),
+                3 => values.prop_map(move |v| format!(",\"{key}\":{v}")),
+            ]
+            .boxed()
+        }
+        let task_id = prop_oneof![
+            6 => "[0-9]{1,19}".prop_map(|n| format!("\"{n}\"")),
+            1 => Just("\"18446744073709551616\"".to_string()),
+            1 => Just("7".to_string()),
+            1 => Just("\"\"".to_string()),
+        ];
+        let scope = field(
+            "scope",
+            prop_oneof![
+                8 => Just("\"auto\""),
+                1 => Just("\"a\\\"b\""),
+                1 => Just("\"é\""),
+                1 => Just("5"),
+                1 => Just("\"\u{1}\""),
+                1 => Just("\"a\\\",\"kernel_ids\":[1],\"x\":\"b\""),
+            ]
+            .boxed(),
+        );
+        let early = field(
+            "early_dispatch",
+            prop_oneof![3 => Just("true"), 3 => Just("false"), 1 => Just("1"), 1 => Just("tru")].boxed(),
+        );
+        let int = prop_oneof![
+            6 => Just("-1"), 6 => Just("0"), 6 => Just("12"), 6 => Just("999999999"),
+            1 => Just("-0"), 1 => Just("01"), 1 => Just("2147483648"), 1 => Just("1.5"),
+            1 => Just("\"3\""), 1 => Just("-"),
+        ];
+        let kernels = prop_oneof![
+            1 => Just(String::new()),
+            1 => Just(",\"kernel_ids\":null".to_string()),
+            6 => prop::collection::vec(int, 0..4)
+                .prop_map(|v| format!(",\"kernel_ids\":[{}]", v.join(","))),
+        ];
+        let block = field(
+            "block_num",
+            prop_oneof![
+                6 => Just("1"), 3 => Just("4294967295"), 1 => Just("4294967296"), 1 => Just("01"),
+                1 => Just("-1"), 1 => Just("1e3"), 1 => Just("null"),
+            ]
+            .boxed(),
+        );
+        let rest_key = prop_oneof![
+            6 => Just("args"), 1 => Just("task_id"), 1 => Just("kernel_ids"), 1 => Just("block_num"),
+            1 => Just("scope"), 1 => Just("bl\\u006fck_num"), 1 => Just("é"),
+        ];
+        let rest_value = prop_oneof![
+            6 => Just("[{\"idx\":0,\"type\":\"INPUT\",\"shape\":[16384]}]"),
+            3 => Just("[]"),
+            1 => Just("\"4\""),
+            1 => Just("[1,]"),
+            1 => Just("\"\u{1}\""),
+        ];
+        let rest = prop::collection::vec((rest_key, rest_value), 0..3);
+        let cut = prop_oneof![4 => Just(0usize), 1 => 1usize..12];
+        (task_id, scope, early, kernels, block, rest, cut).prop_map(
+            |(task_id, scope, early, kernels, block, rest, cut)| {
+                let mut text = format!("{{\"task_id\":{task_id}{scope}{early}{kernels}{block}");
+                for (k, v) in rest {
+                    text.push_str(&format!(",\"{k}\":{v}"));
+                }
+                text.push_str("},{\"task_id\":\"9\"");
+                let mut keep = text.len().saturating_sub(cut * 3);
+                while !text.is_char_boundary(keep) {
+                    keep -= 1;
+                }
+                text.truncate(keep);
+                text
+            },
+        )
     }
 }

@@ -164,6 +164,19 @@ impl DepsElement for Task {
     }
 }
 
+impl DepsElement for super::TaskHead {
+    fn note_gaps(&self, gaps: &mut DepsGaps) {
+        if let Some(gap) = kernel_ids_gap(self.kernel_ids.as_ref().map(Vec::len)) {
+            gaps.add(gap);
+        }
+        gaps.add_if(self.block_num.is_none(), Gap::TaskWithoutBlockNum);
+    }
+
+    fn parse_canonical(bytes: &mut [u8]) -> Option<(Self, usize)> {
+        super::canonical::task_head(bytes)
+    }
+}
+
 impl DepsElement for Tensor {
     fn note_gaps(&self, gaps: &mut DepsGaps) {
         gaps.add_if(self.version.is_none(), Gap::TensorWithoutVersion);

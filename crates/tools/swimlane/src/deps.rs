@@ -6,30 +6,7 @@
 use std::path::Path;
 
 use serde::de::IgnoredAny;
-use serde::Deserialize;
-use simpler_artifacts::deps::gaps::{kernel_ids_gap, DepsElement, DepsGaps, Gap};
-use simpler_artifacts::deps::{read_deps, u64_string, DepsReadError, DepsSink, EdgeEnds};
-
-/// The fields of one `tasks[]` entry the trace uses.
-#[derive(Deserialize)]
-struct TaskFields {
-    #[serde(with = "u64_string")]
-    task_id: u64,
-    /// Any length: the original's files may list another number (then unknown here).
-    #[serde(default)]
-    kernel_ids: Option<Vec<i32>>,
-    #[serde(default)]
-    block_num: Option<u32>,
-}
-
-impl DepsElement for TaskFields {
-    fn note_gaps(&self, gaps: &mut DepsGaps) {
-        if let Some(gap) = kernel_ids_gap(self.kernel_ids.as_ref().map(Vec::len)) {
-            gaps.add(gap);
-        }
-        gaps.add_if(self.block_num.is_none(), Gap::TaskWithoutBlockNum);
-    }
-}
+use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds, TaskHead};
 
 /// One task of deps.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,11 +79,11 @@ struct Sink {
 }
 
 impl DepsSink for Sink {
-    type Task = TaskFields;
+    type Task = TaskHead;
     type Tensor = IgnoredAny;
     type Edge = EdgeEnds;
 
-    fn task(&mut self, t: TaskFields) {
+    fn task(&mut self, t: TaskHead) {
         self.tasks.push((
             t.task_id,
             DepsTask {
