@@ -368,15 +368,18 @@ pub struct EdgeEnds {
     pub succ: u64,
 }
 
-/// The fields of a `tasks[]` entry a tool that draws or times tasks keeps (its id, its kernel
-/// per subslot, its SPMD block count), every other field skipped: the cheap
-/// [`DepsSink::Task`] of such a tool. Our writer's tasks are read by a shortcut
+/// The fields of a `tasks[]` entry a tool that draws or times tasks keeps (its id, its
+/// dispatch flag, its kernel per subslot, its SPMD block count), every other field skipped:
+/// the cheap [`DepsSink::Task`] of such a tool. Our writer's tasks are read by a shortcut
 /// ([`canonical::task_head`]).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct TaskHead {
     /// Raw task id, `(ring << 32) | local`.
     #[serde(with = "u64_string")]
     pub task_id: u64,
+    /// The additive `early_dispatch` flag, when given.
+    #[serde(default)]
+    pub early_dispatch: Option<bool>,
     /// Kernel per subslot, when given: `[aic, aiv0, aiv1]` (−1 = inactive) in the files of
     /// this runtime and of the original; any length is accepted.
     #[serde(default)]

@@ -13,7 +13,8 @@
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
-use serde::de::IgnoredAny;
+use serde::de::value::{Error as ValueError, StrDeserializer};
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::{EdgeEnds, TaskHead};
 
@@ -115,8 +116,28 @@ impl<'a> Object<'a> {
         })
     }
 
-    /// A list of integers that fit an `i32` with up to 9 digits (`[-1,12,-1]`, `[]`): each one
-    /// as [`Object::uint`] reads it, with an optional `-` (not `-0`).
+    /// A JSON integer of 1 to 9 digits with an optional `-` (not `-0`), as [`Object::uint`]
+    /// reads the digits: it fits an `i32`, and serde_json reads it as that number.
+    pub fn int(&mut self) -> Option<i32> {
+        let start = self.at;
+        let negative = self.bytes.get(self.at) == Some(&b'-');
+        self.at += usize::from(negative);
+        let digits_at = self.at;
+        let magnitude = self.uint();
+        let short = self.at - digits_at <= 9;
+        match magnitude {
+            Some(m) if short && !(negative && m == 0) => {
+                let m = m as i32; // at most 9 digits
+                Some(if negative { -m } else { m })
+            }
+            _ => {
+                self.at = start;
+                None
+            }
+        }
+    }
+
+    /// A list of [`Object::int`]s (`[-1,12,-1]`, `[]`).
     pub fn int_list(&mut self) -> Option<Vec<i32>> {
         let start = self.at;
         let list = self.int_list_inner();
@@ -137,15 +158,7 @@ impl<'a> Object<'a> {
             return Some(list);
         }
         loop {
-            let negative = self.bytes.get(self.at) == Some(&b'-');
-            self.at += usize::from(negative);
-            let start = self.at;
-            let magnitude = self.uint()?;
-            if self.at - start > 9 || (negative && magnitude == 0) {
-                return None;
-            }
-            let magnitude = magnitude as i32; // at most 9 digits
-            list.push(if negative { -magnitude } else { magnitude });
+            list.push(self.int()?);
             match self.bytes.get(self.at) {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
@@ -169,15 +182,30 @@ impl<'a> Object<'a> {
         Some(value)
     }
 
-    /// A string of printable ASCII without `"` or `\` (`"auto"`), passed over: serde_json
-    /// skips it as a valid string.
-    pub fn plain_string(&mut self) -> Option<()> {
+    /// A string of printable ASCII without `"` or `\\` (`"tensormap"`) read as `T` reads a
+    /// string, through serde's own string deserializer: an enum's variant, say. serde_json
+    /// hands such a string (it has no escape to undo) to the same `T` the same way.
+    pub fn string_as<T: DeserializeOwned>(&mut self) -> Option<T> {
         let rest = self.bytes[self.at..].strip_prefix(b"\"")?;
         let len = rest.iter().position(|&b| b == b'"')?;
-        let plain = rest[..len]
-            .iter()
-            .all(|&b| (0x20..0x7f).contains(&b) && b != b'\\');
-        plain.then(|| self.at += len + 2)
+        let text = &rest[..len];
+        if !text.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'\\') {
+            return None;
+        }
+        let text = std::str::from_utf8(text).ok()?; // ASCII, checked above
+        let value = T::deserialize(StrDeserializer::<ValueError>::new(text)).ok()?;
+        self.at += len + 2;
+        Some(value)
+    }
+
+    /// Any one JSON value, passed over by serde_json as it passes over a struct's unknown
+    /// field (the same `IgnoredAny`). What follows it is checked by the next read.
+    pub fn skip_value(&mut self) -> Option<()> {
+        let mut values =
+            serde_json::Deserializer::from_slice(&self.bytes[self.at..]).into_iter::<IgnoredAny>();
+        values.next()?.ok()?;
+        self.at += values.byte_offset();
+        Some(())
     }
 
     /// The rest of the object after the keys read, to and with its closing `}`: the element's
@@ -230,24 +258,25 @@ pub(super) fn edge_ends(bytes: &mut [u8]) -> Option<(EdgeEnds, usize)> {
     Some((EdgeEnds { pred, succ }, len))
 }
 /// A task's head from `{"task_id":"<digits>"`, then as our writer puts them and each only
-/// when present: `"scope"` (a plain string, passed over), `"early_dispatch"` (a bool, passed
-/// over), `"kernel_ids"` (small integers) and `"block_num"` (an integer that fits a `u32`),
-/// and a valid rest of the object (the arguments), with the element's length; `None` for
-/// anything else. `bytes` is as it was when this returns. serde_json reads such an element as
-/// [`TaskHead`] to the same values ([`Object`]'s methods say why; the two keys passed over
-/// are not [`TaskHead`]'s, so serde_json skips them too, and may meet them again).
+/// when present: `"scope"` (any value, passed over), `"early_dispatch"` (a bool),
+/// `"kernel_ids"` (small integers) and `"block_num"` (an integer that fits a `u32`), and a
+/// valid rest of the object (the arguments), with the element's length; `None` for anything
+/// else. `bytes` is as it was when this returns. serde_json reads such an element as
+/// [`TaskHead`] to the same values ([`Object`]'s methods say why; `scope` is not a field of
+/// [`TaskHead`], so serde_json passes it over too, and may meet it again).
 pub fn task_head(bytes: &mut [u8]) -> Option<(TaskHead, usize)> {
     static KEPT: LazyLock<KeptKeys> =
-        LazyLock::new(|| KeptKeys::new(&["task_id", "kernel_ids", "block_num"]));
+        LazyLock::new(|| KeptKeys::new(&["task_id", "early_dispatch", "kernel_ids", "block_num"]));
     let mut object = Object::open(bytes)?;
     object.key("task_id").then_some(())?;
     let task_id = object.digit_string()?;
     if object.key("scope") {
-        object.plain_string()?;
+        object.skip_value()?;
     }
-    if object.key("early_dispatch") {
-        object.bool()?;
-    }
+    let early_dispatch = match object.key("early_dispatch") {
+        true => Some(object.bool()?),
+        false => None,
+    };
     let kernel_ids = match object.key("kernel_ids") {
         true => Some(object.int_list()?),
         false => None,
@@ -259,6 +288,7 @@ pub fn task_head(bytes: &mut [u8]) -> Option<(TaskHead, usize)> {
     let len = object.close(&KEPT)?;
     let head = TaskHead {
         task_id,
+        early_dispatch,
         kernel_ids,
         block_num,
     };
@@ -514,6 +544,7 @@ mod tests {
         let mut bytes = text.as_bytes().to_vec();
         let head = TaskHead {
             task_id: 4_294_967_297,
+            early_dispatch: Some(true),
             kernel_ids: Some(vec![-1, 0, -1]),
             block_num: Some(4),
         };
@@ -523,10 +554,18 @@ mod tests {
         let bare = br#"{"task_id":"7","args":[]}"#;
         let bare_head = TaskHead {
             task_id: 7,
+            early_dispatch: None,
             kernel_ids: None,
             block_num: None,
         };
         assert_eq!(task_head(&mut bare.to_vec()), Some((bare_head, bare.len())));
+        // `scope` is passed over whatever its value, as serde_json passes it over.
+        for scope in [r#""a\"b""#, "5", "null", r#"{"x":[1,"\u00e9"]}"#] {
+            let text = format!(r#"{{"task_id":"7","scope":{scope},"block_num":2}}"#);
+            let got = task_head(&mut text.clone().into_bytes());
+            assert!(got.is_some(), "{text}");
+            assert_eq!(got, serde_task(text.as_bytes()), "{text}");
+        }
     }
 
     /// Each of these is left to serde_json, which reads some and rejects others.
@@ -534,8 +573,8 @@ mod tests {
     fn any_other_task_is_left_to_serde_json() {
         for text in [
             r#"{"task_id":7,"args":[]}"#,
-            r#"{"task_id":"7","scope":"a\"b","args":[]}"#,
-            r#"{"task_id":"7","scope":5,"args":[]}"#,
+            "{\"task_id\":\"7\",\"scope\":\"a\u{1}\",\"args\":[]}",
+            r#"{"task_id":"7","scope":tru,"args":[]}"#,
             r#"{"task_id":"7","early_dispatch":1,"args":[]}"#,
             r#"{"task_id":"7","kernel_ids":[-0],"args":[]}"#,
             r#"{"task_id":"7","kernel_ids":[01],"args":[]}"#,

@@ -22,11 +22,13 @@
 
 use std::path::Path;
 
-use serde::de::{self as de, Deserializer, SeqAccess};
+use std::sync::LazyLock;
+
 use serde::Deserialize;
-use simpler_artifacts::deps::gaps::{kernel_ids_gap, source_overlap_gaps};
+use simpler_artifacts::deps::canonical::{KeptKeys, Object};
+use simpler_artifacts::deps::gaps::source_overlap_gaps;
 use simpler_artifacts::deps::{
-    self, u64_string, DepsElement, DepsGaps, DepsReadError, DepsSink, EdgeSource, Gap, Overlap,
+    self, u64_string, DepsElement, DepsGaps, DepsReadError, DepsSink, EdgeSource, Gap, Overlap, TaskHead,
 };
 
 /// What a node is.
@@ -80,35 +82,16 @@ pub enum Kernels {
     Unknown,
 }
 
-impl<'de> Deserialize<'de> for Kernels {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Kernels, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = Kernels;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a list of kernel ids")
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Kernels, E> {
-                Ok(Kernels::Unknown)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kernels, A::Error> {
-                let mut slots = [-1i32; 3];
-                let (mut len, mut active) = (0usize, false);
-                while let Some(k) = seq.next_element::<i32>()? {
-                    if len < 3 {
-                        slots[len] = k;
-                    }
-                    len += 1;
-                    active |= k >= 0;
-                }
-                Ok(if len == 3 {
-                    Kernels::Slots(slots)
-                } else {
-                    Kernels::Other { active }
-                })
-            }
+impl Kernels {
+    /// The kernels a `kernel_ids` list gives (`None`: the file has none, or `null`).
+    fn from_list(list: Option<&[i32]>) -> Kernels {
+        match list {
+            None => Kernels::Unknown,
+            Some(&[aic, aiv0, aiv1]) => Kernels::Slots([aic, aiv0, aiv1]),
+            Some(other) => Kernels::Other {
+                active: other.iter().any(|&k| k >= 0),
+            },
         }
-        d.deserialize_any(V)
     }
 }
 
@@ -359,38 +342,7 @@ pub fn display_id(id: u64, ringed: bool) -> String {
 
 // === loading ===
 
-#[derive(Deserialize)]
-struct TaskRow {
-    #[serde(with = "u64_string")]
-    task_id: u64,
-    #[serde(default)]
-    early_dispatch: Option<bool>,
-    #[serde(default = "unknown_kernels")]
-    kernel_ids: Kernels,
-    #[serde(default)]
-    block_num: Option<u32>,
-}
-
-fn unknown_kernels() -> Kernels {
-    Kernels::Unknown
-}
-
-/// The viewer reads neither `scope` nor `args`, so only kernel and block gaps concern it.
-impl DepsElement for TaskRow {
-    fn note_gaps(&self, gaps: &mut DepsGaps) {
-        let len = match self.kernel_ids {
-            Kernels::Slots(_) => Some(3),
-            Kernels::Other { .. } => Some(0),
-            Kernels::Unknown => None,
-        };
-        if let Some(gap) = kernel_ids_gap(len) {
-            gaps.add(gap);
-        }
-        gaps.add_if(self.block_num.is_none(), Gap::TaskWithoutBlockNum);
-    }
-}
-
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct EdgeRow {
     #[serde(with = "u64_string")]
     pred: u64,
@@ -405,6 +357,38 @@ impl DepsElement for EdgeRow {
     fn note_gaps(&self, gaps: &mut DepsGaps) {
         source_overlap_gaps(gaps, self.source, self.overlap);
     }
+
+    /// Our writer's edges: `pred`, `succ`, `arg` (passed over), `source`, `flags` (passed
+    /// over), `overlap` when present, and the rest of the object skipped.
+    fn parse_canonical(bytes: &mut [u8]) -> Option<(Self, usize)> {
+        static KEPT: LazyLock<KeptKeys> =
+            LazyLock::new(|| KeptKeys::new(&["pred", "succ", "source", "overlap"]));
+        let mut object = Object::open(bytes)?;
+        object.key("pred").then_some(())?;
+        let pred = object.digit_string()?;
+        object.key("succ").then_some(())?;
+        let succ = object.digit_string()?;
+        if object.key("arg") {
+            object.skip_value()?;
+        }
+        object.key("source").then_some(())?;
+        let source = object.string_as()?;
+        if object.key("flags") {
+            object.skip_value()?;
+        }
+        let overlap = match object.key("overlap") {
+            true => Some(object.string_as()?),
+            false => None,
+        };
+        let len = object.close(&KEPT)?;
+        let edge = EdgeRow {
+            pred,
+            succ,
+            source,
+            overlap,
+        };
+        Some((edge, len))
+    }
 }
 
 #[derive(Default)]
@@ -416,13 +400,13 @@ struct LoadSink {
 }
 
 impl DepsSink for LoadSink {
-    type Task = TaskRow;
+    type Task = TaskHead;
     type Tensor = serde::de::IgnoredAny;
     type Edge = EdgeRow;
 
-    fn task(&mut self, t: TaskRow) {
+    fn task(&mut self, t: TaskHead) {
         let info = TaskInfo {
-            kernels: t.kernel_ids,
+            kernels: Kernels::from_list(t.kernel_ids.as_deref()),
             block_num: t.block_num,
             early_dispatch: t.early_dispatch.unwrap_or(false),
         };
@@ -618,5 +602,79 @@ impl Adjacency {
     /// Predecessors of node `n`.
     pub fn fanin(&self, n: usize) -> &[u32] {
         &self.inn[self.in_start[n] as usize..self.in_start[n + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What serde_json makes of the edge at the start of `text`: the value and its length.
+    fn serde_edge(text: &[u8]) -> Option<(EdgeRow, usize)> {
+        let mut values = serde_json::Deserializer::from_slice(text).into_iter::<EdgeRow>();
+        let value = values.next()?.ok()?;
+        Some((value, values.byte_offset()))
+    }
+
+    fn shortcut(text: &str) -> Option<(EdgeRow, usize)> {
+        let mut bytes = text.as_bytes().to_vec();
+        let got = EdgeRow::parse_canonical(&mut bytes);
+        assert_eq!(bytes, text.as_bytes(), "the bytes are put back");
+        got
+    }
+
+    /// Each of these is left to serde_json, which reads some and rejects others.
+    #[test]
+    fn other_edges_are_left_to_serde_json() {
+        for text in [
+            r#"{"pred":"1","succ":"2","arg":0}"#,
+            r#"{"pred":"1","succ":"2","arg":0,"source":"Tensormap"}"#,
+            r#"{"pred":"1","succ":"2","arg":0,"source":"t\u0065nsormap"}"#,
+            r#"{"pred":"1","succ":"2","source":"creator","overlap":"most"}"#,
+            r#"{"pred":"1","succ":"2","source":"creator","overlap":null}"#,
+            r#"{"pred":"1","succ":"2","source":"creator","x":1,"source":"creator"}"#,
+            r#"{"pred":"1","succ":"2","arg":,"source":"creator"}"#,
+            r#"{"pred":"1","succ":"2","arg":0 ,"source":"creator"}"#,
+        ] {
+            assert_eq!(shortcut(text), None, "{text}");
+        }
+    }
+
+    proptest! {
+        /// Our writer's edges, whatever their fields, take the shortcut to serde_json's
+        /// answer, unless a string needs an escape.
+        #[test]
+        fn our_writers_edges_read_as_serde_json_reads_them(
+            pred in 0u64..1 << 40,
+            succ in 0u64..1 << 40,
+            arg in prop::option::of(-1i32..8),
+            source in 0usize..4,
+            overlap in prop::option::of(0usize..3),
+            flags in any::<bool>(),
+            dtype in "[A-Z\"]{0,4}",
+        ) {
+            use simpler_artifacts::deps::{DepFlag, Edge};
+            let sources = [EdgeSource::Explicit, EdgeSource::Creator, EdgeSource::Tensormap, EdgeSource::Unknown];
+            let overlaps = [Overlap::Covered, Overlap::Other, Overlap::NoOverlap];
+            let edge = Edge {
+                arg,
+                source: sources[source],
+                flags: flags.then(|| vec![DepFlag::Wait]),
+                overlap: overlap.map(|o| overlaps[o]),
+                consumer_dtype: Some(dtype.clone()),
+                consumer_shape: Some(vec![4, 4]),
+                ..Edge::explicit(pred, succ)
+            };
+            let mut text = serde_json::to_vec(&edge).unwrap();
+            text.extend_from_slice(b",{}");
+            let expected = serde_edge(&text);
+            prop_assert!(expected.is_some());
+            let mut bytes = text.clone();
+            let takes = !dtype.contains('"');
+            let got = EdgeRow::parse_canonical(&mut bytes);
+            prop_assert_eq!(got, if takes { expected } else { None });
+            prop_assert_eq!(bytes, text);
+        }
     }
 }
