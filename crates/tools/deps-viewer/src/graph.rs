@@ -21,7 +21,6 @@
 //! was not submitted); without `tensors[]` the tensor count is unknown.
 
 use std::path::Path;
-
 use std::sync::LazyLock;
 
 use serde::Deserialize;
