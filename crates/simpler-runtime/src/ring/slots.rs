@@ -288,6 +288,7 @@ impl SlotStore {
             if chunk_due(chunks_left) {
                 let first = next_chunk();
                 let chunk = built_chunk(n, self.packed, first, self.window());
+                chunk.demote();
                 if self.spare.push((first, chunk)).is_err() {
                     return; // only this thread pushes: unreachable
                 }
@@ -343,6 +344,16 @@ enum Chunk {
 }
 
 impl Chunk {
+    /// Moves its slots' lines out of this core's private caches into the shared last level,
+    /// for a chunk the prefault thread built and the build's thread writes next
+    /// ([`crate::prefetch::range_demote`]).
+    fn demote(&self) {
+        match self {
+            Chunk::InPlace(c) => crate::prefetch::range_demote(c),
+            Chunk::Packed(c) => crate::prefetch::range_demote(c),
+        }
+    }
+
     /// Makes its slots, which never held a task, ready for their first tasks, `first` and on
     /// ([`Slot::new`]); exclusive access, so without a lock or an atomic read-modify-write.
     fn ready_for(&mut self, first: u32, window: u32) {
