@@ -40,21 +40,21 @@ pub(crate) fn line_for_read(p: *const u8) {
 }
 
 /// Asks the CPU to move the cache line of `p` from this core's private caches to the shared
-/// last level (`CLDEMOTE`): for a line this core wrote and another core writes next, which
-/// then finds it there instead of waiting for this core to give it up. A no-op off x86_64.
-///
-/// # Safety
-///
-/// `p` is in memory the caller may read (a live allocation of its own).
+/// last level (`CLDEMOTE`): for a line this core wrote (or the kernel zeroed for it) and
+/// another core writes next, which then finds it there instead of waiting for this core to
+/// give it up. A no-op off x86_64. Only for lines this core is done with: a line demoted and
+/// then touched again by the same core costs more than it saved (`tmr`'s slots, demoted when
+/// their task completed or retired, ran 2–2.6× slower, `docs/performance.md` item 95).
 #[inline(always)]
-pub(crate) unsafe fn line_demote(p: *const u8) {
+pub(crate) fn line_demote(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `p` points into memory the caller may read (this function's contract), so the
-    // line exists and may be accessed. CLDEMOTE only moves the line between cache levels: it
-    // reads into no register, writes no memory the program can see, and leaves the flags and
-    // the stack alone, as the options declare. It is written as bytes (NP 0F 1C /0, ModRM 00:
-    // `[rax]`) because the assembler wants the `cldemote` feature for the mnemonic; a CPU
-    // without it runs that encoding, in the hint-NOP space 0F 18–0F 1F, as a NOP.
+    // SAFETY: CLDEMOTE only hints the cache: it modifies no architectural state, raises no
+    // exception but #UD for a LOCK prefix (so it never faults, whatever `p`, mapped or not,
+    // as a prefetch), reads into no register and writes no memory the program can see, and
+    // leaves the flags and the stack alone, as the options declare (`readonly` keeps it after
+    // the stores before it). It is written as bytes (NP 0F 1C /0, ModRM 00: `[rax]`) because
+    // the assembler wants the `cldemote` feature for the mnemonic; a CPU without the
+    // instruction runs that encoding, in the hint-NOP space 0F 18–0F 1F, as a NOP (Intel SDM).
     unsafe {
         std::arch::asm!(".byte 0x0f, 0x1c, 0x00", in("rax") p, options(nostack, preserves_flags, readonly));
     }
@@ -62,16 +62,10 @@ pub(crate) unsafe fn line_demote(p: *const u8) {
     let _ = p;
 }
 
-/// [`line_demote`] for every line of `memory`.
+/// [`line_demote`] for every line of the `bytes` bytes from `start`, the last one included.
 #[inline]
-pub(crate) fn range_demote<T>(memory: &[T]) {
-    // SAFETY: every address `each_line` hints is in `memory` (its start, steps of 64 bytes
-    // below its end, and its last byte), which the caller's borrow keeps alive and readable.
-    each_line(
-        memory.as_ptr().cast(),
-        std::mem::size_of_val(memory),
-        |p| unsafe { line_demote(p) },
-    );
+pub(crate) fn range_demote(start: *const u8, bytes: usize) {
+    each_line(start, bytes, line_demote);
 }
 
 /// [`line_for_write`] for every line of the `bytes` bytes from `start`, the last one included.
@@ -124,17 +118,18 @@ mod tests {
         }
     }
 
-    /// Demoting a buffer's lines changes none of its bytes (the SAFETY argument of
-    /// `line_demote`), for any length and start, empty included.
+    /// Demoting lines changes no byte and never faults (the SAFETY argument of
+    /// `line_demote`): a live buffer at any start and length, null, and past the end of
+    /// everything.
     #[test]
     fn demoting_leaves_memory_as_it_was() {
         let buf: Vec<u8> = (0..=255).collect();
         for (start, end) in [(0, 256), (3, 200), (64, 64), (255, 256)] {
-            range_demote(&buf[start..end]);
+            range_demote(buf.as_ptr().wrapping_add(start), end - start);
         }
-        let words: Vec<u64> = (0..100).collect();
-        range_demote(&words);
         assert!(buf.iter().enumerate().all(|(i, &b)| b == i as u8));
-        assert!(words.iter().enumerate().all(|(i, &w)| w == i as u64));
+        line_demote(std::ptr::null());
+        line_demote(usize::MAX as *const u8);
+        range_demote(usize::MAX as *const u8, 200);
     }
 }

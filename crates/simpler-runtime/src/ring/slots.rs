@@ -348,9 +348,12 @@ impl Chunk {
     /// for a chunk the prefault thread built and the build's thread writes next
     /// ([`crate::prefetch::range_demote`]).
     fn demote(&self) {
+        fn each<A>(slots: &[RingSlot<A>]) {
+            crate::prefetch::range_demote(slots.as_ptr().cast(), std::mem::size_of_val(slots));
+        }
         match self {
-            Chunk::InPlace(c) => crate::prefetch::range_demote(c),
-            Chunk::Packed(c) => crate::prefetch::range_demote(c),
+            Chunk::InPlace(c) => each(c),
+            Chunk::Packed(c) => each(c),
         }
     }
 
