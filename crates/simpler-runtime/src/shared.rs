@@ -26,7 +26,7 @@ use crate::platform::{Platform, TaskShape};
 use crate::ring::arg_arena::ArgArena;
 use crate::ring::shared::RingShared;
 use crate::ring::slots::SlotEntry;
-use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyQueues};
+use crate::scheduler::ready::{LocalReady, ReadyBatch, ReadyPublisher, ReadyQueues};
 use crate::slot::{shape_from_u8, Consumers, Fan, Slot, SlotRef, TaskState, SCOPE_BIT};
 use crate::sync::Sleep;
 
@@ -226,10 +226,20 @@ impl RunShared {
 
     /// Publishes `tasks` ready tasks, batched by shape (`TaskShape as usize`; the batches are
     /// left empty), then wakes schedulers once.
-    pub fn publish_ready(&self, by_shape: &mut [ReadyBatch; TaskShape::ALL.len()], tasks: usize) {
+    /// `publisher` is the queues' ring publisher (a `tmr` orchestrator's; `hbg`'s publishes
+    /// the whole graph before any scheduler runs, through the queues).
+    pub fn publish_ready(
+        &self,
+        by_shape: &mut [ReadyBatch; TaskShape::ALL.len()],
+        tasks: usize,
+        mut publisher: Option<&mut ReadyPublisher>,
+    ) {
         for shape in TaskShape::ALL {
-            self.ready
-                .publish(shape, std::mem::take(&mut by_shape[shape as usize]));
+            let batch = std::mem::take(&mut by_shape[shape as usize]);
+            match publisher.as_deref_mut() {
+                Some(p) => self.ready.publish_from(p, shape, batch),
+                None => self.ready.publish(shape, batch),
+            }
         }
         self.sched_sleep.notify_many(tasks);
     }

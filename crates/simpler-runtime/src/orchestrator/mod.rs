@@ -32,7 +32,7 @@ use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::platform::{MixedKernels, Platform, TaskShape};
 use crate::ring::alloc::RingAllocator;
 use crate::ring::arg_arena::ArenaWriter;
-use crate::scheduler::ready::ReadyBatch;
+use crate::scheduler::ready::{ReadyBatch, ReadyPublisher};
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
 use scope::{ScopeFrame, ScopedTask};
 
@@ -136,6 +136,8 @@ pub struct Orchestrator {
     /// the ready-queue cache lines once instead of once per task. Kept by shape as they come
     /// (the submit knows it), so publishing them reads no slot back.
     ready_batches: [ReadyBatch; TaskShape::ALL.len()],
+    /// `tmr`: the ready queues' ring publisher (`crates/simpler-runtime/src/scheduler/publication.rs`).
+    publisher: Option<ReadyPublisher>,
     /// Tasks in `ready_batches`.
     ready_pending: usize,
     /// `total_tasks` when the oldest task in `ready_batches` was queued (see [`READY_HOLD`]).
@@ -205,6 +207,12 @@ impl Orchestrator {
             submits_timed: 0,
             inference_ns: None,
             ready_batches: Default::default(),
+            // A host-built graph publishes every ready task before a scheduler runs: its
+            // batches would overflow the rings.
+            publisher: match kind {
+                RuntimeKind::Tmr => shared.ready.publisher(),
+                RuntimeKind::Hbg => None,
+            },
             ready_pending: 0,
             ready_held_since: 0,
             arg_arena: (kind == RuntimeKind::Hbg).then(ArenaWriter::default),
@@ -413,8 +421,11 @@ impl Orchestrator {
     /// end, even once every scheduler is idle. Cheap when nothing is held.
     pub fn publish_ready(&mut self) {
         if self.ready_pending > 0 {
-            self.shared
-                .publish_ready(&mut self.ready_batches, self.ready_pending);
+            self.shared.publish_ready(
+                &mut self.ready_batches,
+                self.ready_pending,
+                self.publisher.as_mut(),
+            );
             self.ready_pending = 0;
         }
     }

@@ -14,6 +14,9 @@
 mod cores;
 mod dispatch;
 mod phases;
+mod publication;
+#[cfg(all(test, feature = "loom"))]
+pub(crate) use publication::PublicationRing;
 pub(crate) mod ready;
 
 use std::sync::Arc;

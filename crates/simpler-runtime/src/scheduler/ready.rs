@@ -8,7 +8,9 @@
 //!   (a compare-and-swap on a line the other side also writes), where a queue of single tasks
 //!   paid that per task on both sides: 17 ns per push on the orchestrator and 41 ns per pop on
 //!   the scheduler in a tmr profile of 1M independent tasks, the scheduler's largest item
-//!   after the kernel call itself.
+//!   after the kernel call itself. A `tmr` orchestrator publishes through a ring of its own
+//!   per shape instead ([`ReadyPublisher`], `publication.rs`), with no atomic
+//!   read-modify-write on its side; a full ring's overflow goes to the queue.
 //! - [`LocalReady`], one per scheduler thread: the batch it took, and the consumers its own
 //!   completions readied (a chain's next task runs on the thread that finished its producer,
 //!   with no queue in between). What a thread holds is given back to the shared queues as soon
@@ -21,13 +23,19 @@
 //!
 //! The order: a thread runs what it holds first, by shape (dummies, MIX, AIC, AIV); within a
 //! shape the consumers it readied come first, newest first (depth-first, as rayon's local
-//! deques run), then the batch it took, in order; the shared queues are FIFO by batch. Depths (`ReadyQueues::depths`, for the
+//! deques run), then the batch it took, in order; the shared queues are FIFO by batch, and a
+//! shape's queue is taken before its ring (what schedulers gave back was taken once already;
+//! the orchestrator's overflow, newer than the ring's batches, is there only while the
+//! schedulers are a whole ring behind, 2048 tasks, and the task window bounds that). Depths (`ReadyQueues::depths`, for the
 //! swimlane's scheduler phases) count the published tasks not yet taken.
 
 use crate::sync::{AtomicU32, Ordering};
 
 use arrayvec::ArrayVec;
 use crossbeam_queue::SegQueue;
+use crossbeam_utils::CachePadded;
+
+use super::publication::{PublicationRing, Publisher};
 
 use crate::platform::TaskShape;
 use crate::slot::SlotRef;
@@ -59,14 +67,38 @@ pub(crate) type ReadyBatch = ArrayVec<SlotRef, READY_BATCH>;
 /// AIC, AIV.
 const POP_ORDER: [TaskShape; 4] = [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv];
 
+/// Batches a `tmr` orchestrator's ring of each shape holds before it publishes through the
+/// shape's queue instead: 2048 tasks, eight times what it holds back ([`READY_HOLD`]).
+const PUBLICATION_RING: usize = 64;
+
 /// The run's shared ready queues (see the module documentation).
 pub(crate) struct ReadyQueues {
     /// Per shape (indexed by `TaskShape as usize`), batches in publication order. Unbounded:
     /// they grow in small blocks as tasks become ready (a queue sized to every slot in flight
     /// touched 16 bytes per slot per shape at construction, 64 MB for an hbg run of 1M tasks).
     queues: [SegQueue<ReadyBatch>; 4],
-    /// Per shape, tasks published and not yet taken.
+    /// Per shape, tasks published to `queues` and not yet taken.
     depth: [AtomicU32; 4],
+    /// A `tmr` orchestrator's rings, on the heap (their cache-line padding kept out of
+    /// `RunShared`'s layout).
+    orch: Box<OrchestratorRings>,
+}
+
+/// Per shape, a `tmr` orchestrator's batches ([`ReadyPublisher`]), taken after the shape's
+/// queue (see the module documentation for the order).
+struct OrchestratorRings {
+    rings: [PublicationRing<ReadyBatch>; 4],
+    /// Per shape, tasks published through the ring (stored by its publisher alone) and taken
+    /// from it (by the schedulers), for [`ReadyQueues::depths`].
+    ring_in: CachePadded<[AtomicU32; 4]>,
+    ring_out: CachePadded<[AtomicU32; 4]>,
+}
+
+/// The one thread that publishes through the queues' rings: a `tmr` orchestrator.
+pub(crate) struct ReadyPublisher {
+    rings: [Publisher; 4],
+    /// Per shape, tasks published through the ring.
+    published: [u32; 4],
 }
 
 impl ReadyQueues {
@@ -75,6 +107,38 @@ impl ReadyQueues {
         ReadyQueues {
             queues: std::array::from_fn(|_| SegQueue::new()),
             depth: std::array::from_fn(|_| AtomicU32::new(0)),
+            orch: Box::new(OrchestratorRings {
+                rings: std::array::from_fn(|_| PublicationRing::new(PUBLICATION_RING)),
+                ring_in: CachePadded::new(std::array::from_fn(|_| AtomicU32::new(0))),
+                ring_out: CachePadded::new(std::array::from_fn(|_| AtomicU32::new(0))),
+            }),
+        }
+    }
+
+    /// The rings' publisher, the first time it is asked for; `None` after.
+    pub fn publisher(&self) -> Option<ReadyPublisher> {
+        let [a, b, c, d] = &self.orch.rings;
+        Some(ReadyPublisher {
+            rings: [a.publisher()?, b.publisher()?, c.publisher()?, d.publisher()?],
+            published: [0; 4],
+        })
+    }
+
+    /// Publishes a batch of tasks of `shape` through `p`'s ring, or through the shape's queue
+    /// when the ring is full (an empty batch is dropped).
+    #[inline]
+    pub fn publish_from(&self, p: &mut ReadyPublisher, shape: TaskShape, batch: ReadyBatch) {
+        if batch.is_empty() {
+            return;
+        }
+        let s = shape as usize;
+        let n = batch.len() as u32;
+        match self.orch.rings[s].push(&mut p.rings[s], batch) {
+            Ok(()) => {
+                p.published[s] = p.published[s].wrapping_add(n);
+                self.orch.ring_in[s].store(p.published[s], Ordering::Relaxed);
+            }
+            Err(batch) => self.publish(shape, batch),
         }
     }
 
@@ -93,8 +157,13 @@ impl ReadyQueues {
     pub fn take(&self, can: impl Fn(TaskShape) -> bool) -> Option<(TaskShape, ReadyBatch)> {
         for shape in POP_ORDER {
             if can(shape) {
-                if let Some(b) = self.queues[shape as usize].pop() {
-                    self.depth[shape as usize].fetch_sub(b.len() as u32, Ordering::Relaxed);
+                let s = shape as usize;
+                if let Some(b) = self.queues[s].pop() {
+                    self.depth[s].fetch_sub(b.len() as u32, Ordering::Relaxed);
+                    return Some((shape, b));
+                }
+                if let Some(b) = self.orch.rings[s].pop() {
+                    self.orch.ring_out[s].fetch_add(b.len() as u32, Ordering::Relaxed);
                     return Some((shape, b));
                 }
             }
@@ -104,15 +173,23 @@ impl ReadyQueues {
 
     /// Whether a task of a shape `can` accepts is published (a snapshot).
     pub fn has_for(&self, can: impl Fn(TaskShape) -> bool) -> bool {
-        POP_ORDER
-            .into_iter()
-            .any(|shape| can(shape) && !self.queues[shape as usize].is_empty())
+        POP_ORDER.into_iter().any(|shape| {
+            can(shape)
+                && !(self.queues[shape as usize].is_empty() && self.orch.rings[shape as usize].is_empty())
+        })
     }
 
     /// Published tasks per shape `[aic, aiv, mix]` (a snapshot).
     pub fn depths(&self) -> [u32; 3] {
-        [TaskShape::Aic, TaskShape::Aiv, TaskShape::Mix]
-            .map(|s| self.depth[s as usize].load(Ordering::Relaxed))
+        [TaskShape::Aic, TaskShape::Aiv, TaskShape::Mix].map(|s| {
+            let s = s as usize;
+            let ring = (self.orch.ring_in[s].load(Ordering::Relaxed))
+                .wrapping_sub(self.orch.ring_out[s].load(Ordering::Relaxed));
+            // The two counters are read apart: a take counted before its publication is not
+            // a negative depth.
+            let ring = if ring > u32::MAX / 2 { 0 } else { ring };
+            self.depth[s].load(Ordering::Relaxed) + ring
+        })
     }
 }
 
@@ -304,6 +381,36 @@ mod tests {
         assert_eq!(got, [0, 1, 2, 3, 4]);
         assert_eq!(q.depths(), [0, 0, 0]);
         assert!(local.is_empty());
+    }
+
+    #[test]
+    fn an_orchestrators_batches_go_through_its_ring_then_the_queue_when_it_is_full() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let mut p = q.publisher().expect("the queues' first publisher");
+        assert!(q.publisher().is_none(), "one publisher per run");
+        for b in 0..=PUBLICATION_RING as u32 {
+            q.publish_from(&mut p, TaskShape::Aiv, batch(b * 2..b * 2 + 2));
+        }
+        q.publish_from(&mut p, TaskShape::Aiv, ReadyBatch::new());
+        q.publish(TaskShape::Aic, batch(1000..1001));
+        let ring = 2 * PUBLICATION_RING as u32;
+        assert_eq!(q.depths(), [1, ring + 2, 0]);
+        assert!(q.has_for(|shape| shape == TaskShape::Aiv));
+        // The queue first (the overflow, the ring's 65th batch), then the ring in order.
+        let mut local = LocalReady::default();
+        let got: Vec<u32> = std::iter::from_fn(|| local.next(&q, &sleep, |shape| shape == TaskShape::Aiv))
+            .map(|t| t.index)
+            .collect();
+        let want: Vec<u32> = (ring..ring + 2).chain(0..ring).collect();
+        assert_eq!(got, want);
+        assert_eq!(q.depths(), [1, 0, 0]);
+        assert!(!q.has_for(|shape| shape == TaskShape::Aiv));
+        // A drained ring takes batches again.
+        q.publish_from(&mut p, TaskShape::Aiv, batch(7..8));
+        assert_eq!(
+            local.next(&q, &sleep, |shape| shape == TaskShape::Aiv),
+            Some(s(7))
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! Run: `cargo test -p simpler-runtime --features loom --lib loom_models` (`scripts/test.sh`
 //! does). Bounded to keep the suite fast: 2–3 threads, preemption bound 3.
 //!
-//! What the models do not cover: the ready queues (crossbeam's `SegQueue`) and the collectors'
+//! What the models do not cover: the ready queues' `SegQueue`s (crossbeam's; the orchestrator's
+//! publication ring beside them is modelled) and the collectors'
 //! free queues (`ArrayQueue`) use std atomics loom cannot see, so a queue operation is one
 //! indivisible step here and the
 //! channel model checks the parking and closing around the queues, not the queues; a timed wait
@@ -386,5 +387,46 @@ fn a_host_built_graphs_fan_is_reached_by_one_thread_at_a_time() {
         blocks.into_iter().for_each(|t| t.join().unwrap());
         assert_eq!(ready.load(Ordering::Acquire), 1);
         assert_eq!(slots[0].fan.lock().state, TaskState::Completed);
+    });
+}
+
+/// The orchestrator's publication ring (`crates/simpler-runtime/src/scheduler/publication.rs`): one producer filling a
+/// two-entry ring with three values while two consumers take; every value reaches exactly one
+/// consumer, each consumer sees them in publication order, and loom's cells fail the model if
+/// a take could overlap the write of the same entry.
+#[test]
+fn a_publication_ring_hands_each_value_to_one_consumer() {
+    use crate::scheduler::PublicationRing;
+    model(|| {
+        let ring = Arc::new(PublicationRing::<u32>::new(2));
+        let mut publisher = ring.publisher().expect("the ring's first publisher");
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || {
+                // What the full ring gave back, published again below once it was drained.
+                let left: Vec<u32> = (1..=3)
+                    .filter(|&v| ring.push(&mut publisher, v).is_err())
+                    .collect();
+                (publisher, left)
+            })
+        };
+        let consumer = {
+            let ring = ring.clone();
+            thread::spawn(move || (0..2).filter_map(|_| ring.pop()).collect::<Vec<u32>>())
+        };
+        let mine: Vec<u32> = (0..2).filter_map(|_| ring.pop()).collect();
+        let (mut publisher, left) = producer.join().unwrap();
+        let theirs = consumer.join().unwrap();
+        let mut rest: Vec<u32> = std::iter::from_fn(|| ring.pop()).collect();
+        for v in left {
+            assert_eq!(ring.push(&mut publisher, v), Ok(()), "a drained ring has room");
+        }
+        rest.extend(std::iter::from_fn(|| ring.pop()));
+        for got in [&mine, &theirs, &rest] {
+            assert!(got.windows(2).all(|w| w[0] < w[1]), "out of order: {got:?}");
+        }
+        let mut all: Vec<u32> = [mine, theirs, rest].concat();
+        all.sort_unstable();
+        assert_eq!(all, [1, 2, 3]);
     });
 }
