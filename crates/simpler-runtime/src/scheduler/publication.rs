@@ -14,6 +14,10 @@ use crossbeam_utils::CachePadded;
 
 use crate::sync::{AtomicBool, AtomicU64, HandoffCell, Ordering};
 
+/// The next ring's id: every ring of the process gets its own, never reused (a ring's address
+/// can be, once it is freed), so a publisher can be matched to its ring.
+static NEXT_RING_ID: crate::sync::unmodeled::AtomicU64 = crate::sync::unmodeled::AtomicU64::new(0);
+
 /// One entry: its stamp and the value it holds when full.
 struct Entry<T> {
     /// For position `p` of the ring (`p & mask` is this entry): `p` while the entry is empty
@@ -31,14 +35,16 @@ pub(crate) struct PublicationRing<T> {
     head: CachePadded<AtomicU64>,
     /// Whether the one [`Publisher`] was handed out.
     claimed: AtomicBool,
+    /// This ring's id (`NEXT_RING_ID`).
+    id: u64,
 }
 
 /// The ring's one producer: the next position it fills. Only [`PublicationRing::publisher`]
 /// makes one, once per ring, so no two threads ever fill entries of one ring.
 pub(crate) struct Publisher {
     tail: u64,
-    /// The ring this publisher fills (its address: a publisher is refused by any other ring).
-    ring: usize,
+    /// The id of the ring this publisher fills: any other ring refuses it.
+    ring: u64,
 }
 
 impl<T: Default> PublicationRing<T> {
@@ -58,6 +64,7 @@ impl<T: Default> PublicationRing<T> {
             mask: capacity as u64 - 1,
             head: CachePadded::new(AtomicU64::new(0)),
             claimed: AtomicBool::new(false),
+            id: NEXT_RING_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -66,7 +73,7 @@ impl<T: Default> PublicationRing<T> {
         let first = !self.claimed.swap(true, Ordering::Relaxed);
         first.then_some(Publisher {
             tail: 0,
-            ring: self as *const Self as usize,
+            ring: self.id,
         })
     }
 
@@ -78,7 +85,7 @@ impl<T: Default> PublicationRing<T> {
     /// When `p` is another ring's publisher.
     #[inline]
     pub fn push(&self, p: &mut Publisher, value: T) -> Result<(), T> {
-        assert_eq!(p.ring, self as *const Self as usize, "another ring's publisher");
+        assert_eq!(p.ring, self.id, "another ring's publisher");
         let entry = &self.entries[(p.tail & self.mask) as usize];
         // Acquire: the consumer that took the entry's last value did so before its stamp
         // said it was this position's turn.
@@ -120,8 +127,10 @@ impl<T: Default> PublicationRing<T> {
                     }
                     Err(now) => head = now,
                 }
-            } else if stamp == head {
-                return None; // position `head` not published yet: the ring is empty
+            } else if stamp < head + 1 {
+                // Position `head` not published yet (the stamp is `head`), or the last lap's
+                // take of this entry not finished (`head + 1 - capacity`): nothing to take.
+                return None;
             } else {
                 // Another consumer took position `head` (and the producer may have refilled
                 // the entry since): look again from the current head.
