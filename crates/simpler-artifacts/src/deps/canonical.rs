@@ -375,6 +375,17 @@ mod tests {
         assert_eq!(shortcut_bytes(bad_key), None);
     }
 
+    /// `text` without its last `cut * 3` bytes (fewer, to end on a character boundary): a
+    /// file cut off mid-element.
+    fn cut_off(mut text: String, cut: usize) -> String {
+        let mut keep = text.len().saturating_sub(cut * 3);
+        while !text.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        text.truncate(keep);
+        text
+    }
+
     /// An edge's text with its pieces drawn from what a writer, an editor or an attacker
     /// could put there; our writer's pieces are the likelier, so that a good part of the texts
     /// take the shortcut.
@@ -424,12 +435,7 @@ mod tests {
                 text.push('}');
             }
             text.push_str(",{\"pred\":\"9\"");
-            let mut keep = text.len().saturating_sub(cut * 3);
-            while !text.is_char_boundary(keep) {
-                keep -= 1;
-            }
-            text.truncate(keep);
-            text
+            cut_off(text, cut)
         })
     }
 
@@ -665,12 +671,7 @@ mod tests {
                     text.push_str(&format!(",\"{k}\":{v}"));
                 }
                 text.push_str("},{\"task_id\":\"9\"");
-                let mut keep = text.len().saturating_sub(cut * 3);
-                while !text.is_char_boundary(keep) {
-                    keep -= 1;
-                }
-                text.truncate(keep);
-                text
+                cut_off(text, cut)
             },
         )
     }
