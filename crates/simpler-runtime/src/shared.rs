@@ -270,7 +270,8 @@ impl RunShared {
     /// Marks a task COMPLETED, readies its waiting consumers (into the completing thread's own
     /// `local` lanes), releases its RETAIN pins and checks whether it is consumed; counts it
     /// for scheduler thread `thread`. `scratch` is the caller's reusable buffer. `entry` is
-    /// `self.entry(s)`, which the caller found already.
+    /// `self.entry(s)`, which the caller found already. A host-built graph's task is not
+    /// marked: its completion only reads the slot ([`RunShared::complete_built`]).
     ///
     /// # Safety
     ///
@@ -292,14 +293,17 @@ impl RunShared {
             "complete: another slot's entry"
         );
         let slot = entry.core();
-        // Pins and consumption only decide when a ring reclaims a slot, which a
-        // host-built graph never does: its build, the only reader of either (`LiveSink`), is
-        // over before anything completes, and its orchestrator writes no fanin into the slot.
-        let reclaims = self.kind == RuntimeKind::Tmr;
+        if self.kind == RuntimeKind::Hbg {
+            // SAFETY: this thread completes the slot's task (the caller's guarantee), in a
+            // host-built graph's ring.
+            unsafe { self.complete_built(slot, local) };
+            self.task_finished(thread);
+            return;
+        }
         // Release the RETAIN pins first: once the state below says COMPLETED, any thread may
         // consume this task and the orchestrator may reuse the slot, so its payload must not be
         // read after that point (the access ends with this block).
-        if reclaims {
+        {
             // SAFETY: the task was published to this thread (it ran it) and is not COMPLETED
             // before this access ends, at the end of this block (the caller's guarantee).
             let payload = unsafe { entry.read() };
@@ -316,14 +320,10 @@ impl RunShared {
         // them touches only their own slots, never this one, which the orchestrator may reuse
         // from here on.
         let window = self.window_of(s.ring);
-        // SAFETY: without the lock only in a host-built graph's ring (`reclaims` is false for
-        // `hbg` only), and this thread completes the slot's task (the caller's guarantee): the
-        // single-owner rule (`Slot::fan_exclusive`).
-        let (consumed, consumers) = unsafe {
-            slot.with_fan(!reclaims, |fan| {
-                let consumers = fan.complete();
-                (reclaims && Self::release_locked(slot, fan, 0, window), consumers)
-            })
+        let (consumed, consumers) = {
+            let mut fan = slot.fan.lock();
+            let consumers = fan.complete();
+            (Self::release_locked(slot, &mut fan, 0, window), consumers)
         };
         // The last user of `scratch`'s buffer, if it spilled, frees it here, outside the lock.
         *scratch = consumers;
@@ -331,20 +331,44 @@ impl RunShared {
             batch.mark(s.ring);
         }
         for c in scratch.drain(..) {
-            let cs = self.slot(c);
-            // A host-built graph's slots are cold when it runs (written by the build long
-            // before): start loading the consumer's lines now, so that the misses overlap the
-            // readying and the dispatch instead of coming one by one when it executes. A chain
-            // (the next task known only now) ran its execution phase in 0.92 of the time.
-            if !reclaims {
-                self.prefetch(c);
-            }
-            if cs.producer_completed() {
+            if self.slot(c).producer_completed() {
                 local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
             }
         }
         self.task_finished(thread);
         self.maybe_flush(batch);
+    }
+
+    /// The completion of a host-built graph's task in `slot`: readies its consumers into
+    /// `local`, and writes nothing into the slot. Nothing reads a host-built graph's fan once
+    /// the graph is built (no link, retirement or reuse comes after), so the fan is left as
+    /// the build left it, PENDING with its consumer list, instead of COMPLETED with the list
+    /// taken: with no store to the slot, the completion no longer waits for its cold line to
+    /// be taken over from memory (the execution phase 0.86 of the time on independent tasks,
+    /// 0.90 on a chain; `docs/performance.md`, item 97).
+    ///
+    /// # Safety
+    ///
+    /// `slot` is in a host-built graph's ring, and the caller completes its task (the
+    /// single-owner rule, [`Slot::fan_exclusive`]).
+    #[inline]
+    unsafe fn complete_built(&self, slot: &Slot, local: &mut LocalReady) {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe {
+            slot.fan_exclusive(|fan| {
+                for &c in fan.consumers.iter() {
+                    // A host-built graph's slots are cold when it runs (written by the build
+                    // long before): start loading the consumer's lines now, so that the
+                    // misses overlap the readying and the dispatch instead of coming one by
+                    // one when it executes. A chain (the next task known only now) ran its
+                    // execution phase in 0.92 of the time.
+                    self.prefetch(c);
+                    if self.slot(c).producer_completed() {
+                        local.push(self.shape_of(c), c, &self.ready, &self.sched_sleep);
+                    }
+                }
+            })
+        }
     }
 
     /// Advances the rings a scheduler marked, when its batch is full or the orchestrator waits

@@ -35,9 +35,12 @@ pub(crate) const SCOPE_BIT: u32 = 0x8000_0000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TaskState {
     /// Submitted, not yet completed; also the state a slot keeps for its next task, before
-    /// that task is submitted ([`Slot::new`], [`Slot::consume`]).
+    /// that task is submitted ([`Slot::new`], [`Slot::consume`]). A host-built graph's task
+    /// keeps it once it ran: nothing reads its fan after the build, so its completion writes
+    /// nothing into the slot (`RunShared::complete_built`).
     Pending,
-    /// Ran (or was completed inline). Once every pin is back and its scope has ended, the
+    /// Ran (or was completed inline; in a host-built graph, only an alloc task, completed at
+    /// its submit, reads so). Once every pin is back and its scope has ended, the
     /// task retires and its slot's fan is left PENDING for the slot's next task
     /// ([`Slot::consume`]).
     Completed,
@@ -480,12 +483,13 @@ impl Slot {
     ///   tasks (the prefault thread builds spare chunks, which reach the orchestrator through
     ///   a queue before any of their slots is used, `ring/slots.rs`); no scheduler thread
     ///   exists yet, and alloc tasks complete on the orchestrator's thread;
-    /// - once it runs, a task's fan is touched only by the completion of that task
-    ///   (`RunShared::complete`), which happens once (the last block to finish, counted by
-    ///   `remaining`), on one thread; the build's writes happen before it (the scheduler
-    ///   threads are spawned after the build returns), and no completion touches another
-    ///   task's fan (a consumer is readied through its `fanin_pending`, not its fan), nor does
-    ///   anything else (scope ends and ring advances are `tmr`'s).
+    /// - once it runs, a task's fan is touched only by the completion of that task, which
+    ///   reads it and writes nothing (`RunShared::complete_built`) and happens once (the last
+    ///   block to finish, counted by `remaining`), on one thread; the build's writes happen
+    ///   before it (the scheduler threads are spawned after the build returns), and no
+    ///   completion touches another task's fan (a consumer is readied through its
+    ///   `fanin_pending`, not its fan), nor does anything else (scope ends and ring advances
+    ///   are `tmr`'s).
     ///
     /// The fan's two atomic read-modify-writes per lock pair were 84 % of a host-built graph's
     /// completions (`docs/performance.md`, item 67).
@@ -506,7 +510,7 @@ impl Slot {
     /// Runs `f` on the fan: without its lock when `single_owner` (a host-built graph's slot,
     /// [`Slot::fan_exclusive`]), else under it (`tmr`, whose schedulers run beside the
     /// orchestrator). The one place that chooses between the two (the build's links,
-    /// `LiveSink::edge`, and the completions, `RunShared::complete`).
+    /// `LiveSink::edge`; a completion knows its ring's kind first, `RunShared::complete`).
     ///
     /// # Safety
     ///
