@@ -189,6 +189,50 @@ pub(crate) struct RingSlot<A> {
     pub core: Slot,
 }
 
+impl RingSlot<PackedArgs> {
+    /// Whether anything in this host-built graph's slot owns heap memory: a spilled consumer
+    /// list, scalars, an args-dump selection. Every field of the slot is named, so that a field
+    /// added to it must be decided here: a chunk none of whose slots was noted as owning heap
+    /// memory is freed without dropping its slots (`Drop for SlotStore` in `ring/slots.rs`,
+    /// which checks this in debug builds).
+    #[cfg(not(feature = "loom"))]
+    pub fn owns_heap(&mut self) -> bool {
+        const fn copy<T: Copy>() {}
+        const _: () = copy::<PackedArgs>(); // owns nothing
+        let RingSlot { payload, core } = self;
+        let Slot {
+            fan,
+            fanin_pending: _,
+            remaining: _,
+            next_block: _,
+            consumed: _,
+            shape: _,
+        } = core;
+        let Fan {
+            local: _,
+            state: _,
+            fanout_count: _,
+            fanout_refcount: _,
+            consumers,
+        } = fan.get_mut();
+        // SAFETY: `&mut self`: no other access to the payload is alive.
+        let guarded = unsafe { payload.read() };
+        let Guarded {
+            args: _,
+            payload:
+                Payload {
+                    id: _,
+                    kernels: _,
+                    tags: _,
+                    scalars,
+                    block_num: _,
+                    dump,
+                },
+        } = guarded;
+        consumers.spilled() || scalars.capacity() > 0 || dump.is_some()
+    }
+}
+
 /// A slot's payload and tensor arguments, handed over together.
 #[repr(C)]
 pub(crate) struct Guarded<A> {

@@ -280,12 +280,17 @@ impl FaninSink for LiveSink<'_> {
             if retain {
                 fan.fanout_count += 1;
             }
-            Some(pending)
+            Some((pending, fan.consumers.spilled()))
         });
         match linked {
             None => return Ok(()),
-            Some(true) => self.scratch.linked += 1,
-            Some(false) => {}
+            Some((true, spilled)) => {
+                self.scratch.linked += 1;
+                if spilled {
+                    r.slots.note_heap(index);
+                }
+            }
+            Some((false, _)) => {}
         }
         self.scratch.push(Producer {
             slot: sref,
@@ -800,6 +805,9 @@ impl Orchestrator {
                 p.scalars.clear();
                 p.scalars.reserve_exact(args.scalars().len());
                 p.scalars.extend_from_slice(args.scalars());
+                if p.scalars.capacity() > 0 {
+                    shared.rings[sref.ring as usize].slots.note_heap(sref.index);
+                }
             }
             if shared.args_dump.is_some() {
                 // Read only by the args dump's capture: not written when it is off.
@@ -807,6 +815,7 @@ impl Orchestrator {
                     mask: args.dump_mask(),
                     scalar_dtypes: crate::slot::pack_dtypes(args.scalar_dtypes()),
                 };
+                shared.rings[sref.ring as usize].slots.note_heap(sref.index);
             }
             let n = args.tensors().len();
             let heap_at = heap_vbase(task.ring) + heap_start;

@@ -41,7 +41,7 @@ use simpler_core::Tensor;
 
 use super::arg_arena::{ArgArena, PackedArgs};
 use super::frontiers::{Frontiers, STORAGES};
-use crate::sync::{AtomicBool, AtomicU32, Ordering, Sleep};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, Sleep};
 
 /// Slots built together (1024 × 160 bytes in a host-built graph: 160 KB; 320 bytes a slot on
 /// `tmr`).
@@ -60,6 +60,10 @@ const PREFAULT_TICK: Duration = Duration::from_millis(20);
 /// The slots of one ring's window; see the module docs.
 pub(crate) struct SlotStore {
     chunks: Box<[OnceLock<Chunk>]>,
+    /// A bit per slot of a host-built graph (none on `tmr`): the slot may own heap memory (a
+    /// spilled consumer list, scalars, an args-dump selection; [`SlotStore::note_heap`]). A
+    /// host-built graph's slots are freed without a visit except those (`Drop for SlotStore`).
+    heap: Box<[AtomicU64]>,
     /// The slots keep packed arguments (a host-built graph's) rather than tensors in place.
     packed: bool,
     /// `log2` of the chunk length.
@@ -92,6 +96,10 @@ impl SlotStore {
         let chunk = (len as usize).min(CHUNK_SLOTS) as u32;
         let store = SlotStore {
             chunks: (0..len / chunk).map(|_| OnceLock::new()).collect(),
+            // Only a host-built graph's slots are freed without a visit (`Drop for SlotStore`).
+            heap: (0..if packed { len.div_ceil(64) } else { 0 })
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             packed,
             shift: chunk.trailing_zeros(),
             within: chunk - 1,
@@ -203,6 +211,21 @@ impl SlotStore {
                 (Chunk::InPlace(c), i) => (&c[i].core, PayloadWrite::InPlace(c[i].write())),
                 (Chunk::Packed(c), i) => (&c[i].core, PayloadWrite::Packed(c[i].write())),
             }
+        }
+    }
+
+    /// Records that the slot at `index` may own heap memory now (its consumer list spilled, or
+    /// its payload holds scalars or an args-dump selection), so that it is dropped when the
+    /// store is. Whoever gives a slot heap memory calls this (nothing is kept on `tmr`, whose
+    /// slots are all dropped).
+    #[inline]
+    pub fn note_heap(&self, index: u32) {
+        let Some(word) = self.heap.get(index as usize / 64) else {
+            return; // a `tmr` store: its slots are dropped one by one
+        };
+        let bit = 1u64 << (index % 64);
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
         }
     }
 
@@ -332,6 +355,58 @@ fn built_chunk(n: usize, packed: bool, first: u32, window: u32) -> Chunk {
         Chunk::Packed(slots(n, first, window))
     } else {
         Chunk::InPlace(slots(n, first, window))
+    }
+}
+
+/// A host-built graph's slots are freed without a visit, but for those noted as owning heap
+/// memory ([`SlotStore::note_heap`]), which are dropped: dropping every slot read two or three
+/// cold lines a slot to learn, mostly, that there was nothing to free, ≈ 13 ns a slot, about
+/// 10 ms after an `hbg` run of 1M tasks that its caller waited for (`docs/performance.md`,
+/// item 98). `tmr`'s few chunks are dropped with the store, slot by slot. The drop takes no
+/// lock and no atomic read-modify-write: the threads that noted are gone (`&mut self`).
+#[cfg(not(feature = "loom"))]
+impl Drop for SlotStore {
+    fn drop(&mut self) {
+        if !self.packed {
+            return; // `tmr`: its chunks are dropped with the store, slot by slot
+        }
+        let shift = self.shift;
+        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+            let Some(Chunk::Packed(slots)) = chunk.take() else {
+                continue; // not built
+            };
+            let mut slots = slots.into_vec();
+            let first = c << shift;
+            let noted = |i: usize| {
+                let index = first + i;
+                self.heap[index / 64].load(Ordering::Relaxed) & (1 << (index % 64)) != 0
+            };
+            if cfg!(any(test, debug_assertions)) {
+                let unnoted = (0..slots.len()).find(|&i| !noted(i) && slots[i].owns_heap());
+                assert_eq!(unnoted, None, "a slot owns heap memory nobody noted");
+            }
+            let (at, len) = (slots.as_mut_ptr(), slots.len());
+            // SAFETY: the length only shrinks, so no element is exposed that is not
+            // initialized. From here the vector owns no slot: each is dropped below at most
+            // once, or not at all, which leaks at worst and is never undefined behaviour, and
+            // leaks nothing here: a slot that was never noted owns no heap memory (`note_heap`;
+            // asserted above in test and debug builds), so its drop would free nothing. The
+            // allocation itself is freed when `slots` drops, after the loop.
+            unsafe { slots.set_len(0) };
+            // The chunk's words of bits (a chunk of 64 slots or more starts on a word).
+            for w in first / 64..(first + len).div_ceil(64) {
+                let mut bits = self.heap[w].load(Ordering::Relaxed);
+                while bits != 0 {
+                    let i = (w * 64 + bits.trailing_zeros() as usize).wrapping_sub(first);
+                    bits &= bits - 1;
+                    if i < len {
+                        // SAFETY: `i < len`, within the allocation `slots` still holds; the
+                        // slot there is initialized, and dropped here only (each bit once).
+                        unsafe { std::ptr::drop_in_place(at.add(i)) };
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -544,6 +619,84 @@ mod tests {
     use crate::slot::TaskState;
     use std::sync::atomic::Ordering;
 
+    /// A host-built graph whose slots own heap memory, each way a slot can (a consumer list
+    /// spilled by five readers in the first chunk, scalars in the second, an args-dump
+    /// selection in another run), notes each, so that the store's drop at the end of the run
+    /// drops those slots: in test builds the drop asserts that no slot it frees without a
+    /// visit owns any (the test fails when any one of the three is not noted, checked once
+    /// each). The numbers the kernels computed come back too.
+    #[test]
+    fn every_slot_that_owns_heap_memory_is_noted_in_a_host_built_graph() {
+        use crate::config::DumpArgsLevel;
+        use crate::{CallConfig, CoreType, RuntimeKind, Worker};
+        use simpler_core::{DType, TaskArgs};
+        const READERS: u32 = 5;
+        let mut w = Worker::new();
+        w.register_kernel(0, "fill", CoreType::Aiv, |ctx| {
+            ctx.view::<f32>(0)?.set(0, 2.0);
+            Ok(())
+        })
+        .unwrap();
+        // out = x + scalar 0 (0 without scalars)
+        w.register_kernel(1, "add_scalar", CoreType::Aiv, |ctx| {
+            let (x, out) = (ctx.view::<f32>(0)?, ctx.view::<f32>(1)?);
+            let add = if ctx.scalar_count() > 0 {
+                ctx.scalar_f32(0)?
+            } else {
+                0.0
+            };
+            out.set(0, x.get(0) + add);
+            Ok(())
+        })
+        .unwrap();
+        w.register_kernel(2, "noop", CoreType::Aiv, |_| Ok(())).unwrap();
+        let x = w.alloc_tensor(&[1], DType::Float32).unwrap();
+        let y = w.alloc_tensor(&[READERS + 1], DType::Float32).unwrap();
+        w.fill_with(&y, |_| 0.0).unwrap();
+        let hbg = CallConfig {
+            runtime: RuntimeKind::Hbg,
+            ..Default::default()
+        };
+        w.run(&hbg, move |o| {
+            let mut a = TaskArgs::new();
+            a.output_existing(x);
+            o.submit_aiv(0, &a)?;
+            for j in 0..READERS {
+                let mut a = TaskArgs::new();
+                a.input(x).output_existing(y.view(&[1], &[j])?);
+                o.submit_aiv(1, &a)?;
+            }
+            for _ in 1 + READERS..CHUNK_SLOTS as u32 {
+                o.submit_aiv(2, &TaskArgs::new())?;
+            }
+            // The first task of the second chunk: scalars.
+            let mut a = TaskArgs::new();
+            a.input(x)
+                .output_existing(y.view(&[1], &[READERS])?)
+                .scalar_f32(0.5);
+            o.submit_aiv(1, &a)?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(w.read::<f32>(&y).unwrap(), [2.0, 2.0, 2.0, 2.0, 2.0, 2.5]);
+        // An args-dump selection, in a run with nothing else owning heap memory.
+        let dir = tempfile::tempdir().unwrap();
+        let dump = CallConfig {
+            dump_args: DumpArgsLevel::Full,
+            output_prefix: Some(dir.path().to_path_buf()),
+            ..hbg
+        };
+        w.fill_with(&x, |_| 0.0).unwrap();
+        w.run(&dump, move |o| {
+            let mut a = TaskArgs::new();
+            a.output_existing(x);
+            o.submit_aiv(0, &a)?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(w.read::<f32>(&x).unwrap(), [2.0]);
+    }
+
     #[test]
     fn a_chunk_is_built_by_its_first_use_and_only_then() {
         let store = SlotStore::new(4 * CHUNK_SLOTS as u32, true);
@@ -601,7 +754,7 @@ mod tests {
     /// on first use; and in any order of first use.
     #[test]
     fn every_slot_is_built_ready_for_its_first_task() {
-        const CHUNKS: u32 = 24;
+        const CHUNKS: u32 = 32; // a window is a power of two (`SlotStore::new`)
         let window = CHUNKS * CHUNK_SLOTS as u32;
         let store = SlotStore::new(window, true);
         let stop = std::sync::atomic::AtomicBool::new(false);
