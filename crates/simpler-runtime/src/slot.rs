@@ -192,9 +192,9 @@ pub(crate) struct RingSlot<A> {
 impl RingSlot<PackedArgs> {
     /// Whether anything in this host-built graph's slot owns heap memory: a spilled consumer
     /// list, scalars, an args-dump selection. Every field of the slot is named, so that a field
-    /// added to it must be decided here: a chunk none of whose slots was noted as owning heap
-    /// memory is freed without dropping its slots (`Drop for SlotStore` in `ring/slots.rs`,
-    /// which checks this in debug builds).
+    /// added to it must be decided here: a slot not noted as owning heap memory is freed
+    /// without being dropped (`SlotStore::note_heap` and `Drop for SlotStore` in
+    /// `ring/slots.rs`, which checks this in test and debug builds).
     #[cfg(not(feature = "loom"))]
     pub fn owns_heap(&mut self) -> bool {
         const fn copy<T: Copy>() {}
