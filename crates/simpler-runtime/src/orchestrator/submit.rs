@@ -789,10 +789,11 @@ impl Orchestrator {
         is_alloc: bool,
     ) -> bool {
         let shared = &*self.shared;
+        let slots = &shared.rings[sref.ring as usize].slots;
         // SAFETY: the payload protocol's rule 1 (`RingSlot` in `slot.rs`): this orchestrator
         // took the slot for the task it submits (`allocate`: the slot's last task retired, or
         // none used it), and publishes the task only after `w` is dropped.
-        let (slot, w) = unsafe { shared.rings[sref.ring as usize].slots.write_entry(sref.index) };
+        let (slot, w) = unsafe { slots.write_entry(sref.index) };
         {
             // The writer lives in this block: its writes end before the final count below.
             let mut w = w;
@@ -806,7 +807,7 @@ impl Orchestrator {
                 p.scalars.reserve_exact(args.scalars().len());
                 p.scalars.extend_from_slice(args.scalars());
                 if p.scalars.capacity() > 0 {
-                    shared.rings[sref.ring as usize].slots.note_heap(sref.index);
+                    slots.note_heap(sref.index);
                 }
             }
             if shared.args_dump.is_some() {
@@ -815,7 +816,7 @@ impl Orchestrator {
                     mask: args.dump_mask(),
                     scalar_dtypes: crate::slot::pack_dtypes(args.scalar_dtypes()),
                 };
-                shared.rings[sref.ring as usize].slots.note_heap(sref.index);
+                slots.note_heap(sref.index);
             }
             let n = args.tensors().len();
             let heap_at = heap_vbase(task.ring) + heap_start;

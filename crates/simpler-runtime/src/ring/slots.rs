@@ -220,10 +220,10 @@ impl SlotStore {
     /// slots are all dropped).
     #[inline]
     pub fn note_heap(&self, index: u32) {
-        let Some(word) = self.heap.get(index as usize / 64) else {
+        let (word, bit) = heap_bit(index as usize);
+        let Some(word) = self.heap.get(word) else {
             return; // a `tmr` store: its slots are dropped one by one
         };
-        let bit = 1u64 << (index % 64);
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Relaxed);
         }
@@ -358,6 +358,12 @@ fn built_chunk(n: usize, packed: bool, first: u32, window: u32) -> Chunk {
     }
 }
 
+/// The word of [`SlotStore::heap`] that holds slot `index`'s bit, and the bit.
+#[inline]
+fn heap_bit(index: usize) -> (usize, u64) {
+    (index / 64, 1 << (index % 64))
+}
+
 /// A host-built graph's slots are freed without a visit, but for those noted as owning heap
 /// memory ([`SlotStore::note_heap`]), which are dropped: dropping every slot read two or three
 /// cold lines a slot to learn, mostly, that there was nothing to free, ≈ 13 ns a slot, about
@@ -378,8 +384,8 @@ impl Drop for SlotStore {
             let mut slots = slots.into_vec();
             let first = c << shift;
             let noted = |i: usize| {
-                let index = first + i;
-                self.heap[index / 64].load(Ordering::Relaxed) & (1 << (index % 64)) != 0
+                let (word, bit) = heap_bit(first + i);
+                self.heap[word].load(Ordering::Relaxed) & bit != 0
             };
             if cfg!(any(test, debug_assertions)) {
                 let unnoted = (0..slots.len()).find(|&i| !noted(i) && slots[i].owns_heap());
