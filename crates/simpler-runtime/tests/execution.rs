@@ -581,6 +581,54 @@ fn hbg_tasks_that_read_no_tensor_leave_the_next_tasks_arguments_intact() {
 /// batch that one thread takes: the idle thread makes the holder share what it has not run
 /// yet. Before, the thread that took the batch ran both, one after the other, while the other
 /// thread parked.
+/// A host-built graph's tasks ready at launch reach the schedulers in runs of 512 per shape
+/// (`LAUNCH_RUN`), the last ones partial: three full runs and a partial one of AIV tasks,
+/// one partial run of AIC tasks, and every third AIV task followed by a second one that its
+/// completion readies. Each task must run exactly once, on two scheduler threads that share
+/// what they took.
+#[test]
+fn hbg_tasks_ready_at_launch_run_once_each_from_full_and_partial_runs() {
+    const N: u32 = 3 * 512 + 7;
+    const AIC: u32 = 100;
+    let mut w = worker();
+    w.register_kernel(7, "inc_aic", CoreType::Aic, |ctx| {
+        let y = ctx.view::<f32>(0)?;
+        y.set(0, y.get(0) + 1.0);
+        Ok(())
+    })
+    .unwrap();
+    let x = w.alloc_tensor(&[N], DType::Float32).unwrap();
+    let y = w.alloc_tensor(&[AIC], DType::Float32).unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    let report = w
+        .run(&cfg, move |o| {
+            for i in 0..N {
+                let mut a = TaskArgs::new();
+                a.inout(x.view(&[1], &[i])?);
+                o.submit_aiv(0, &a)?;
+                if i % 3 == 0 {
+                    o.submit_aiv(0, &a)?; // readied by the first one's completion
+                }
+            }
+            for i in 0..AIC {
+                let mut a = TaskArgs::new();
+                a.inout(y.view(&[1], &[i])?);
+                o.submit_aic(7, &a)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let tasks = u64::from(N + N.div_ceil(3) + AIC);
+    assert_eq!((report.tasks, report.completed), (tasks, tasks));
+    let want: Vec<f32> = (0..N).map(|i| if i % 3 == 0 { 2.0 } else { 1.0 }).collect();
+    assert_eq!(w.read::<f32>(&x).unwrap(), want);
+    assert_eq!(w.read::<f32>(&y).unwrap(), vec![1.0; AIC as usize]);
+}
+
 #[test]
 fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
     use std::sync::{Arc, Mutex};

@@ -32,8 +32,9 @@ use crate::fatal::{FatalCode, FatalContext, Stopped};
 use crate::platform::{MixedKernels, Platform, TaskShape};
 use crate::ring::alloc::RingAllocator;
 use crate::ring::arg_arena::ArenaWriter;
-use crate::scheduler::ready::{ReadyBatch, ReadyPublisher};
+use crate::scheduler::ready::{ReadyBatch, ReadyPublisher, LAUNCH_RUN};
 use crate::shared::{RunShared, DEP_POOL_ORIGIN};
+use crate::slot::SlotRef;
 use scope::{ScopeFrame, ScopedTask};
 
 /// What a submit returns: the task id and its runtime-allocated outputs, in argument order.
@@ -136,6 +137,9 @@ pub struct Orchestrator {
     /// the ready-queue cache lines once instead of once per task. Kept by shape as they come
     /// (the submit knows it), so publishing them reads no slot back.
     ready_batches: [ReadyBatch; TaskShape::ALL.len()],
+    /// `hbg`: the tasks its build found ready, per shape, published a run of [`LAUNCH_RUN`]
+    /// at a time and the rest at the root's end (`ready_batches` stays empty).
+    launch_runs: [Vec<SlotRef>; TaskShape::ALL.len()],
     /// `tmr`: the ready queues' ring publisher (`crates/simpler-runtime/src/scheduler/publication.rs`).
     publisher: Option<ReadyPublisher>,
     /// Tasks in `ready_batches`.
@@ -207,6 +211,7 @@ impl Orchestrator {
             submits_timed: 0,
             inference_ns: None,
             ready_batches: Default::default(),
+            launch_runs: Default::default(),
             // A host-built graph publishes every ready task before a scheduler runs: its
             // batches would overflow the rings.
             publisher: match kind {
@@ -359,10 +364,16 @@ impl Orchestrator {
     /// Closes the innermost scope (the root too: the runtime's own end of orchestration).
     pub(crate) fn close_scope(&mut self) {
         // A host-built graph runs once it is whole, so its ready tasks wait for the root's end
-        // in full batches (a batch per scope end cost a queue element per ready task, 136
-        // bytes, in a tiled GEMM whose tiles each have a scope). A tmr scope end publishes
-        // only what is overdue ([`READY_HOLD`]).
-        if self.scopes.len() <= 1 || (self.kind == RuntimeKind::Tmr && self.ready_overdue()) {
+        // in full runs (a batch per scope end cost a queue element per ready task, 136 bytes,
+        // in a tiled GEMM whose tiles each have a scope). A tmr scope end publishes only what
+        // is overdue ([`READY_HOLD`]).
+        if self.scopes.len() <= 1 {
+            self.publish_ready();
+            for shape in TaskShape::ALL {
+                let run = std::mem::take(&mut self.launch_runs[shape as usize]);
+                self.shared.ready.publish_run(shape, run);
+            }
+        } else if self.kind == RuntimeKind::Tmr && self.ready_overdue() {
             self.publish_ready();
         }
         if let Some(p) = &self.scope_stats {

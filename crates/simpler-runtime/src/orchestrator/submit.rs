@@ -23,7 +23,7 @@ use simpler_core::{
 
 use super::backpressure::Exhausted;
 use super::scope::ScopedTask;
-use super::{Orchestrator, Outputs, TaskOutputs, READY_BATCH, READY_HOLD};
+use super::{Orchestrator, Outputs, TaskOutputs, LAUNCH_RUN, READY_BATCH, READY_HOLD};
 use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
@@ -899,9 +899,20 @@ impl Orchestrator {
     }
 
     /// Queues a ready task of `shape` in the orchestrator's publication batches (see
-    /// `READY_BATCH`).
+    /// `READY_BATCH`), or a host-built graph's in its runs (see `LAUNCH_RUN`).
     #[inline]
     fn ready_soon(&mut self, s: SlotRef, shape: TaskShape) {
+        if self.kind == RuntimeKind::Hbg {
+            let run = &mut self.launch_runs[shape as usize];
+            if run.capacity() == 0 {
+                run.reserve_exact(LAUNCH_RUN); // not grown a doubling at a time
+            }
+            run.push(s);
+            if run.len() == LAUNCH_RUN {
+                self.shared.ready.publish_run(shape, std::mem::take(run));
+            }
+            return;
+        }
         // Never full: all batches together hold fewer than `READY_BATCH` between flushes.
         self.ready_batches[shape as usize].push(s);
         if self.ready_pending == 0 {

@@ -63,6 +63,27 @@ pub const READY_HOLD: u64 = 256;
 /// Up to [`READY_BATCH`] ready tasks of one shape.
 pub(crate) type ReadyBatch = ArrayVec<SlotRef, READY_BATCH>;
 
+/// Tasks of one shape that a host-built graph's build found ready, published and taken
+/// together: a *run* ([`ReadyQueues::publish_run`]). Every task its build readies is ready at
+/// launch (an independent workload's million), and taking them a batch of [`READY_BATCH`] at
+/// a time cost a scheduler thread about half a microsecond a take beyond the queue operation
+/// itself (the queue's cold block, the first slots of each batch without a prefetch): hbg
+/// independent's execution phase took 0.85 of the time in runs of 512, tiled GEMM's 0.93, in
+/// 9 pairs (`docs/performance.md`, item 99; 128 read 0.88, 2048 no better than 512 and 1.04
+/// on tiled GEMM). `tmr` keeps its batches: its tasks become ready a few at a time.
+pub(crate) const LAUNCH_RUN: usize = 512;
+
+/// What a scheduler thread takes from the shared queues.
+// Returned by each take and moved into the lane at once, as the batch alone was before; a
+// boxed batch would cost an allocation a take.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Taken {
+    /// A batch (published by a `tmr` orchestrator, or given back by a scheduler thread).
+    Batch(ReadyBatch),
+    /// A host-built graph's run of tasks ready at launch ([`LAUNCH_RUN`]).
+    Run(Vec<SlotRef>),
+}
+
 /// The order in which a scheduler takes shapes: dummies first (they are cheap), then MIX,
 /// AIC, AIV.
 const POP_ORDER: [TaskShape; 4] = [TaskShape::Dummy, TaskShape::Mix, TaskShape::Aic, TaskShape::Aiv];
@@ -77,7 +98,10 @@ pub(crate) struct ReadyQueues {
     /// they grow in small blocks as tasks become ready (a queue sized to every slot in flight
     /// touched 16 bytes per slot per shape at construction, 64 MB for an hbg run of 1M tasks).
     queues: [SegQueue<ReadyBatch>; 4],
-    /// Per shape, tasks published to `queues` and not yet taken.
+    /// Per shape, a host-built graph's runs of tasks ready at launch ([`LAUNCH_RUN`]), taken
+    /// after the shape's batches.
+    runs: [SegQueue<Vec<SlotRef>>; 4],
+    /// Per shape, tasks published to `queues` and `runs` and not yet taken.
     depth: [AtomicU32; 4],
     /// A `tmr` orchestrator's rings, on the heap (their cache-line padding kept out of
     /// `RunShared`'s layout).
@@ -106,6 +130,7 @@ impl ReadyQueues {
     pub fn new() -> Self {
         ReadyQueues {
             queues: std::array::from_fn(|_| SegQueue::new()),
+            runs: std::array::from_fn(|_| SegQueue::new()),
             depth: std::array::from_fn(|_| AtomicU32::new(0)),
             orch: Box::new(OrchestratorRings {
                 rings: std::array::from_fn(|_| PublicationRing::new(PUBLICATION_RING)),
@@ -152,19 +177,36 @@ impl ReadyQueues {
         self.queues[shape as usize].push(batch);
     }
 
-    /// Takes the oldest batch of the first shape in pop order that `can` accepts.
+    /// Publishes a host-built graph's run of tasks of `shape` ([`LAUNCH_RUN`]; an empty one is
+    /// dropped).
     #[inline]
-    pub fn take(&self, can: impl Fn(TaskShape) -> bool) -> Option<(TaskShape, ReadyBatch)> {
+    pub fn publish_run(&self, shape: TaskShape, run: Vec<SlotRef>) {
+        if run.is_empty() {
+            return;
+        }
+        self.depth[shape as usize].fetch_add(run.len() as u32, Ordering::Relaxed);
+        self.runs[shape as usize].push(run);
+    }
+
+    /// Takes the oldest batch (or else run) of the first shape in pop order that `can` accepts.
+    #[inline]
+    pub fn take(&self, can: impl Fn(TaskShape) -> bool) -> Option<(TaskShape, Taken)> {
         for shape in POP_ORDER {
             if can(shape) {
                 let s = shape as usize;
                 if let Some(b) = self.queues[s].pop() {
                     self.depth[s].fetch_sub(b.len() as u32, Ordering::Relaxed);
-                    return Some((shape, b));
+                    return Some((shape, Taken::Batch(b)));
                 }
                 if let Some(b) = self.orch.rings[s].pop() {
                     self.orch.ring_out[s].fetch_add(b.len() as u32, Ordering::Relaxed);
-                    return Some((shape, b));
+                    return Some((shape, Taken::Batch(b)));
+                }
+                // Asked first: a `tmr` run publishes none, and an empty queue's pop costs a
+                // fence where asking costs two loads of lines nobody writes.
+                if let Some(r) = (!self.runs[s].is_empty()).then(|| self.runs[s].pop()).flatten() {
+                    self.depth[s].fetch_sub(r.len() as u32, Ordering::Relaxed);
+                    return Some((shape, Taken::Run(r)));
                 }
             }
         }
@@ -175,7 +217,9 @@ impl ReadyQueues {
     pub fn has_for(&self, can: impl Fn(TaskShape) -> bool) -> bool {
         POP_ORDER.into_iter().any(|shape| {
             can(shape)
-                && !(self.queues[shape as usize].is_empty() && self.orch.rings[shape as usize].is_empty())
+                && !(self.queues[shape as usize].is_empty()
+                    && self.orch.rings[shape as usize].is_empty()
+                    && self.runs[shape as usize].is_empty())
         })
     }
 
@@ -205,19 +249,32 @@ struct Lane {
     next: usize,
     /// Readied by this thread, newest last.
     mine: ReadyBatch,
+    /// A run taken from the shared queues (never beside a `taken` batch: a lane takes from the
+    /// queues only when empty); those before `run_next` ran already.
+    run: Vec<SlotRef>,
+    run_next: usize,
 }
 
 impl Lane {
     #[inline]
     fn is_empty(&self) -> bool {
-        self.mine.is_empty() && self.taken.is_empty()
+        self.mine.is_empty() && self.taken.is_empty() && self.run.is_empty()
     }
 
     /// The next task (the lane is not empty): the newest of its own, else the oldest of the
-    /// batch; an emptied batch starts over.
+    /// batch or run; an emptied batch or run starts over.
     #[inline]
     fn take(&mut self) -> SlotRef {
         if let Some(s) = self.mine.pop() {
+            return s;
+        }
+        if self.taken.is_empty() {
+            let s = self.run[self.run_next];
+            self.run_next += 1;
+            if self.run_next == self.run.len() {
+                self.run.clear();
+                self.run_next = 0;
+            }
             return s;
         }
         let s = self.taken[self.next];
@@ -229,7 +286,10 @@ impl Lane {
         s
     }
 
-    /// Publishes every task of the lane (at most two batches), the lane left empty; how many.
+    /// Publishes every task of the lane, the lane left empty; how many. What is left of a run
+    /// goes out as batches, so that a peer takes a batch of it, not all of it: given back
+    /// whole, the run went from thread to thread at the end of each of a fan-out's rounds,
+    /// its rest copied each time (hbg fan-out's execution 1.26 of before).
     fn publish(&mut self, shape: TaskShape, queues: &ReadyQueues) -> usize {
         let rest: ReadyBatch = if self.next == 0 {
             std::mem::take(&mut self.taken)
@@ -238,7 +298,13 @@ impl Lane {
         };
         self.taken.clear();
         self.next = 0;
-        let n = rest.len() + self.mine.len();
+        let run = &self.run[self.run_next.min(self.run.len())..];
+        let n = rest.len() + self.mine.len() + run.len();
+        for chunk in run.chunks(READY_BATCH) {
+            queues.publish(shape, chunk.iter().copied().collect());
+        }
+        self.run.clear();
+        self.run_next = 0;
         queues.publish(shape, rest);
         queues.publish(shape, std::mem::take(&mut self.mine));
         n
@@ -277,9 +343,12 @@ impl LocalReady {
             sleep.notify_many(lane.publish(shape, queues));
         }
         if task.is_none() {
-            let (shape, batch) = queues.take(can)?;
+            let (shape, taken) = queues.take(can)?;
             let lane = &mut self.lanes[shape as usize];
-            (lane.taken, lane.next) = (batch, 0);
+            match taken {
+                Taken::Batch(batch) => (lane.taken, lane.next) = (batch, 0),
+                Taken::Run(run) => (lane.run, lane.run_next) = (run, 0),
+            }
             task = Some(lane.take());
         }
         if sleep.has_sleepers() && !self.is_empty() {
@@ -344,9 +413,11 @@ impl LocalReady {
     #[inline]
     pub fn upcoming(&self, shape: TaskShape, ahead: usize) -> Option<SlotRef> {
         let lane = &self.lanes[shape as usize];
-        match lane.mine.len().checked_sub(ahead + 1) {
-            Some(i) => Some(lane.mine[i]),
-            None => lane.taken.get(lane.next + ahead - lane.mine.len()).copied(),
+        let after_mine = ahead.checked_sub(lane.mine.len());
+        match after_mine {
+            None => Some(lane.mine[lane.mine.len() - 1 - ahead]),
+            Some(k) if lane.taken.is_empty() => lane.run.get(lane.run_next + k).copied(),
+            Some(k) => lane.taken.get(lane.next + k).copied(),
         }
     }
 
@@ -459,6 +530,59 @@ mod tests {
             .map(|t| t.index)
             .collect();
         assert_eq!(got, [21, 20, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_run_is_taken_whole_after_the_shapes_batches_and_runs_in_order() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        q.publish_run(TaskShape::Aiv, (0..40).map(s).collect());
+        q.publish_run(TaskShape::Aiv, Vec::new()); // dropped
+        q.publish(TaskShape::Aiv, batch(100..102));
+        assert_eq!(q.depths(), [0, 42, 0]);
+        assert!(q.has_for(|shape| shape == TaskShape::Aiv));
+        let mut local = LocalReady::default();
+        let first: Vec<u32> = (0..3)
+            .map(|_| local.next(&q, &sleep, |_| true).unwrap().index)
+            .collect();
+        assert_eq!(first, [100, 101, 0], "the batch first, then the run");
+        assert_eq!(q.depths(), [0, 0, 0], "the run was taken whole");
+        assert!(!q.has_for(|_| true));
+        // The prefetch's view of the lane reads on into the run, behind this thread's own.
+        local.push(TaskShape::Aiv, s(200), &q, &sleep);
+        let ahead: Vec<Option<u32>> = [0, 1, 2, 38, 39]
+            .into_iter()
+            .map(|k| local.upcoming(TaskShape::Aiv, k).map(|t| t.index))
+            .collect();
+        assert_eq!(ahead, [Some(200), Some(1), Some(2), Some(38), Some(39)]);
+        assert_eq!(local.upcoming(TaskShape::Aiv, 40), None);
+        let rest: Vec<u32> = std::iter::from_fn(|| local.next(&q, &sleep, |_| true))
+            .map(|t| t.index)
+            .collect();
+        let want: Vec<u32> = std::iter::once(200).chain(1..40).collect();
+        assert_eq!(rest, want);
+        assert!(local.is_empty());
+    }
+
+    #[test]
+    fn a_run_given_back_goes_out_as_batches_a_peer_takes_one_at_a_time() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let n = READY_BATCH as u32 * 2 + 5;
+        q.publish_run(TaskShape::Aiv, (0..n).map(s).collect());
+        let mut holder = LocalReady::default();
+        assert_eq!(holder.next(&q, &sleep, |_| true), Some(s(0)));
+        holder.share(&q, &sleep);
+        assert!(holder.is_empty());
+        assert_eq!(q.depths(), [0, n - 1, 0]);
+        let mut peer = LocalReady::default();
+        assert_eq!(peer.next(&q, &sleep, |_| true), Some(s(1)));
+        assert_eq!(
+            q.depths(),
+            [0, n - 1 - READY_BATCH as u32, 0],
+            "the peer took one batch of the run, not the rest of it"
+        );
+        let mut got = vec![1];
+        got.extend(std::iter::from_fn(|| peer.next(&q, &sleep, |_| true)).map(|t| t.index));
+        assert_eq!(got, (1..n).collect::<Vec<_>>(), "every task once, in order");
     }
 
     #[test]
