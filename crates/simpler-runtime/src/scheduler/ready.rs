@@ -99,8 +99,9 @@ pub(crate) struct ReadyQueues {
     /// touched 16 bytes per slot per shape at construction, 64 MB for an hbg run of 1M tasks).
     queues: [SegQueue<ReadyBatch>; 4],
     /// Per shape, a host-built graph's runs of tasks ready at launch ([`LAUNCH_RUN`]), taken
-    /// after the shape's batches.
-    runs: [SegQueue<Vec<SlotRef>>; 4],
+    /// after the shape's batches. On the heap, as `orch`: held inline, their cache-line
+    /// padding moved `RunShared`'s fields, and tmr tiled GEMM read 1.036 of before.
+    runs: Box<[SegQueue<Vec<SlotRef>>; 4]>,
     /// Per shape, tasks published to `queues` and `runs` and not yet taken.
     depth: [AtomicU32; 4],
     /// A `tmr` orchestrator's rings, on the heap (their cache-line padding kept out of
@@ -130,7 +131,7 @@ impl ReadyQueues {
     pub fn new() -> Self {
         ReadyQueues {
             queues: std::array::from_fn(|_| SegQueue::new()),
-            runs: std::array::from_fn(|_| SegQueue::new()),
+            runs: Box::new(std::array::from_fn(|_| SegQueue::new())),
             depth: std::array::from_fn(|_| AtomicU32::new(0)),
             orch: Box::new(OrchestratorRings {
                 rings: std::array::from_fn(|_| PublicationRing::new(PUBLICATION_RING)),
@@ -410,14 +411,16 @@ impl LocalReady {
 
     /// The task `shape`'s lane will give after `ahead` others (0: the next one), for
     /// prefetching its slot.
+    // This form is measured: one that indexed `mine` as `len - 1 - ahead` after a
+    // `checked_sub` of its length (the same answers) made hbg fan-out's execution phase 1.13
+    // of this one's in 7 pairs, through the code around it (`docs/performance.md`, item 99).
     #[inline]
     pub fn upcoming(&self, shape: TaskShape, ahead: usize) -> Option<SlotRef> {
         let lane = &self.lanes[shape as usize];
-        let after_mine = ahead.checked_sub(lane.mine.len());
-        match after_mine {
-            None => Some(lane.mine[lane.mine.len() - 1 - ahead]),
-            Some(k) if lane.taken.is_empty() => lane.run.get(lane.run_next + k).copied(),
-            Some(k) => lane.taken.get(lane.next + k).copied(),
+        match lane.mine.len().checked_sub(ahead + 1) {
+            Some(i) => Some(lane.mine[i]),
+            None if lane.taken.is_empty() => lane.run.get(lane.run_next + ahead - lane.mine.len()).copied(),
+            None => lane.taken.get(lane.next + ahead - lane.mine.len()).copied(),
         }
     }
 
