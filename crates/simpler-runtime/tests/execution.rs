@@ -576,11 +576,6 @@ fn hbg_tasks_that_read_no_tensor_leave_the_next_tasks_arguments_intact() {
     );
 }
 
-/// Two tasks whose kernels hold their scheduler thread (a real computation, here a sleep) run
-/// on the two scheduler threads at once, although a host-built graph publishes them in one
-/// batch that one thread takes: the idle thread makes the holder share what it has not run
-/// yet. Before, the thread that took the batch ran both, one after the other, while the other
-/// thread parked.
 /// A host-built graph's tasks ready at launch reach the schedulers in runs of 512 per shape
 /// (`LAUNCH_RUN`), the last ones partial: three full runs and a partial one of AIV tasks,
 /// one partial run of AIC tasks, and every third AIV task followed by a second one that its
@@ -629,6 +624,11 @@ fn hbg_tasks_ready_at_launch_run_once_each_from_full_and_partial_runs() {
     assert_eq!(w.read::<f32>(&y).unwrap(), vec![1.0; AIC as usize]);
 }
 
+/// Two tasks whose kernels hold their scheduler thread (a real computation, here a sleep) run
+/// on the two scheduler threads at once, although a host-built graph publishes them in one
+/// run that one thread takes: the idle thread makes the holder share what it has not run
+/// yet. Before, the thread that took the batch ran both, one after the other, while the other
+/// thread parked.
 #[test]
 fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
     use std::sync::{Arc, Mutex};
