@@ -429,7 +429,9 @@ impl Orchestrator {
     /// Hands the ready tasks this orchestrator still holds (see [`READY_HOLD`]) to the
     /// schedulers now. Submits and scope ends publish them in batches, so call this before
     /// long host work between submits: a task held then waits for the next submit or scope
-    /// end, even once every scheduler is idle. Cheap when nothing is held.
+    /// end, even once every scheduler is idle. Cheap when nothing is held. Under `hbg` it does
+    /// nothing: no scheduler runs before the graph is built, and its ready tasks wait for the
+    /// root's end in runs (`LAUNCH_RUN` in `scheduler/ready.rs`).
     pub fn publish_ready(&mut self) {
         if self.ready_pending > 0 {
             self.shared.publish_ready(
