@@ -431,7 +431,7 @@ impl Orchestrator {
     /// long host work between submits: a task held then waits for the next submit or scope
     /// end, even once every scheduler is idle. Cheap when nothing is held. Under `hbg` it does
     /// nothing: no scheduler runs before the graph is built, and its ready tasks wait for the
-    /// root's end in runs (`LAUNCH_RUN` in `scheduler/ready.rs`).
+    /// root's end in runs (`LAUNCH_RUN`, `crates/simpler-runtime/src/scheduler/ready.rs`).
     pub fn publish_ready(&mut self) {
         if self.ready_pending > 0 {
             self.shared.publish_ready(
