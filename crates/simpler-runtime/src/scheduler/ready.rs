@@ -299,7 +299,7 @@ impl Lane {
         };
         self.taken.clear();
         self.next = 0;
-        let run = &self.run[self.run_next.min(self.run.len())..];
+        let run = &self.run[self.run_next..]; // `take` keeps `run_next` ≤ its length
         let n = rest.len() + self.mine.len() + run.len();
         for chunk in run.chunks(READY_BATCH) {
             queues.publish(shape, chunk.iter().copied().collect());
