@@ -662,6 +662,97 @@ fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
     assert_eq!(threads, ["simpler-sched-0", "simpler-sched-1"]);
 }
 
+/// A scheduler thread of a host-built graph claims tasks of its run to run without locking
+/// its lane for each (`ready::Claimed`: 8 of a run that keeps 64 for its peers); here the 8
+/// after the first task hold their thread (a sleep), and the peer, with the rest of the run
+/// shared with it and run at once, parks. The holder must then give back what it has not run
+/// of its claim, so that the parked peer runs some of it: before the holder checked for a
+/// parked peer, it ran all 8 itself, one after the other.
+#[test]
+fn tasks_a_thread_claimed_are_shared_with_a_parked_peer() {
+    use std::sync::{Arc, Mutex};
+    const CLAIMED: u64 = 8;
+    const N: u64 = 1 + CLAIMED + 64; // the first task, the claim, what it leaves in the run
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let mut w = Worker::new();
+    let log = ran.clone();
+    w.register_kernel(0, "hold_if_claimed", CoreType::Aiv, move |ctx| {
+        let i = ctx.scalar(0)?;
+        if (1..=CLAIMED).contains(&i) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let me = std::thread::current().name().unwrap_or("?").to_string();
+        log.lock().unwrap().push((i, me));
+        Ok(())
+    })
+    .unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        clusters: 2,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    let report = w
+        .run(&cfg, |o| {
+            for i in 0..N {
+                let mut a = TaskArgs::new();
+                a.scalar(i);
+                o.submit_aiv(0, &a)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(report.completed, N);
+    let ran = ran.lock().unwrap().clone();
+    let mut once: Vec<u64> = ran.iter().map(|(i, _)| *i).collect();
+    once.sort_unstable();
+    assert_eq!(once, (0..N).collect::<Vec<_>>(), "every task once");
+    let mut holders: Vec<&str> = ran
+        .iter()
+        .filter(|(i, _)| (1..=CLAIMED).contains(i))
+        .map(|(_, thread)| thread.as_str())
+        .collect();
+    holders.sort_unstable();
+    holders.dedup();
+    assert_eq!(holders, ["simpler-sched-0", "simpler-sched-1"], "{ran:?}");
+}
+
+/// Claimed tasks (see the test above) whose kernels occupy their cores past their return: a
+/// thread whose AIV cores are all held cannot place the next task it claimed and gives the
+/// claim back to its lane, where it waits for a core or for the peer. Every task must run
+/// exactly once, with its value right.
+#[test]
+fn claimed_tasks_that_find_their_threads_cores_held_run_once_each() {
+    const N: u32 = 600;
+    let mut w = worker();
+    w.register_kernel(1, "inc_and_occupy", CoreType::Aiv, |ctx| {
+        let x = ctx.view::<f32>(0)?;
+        x.set(0, x.get(0) + 1.0);
+        ctx.occupy(std::time::Duration::from_micros(20));
+        Ok(())
+    })
+    .unwrap();
+    let x = w.alloc_tensor(&[N], DType::Float32).unwrap();
+    let cfg = CallConfig {
+        runtime: RuntimeKind::Hbg,
+        clusters: 2,
+        scheduler_threads: 2,
+        ..Default::default()
+    };
+    let report = w
+        .run(&cfg, move |o| {
+            for i in 0..N {
+                let mut a = TaskArgs::new();
+                a.inout(x.view(&[1], &[i])?);
+                o.submit_aiv(1, &a)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(report.completed, u64::from(N));
+    assert_eq!(w.read::<f32>(&x).unwrap(), vec![1.0; N as usize]);
+}
+
 /// Three scheduler threads on however many cores the machine has, both runtimes: fan-outs
 /// whose consumers one completion readies into its thread's lanes, fan-ins behind dummy tasks,
 /// SPMD tasks whose blocks are re-queued to the other threads, AIC and AIV shapes side by

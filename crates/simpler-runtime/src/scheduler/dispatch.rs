@@ -12,7 +12,7 @@ use simpler_core::Tensor;
 
 use super::cores::Cores;
 use super::phases::{PhaseLog, PhaseStart};
-use super::ready::LocalReady;
+use super::ready::{Claimed, LocalReady};
 use crate::collectors::args_dump::{ArgsDumpProducer, Stage};
 use crate::collectors::swimlane::{PhaseKind, Row, SwimlaneProducer};
 use crate::fatal::{panic_message, FatalCode};
@@ -86,6 +86,8 @@ pub(crate) struct ThreadState {
     pub phases: PhaseLog,
     /// Blocks waiting for their cores' deadlines, in no particular order.
     pub held: Vec<Held>,
+    /// Tasks of its lane's run this thread claimed, to run without locking the lane for each.
+    pub claimed: Claimed,
 }
 
 /// Scheduler thread `thread`'s ready tasks: `own` when it is the only scheduler thread
@@ -123,6 +125,22 @@ impl ThreadState {
                 &mut self.own,
             )
         };
+    }
+
+    /// The next task this thread claimed, when it may run it without its lane: no consumer
+    /// its last task readied is staged (that runs first, from the lane), a core can take the
+    /// shape, and no peer is parked (what is left of the claim then goes back to the lane,
+    /// [`LocalReady::give_back`]).
+    #[inline]
+    pub fn take_claimed(&mut self, shared: &RunShared) -> Option<SlotRef> {
+        if self.claimed.is_empty()
+            || !self.own.is_empty()
+            || !self.cores.can_place(self.claimed.shape())
+            || shared.sched_sleep.has_sleepers()
+        {
+            return None;
+        }
+        self.claimed.take()
     }
 
     /// The earliest deadline of a held block.

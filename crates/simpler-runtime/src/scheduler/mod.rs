@@ -89,11 +89,16 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         },
         phases: PhaseLog::new(phases_on),
         held: Vec::new(),
+        claimed: ready::Claimed::default(),
     };
     // A host-built graph's slots are cold when it runs; a tmr slot was written just before by
     // the orchestrator on the other core, and asking for it early only moved its lines sooner
     // (tmr independent 1.08x with it).
     let prefetch = shared.kind == RuntimeKind::Hbg;
+    // Whether this thread claims tasks of its lane's runs to run without locking the lane for
+    // each (`ready::Claimed`): only a host-built graph has runs, and only several scheduler
+    // threads lock their lanes.
+    let claims = prefetch && shared.lanes.len() > 1;
     let mut idle = 0u32;
     // Whether this thread passed on a wake-up it could not use since it last made progress
     // (at most once, so two threads with full cores cannot wake each other in a loop).
@@ -121,8 +126,18 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         // The task and its slot, looked up once for the prefetch and the dispatch.
         let task = if single.is_some() {
             single.map(|task| (task, shared.entry(task)))
+        } else if let Some(task) = claims.then(|| st.take_claimed(&shared)).flatten() {
+            if let Some(soon) = st.claimed.upcoming(PREFETCH_AHEAD) {
+                shared.prefetch(soon);
+            }
+            Some((task, shared.entry(task)))
         } else {
+            // Whether the last task readied consumers (staged, moved into the lane now).
+            let readied = claims && !st.own.is_empty();
             let mut lane = dispatch::lane_of(&shared, thread_index, &mut st.own);
+            if claims {
+                lane.give_back(&mut st.claimed, &shared.ready, &shared.sched_sleep);
+            }
             let task = if st.cores.any_held() {
                 let cores = &st.cores;
                 lane.next(&shared.ready, &shared.sched_sleep, |shape| cores.can_place(shape))
@@ -135,6 +150,9 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
                     let shape = shape_from_u8(entry.core().shape.load(Ordering::Relaxed));
                     if let Some(soon) = lane.upcoming(shape, PREFETCH_AHEAD) {
                         shared.prefetch(soon);
+                    }
+                    if claims && !readied && !st.cores.any_held() {
+                        lane.claim(shape, &mut st.claimed);
                     }
                 }
                 (task, entry)
@@ -218,6 +236,10 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
             .sched_sleep
             .sleep_unless(PARK_TICK, || shared.has_ready() || shared.finished());
     }
+    debug_assert!(
+        st.claimed.is_empty() || shared.fatal.is_set(),
+        "a run ends with every claimed task run"
+    );
     drop(st); // hands its last rows and records over
     shared.thread_exited();
 }

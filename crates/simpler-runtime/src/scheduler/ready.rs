@@ -73,6 +73,14 @@ pub(crate) type ReadyBatch = ArrayVec<SlotRef, READY_BATCH>;
 /// on tiled GEMM). `tmr` keeps its batches: its tasks become ready a few at a time.
 pub(crate) const LAUNCH_RUN: usize = 512;
 
+/// How many tasks of a run a scheduler thread of a host-built graph claims at once to run
+/// without locking its lane for each ([`Claimed`]).
+pub(crate) const CLAIM: usize = 8;
+
+/// How many tasks a run must still hold after a claim: what peers can take from the lane
+/// while its owner runs what it claimed.
+pub(crate) const CLAIM_LEAVES: usize = 64;
+
 /// What a scheduler thread takes from the shared queues.
 // Returned by each take and moved into the lane at once, as the batch alone was before; a
 // boxed batch would cost an allocation a take.
@@ -312,6 +320,65 @@ impl Lane {
     }
 }
 
+/// Tasks a scheduler thread took out of its lane's run together, to run one by one without
+/// locking the lane for each: with several scheduler threads (`hbg`) a lane is behind a lock
+/// its owner took and released per task, and each of those two atomic read-modify-writes
+/// waited for the stores of the task before it to reach their lines (the completion's, on
+/// slots the build wrote long before): over a third of `scheduler_loop`'s samples in a
+/// profile of hbg independent (`docs/performance.md`, item 100).
+///
+/// A thread claims only when its last task readied nothing and no core of its is held, and
+/// only [`CLAIM`] tasks of a run that keeps [`CLAIM_LEAVES`] for its peers; it gives back
+/// what is left as soon as a task of its readies a consumer (which runs first, as the lane
+/// would run it), it cannot place the shape, or a peer is parked ([`LocalReady::give_back`]).
+pub(crate) struct Claimed {
+    /// The next task last.
+    tasks: ArrayVec<SlotRef, CLAIM>,
+    shape: TaskShape,
+    /// The run's tasks after these, for the prefetch at the end of a claim.
+    after: ArrayVec<SlotRef, { super::PREFETCH_AHEAD + 1 }>,
+}
+
+impl Default for Claimed {
+    fn default() -> Self {
+        Claimed {
+            tasks: ArrayVec::new(),
+            shape: TaskShape::Dummy,
+            after: ArrayVec::new(),
+        }
+    }
+}
+
+impl Claimed {
+    /// True when nothing is claimed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The shape of the claimed tasks.
+    #[inline]
+    pub fn shape(&self) -> TaskShape {
+        self.shape
+    }
+
+    /// The next claimed task, taken.
+    #[inline]
+    pub fn take(&mut self) -> Option<SlotRef> {
+        self.tasks.pop()
+    }
+
+    /// The task [`take`](Self::take) gives after `ahead` others (0: the next one), then the
+    /// run's, for prefetching its slot (as [`LocalReady::upcoming`]).
+    #[inline]
+    pub fn upcoming(&self, ahead: usize) -> Option<SlotRef> {
+        match self.tasks.len().checked_sub(ahead + 1) {
+            Some(i) => Some(self.tasks[i]),
+            None => self.after.get(ahead - self.tasks.len()).copied(),
+        }
+    }
+}
+
 /// One scheduler thread's ready tasks (see the module documentation).
 #[derive(Default)]
 pub(crate) struct LocalReady {
@@ -407,6 +474,51 @@ impl LocalReady {
             shared += self.lanes[shape as usize].publish(shape, queues);
         }
         sleep.notify_many(shared);
+    }
+
+    /// Claims the next [`CLAIM`] tasks of `shape`'s lane into `out` (empty), when they are
+    /// the front of a run that keeps [`CLAIM_LEAVES`] after them and the lane holds nothing
+    /// of its own ([`Claimed`]); true if it did.
+    #[inline]
+    pub fn claim(&mut self, shape: TaskShape, out: &mut Claimed) -> bool {
+        debug_assert!(out.is_empty(), "a claim is taken only when the last one ran");
+        let lane = &mut self.lanes[shape as usize];
+        let end = lane.run_next + CLAIM;
+        if !lane.mine.is_empty() || !lane.taken.is_empty() || lane.run.len() < end + CLAIM_LEAVES {
+            return false;
+        }
+        out.tasks
+            .extend(lane.run[lane.run_next..end].iter().rev().copied());
+        out.after.clear();
+        out.after
+            .extend(lane.run[end..].iter().take(super::PREFETCH_AHEAD + 1).copied());
+        out.shape = shape;
+        lane.run_next = end;
+        true
+    }
+
+    /// Gives back what `claimed` still holds (left empty) to the front of its lane, as if it
+    /// had never been claimed; when a peer made this lane share its run meanwhile, the tasks
+    /// are published instead, in order, and a parked thread is woken.
+    pub fn give_back(&mut self, claimed: &mut Claimed, queues: &ReadyQueues, sleep: &Sleep) {
+        let n = claimed.tasks.len();
+        if n == 0 {
+            return;
+        }
+        let lane = &mut self.lanes[claimed.shape as usize];
+        if lane.run.is_empty() {
+            // Shared: the claim's run went out as batches (`Lane::publish`).
+            queues.publish(claimed.shape, claimed.tasks.drain(..).rev().collect());
+            sleep.notify_one();
+            return;
+        }
+        // Only this thread takes from its run, and never while it holds a claim, so the claim
+        // is still the part of the run just before `run_next`.
+        lane.run_next -= n;
+        debug_assert!(lane.run[lane.run_next..lane.run_next + n]
+            .iter()
+            .eq(claimed.tasks.iter().rev()));
+        claimed.tasks.clear();
     }
 
     /// The task `shape`'s lane will give after `ahead` others (0: the next one), for
@@ -586,6 +698,103 @@ mod tests {
         let mut got = vec![1];
         got.extend(std::iter::from_fn(|| peer.next(&q, &sleep, |_| true)).map(|t| t.index));
         assert_eq!(got, (1..n).collect::<Vec<_>>(), "every task once, in order");
+    }
+
+    /// A run of `n` tasks taken into a fresh lane, its first task taken.
+    fn lane_running(n: u32, q: &ReadyQueues, sleep: &Sleep) -> LocalReady {
+        q.publish_run(TaskShape::Aiv, (0..n).map(s).collect());
+        let mut lane = LocalReady::default();
+        assert_eq!(lane.next(q, sleep, |_| true), Some(s(0)));
+        lane
+    }
+
+    #[test]
+    fn a_claim_takes_the_front_of_a_run_only_while_enough_is_left_for_peers() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let (claim, leaves) = (CLAIM as u32, CLAIM_LEAVES as u32);
+        // After the first task, one short of a claim and what it must leave.
+        let mut short = lane_running(claim + leaves, &q, &sleep);
+        let mut claimed = Claimed::default();
+        assert!(!short.claim(TaskShape::Aiv, &mut claimed));
+        assert!(claimed.is_empty());
+        assert_eq!(short.next(&q, &sleep, |_| true), Some(s(1)), "the lane untouched");
+
+        let n = claim + leaves + 1;
+        let mut lane = lane_running(n, &q, &sleep);
+        assert!(!lane.claim(TaskShape::Aic, &mut claimed), "no run of that shape");
+        lane.push(TaskShape::Aiv, s(500), &q, &sleep);
+        assert!(
+            !lane.claim(TaskShape::Aiv, &mut claimed),
+            "a consumer it readied runs first"
+        );
+        assert_eq!(lane.next(&q, &sleep, |_| true), Some(s(500)));
+        assert!(lane.claim(TaskShape::Aiv, &mut claimed));
+        assert_eq!(claimed.shape(), TaskShape::Aiv);
+        // The prefetch's view reads on past the claim into the run.
+        let ahead: Vec<Option<u32>> = (0..=claim as usize + 2)
+            .map(|k| claimed.upcoming(k).map(|t| t.index))
+            .collect();
+        let want: Vec<Option<u32>> = (1..=claim + 3).map(Some).collect();
+        assert_eq!(ahead, want);
+        assert_eq!(
+            claimed.upcoming(claim as usize + 3),
+            None,
+            "three of the run at most"
+        );
+        let got: Vec<u32> = std::iter::from_fn(|| claimed.take()).map(|t| t.index).collect();
+        assert_eq!(got, (1..=claim).collect::<Vec<_>>());
+        let rest: Vec<u32> = std::iter::from_fn(|| lane.next(&q, &sleep, |_| true))
+            .map(|t| t.index)
+            .collect();
+        assert_eq!(
+            rest,
+            (claim + 1..n).collect::<Vec<_>>(),
+            "the lane goes on after the claim"
+        );
+    }
+
+    #[test]
+    fn a_claim_given_back_runs_next_from_the_lane_in_order() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let n = (CLAIM + CLAIM_LEAVES) as u32 + 10;
+        let mut lane = lane_running(n, &q, &sleep);
+        let mut claimed = Claimed::default();
+        assert!(lane.claim(TaskShape::Aiv, &mut claimed));
+        assert_eq!((claimed.take(), claimed.take()), (Some(s(1)), Some(s(2))));
+        lane.give_back(&mut claimed, &q, &sleep);
+        assert!(claimed.is_empty());
+        assert_eq!(q.depths(), [0, 0, 0], "nothing published");
+        let rest: Vec<u32> = std::iter::from_fn(|| lane.next(&q, &sleep, |_| true))
+            .map(|t| t.index)
+            .collect();
+        assert_eq!(rest, (3..n).collect::<Vec<_>>());
+        lane.give_back(&mut claimed, &q, &sleep); // nothing claimed: nothing happens
+        assert!(lane.is_empty());
+    }
+
+    #[test]
+    fn a_claim_given_back_after_its_run_was_shared_is_published_for_any_thread() {
+        let (q, sleep) = (ReadyQueues::new(), Sleep::new());
+        let n = (CLAIM + CLAIM_LEAVES) as u32 + 10;
+        let mut lane = lane_running(n, &q, &sleep);
+        let mut claimed = Claimed::default();
+        assert!(lane.claim(TaskShape::Aiv, &mut claimed));
+        assert_eq!(claimed.take(), Some(s(1)));
+        lane.share(&q, &sleep); // an idle peer made it share (`take_held_work`)
+        lane.give_back(&mut claimed, &q, &sleep);
+        assert!(claimed.is_empty() && lane.is_empty());
+        assert_eq!(q.depths(), [0, n - 2, 0]);
+        let mut peer = LocalReady::default();
+        let mut got: Vec<u32> = std::iter::from_fn(|| peer.next(&q, &sleep, |_| true))
+            .map(|t| t.index)
+            .collect();
+        let claim_rest: Vec<u32> = got.split_off(got.len() - (CLAIM - 1));
+        assert_eq!(
+            claim_rest,
+            (2..=CLAIM as u32).collect::<Vec<_>>(),
+            "in order, last"
+        );
+        assert_eq!(got, (CLAIM as u32 + 1..n).collect::<Vec<_>>());
     }
 
     #[test]
