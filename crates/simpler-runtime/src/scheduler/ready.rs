@@ -19,7 +19,10 @@
 //!   scheduler threads the lanes sit behind a lock, `RunShared::lanes`, that their owner does
 //!   not hold while a kernel runs; `scheduler_loop`'s `take_held_work`), so no task sits in a
 //!   thread's hands while a core that could run it idles; a lane that fills is published
-//!   whole.
+//!   whole. A thread of a host-built graph may also take a few tasks of its lane's run out
+//!   of the lane, [`Claimed`], to run them without locking the lane for each; it gives back
+//!   what is left of them when one readies a consumer, when it cannot place their shape, or
+//!   when a peer is parked.
 //!
 //! The order: a thread runs what it holds first, by shape (dummies, MIX, AIC, AIV); within a
 //! shape the consumers it readied come first, newest first (depth-first, as rayon's local
