@@ -624,6 +624,22 @@ fn hbg_tasks_ready_at_launch_run_once_each_from_full_and_partial_runs() {
     assert_eq!(w.read::<f32>(&y).unwrap(), vec![1.0; AIC as usize]);
 }
 
+/// A host-built graph on two clusters and two scheduler threads (the tests of how those
+/// threads share what they took).
+fn hbg_on_two_threads() -> CallConfig {
+    CallConfig {
+        runtime: RuntimeKind::Hbg,
+        clusters: 2,
+        scheduler_threads: 2,
+        ..Default::default()
+    }
+}
+
+/// The name of the scheduler thread a kernel runs on.
+fn this_thread() -> String {
+    std::thread::current().name().unwrap_or("?").to_string()
+}
+
 /// Two tasks whose kernels hold their scheduler thread (a real computation, here a sleep) run
 /// on the two scheduler threads at once, although a host-built graph publishes them in one
 /// run that one thread takes: the idle thread makes the holder share what it has not run
@@ -637,17 +653,12 @@ fn tasks_one_thread_took_together_are_shared_with_an_idle_thread() {
     let log = ran_on.clone();
     w.register_kernel(0, "hold_thread", CoreType::Aiv, move |_| {
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let me = std::thread::current().name().unwrap_or("?").to_string();
+        let me = this_thread();
         log.lock().unwrap().push(me);
         Ok(())
     })
     .unwrap();
-    let cfg = CallConfig {
-        runtime: RuntimeKind::Hbg,
-        clusters: 2,
-        scheduler_threads: 2,
-        ..Default::default()
-    };
+    let cfg = hbg_on_two_threads();
     let report = w
         .run(&cfg, |o| {
             for _ in 0..2 {
@@ -681,17 +692,12 @@ fn tasks_a_thread_claimed_are_shared_with_a_parked_peer() {
         if (1..=CLAIMED).contains(&i) {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let me = std::thread::current().name().unwrap_or("?").to_string();
+        let me = this_thread();
         log.lock().unwrap().push((i, me));
         Ok(())
     })
     .unwrap();
-    let cfg = CallConfig {
-        runtime: RuntimeKind::Hbg,
-        clusters: 2,
-        scheduler_threads: 2,
-        ..Default::default()
-    };
+    let cfg = hbg_on_two_threads();
     let report = w
         .run(&cfg, |o| {
             for i in 0..N {
@@ -733,12 +739,7 @@ fn claimed_tasks_that_find_their_threads_cores_held_run_once_each() {
     })
     .unwrap();
     let x = w.alloc_tensor(&[N], DType::Float32).unwrap();
-    let cfg = CallConfig {
-        runtime: RuntimeKind::Hbg,
-        clusters: 2,
-        scheduler_threads: 2,
-        ..Default::default()
-    };
+    let cfg = hbg_on_two_threads();
     let report = w
         .run(&cfg, move |o| {
             for i in 0..N {
