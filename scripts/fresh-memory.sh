@@ -9,6 +9,10 @@
 #   bash scripts/fresh-memory.sh [MIB (256)] [ROUNDS (4)] [PAUSE (4)]
 set -euo pipefail
 mib=${1:-256} rounds=${2:-4} pause=${3:-4}
+for arg in "mib=$mib" "rounds=$rounds" "pause=$pause"; do
+  [[ ${arg#*=} =~ ^[0-9]+$ ]] || { echo "fresh-memory.sh: ${arg%%=*} must be a whole number, got '${arg#*=}'" >&2; exit 2; }
+done
+((mib > 0 && rounds > 0)) || { echo "fresh-memory.sh: MIB and ROUNDS must be at least 1" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat >"$dir/touch.c" <<'EOF'
@@ -47,8 +51,10 @@ int main(int argc, char **argv) {
 EOF
 gcc -O2 -o "$dir/touch" "$dir/touch.c"
 echo "fresh memory, $mib MiB a round, $rounds rounds"
+pauses=(0)
+((pause > 0)) && pauses+=("$pause")
 for advise in 0 1; do
-  for p in 0 "$pause"; do
+  for p in "${pauses[@]}"; do
     "$dir/touch" "$mib" "$rounds" "$advise" "$p"
   done
 done
