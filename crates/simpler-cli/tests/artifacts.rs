@@ -552,3 +552,32 @@ fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
         text(&out.stderr)
     );
 }
+
+/// `simpler swimlane` removes an earlier trace at its output as it begins; when the
+/// conversion then fails, it says so beside the error.
+#[test]
+fn a_failed_swimlane_conversion_says_the_earlier_trace_was_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("l2_swimlane_records.json");
+    std::fs::write(
+        &records,
+        "{\"chip_swimlane_level\":1,\"metadata\":{\"clock_freq_hz\":1000000000,\"core_types\":[\"aiv\"]},\n\"aicore_tasks\":[[0,1,0,10,20,0]]}\n",
+    )
+    .unwrap();
+    let deps = dir.path().join("deps.json");
+    std::fs::write(&deps, "{\"tasks\":[],\"edges\":[{\"pred\":\"0\"}]}").unwrap();
+    let trace = dir.path().join("merged_swimlane.json");
+    std::fs::write(&trace, "an earlier trace").unwrap();
+    let out = simpler(&["swimlane", records.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: the earlier {} was removed when the conversion began; no trace replaces it",
+            trace.display()
+        )) && stderr.contains(&format!("error: {}:", deps.display())),
+        "{stderr}"
+    );
+    assert!(!trace.exists());
+    assert_no_temporaries(dir.path());
+}

@@ -26,6 +26,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::publish::Release;
 use simpler_artifacts::swimlane::read_swimlane_file;
 
 pub mod build;
@@ -67,6 +68,9 @@ pub struct ConvertSummary {
     pub records: PathBuf,
     /// The trace written.
     pub output: PathBuf,
+    /// True when an earlier file at `output` was removed as the conversion began
+    /// ([`convert_parallel`]).
+    pub replaced_earlier: bool,
     /// The deps.json the arrows came from; `None` means the trace has no arrows.
     pub deps: Option<PathBuf>,
     /// The name map used, if any.
@@ -142,6 +146,13 @@ impl ConvertSummary {
             s.submit,
             self.counter_samples
         )?;
+        if self.replaced_earlier {
+            writeln!(
+                w,
+                "(The earlier {} was removed when the conversion began.)",
+                self.output.display()
+            )?;
+        }
         if self.overhead_samples > 0 {
             writeln!(w, "Overhead tracks: {} samples", self.overhead_samples)?;
         }
@@ -198,18 +209,58 @@ pub fn convert_with(records: &Path, args: &Args) -> Result<ConvertSummary, Error
 /// [`convert_with`], the trace's sections formatted on the threads and in the chunks
 /// `parallelism` gives ([`TraceWriter::chunked`]); the trace's bytes are the same whatever
 /// it is. The default, one thread per core, is what [`convert`] and [`convert_with`] use.
+///
+/// An earlier file at the output is removed as the conversion begins, once the records file
+/// is known to exist, unless it is a folder or one of the inputs ([`Release`]): its space is
+/// freed while the inputs are read, and the new trace has its room. A conversion that fails
+/// then leaves no trace there, and says on stderr that the earlier one was removed.
 pub fn convert_parallel(
     records: &Path,
     args: &Args,
     parallelism: Parallelism,
 ) -> Result<ConvertSummary, Error> {
-    let (out, deps, func_names) = (
-        args.output.as_deref(),
-        args.deps_json.as_deref(),
-        args.func_names.as_deref(),
-    );
-    let output = out.map_or_else(|| input::default_output(records), Path::to_path_buf);
-    let deps_path = input::resolve_deps(deps, records);
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| input::default_output(records));
+    let deps_path = input::resolve_deps(args.deps_json.as_deref(), records);
+    let inputs = std::iter::once(records)
+        .chain(deps_path.as_deref())
+        .chain(args.func_names.as_deref());
+    let earlier = records
+        .is_file()
+        .then(|| Release::begin(&output, inputs))
+        .flatten();
+    let replaced_earlier = earlier.is_some();
+    let converted = convert_into(records, args, parallelism, output.clone(), deps_path, earlier);
+    match converted {
+        Ok(summary) => Ok(ConvertSummary {
+            replaced_earlier,
+            ..summary
+        }),
+        Err(e) => {
+            if replaced_earlier {
+                eprintln!(
+                    "warning: the earlier {} was removed when the conversion began; no trace replaces it",
+                    output.display()
+                );
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The conversion of [`convert_parallel`] once its output and deps.json are resolved and an
+/// earlier trace is being freed (`earlier`, waited for before the trace is written).
+fn convert_into(
+    records: &Path,
+    args: &Args,
+    parallelism: Parallelism,
+    output: PathBuf,
+    deps_path: Option<PathBuf>,
+    earlier: Option<Release>,
+) -> Result<ConvertSummary, Error> {
+    let func_names = args.func_names.as_deref();
     // deps.json is read on another thread while the records are read here, then put in task
     // order and given their Scheduler View lanes, which need nothing of deps.json; the
     // warnings come out in the same order as when one file is read after the other.
@@ -254,7 +305,11 @@ pub fn convert_parallel(
     // The rows were sorted above, so the run keeps them in that order.
     let layout = Layout::new(&run, lanes);
     let completes = Completes::new(&run);
-    // Gigabytes written once: past the page cache, the kernel copies none of them.
+    // Gigabytes written once: past the page cache, the kernel copies none of them. Into the
+    // room of an earlier trace, which is free by now unless the inputs were read quickly.
+    if let Some(earlier) = earlier {
+        earlier.wait();
+    }
     let options = simpler_artifacts::publish::Options::default().direct();
     let written = simpler_artifacts::publish::publish_with(&output, options, |sink| {
         std::thread::scope(|scope| {
@@ -310,6 +365,7 @@ pub fn convert_parallel(
     Ok(ConvertSummary {
         records: records.to_path_buf(),
         output,
+        replaced_earlier: false,
         deps: deps_path,
         func_names: names_path,
         notes,

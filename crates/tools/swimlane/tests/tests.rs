@@ -14,3 +14,6 @@ mod levels;
 
 #[path = "suite/errors.rs"]
 mod errors;
+
+#[path = "suite/replacing.rs"]
+mod replacing;
