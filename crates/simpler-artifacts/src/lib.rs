@@ -21,6 +21,7 @@ pub mod output_folder;
 pub mod plan;
 pub mod publish;
 pub mod read_error;
+pub mod release;
 pub mod scope_stats;
 pub mod swimlane;
 pub mod time;

@@ -4,7 +4,9 @@
 //! releases it when the process dies, however it dies), so a second run into the same folder
 //! fails at once and names the holder. Then it removes what an earlier run left there: the files
 //! its manifest lists, every file name a run or a view writes by default, and hidden work files
-//! (publish temporaries, spill files) of a killed process. Unrelated files stay.
+//! (publish temporaries, spill files) of a killed process. Unrelated files stay. The names go
+//! at once; a large file's space is freed on a thread of its own while the run goes on
+//! ([`crate::release`]).
 //! [`unique_folder`] picks default folder names that never collide, across processes too.
 
 use std::fs::{File, OpenOptions};
@@ -13,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::manifest::{self, RunManifest};
 use crate::publish::is_temporary;
+use crate::release::Release;
 
 /// The lock file inside a claimed folder.
 pub const LOCK_FILE: &str = ".simpler.lock";
@@ -44,6 +47,8 @@ pub struct OutputFolder {
     path: PathBuf,
     _lock: File,
     removed: Vec<String>,
+    /// The earlier run's large files, freed on threads of their own while the run goes on.
+    _freeing: Vec<Release>,
 }
 
 /// Why a folder could not be claimed.
@@ -134,11 +139,12 @@ impl OutputFolder {
         let _ = lock.set_len(0);
         let _ = lock.rewind();
         let _ = writeln!(lock, "{holder}");
-        let removed = remove_earlier(folder, keep).map_err(|(what, e)| io_err(what)(e))?;
+        let (removed, freeing) = remove_earlier(folder, keep).map_err(|(what, e)| io_err(what)(e))?;
         Ok(OutputFolder {
             path: folder.to_path_buf(),
             _lock: lock,
             removed,
+            _freeing: freeing,
         })
     }
 
@@ -153,9 +159,14 @@ impl OutputFolder {
     }
 }
 
-/// Removes an earlier run's files from `folder` (see the module docs); returns their names.
-fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, io::Error)> {
+/// The names of an earlier run's removed files, and their releases (the large ones still
+/// freeing their space: [`Release`]).
+type Removed = (Vec<String>, Vec<Release>);
+
+/// Removes an earlier run's files from `folder` (see the module docs).
+fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::Error)> {
     let mut removed = Vec::new();
+    let mut freeing = Vec::new();
     if remove_symlink(&folder.join("scope_stats"))
         .map_err(|e| ("cannot remove the link scope_stats".to_string(), e))?
     {
@@ -192,13 +203,16 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Vec<String>, (String, 
         if !inside || keep.contains(&name.as_str()) {
             continue;
         }
-        match std::fs::remove_file(folder.join(&name)) {
-            Ok(()) => removed.push(name),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        match Release::remove(&folder.join(&name)) {
+            Ok(Some(release)) => {
+                removed.push(name);
+                freeing.push(release);
+            }
+            Ok(None) => {}
             Err(e) => return Err((format!("cannot remove {name} of an earlier run"), e)),
         }
     }
-    Ok(removed)
+    Ok((removed, freeing))
 }
 
 /// Removes `path` if it is a symbolic link; returns whether it was one.
@@ -264,6 +278,11 @@ mod tests {
         ] {
             std::fs::write(p.join(f), "x").unwrap();
         }
+        // An earlier trace large enough to be freed on a thread (sparse: the size, no blocks).
+        File::create(p.join("merged_swimlane.json"))
+            .unwrap()
+            .set_len(crate::release::FREED_ON_A_THREAD)
+            .unwrap();
         let claim = OutputFolder::claim(p, "me", &["scope_stats/scope_stats.jsonl"]).unwrap();
         let mut removed = claim.removed().to_vec();
         removed.sort();
@@ -275,9 +294,11 @@ mod tests {
                 "deps.json",
                 "deps_viewer.txt",
                 "deps_viewer_reduced.html",
+                "merged_swimlane.json",
                 "scope_stats/.scope_stats.1.body",
             ]
         );
+        assert!(!p.join("merged_swimlane.json").exists(), "its name goes at once");
         assert!(p.join("notes.txt").exists() && p.join("deps.json.bak").exists());
         assert!(p.join("scope_stats/scope_stats.jsonl").exists(), "kept");
     }

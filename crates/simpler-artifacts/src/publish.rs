@@ -24,10 +24,6 @@ use std::time::Duration;
 use crate::direct_file::DirectFile;
 use crate::interrupt;
 
-mod release;
-
-pub use release::Release;
-
 /// The buffered writer a publication hands to its `write` closure.
 pub type Sink = BufWriter<GuardedFile>;
 

@@ -26,7 +26,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use simpler_artifacts::publish::Release;
+use simpler_artifacts::release::Release;
 use simpler_artifacts::swimlane::read_swimlane_file;
 
 pub mod build;
