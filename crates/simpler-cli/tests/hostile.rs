@@ -303,6 +303,32 @@ fn case_9_from_deps_reports_every_block_num_it_changes() {
     );
 }
 
+/// External tensors that cannot all fit in the host's memory (1,024 of 4 GiB: 4 TiB) are
+/// refused before any is allocated; they once ran the host out of memory one page at a time
+/// (a `--from-deps` capture naming a million 64 KiB buffers).
+#[test]
+fn case_11_external_tensors_past_host_memory_are_refused_before_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let tensors: Vec<String> = (0..1024)
+        .map(|i| format!("{{\"name\": \"t{i}\", \"dtype\": \"FLOAT32\", \"shape\": [1073741824]}}"))
+        .collect();
+    let file = write(
+        dir.path(),
+        "huge.json",
+        &format!(
+            "{{\"name\": \"huge\", \"tensors\": [{}], \"body\": []}}",
+            tensors.join(",")
+        ),
+    );
+    let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the 1024 external tensor(s) need 4.0 TiB of host memory, more than this machine's")
+            && stderr.contains("(the largest, `t1023`, takes 4.0 GiB); none was allocated"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn case_10_duplicates_backwards_counters_and_hints() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use simpler_artifacts::host::human_bytes;
+
 /// A rejected workload file. Its message is `<file>: <json path>: <rule>`; the path and the
 /// rule are also available on their own.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +128,26 @@ pub enum ErrorKind {
     /// A kernel of the library could not be registered.
     #[error(transparent)]
     Kernel(#[from] simpler_runtime::KernelError),
+    /// The external tensors cannot all fit in this machine's memory (`MemTotal`); none was
+    /// allocated.
+    #[error(
+        "the {count} external tensor(s) need {} of host memory, more than this machine's {} (the largest, `{largest}`, takes {}); none was allocated",
+        human_bytes(*.need),
+        human_bytes(*.limit),
+        human_bytes(*.largest_bytes)
+    )]
+    HostMemory {
+        /// External tensors in the program.
+        count: usize,
+        /// Their bytes in all.
+        need: u128,
+        /// This machine's memory in bytes.
+        limit: u128,
+        /// The largest one's name.
+        largest: String,
+        /// The largest one's bytes.
+        largest_bytes: u128,
+    },
     /// An external tensor could not be allocated or filled, or a check could not read its view.
     #[error("{what}")]
     Memory {

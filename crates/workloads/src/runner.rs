@@ -10,7 +10,7 @@ use simpler_core::{DepKind, TaskArgs, TaskId, Tensor, TensorArg};
 use simpler_runtime::{CallConfig, Orchestrator, RunReport, Worker};
 
 use crate::kernels;
-use crate::program::{ArgOp, Base, Check, Expected, FillOp, KernelSet, Op, Program, SymTensor};
+use crate::program::{ArgOp, Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SymTensor};
 
 /// The result of one golden check.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +153,35 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
     Ok(())
 }
 
+/// Refuses external tensors that cannot all fit in this machine's memory (`limit` bytes),
+/// before any is allocated: each is allocated and zero-filled before the run starts, so a
+/// workload or a `--from-deps` capture that names more than the machine holds (a million
+/// 64 KiB buffers) would otherwise exhaust it one page at a time.
+fn check_host_memory(externals: &[External], limit: Option<u64>) -> Result<(), Error> {
+    let Some(limit) = limit else { return Ok(()) };
+    let bytes = |e: &External| {
+        e.shape
+            .iter()
+            .fold(u128::from(e.dtype.size()), |acc, &d| acc * u128::from(d))
+    };
+    let need: u128 = externals.iter().map(bytes).sum();
+    if need <= u128::from(limit) {
+        return Ok(());
+    }
+    let largest = externals
+        .iter()
+        .max_by_key(|e| bytes(e))
+        .expect("a total above zero has a tensor");
+    Err(ErrorKind::HostMemory {
+        count: externals.len(),
+        need,
+        limit: u128::from(limit),
+        largest: largest.name.clone(),
+        largest_bytes: bytes(largest),
+    }
+    .into())
+}
+
 fn run_check(w: &Worker, c: &Check, real: &Tensor) -> Result<CheckResult, Error> {
     let mut parts = c.view.to_parts();
     parts.addr = real.addr();
@@ -198,6 +227,7 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
         KernelSet::Library => kernels::register_library(&mut w)?,
         KernelSet::Noops(ids) => kernels::register_noops(&mut w, ids)?,
     }
+    check_host_memory(&prog.externals, simpler_artifacts::host::mem_total_bytes())?;
     let mut externals = Vec::with_capacity(prog.externals.len());
     for e in &prog.externals {
         let t = w
@@ -226,6 +256,34 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn external(name: &str, elems: u32) -> External {
+        External {
+            name: name.to_string(),
+            shape: vec![elems],
+            dtype: simpler_core::DType::Float32,
+            fill: FillOp::Zeros,
+        }
+    }
+
+    /// The externals' bytes in all against the limit; the message names the total, the limit
+    /// and the largest tensor.
+    #[test]
+    fn externals_past_the_hosts_memory_are_refused() {
+        let externals = [external("a", 1024), external("b", 4096)];
+        let e = check_host_memory(&externals, Some(16 << 10)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the 2 external tensor(s) need 20.0 KiB of host memory, more than this machine's 16.0 KiB \
+             (the largest, `b`, takes 16.0 KiB); none was allocated"
+        );
+        assert!(
+            check_host_memory(&externals, Some(20 << 10)).is_ok(),
+            "at the limit"
+        );
+        assert!(check_host_memory(&externals, None).is_ok(), "no limit known");
+        assert!(check_host_memory(&[], Some(0)).is_ok());
+    }
 
     #[test]
     fn splitmix64_matches_the_reference_sequence() {

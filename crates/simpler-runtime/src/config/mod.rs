@@ -342,9 +342,9 @@ impl CallConfig {
                 "runtime_env {key}={} needs {} of host memory for {rings} ring(s) ({} in all with the other \
              ring buffers), more than this machine's {}; lower {key}",
                 values.join(","),
-                human_bytes(need),
-                human_bytes(heap + window),
-                human_bytes(u128::from(limit)),
+                simpler_artifacts::host::human_bytes(need),
+                simpler_artifacts::host::human_bytes(heap + window),
+                simpler_artifacts::host::human_bytes(u128::from(limit)),
             ),
         ))
     }
@@ -364,22 +364,6 @@ impl CallConfig {
             RuntimeKind::Hbg => cores,
         };
         free.clamp(1, MAX_DEFAULT_SCHEDULER_THREADS)
-    }
-}
-
-/// Bytes with a binary prefix, e.g. `4.0 TiB`.
-fn human_bytes(b: u128) -> String {
-    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} bytes")
-    } else {
-        format!("{v:.1} {}", units[u])
     }
 }
 
