@@ -64,8 +64,12 @@ pub struct GraphCounts {
     pub edges: u64,
 }
 
-/// Bytes a part collects before it writes them to its file.
-const PART_BUFFER: usize = 256 << 10;
+/// Bytes a part collects before it hands them to the writer thread. A megabyte: each
+/// hand-off to a parked writer costs the encoding thread a futex wake (an inter-processor
+/// interrupt on a VM), and at 256 KiB those wakes were 5 % of the replay's thread; 4 MiB
+/// buffers no longer fit a core's L2 with the kernel's copy of them and read slower
+/// (`docs/performance.md`, item 102).
+const PART_BUFFER: usize = 1 << 20;
 
 /// One section's bytes being collected. Elements are encoded straight into `buf` (no staging
 /// copy), which goes to the writer thread once it holds [`PART_BUFFER`] bytes.
