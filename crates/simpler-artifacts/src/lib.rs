@@ -24,5 +24,7 @@ pub mod read_error;
 pub mod release;
 pub mod scope_stats;
 pub mod swimlane;
+#[cfg(test)]
+mod test_support;
 pub mod time;
 pub mod unique_keys;

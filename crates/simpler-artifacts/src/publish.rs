@@ -452,6 +452,7 @@ fn fault_rules() -> &'static [FaultRule] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::names_in;
 
     #[test]
     fn a_failed_write_leaves_neither_the_final_name_nor_a_temporary() {
@@ -465,11 +466,7 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("out.json: boom"), "{err}");
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        assert_eq!(names_in(dir.path()), ["out.json"]);
     }
 
     #[test]
@@ -488,15 +485,6 @@ mod tests {
         assert!(err.already_exists(), "{err}");
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two!");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
     }
 
     /// A publication written in several steps appears whole at its commit, and only then; one

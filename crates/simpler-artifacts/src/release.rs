@@ -103,15 +103,7 @@ impl Drop for Release {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
+    use crate::test_support::names_in;
 
     #[test]
     fn an_earlier_file_is_gone_when_begin_returns() {

@@ -159,12 +159,17 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
 /// 64 KiB buffers) would otherwise exhaust it one page at a time.
 fn check_host_memory(externals: &[External], limit: Option<u64>) -> Result<(), Error> {
     let Some(limit) = limit else { return Ok(()) };
+    // Saturating: the parsers bound every tensor today, but five `u32` dimensions of 8-byte
+    // elements are past `u128`, and a total that wrapped would pass the check.
     let bytes = |e: &External| {
-        e.shape
-            .iter()
-            .fold(u128::from(e.dtype.size()), |acc, &d| acc * u128::from(d))
+        e.shape.iter().fold(u128::from(e.dtype.size()), |acc, &d| {
+            acc.saturating_mul(u128::from(d))
+        })
     };
-    let need: u128 = externals.iter().map(bytes).sum();
+    let need = externals
+        .iter()
+        .map(bytes)
+        .fold(0u128, |acc, b| acc.saturating_add(b));
     if need <= u128::from(limit) {
         return Ok(());
     }
@@ -283,6 +288,25 @@ mod tests {
         );
         assert!(check_host_memory(&externals, None).is_ok(), "no limit known");
         assert!(check_host_memory(&[], Some(0)).is_ok());
+    }
+
+    /// A shape whose bytes are past `u128` is refused, not wrapped into a small total.
+    #[test]
+    fn a_shape_past_u128_saturates_and_is_refused() {
+        let huge = External {
+            name: "huge".to_string(),
+            shape: vec![u32::MAX; 5],
+            dtype: simpler_core::DType::Int64,
+            fill: FillOp::Zeros,
+        };
+        let e = check_host_memory(&[huge.clone(), huge], Some(u64::MAX)).unwrap_err();
+        let ErrorKind::HostMemory {
+            need, largest_bytes, ..
+        } = e.kind()
+        else {
+            panic!("not a host memory error: {e}");
+        };
+        assert_eq!((*need, *largest_bytes), (u128::MAX, u128::MAX));
     }
 
     #[test]
