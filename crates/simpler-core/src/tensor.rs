@@ -82,13 +82,16 @@ pub enum TensorError {
     BadReshape(&'static str),
     /// The view's elements reach past the end of the buffer.
     OutsideBuffer {
-        /// One past the last byte the view touches.
-        end_byte: u64,
+        /// One past the last byte the view touches (`u128`: a hostile shape reaches past `u64`).
+        end_byte: u128,
         /// Size of the buffer in bytes.
         size_bytes: u64,
     },
     /// A value does not fit the 32-bit shape/stride fields.
     TooLarge,
+    /// The view's element count (the product of its shape) does not fit in 64 bits: a view
+    /// whose strides revisit the same elements can name more of them than any buffer holds.
+    TooManyElements,
 }
 
 impl fmt::Display for TensorError {
@@ -112,6 +115,9 @@ impl fmt::Display for TensorError {
                 "view reaches byte {end_byte}, past the end of its {size_bytes}-byte buffer"
             ),
             TensorError::TooLarge => f.write_str("shape or stride does not fit in 32 bits"),
+            TensorError::TooManyElements => {
+                f.write_str("the view has 2^64 elements or more (the product of its shape)")
+            }
         }
     }
 }
@@ -212,17 +218,35 @@ impl Tensor {
         }
     }
 
+    /// Checks that the view's elements lie inside its buffer and that it has fewer than 2^64
+    /// of them. The sums are taken in `u128`: five dimensions of `u32` extents and strides
+    /// reach past `u64`, and a sum that wrapped would let a view 8 GiB past a 64-byte buffer
+    /// through (or count 2^80 elements as 0). Once this holds, [`Tensor::extent_elems`],
+    /// [`Tensor::numel`] and the end byte fit in `u64`.
     fn check_inside_buffer(&self) -> Result<(), TensorError> {
-        let extent = self.extent_elems();
-        if extent == 0 {
+        if self.shape().contains(&0) {
             return Ok(());
         }
-        let end_byte = (self.start_offset + extent) * self.dtype.size();
-        if end_byte > self.size_bytes {
+        let extent: u128 = 1 + self
+            .shape()
+            .iter()
+            .zip(self.strides())
+            .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
+            .sum::<u128>();
+        let end_byte = (u128::from(self.start_offset) + extent) * u128::from(self.dtype.size());
+        if end_byte > u128::from(self.size_bytes) {
             return Err(TensorError::OutsideBuffer {
                 end_byte,
                 size_bytes: self.size_bytes,
             });
+        }
+        if self
+            .shape()
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(u64::from(n)))
+            .is_none()
+        {
+            return Err(TensorError::TooManyElements);
         }
         Ok(())
     }
@@ -391,7 +415,8 @@ impl Tensor {
         if !self.is_contiguous() {
             return Err(TensorError::BadReshape("the view is not contiguous"));
         }
-        if shape.iter().map(|&s| u64::from(s)).product::<u64>() != self.numel() {
+        let count = (shape.iter()).try_fold(1u64, |acc, &n| acc.checked_mul(u64::from(n)));
+        if count != Some(self.numel()) {
             return Err(TensorError::BadReshape("the element count differs"));
         }
         let mut out = *self;

@@ -75,6 +75,41 @@ fn from_parts_validates_rank_strides_and_bounds() {
     assert!(!t.is_contiguous());
 }
 
+/// Hostile shapes whose sums and products pass `u64`: the extent of four dimensions of
+/// 2^31 + 1 elements 2^31 apart is 2^64 + 1, which wrapped to 1 and let a view 8 GiB past a
+/// 64-byte buffer through; 2^80 elements counted as 0 and a check of them passed having read
+/// nothing.
+#[test]
+fn a_view_whose_extent_or_count_passes_u64_is_refused() {
+    let wide = parts(&[1 << 31 | 1; 4], &[1 << 31; 4], 0, 64);
+    assert_eq!(
+        Tensor::from_parts(&wide).unwrap_err(),
+        TensorError::OutsideBuffer {
+            end_byte: ((1u128 << 64) + 1) * 4,
+            size_bytes: 64
+        }
+    );
+    let many = parts(&[1 << 16; 5], &[1; 5], 0, 4 << 20);
+    assert_eq!(
+        Tensor::from_parts(&many).unwrap_err(),
+        TensorError::TooManyElements
+    );
+    assert_eq!(
+        TensorError::TooManyElements.to_string(),
+        "the view has 2^64 elements or more (the product of its shape)"
+    );
+    // The largest count that fits is still a view (its strides revisit the same elements).
+    let most =
+        Tensor::from_parts(&parts(&[1 << 16, 1 << 16, 1 << 16, 1 << 15], &[1; 4], 0, 4 << 20)).unwrap();
+    assert_eq!((most.numel(), most.extent_elems()), (1 << 63, 229_373));
+    // A reshape to a count past u64 differs from every view's count; it is not wrapped to one.
+    let v = Tensor::contiguous(0x1000, 64, &[16], DType::Float32, TaskId::INVALID).unwrap();
+    assert_eq!(
+        v.reshape(&[1 << 16, 1 << 16, 1 << 16, 1 << 16, 16]).unwrap_err(),
+        TensorError::BadReshape("the element count differs")
+    );
+}
+
 #[test]
 fn views_stay_inside_their_parent() {
     let v = m().view(&[2, 3], &[2, 3]).unwrap();

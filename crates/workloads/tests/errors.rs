@@ -87,6 +87,39 @@ fn view_outside_its_buffer() {
     );
 }
 
+/// Views whose extent or element count pass `u64` (found by a review: the sums wrapped, so
+/// a `fill` output 8 GiB past its 512-byte buffer got through to the kernel, and a check of
+/// 2^80 elements counted 0 of them and passed).
+#[test]
+fn a_view_past_u64_is_refused_not_wrapped() {
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "fill", "args": [ { "output_existing": "y", "view": {
+                   "shape": [2147483649, 2147483649, 2147483649, 2147483649],
+                   "strides": [2147483648, 2147483648, 2147483648, 2147483648] } } ], "scalars": [1.0] } } ]"#,
+        ),
+        "body[0].submit.args[0].view",
+        "view outside its buffer: view reaches byte 73786976294838206468, past the end of its 512-byte buffer",
+    );
+    let checked = r#"{ "tensors": [ { "name": "x", "shape": [327676], "fill": { "constant": 5.0 } } ],
+  "body": [],
+  "checks": [ { "tensor": "x", "expect": { "constant": 123.0 },
+                "view": { "shape": [65536, 65536, 65536, 65536, 65536], "strides": [1, 1, 1, 1, 1] } } ] }"#;
+    assert_error(
+        checked,
+        "checks[0].view",
+        "bad view: the view has 2^64 elements or more (the product of its shape)",
+    );
+    // Fewer than 2^64 but more than the tensor holds: the check would read 2^63 values.
+    assert_error(
+        &checked
+            .replace("65536, 65536, 65536, 65536, 65536", "65536, 65536, 65536, 32768")
+            .replace("1, 1, 1, 1, 1", "1, 1, 1, 1"),
+        "checks[0].view",
+        "a check reads at most the 327676 elements of `x`, this view has 9223372036854775808",
+    );
+}
+
 #[test]
 fn kernel_on_the_wrong_core_type() {
     assert_error(

@@ -239,6 +239,18 @@ impl Expander {
             sym.view = self.view(sym.view, v, &format!("{path}.view"))?;
         }
         let n = sym.view.numel();
+        if n > sym.view.buffer_numel() {
+            // Strides that revisit elements can name up to 2^64 of them; the check reads each
+            // into host memory, so a view is bounded by the tensor it reads.
+            return Err(err(
+                &format!("{path}.view"),
+                format!(
+                    "a check reads at most the {} elements of `{}`, this view has {n}",
+                    sym.view.buffer_numel(),
+                    c.tensor
+                ),
+            ));
+        }
         let expected = match &c.expect {
             Expect::Constant(v) => Expected::Constant(*v),
             Expect::Formula(f) => Expected::Values(self.formula(f, n, &format!("{path}.expect.formula"))?),
