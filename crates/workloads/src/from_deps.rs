@@ -154,6 +154,21 @@ fn gap_approximations(gaps: &DepsGaps) -> Vec<String> {
         .collect()
 }
 
+/// The element count of a re-created buffer (at least 1): a one-dimensional tensor's shape is
+/// a `u32`, so a capture naming a larger buffer is refused rather than re-created truncated
+/// (2^32 + 16 elements re-created as 16).
+fn buffer_numel(addr: u64, b: &Buffer) -> Result<u32, Error> {
+    let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
+    u32::try_from(numel).map_err(|_| {
+        ErrorKind::NotReproducible(format!(
+            "buffer {addr:#x} needs {numel} elements of {}; a re-run buffer holds at most {} (its shape is one u32)",
+            b.dtype,
+            u32::MAX
+        ))
+        .into()
+    })
+}
+
 /// Compiles a deps.json into a program of no-op tasks; see the module docs.
 fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Error> {
     if file.gaps.has(Gap::NoTasksSection) {
@@ -195,20 +210,23 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 continue;
             };
             let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(DType::UInt8);
+            // In u128 and saturated: five u32 dimensions pass u64, and a sum that wrapped
+            // would size the buffer too small (the view itself is refused when it is built).
             let extent = if shape.contains(&0) {
                 0
             } else {
                 1 + shape
                     .iter()
                     .zip(strides)
-                    .map(|(&n, &s)| u64::from(n - 1) * u64::from(s))
-                    .sum::<u64>()
+                    .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
+                    .sum::<u128>()
             };
             if start > MAX_START_OFFSET {
                 continue; // reported below when the view is built
             }
             if let Some(b) = buffers.get_mut(&t.buffer_addr) {
-                b.bytes = b.bytes.max((start + extent).saturating_mul(dtype.size()));
+                let end = (u128::from(start) + extent) * u128::from(dtype.size());
+                b.bytes = b.bytes.max(u64::try_from(end).unwrap_or(u64::MAX));
             }
         }
     }
@@ -294,17 +312,17 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             ))
             .into());
         }
-        let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
-        let bytes = numel * b.dtype.size();
+        let numel = buffer_numel(addr, b)?;
+        let bytes = u64::from(numel) * b.dtype.size();
         let k = prog.externals.len();
         prog.externals.push(External {
             name: format!("buffer_{addr:#x}"),
-            shape: vec![u32::try_from(numel).unwrap_or(u32::MAX)],
+            shape: vec![numel],
             dtype: b.dtype,
             fill: FillOp::Zeros,
         });
         b.base = Some(Base::External(k));
-        b.sym = Tensor::contiguous(0, bytes, &[numel as u32], b.dtype, TaskId::INVALID).ok();
+        b.sym = Tensor::contiguous(0, bytes, &[numel], b.dtype, TaskId::INVALID).ok();
         report.external_buffers += 1;
     }
 
@@ -451,11 +469,11 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         let mut out_k = 0usize;
         for a in args_sorted {
             if a.arg_type == ArgType::Output {
-                let ci = match out_buffer.get(&(ti, out_k)).and_then(|addr| buffers.get(addr)) {
-                    Some(b) => {
-                        let numel = b.bytes.div_ceil(b.dtype.size()).max(1);
-                        TensorCreateInfo::new(&[numel as u32], b.dtype)
-                    }
+                let ci = match out_buffer
+                    .get(&(ti, out_k))
+                    .and_then(|addr| Some((*addr, buffers.get(addr)?)))
+                {
+                    Some((addr, b)) => TensorCreateInfo::new(&[buffer_numel(addr, b)?], b.dtype),
                     None => {
                         unsized_outputs += 1;
                         TensorCreateInfo::new(&[1], DType::Float32)

@@ -94,6 +94,48 @@ fn a_missing_file_names_its_path() {
     );
 }
 
+/// A capture naming a buffer of more elements than a shape's `u32` holds is refused, output and
+/// external alike; the output was re-created with 16 elements (2^32 + 16 truncated) and the run
+/// went on.
+#[test]
+fn a_buffer_past_u32_elements_is_refused_not_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deps.json");
+    let view = r#""dtype": "FLOAT32", "shape": [16], "start_offset": "0", "strides": [1]"#;
+    let capture = |creator_edge: bool| {
+        let edges = if creator_edge {
+            format!(
+                r#"[{{"pred": "0", "succ": "1", "arg": 0, "source": "creator", "flags": ["wait", "retain"], "tensor_id": "7", "consumer_dtype": "FLOAT32", "consumer_shape": [16], "consumer_start_offset": "0", "consumer_strides": [1]}}]"#
+            )
+        } else {
+            "[]".to_string()
+        };
+        format!(
+            r#"{{"tasks": [
+  {{"task_id": "0", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": [{{"idx": 0, "type": "OUTPUT"}}]}},
+  {{"task_id": "1", "scope": "auto", "kernel_ids": [-1, 1, -1], "block_num": 1, "args": [{{"idx": 0, "type": "INPUT", "tensor_id": "7", {view}}}]}}],
+ "tensors": [{{"tensor_id": "7", "buffer_addr": "4096", "version": 0, "dtype": "FLOAT32", "buffer_numel": "4294967312"}}],
+ "edges": {edges}}}"#
+        )
+    };
+    std::fs::write(&path, capture(true)).unwrap();
+    let e = run_from_deps(&path, &Overrides::default()).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "buffer 0x1000 needs 4294967312 elements of FLOAT32; a re-run buffer holds at most 4294967295 (its shape is one u32)"
+        ),
+        "{e}"
+    );
+    std::fs::write(&path, capture(false)).unwrap();
+    let e = run_from_deps(&path, &Overrides::default()).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "buffer 0x1000 needs 17179869248 bytes; the re-run allocates at most 4294967296 bytes per external buffer"
+        ),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_flat_capture_larger_than_a_window_gets_a_wider_window_on_tmr() {
     // An hbg capture is all ring 0: re-run under tmr it is one root scope of 17000 tasks.
