@@ -354,6 +354,27 @@ fn a_bad_row_names_its_section_index_line_and_column() {
     );
 }
 
+/// Found by a review: a row ending before it started reached sched-overhead, whose window
+/// (`clamp(first start, last end)`) panicked, and critical-path, which printed a makespan of
+/// 2^64 ticks less a little.
+#[test]
+fn a_row_that_ends_before_it_starts_is_refused_naming_it() {
+    let json = format!(
+        "{{\"chip_swimlane_level\":2,{META},\n\"aicore_tasks\":[\n[0,1,0,10,20,0],\n[0,2,1,30,29,0]],\n\"aicpu_tasks\":[[0,0,5,21],[0,1,25,24]]}}"
+    );
+    assert_eq!(
+        read(&json).unwrap_err(),
+        "<input>:4:15: invalid l2_swimlane_records.json: aicore_tasks[1]: end 29 is before start 30"
+    );
+    let json = json.replace("[0,2,1,30,29,0]", "[0,2,1,30,30,0]");
+    assert_eq!(
+        read(&json).unwrap_err(),
+        "<input>:5:37: invalid l2_swimlane_records.json: aicpu_tasks[1]: finish 24 is before dispatch 25"
+    );
+    // A dispatch that took no time is a row like any other.
+    read(&json.replace("[0,1,25,24]", "[0,1,25,25]")).unwrap();
+}
+
 #[test]
 fn build_phases_are_written_only_when_given_and_read_back() {
     let header = WriteHeader::for_clusters(Level::AicoreTiming, 1, 1);

@@ -72,7 +72,7 @@ pub fn attribute(tasks: &Tasks, edges: &[(u64, u64)]) -> Attribution {
     let first_start = path.iter().map(|&i| spans[i].start).min().unwrap_or(0);
     Attribution {
         hops: path.len() - 1,
-        span: spans[sink].finish - first_start,
+        span: spans[sink].finish.saturating_sub(first_start),
         path: path.into_iter().map(|i| spans[i].id).collect(),
         exec,
         sched,

@@ -225,13 +225,13 @@ fn part5(w: &mut String, loops: &[ThreadLoop], tail: Option<&Distribution>) {
             l.dominant()
         );
     }
-    let (hit, miss): (u64, u64) = loops
-        .iter()
-        .fold((0, 0), |(h, m), l| (h + l.pop_hit, m + l.pop_miss));
+    let (hit, miss): (u64, u64) = loops.iter().fold((0, 0), |(h, m), l| {
+        (h.saturating_add(l.pop_hit), m.saturating_add(l.pop_miss))
+    });
     let _ = writeln!(
         w,
         "  Pop: hit={hit}, miss={miss}, hit_rate={}",
-        pct(hit, hit + miss)
+        pct(hit, hit.saturating_add(miss))
     );
     let (ns, n): (u64, u64) = loops
         .iter()

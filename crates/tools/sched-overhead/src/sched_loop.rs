@@ -132,10 +132,12 @@ pub fn per_thread(phases: &[Phase], rows: &[TimedTask], edges: &[(u64, u64)]) ->
                     .expect("retained work phases");
                 l.phase_ns[kind] += p.end_ns.saturating_sub(p.start_ns);
                 match p.kind.as_str() {
-                    "complete" => l.finishes += p.tasks_processed,
+                    // Saturating: the counters are the file's, and a sum that wrapped would
+                    // print a small rate as if it were measured.
+                    "complete" => l.finishes = l.finishes.saturating_add(p.tasks_processed),
                     "dispatch" => {
-                        l.pop_hit += p.pop_hit;
-                        l.pop_miss += p.pop_miss;
+                        l.pop_hit = l.pop_hit.saturating_add(p.pop_hit);
+                        l.pop_miss = l.pop_miss.saturating_add(p.pop_miss);
                     }
                     _ => {}
                 }

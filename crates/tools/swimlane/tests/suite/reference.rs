@@ -131,7 +131,7 @@ fn mix_tasks_give_n_by_m_flows_unless_spmd() {
         rows.push(row(core, 0, 0, 0.9, receive, 2.0, 2.5));
     }
     for (core, receive) in [(0, 4.2), (1, 4.0), (2, 4.1), (3, 4.6), (4, 4.5), (5, 4.3)] {
-        rows.push(row(core, 1, 1, 3.9, receive, 5.0, 5.5));
+        rows.push(row(core, 1, 1, 3.9, receive, 5.2, 5.5)); // ends after its latest start (5.1)
     }
     let deps = deps_json(&[(0, [0, 1, -1], 3), (1, [2, 3, -1], 3)], &[(0, 1)]);
     let (_, trace) = convert_in(
