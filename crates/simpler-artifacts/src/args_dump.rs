@@ -250,12 +250,29 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         path: path.clone(),
         source,
     })?;
-    let manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
+    let mut manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
         path: path.clone(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
     })?;
+    for (i, e) in manifest.args.iter_mut().enumerate() {
+        // Upper-case, as the field promises: the original's tools read `float32` too, and a
+        // reader that compared the name as written decoded such a scalar as 0.
+        e.dtype.make_ascii_uppercase();
+        // `numel` is the shape's product; one that is not would describe the payload with
+        // a shape it does not have (a `.npy` of 65,536 bytes under a 1000 × 1000 header).
+        let product = e.shape.iter().try_fold(1u64, |acc, &n| acc.checked_mul(n));
+        if let Some(numel) = e.numel.filter(|&n| Some(n) != product) {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: numel {numel} is not the product of its shape {:?}",
+                    e.shape
+                ),
+            });
+        }
+    }
     // The payload file sits beside the manifest: a plain file name, never a path (a hostile
     // manifest must not make the viewer read, and export, any file of the machine).
     let bin = match manifest.bin_file.as_deref() {

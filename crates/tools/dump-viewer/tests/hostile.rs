@@ -82,3 +82,55 @@ fn a_payload_past_the_end_of_args_bin_is_an_error_not_an_allocation() {
         }
     }
 }
+
+/// A manifest of the one entry `entry` (a JSON object) over 16 zero bytes.
+fn manifest_of(dir: &Path, entry: &str) {
+    let d = dir.join("args_dump");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("args.bin"), [0u8; 16]).unwrap();
+    fs::write(
+        d.join("args_dump.json"),
+        format!(r#"{{"run_dir":"args_dump","dump_args_level":2,"total_args":1,"bin_file":"args.bin","args":[{entry}]}}"#),
+    )
+    .unwrap();
+}
+
+/// Found by a review: the export's completeness test used `numel`, its header the shape, so a
+/// 16-byte payload went out under a 1000 × 1000 header NumPy cannot load.
+#[test]
+fn a_numel_that_is_not_the_shapes_product_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_of(
+        dir.path(),
+        r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FLOAT32","shape":[1000,1000],"numel":4,"bin_offset":0,"bin_size":16}"#,
+    );
+    match export(dir.path()).unwrap_err().kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert_eq!(
+            message,
+            "args[0]: numel 4 is not the product of its shape [1000, 1000]"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Found by a review: a scalar whose dtype was written in lower case was listed as 2.0 but
+/// exported as the bits of 0.0 (its dtype compared as written, not upper-cased).
+#[test]
+fn a_lower_case_dtype_is_read_as_its_upper_case_name() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_of(
+        dir.path(),
+        r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"scalar","dtype":"float32","value":2.0,"bin_offset":0,"bin_size":0}"#,
+    );
+    export(dir.path()).unwrap();
+    let files: Vec<_> = fs::read_dir(dir.path().join("args_dump/export"))
+        .unwrap()
+        .map(|e| fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let npy = &files[0];
+    assert!(String::from_utf8_lossy(npy).contains("'descr': '<f4'"));
+    assert_eq!(npy[npy.len() - 4..], 2.0f32.to_le_bytes());
+}
