@@ -120,6 +120,38 @@ fn a_view_past_u64_is_refused_not_wrapped() {
     );
 }
 
+/// Found by a review: a loop variable past `i64::MAX` wrapped to a negative value (a `repeat`
+/// from i64::MAX of 2), and loops that submit nothing ran without end (two nested `repeat`s
+/// of 20M with an empty body) since only tasks were counted.
+#[test]
+fn loops_neither_wrap_nor_run_without_end() {
+    assert_error(
+        &with_body(
+            r#"[ { "repeat": { "var": "i", "from": 9223372036854775807, "count": 2, "body": [
+                   { "dummy": { "label": "t{i}" } } ] } } ]"#,
+        ),
+        "body[0].repeat.from",
+        "2 iterations from 9223372036854775807 pass the largest integer, 9223372036854775807",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "dummy": { "label": "t0" } },
+                 { "dummy": { "deps": [ { "each": "j", "from": 9223372036854775806, "count": 3, "label": "t0" } ] } } ]"#,
+        ),
+        "body[1].dummy.deps[0].from",
+        "3 iterations from 9223372036854775806 pass the largest integer, 9223372036854775807",
+    );
+    let e = error(&with_body(
+        r#"[ { "repeat": { "var": "i", "count": 20000000, "body": [
+               { "repeat": { "var": "j", "count": 20000000, "body": [] } } ] } } ]"#,
+    ));
+    assert_eq!(
+        e.to_string(),
+        "body[0].repeat.body[0].repeat: the workload expands through more than 200000000 statements, \
+         loop iterations and dependency-range entries (at i=9, j=19999979)"
+    );
+}
+
 #[test]
 fn kernel_on_the_wrong_core_type() {
     assert_error(

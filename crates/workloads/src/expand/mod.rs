@@ -38,8 +38,27 @@ const MAX_START_OFFSET: i64 = 1 << 40;
 /// Elements a `formula` fill or check may evaluate.
 const MAX_FORMULA_ELEMENTS: u64 = 1 << 24;
 
+/// Statements, loop iterations and dependency-range entries an expansion may run. The task
+/// limit alone does not bound loops that submit nothing: two nested `repeat`s of 20M with an
+/// empty body ran without end, and a dependency range of 20M in each of 20M tasks would too.
+pub(crate) const MAX_STEPS: u64 = 10 * MAX_TASKS as u64;
+
 fn err(path: &str, rule: impl Into<String>) -> WorkloadError {
     WorkloadError::new(path, rule)
+}
+
+/// Checks that a loop's variable stays an `i64` through its last iteration (`from + count − 1`).
+fn loop_fits(from: i64, count: i64, path: &str) -> WResult<()> {
+    if count > 0 && from.checked_add(count - 1).is_none() {
+        return Err(err(
+            path,
+            format!(
+                "{count} iterations from {from} pass the largest integer, {}",
+                i64::MAX
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Parses a dtype name, listing the valid ones on failure.
@@ -73,6 +92,8 @@ struct Expander {
     /// Runtime scope depth (0 = root).
     depth: usize,
     manual_depth: Option<usize>,
+    /// Steps run so far (see [`MAX_STEPS`]).
+    steps: u64,
 }
 
 /// Validates `spec` with `constants` and expands it into a program.
@@ -90,6 +111,7 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         external_views: Vec::new(),
         depth: 0,
         manual_depth: None,
+        steps: 0,
     };
     for (i, t) in spec.tensors.iter().enumerate() {
         x.external(t, &format!("tensors[{i}]"))?;
@@ -283,6 +305,7 @@ impl Expander {
     fn stmts(&mut self, body: &[Stmt], path: &str) -> WResult<()> {
         for (i, s) in body.iter().enumerate() {
             let p = format!("{path}[{i}]");
+            self.step(&p)?;
             match s {
                 Stmt::Scope(sc) => self.scope(sc, &p)?,
                 Stmt::Submit(t) => self.task(t, &format!("{p}.submit"), false)?,
@@ -351,18 +374,33 @@ impl Expander {
             return Err(err(&format!("{path}.var"), format!("`{}` is not a name", r.var)));
         }
         let body_path = format!("{path}.body");
+        loop_fits(from, count, &format!("{path}.from"))?;
         self.env.push(&r.var, from);
         let mut result = Ok(());
         for it in 0..count {
             let v = from + it;
             self.env.set_last(v);
-            if let Err(e) = self.stmts(&r.body, &body_path) {
+            if let Err(e) = self.step(path).and_then(|()| self.stmts(&r.body, &body_path)) {
                 result = Err(e.in_loop(&r.var, v));
                 break;
             }
         }
         self.env.pop();
         result
+    }
+
+    /// Counts one step of the expansion against [`MAX_STEPS`].
+    fn step(&mut self, path: &str) -> WResult<()> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(err(
+                path,
+                format!(
+                    "the workload expands through more than {MAX_STEPS} statements, loop iterations and dependency-range entries"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn bind(&mut self, name: String, t: SymTensor) {

@@ -3,7 +3,7 @@
 use simpler_core::{ArgTag, DepKind, TaskId, MAX_SCALAR_ARGS, MAX_TENSOR_ARGS};
 use simpler_runtime::{CoreType, MixedKernels};
 
-use super::{err, Expander, MAX_TASKS};
+use super::{err, loop_fits, Expander, MAX_TASKS};
 use crate::error::WResult;
 use crate::kernels::{self, KernelInfo, ScalarType};
 use crate::program::{ArgOp, Base, SubmitOp, SymTensor};
@@ -183,11 +183,15 @@ impl Expander {
                             None => 0,
                         };
                         let count = self.ranged(&r.count, &format!("{p}.count"), 0, MAX_TASKS as i64)?;
+                        loop_fits(from, count, &format!("{p}.from"))?;
                         self.env.push(&r.each, from);
                         let mut res = Ok(());
                         for it in 0..count {
                             self.env.set_last(from + it);
-                            match self.label(&r.label, &format!("{p}.label")) {
+                            match self
+                                .step(&p)
+                                .and_then(|()| self.label(&r.label, &format!("{p}.label")))
+                            {
                                 Ok(task) => deps.push((task, kind)),
                                 Err(e) => {
                                     res = Err(e.in_loop(&r.each, from + it));
