@@ -124,8 +124,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 pub fn suggest(resource: RingResource, min: u64) -> u64 {
     // Sizes come from recorded files: saturate instead of wrapping (the key's rule refuses a
     // size that large with a clear message).
-    let with = min.saturating_add(min.saturating_mul(HEADROOM_PERCENT).div_ceil(100));
-    let v = round_up(resource, with);
+    let v = round_up(resource, with_headroom(min));
     match resource {
         RingResource::Heap => v.div_ceil(1024).saturating_mul(1024),
         _ => v,
@@ -134,7 +133,14 @@ pub fn suggest(resource: RingResource, min: u64) -> u64 {
 
 /// The suggested tensor-map capacity for a verified minimum.
 pub fn suggest_tensormap(min: usize) -> usize {
-    min + (min * HEADROOM_PERCENT as usize).div_ceil(100)
+    // The bisection starts from the recorded capacity, a file's value.
+    usize::try_from(with_headroom(min as u64)).unwrap_or(usize::MAX)
+}
+
+/// `min` plus [`HEADROOM_PERCENT`] rounded up, saturated: sizes come from recorded files.
+fn with_headroom(min: u64) -> u64 {
+    let with = u128::from(min) + (u128::from(min) * u128::from(HEADROOM_PERCENT)).div_ceil(100);
+    u64::try_from(with).unwrap_or(u64::MAX)
 }
 
 fn simpler_core_default_tensormap() -> usize {
@@ -448,5 +454,21 @@ fn fatal_of(v: u64, t: &Trial) -> Option<(u64, FatalCode, String)> {
     match t {
         Trial::Fatal { code, message } => Some((v, *code, message.clone())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bisection starts from a file's recorded capacity: a suggestion from the largest
+    /// one saturates (it wrapped in release and panicked in debug builds).
+    #[test]
+    fn suggestions_add_their_headroom_and_saturate() {
+        assert_eq!(suggest_tensormap(100), 125);
+        assert_eq!(suggest_tensormap((1 << 62) - 1), (1 << 62) - 1 + (1 << 60)); // ceil((2^62 − 1) / 4) = 2^60
+        assert_eq!(suggest_tensormap(usize::MAX - 1), usize::MAX);
+        assert_eq!(suggest(RingResource::DepPool, 100), 125);
+        assert_eq!(suggest(RingResource::DepPool, u64::MAX - 1), u64::MAX);
     }
 }
