@@ -104,11 +104,9 @@ fn a_buffer_past_u32_elements_is_refused_not_truncated() {
     let view = r#""dtype": "FLOAT32", "shape": [16], "start_offset": "0", "strides": [1]"#;
     let capture = |creator_edge: bool| {
         let edges = if creator_edge {
-            format!(
-                r#"[{{"pred": "0", "succ": "1", "arg": 0, "source": "creator", "flags": ["wait", "retain"], "tensor_id": "7", "consumer_dtype": "FLOAT32", "consumer_shape": [16], "consumer_start_offset": "0", "consumer_strides": [1]}}]"#
-            )
+            r#"[{"pred": "0", "succ": "1", "arg": 0, "source": "creator", "flags": ["wait", "retain"], "tensor_id": "7", "consumer_dtype": "FLOAT32", "consumer_shape": [16], "consumer_start_offset": "0", "consumer_strides": [1]}]"#
         } else {
-            "[]".to_string()
+            "[]"
         };
         format!(
             r#"{{"tasks": [
