@@ -167,20 +167,18 @@ type Removed = (Vec<String>, Vec<Release>);
 fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::Error)> {
     let mut removed = Vec::new();
     let mut freeing = Vec::new();
-    if remove_symlink(&folder.join("scope_stats"))
-        .map_err(|e| ("cannot remove the link scope_stats".to_string(), e))?
-    {
-        removed.push("scope_stats (a symbolic link)".to_string());
+    // The run's own folders are never followed out of this one: a link in their place is
+    // removed (the collectors then create real folders), not written or deleted through.
+    for sub in SUBFOLDERS {
+        if remove_symlink(&folder.join(sub)).map_err(|e| (format!("cannot remove the link {sub}"), e))? {
+            removed.push(format!("{sub} (a symbolic link)"));
+        }
     }
     let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
     if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
         names.extend(m.files().map(|f| f.name.clone()));
     }
-    for sub in [
-        folder.to_path_buf(),
-        folder.join("scope_stats"),
-        folder.join("args_dump"),
-    ] {
+    for sub in std::iter::once(folder.to_path_buf()).chain(SUBFOLDERS.iter().map(|s| folder.join(s))) {
         let Ok(entries) = std::fs::read_dir(&sub) else {
             continue;
         };
@@ -200,7 +198,7 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
             && Path::new(&name)
                 .components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)));
-        if !inside || keep.contains(&name.as_str()) {
+        if !inside || keep.contains(&name.as_str()) || !removable(folder, &name) {
             continue;
         }
         match Release::remove(&folder.join(&name)) {
@@ -213,6 +211,29 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
         }
     }
     Ok((removed, freeing))
+}
+
+/// The folders a run writes into inside its output folder.
+const SUBFOLDERS: [&str; 2] = ["scope_stats", "args_dump"];
+
+/// Whether `name` (a plain relative path) may be removed from `folder`: no folder on its way
+/// is a symbolic link (a manifest's `evil/secret.txt`, `evil` a link to another folder, would
+/// delete outside the output folder) and it is not a folder itself (which would refuse every
+/// later run with "Is a directory"). A link in the name's own place is removed, as the link.
+fn removable(folder: &Path, name: &str) -> bool {
+    let mut at = folder.to_path_buf();
+    let mut parts = Path::new(name).components().peekable();
+    while let Some(part) = parts.next() {
+        at.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            return false; // nothing there to remove
+        };
+        let last = parts.peek().is_none();
+        if !last && !meta.is_dir() || last && meta.is_dir() {
+            return false;
+        }
+    }
+    true
 }
 
 /// Removes `path` if it is a symbolic link; returns whether it was one.
@@ -301,6 +322,39 @@ mod tests {
         assert!(!p.join("merged_swimlane.json").exists(), "its name goes at once");
         assert!(p.join("notes.txt").exists() && p.join("deps.json.bak").exists());
         assert!(p.join("scope_stats/scope_stats.jsonl").exists(), "kept");
+    }
+
+    /// Found by a review: the run's `args_dump` folder as a link, or a manifest naming a file
+    /// under a linked folder, made a claim delete (and the run then write) outside the output
+    /// folder; a manifest naming a folder refused every later run.
+    #[test]
+    #[cfg(unix)]
+    fn the_claim_never_deletes_through_a_link_nor_stops_at_a_folder() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let (p, outside) = (dir.path().join("run"), dir.path().join("outside"));
+        for d in [p.join("notes"), outside.join("dump"), outside.join("other")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for f in ["dump/args.bin", "dump/args_dump.json", "other/secret.txt"] {
+            std::fs::write(outside.join(f), "sentinel").unwrap();
+        }
+        symlink(outside.join("dump"), p.join("args_dump")).unwrap();
+        symlink(outside.join("other"), p.join("evil")).unwrap();
+        let manifest = r#"{"schema": 1, "run_id": "r", "runtime": "tmr", "subject": "s",
+            "started": "2026-01-01T00:00:00Z", "status": "completed", "diagnostics": [],
+            "views": [{"name": "evil/secret.txt", "bytes": 8}, {"name": "notes", "bytes": 0}]}"#;
+        std::fs::write(p.join("run.json"), manifest).unwrap();
+        let claim = OutputFolder::claim(&p, "me", &[]).unwrap();
+        assert_eq!(claim.removed(), ["args_dump (a symbolic link)", "run.json"]);
+        for f in ["dump/args.bin", "dump/args_dump.json", "other/secret.txt"] {
+            assert_eq!(
+                std::fs::read_to_string(outside.join(f)).unwrap(),
+                "sentinel",
+                "{f}"
+            );
+        }
+        assert!(!p.join("args_dump").exists() && p.join("notes").is_dir() && p.join("evil").exists());
     }
 
     #[test]

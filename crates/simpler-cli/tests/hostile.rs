@@ -501,4 +501,23 @@ fn no_command_writes_outside_the_folder_it_was_given() {
         .unwrap()
         .file_type()
         .is_symlink());
+
+    // The args dump's folder as a link: the next run's dump lands in a real folder.
+    let outside_dump = outside.join("dump");
+    std::fs::create_dir(&outside_dump).unwrap();
+    symlink(&outside_dump, prefix.join("args_dump")).unwrap();
+    let (code, _, stderr) = run_checked(&[
+        "run",
+        "vector_example",
+        "--dump-args=2",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(&outside_dump).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    assert!(prefix.join("args_dump/args_dump.json").is_file());
 }
