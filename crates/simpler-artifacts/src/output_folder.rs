@@ -217,7 +217,7 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
 const SUBFOLDERS: [&str; 2] = ["scope_stats", "args_dump"];
 
 /// Whether `name` (a plain relative path) may be removed from `folder`: no folder on its way
-/// is a symbolic link (a manifest's `evil/secret.txt`, `evil` a link to another folder, would
+/// is a symbolic link (a manifest naming a file under a link to another folder would
 /// delete outside the output folder) and it is not a folder itself (which would refuse every
 /// later run with "Is a directory"). A link in the name's own place is removed, as the link.
 fn removable(folder: &Path, name: &str) -> bool {

@@ -131,6 +131,21 @@ trait ArrayRow: Sized {
     fn from_values(v: &[i128]) -> Result<Self, String>;
 }
 
+/// Core ids a records file may use: the trace numbers core `c`'s track `10000 + 10·c`, below
+/// its AICPU tracks at 19000, so 900 cores; a chip has far fewer, and a core id of 2^31 wrapped
+/// two cores onto one track.
+pub const MAX_CORES: u32 = 900;
+
+fn core_of(v: i128) -> Result<u32, String> {
+    let core = u32_of(v, "core_id")?;
+    if core >= MAX_CORES {
+        return Err(format!(
+            "core_id {core} is past the {MAX_CORES} cores a trace can show"
+        ));
+    }
+    Ok(core)
+}
+
 fn u32_of(v: i128, field: &str) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{field} {v} is out of range"))
 }
@@ -146,7 +161,7 @@ impl ArrayRow for AicoreRaw {
     const LENGTHS: &'static [usize] = &[5, 6];
     fn from_values(v: &[i128]) -> Result<Self, String> {
         let row = AicoreRaw {
-            core_id: u32_of(v[0], "core_id")?,
+            core_id: core_of(v[0])?,
             token: u64_of(v[1], "task_token")?,
             reg: u32_of(v[2], "reg_task_id")?,
             start: u64_of(v[3], "start")?,
@@ -170,7 +185,7 @@ impl ArrayRow for AicpuRaw {
     const LENGTHS: &'static [usize] = &[4];
     fn from_values(v: &[i128]) -> Result<Self, String> {
         let row = AicpuRaw {
-            core_id: u32_of(v[0], "core_id")?,
+            core_id: core_of(v[0])?,
             reg: u32_of(v[1], "reg_task_id")?,
             dispatch: u64_of(v[2], "dispatch")?,
             finish: u64_of(v[3], "finish")?,
@@ -708,6 +723,20 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             core_type,
             name: core_type.core_name(i as u32),
         });
+    }
+    // A scheduler thread serves at least one core, so its id is below the number of cores
+    // mapped: the Worker View draws one `AICPU_<n>` track for each id up to the largest, and
+    // one entry of 2^31 wrote tracks until the disk was full.
+    let mapped = meta.core_to_thread.as_deref().unwrap_or_default();
+    if let Some((i, t)) = mapped
+        .iter()
+        .enumerate()
+        .find(|&(_, &t)| t >= mapped.len() as i32)
+    {
+        return Err(format!(
+            "metadata.core_to_thread[{i}]: thread {t} is not below the {} cores it maps (a scheduler thread serves at least one core)",
+            mapped.len()
+        ));
     }
     let core_type_of = |core: u32| cores.get(core as usize).map_or(CoreType::Aiv, |c| c.core_type);
     if let Some(c) = raw.aicore.iter().find(|r| r.core_id as usize >= cores.len()) {

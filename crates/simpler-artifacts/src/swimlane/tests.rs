@@ -375,6 +375,25 @@ fn a_row_that_ends_before_it_starts_is_refused_naming_it() {
     read(&json.replace("[0,1,25,24]", "[0,1,25,25]")).unwrap();
 }
 
+/// Found by a review: one `core_to_thread` entry of 2^31 − 1 made the converter write an
+/// `AICPU_<n>` track for every id below it (7.6 GB in 5 s), and a core id of 2^31 + 8 wrapped
+/// its track id onto core 8's.
+#[test]
+fn thread_and_core_ids_past_what_a_trace_can_show_are_refused() {
+    let meta = format!(
+        "{},\"core_to_thread\":[0,2147483647,1,0]}}",
+        &META[..META.len() - 1]
+    );
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":3,{meta}}}")).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: metadata.core_to_thread[1]: thread 2147483647 is not below the 4 cores it maps (a scheduler thread serves at least one core)"
+    );
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":1,{META},\"aicore_tasks\":[[2147483656,1,0,10,20,0]]}}")).unwrap_err(),
+        format!("<input>:1:{}: invalid l2_swimlane_records.json: aicore_tasks[0]: core_id 2147483656 is past the 900 cores a trace can show", META.len() + 66)
+    );
+}
+
 #[test]
 fn build_phases_are_written_only_when_given_and_read_back() {
     let header = WriteHeader::for_clusters(Level::AicoreTiming, 1, 1);
