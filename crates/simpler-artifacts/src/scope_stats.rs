@@ -189,10 +189,22 @@ pub struct Sample {
     pub buf_seq: Option<u64>,
 }
 
+/// Rings a sample may name: the metadata's per-ring arrays are indexed 0..3 (the spec), and a
+/// report draws a panel per ring, so 5,000 made-up rings made a 67 MB page.
+pub const RINGS: u32 = 4;
+
 impl Sample {
     /// The first resource whose tail is past its head (`*_start > *_end`), or a negative
-    /// count: counters that cannot come from a run, so the sample is invalid input.
-    pub fn backwards_counter(&self) -> Option<String> {
+    /// count: counters that cannot come from a run, so the sample is invalid input. A ring past
+    /// [`RINGS`] is invalid too.
+    pub fn invalid(&self) -> Option<String> {
+        if self.ring >= RINGS {
+            return Some(format!(
+                "ring {} is not one of the {RINGS} rings (0 to {})",
+                self.ring,
+                RINGS - 1
+            ));
+        }
         let mut pairs = vec![
             (
                 "task_window",
@@ -369,7 +381,7 @@ impl<R: BufRead> Reader<R> {
                 continue;
             }
             return Some(match serde_json::from_str::<Sample>(text) {
-                Ok(s) => match s.backwards_counter() {
+                Ok(s) => match s.invalid() {
                     None => Ok(s),
                     Some(what) => {
                         self.done = true;
@@ -592,6 +604,13 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "line 2: invalid sample: dep_pool_end is given without dep_pool_start"
+        );
+        let far = sample.replace("\"ring\": 0", "\"ring\": 4");
+        assert!(far != sample, "the sample names its ring");
+        let (_, s) = read_all(&format!("{meta}\n{far}\n")).unwrap();
+        assert_eq!(
+            s[0].as_ref().unwrap_err().to_string(),
+            "line 2: invalid sample: ring 4 is not one of the 4 rings (0 to 3)"
         );
     }
 

@@ -5,8 +5,10 @@ use crate::metrics::Unit;
 /// Escapes untrusted text (sites, file names) for HTML text and attribute values.
 pub(crate) use simpler_artifacts::html::escape as html;
 
-/// An integer with `,` thousands separators.
-pub(crate) fn int(v: i64) -> String {
+/// An integer with `,` thousands separators (any of `u64` and `i64`: the file's counts are
+/// `u64`, and one past `i64::MAX` printed as negative).
+pub(crate) fn int(v: impl Into<i128>) -> String {
+    let v: i128 = v.into();
     let digits = v.unsigned_abs().to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if v < 0 {
@@ -94,6 +96,8 @@ mod tests {
         assert_eq!(int(0), "0");
         assert_eq!(int(1234567), "1,234,567");
         assert_eq!(int(-1000), "-1,000");
+        // A file's u64 count past i64::MAX ("dropped" of 2^64 − 1 printed as -1).
+        assert_eq!(int(u64::MAX), "18,446,744,073,709,551,615");
         assert_eq!(value(8192, Unit::Bytes), "8.00 KiB");
         assert_eq!(value(512, Unit::Bytes), "512 B");
         assert_eq!(value(3 << 20, Unit::Bytes), "3.00 MiB");

@@ -95,7 +95,7 @@ fn header(out: &mut String, l: &Loaded, file_name: &str) {
         st.healthy,
         html(file_name),
         dominant_site(l).map_or_else(|| "n/a (no paired scopes)".to_string(), html),
-        format::int(pairs as i64)
+        format::int(pairs as u64)
     );
     for c in &st.chips {
         let _ = write!(
@@ -108,20 +108,20 @@ fn header(out: &mut String, l: &Loaded, file_name: &str) {
     out.push_str("</div><div class=\"chips\" id=\"count-chips\">");
     let total = match l.meta.total {
         Some(COUNTER_SATURATED) => "total records: saturated (unknown)".to_string(),
-        Some(t) => format!("{} records (device total)", format::int(t as i64)),
+        Some(t) => format!("{} records (device total)", format::int(t)),
         None => "total records: unknown".to_string(),
     };
     let mut count_chips = vec![
         total,
-        format!("{} samples in file", format::int(l.samples as i64)),
-        format!("{} total paired scopes", format::int(pairs as i64)),
+        format!("{} samples in file", format::int(l.samples)),
+        format!("{} total paired scopes", format::int(pairs as u64)),
         format!("{} ring_depths", l.rings.len()),
     ];
     if let Some(rx) = l.meta.host_received_records {
-        count_chips.push(format!("{} host received", format::int(rx as i64)));
+        count_chips.push(format!("{} host received", format::int(rx)));
     }
     if let Some(kept) = l.meta.host_retained_records {
-        count_chips.push(format!("{} host retained", format::int(kept as i64)));
+        count_chips.push(format!("{} host retained", format::int(kept)));
     }
     for c in count_chips {
         let _ = write!(out, "<span class=\"chip\">{}</span>", html(&c));
@@ -188,8 +188,8 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 
 fn opt_count(v: Option<u64>) -> String {
     match v {
-        Some(COUNTER_SATURATED) => format!("{} (saturated: unknown)", format::int(COUNTER_SATURATED as i64)),
-        Some(n) => format::int(i64::try_from(n).unwrap_or(i64::MAX)),
+        Some(COUNTER_SATURATED) => format!("{} (saturated: unknown)", format::int(COUNTER_SATURATED)),
+        Some(n) => format::int(n),
         None => "unknown (null)".to_string(),
     }
 }
@@ -198,7 +198,7 @@ fn caps(v: &Option<Vec<u64>>) -> String {
     v.as_ref().map_or_else(
         || "unknown (null)".to_string(),
         |c| {
-            let parts: Vec<String> = c.iter().map(|x| format::int(*x as i64)).collect();
+            let parts: Vec<String> = c.iter().map(|x| format::int(*x)).collect();
             format!("[{}]", parts.join(", "))
         },
     )
@@ -263,8 +263,8 @@ fn incomplete(out: &mut String, l: &Loaded) {
         "<section id=\"incomplete\"><h2>Incomplete statistics</h2><p>These samples found no partner \
          and are left out of every metric; no pair is ever made up for them. {} unpaired begin(s) \
          (a scope with no end: a fatal, a cut-off run, or a lost record) and {} unpaired end(s).</p>",
-        format::int(begins as i64),
-        format::int(ends as i64)
+        format::int(begins),
+        format::int(ends)
     );
     if let Some(t) = &l.truncated {
         let _ = write!(
@@ -293,7 +293,7 @@ fn incomplete(out: &mut String, l: &Loaded) {
                 k.ring,
                 k.depth,
                 html(site),
-                format::int(v.count as i64),
+                format::int(v.count),
                 v.first_line
             );
         }

@@ -60,7 +60,7 @@ pub(crate) fn classify(l: &Loaded) -> Status {
         Some(0) => {}
         Some(d) => found.push(chip(
             "warn",
-            format!("Dropped {} records on device", format::int(d as i64)),
+            format!("Dropped {} records on device", format::int(d)),
         )),
         None => found.push(chip("warn", "Dropped: unknown (null)")),
     }
@@ -98,8 +98,8 @@ pub(crate) fn classify(l: &Loaded) -> Status {
                 "warn",
                 format!(
                     "Host storage refused {} of {} received records",
-                    format::int(rx.saturating_sub(kept) as i64),
-                    format::int(rx as i64)
+                    format::int(rx.saturating_sub(kept)),
+                    format::int(rx)
                 ),
             ));
         }
@@ -113,8 +113,8 @@ pub(crate) fn classify(l: &Loaded) -> Status {
             "warn",
             format!(
                 "Incomplete statistics: {} unpaired begin(s), {} unpaired end(s)",
-                format::int(begins as i64),
-                format::int(ends as i64)
+                format::int(begins),
+                format::int(ends)
             ),
         ));
     }
@@ -126,8 +126,8 @@ pub(crate) fn classify(l: &Loaded) -> Status {
                     "warn",
                     format!(
                         "Record count mismatch: file has {} samples, device total − dropped = {}",
-                        format::int(l.samples as i64),
-                        format::int(expected as i64)
+                        format::int(l.samples),
+                        format::int(expected)
                     ),
                 ));
             }
