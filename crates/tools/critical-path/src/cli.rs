@@ -35,11 +35,16 @@ pub struct Args {
     pub stdout: bool,
 }
 
-/// Accepts a plain file name only: the report goes beside each records file.
+/// Accepts a plain file name only: the report goes beside each records file. Never the name
+/// of another of the run's files (`--report deps.json` replaced the run's own input).
 fn bare_file_name(s: &str) -> Result<String, String> {
     let p = Path::new(s);
     if s.is_empty() || p.is_absolute() || p.file_name().is_none_or(|n| n != s) {
         Err(format!("--report must be a file name, not a path: {s:?}"))
+    } else if s != DEFAULT_REPORT && simpler_artifacts::output_folder::RUN_FILES.contains(&s) {
+        Err(format!(
+            "--report {s:?} names another of the run's files; choose another name"
+        ))
     } else {
         Ok(s.to_owned())
     }
@@ -59,5 +64,20 @@ mod tests {
                 "{bad}"
             );
         }
+        // Found by a review: the report replaced the run's deps.json.
+        for taken in [
+            "deps.json",
+            "l2_swimlane_records.json",
+            "run.json",
+            "CPM_static.json",
+        ] {
+            assert_eq!(
+                bare_file_name(taken),
+                Err(format!(
+                    "--report {taken:?} names another of the run's files; choose another name"
+                ))
+            );
+        }
+        assert_eq!(bare_file_name(DEFAULT_REPORT), Ok(DEFAULT_REPORT.to_owned()));
     }
 }

@@ -155,6 +155,28 @@ impl EdgeMode {
 pub const DEFAULT_FOCUS_DEPTH: u32 = 2;
 
 /// Rejects HTML-only flags in text mode, as clap usage errors (exit code 2).
+/// Refuses an `--output` that is the input itself (`-o deps.json` replaced the run's graph
+/// with its view, and every later read of it failed).
+pub(crate) fn check_output_is_not_input(
+    output: &std::path::Path,
+    input: &std::path::Path,
+) -> Result<(), clap::Error> {
+    let same = match (std::fs::canonicalize(output), std::fs::canonicalize(input)) {
+        (Ok(o), Ok(i)) => o == i,
+        _ => false,
+    };
+    if same {
+        return Err(clap::Error::raw(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!(
+                "--output {} is the deps.json being viewed; choose another file\n",
+                output.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_format_flags(args: &Args) -> Result<(), clap::Error> {
     if args.format == Format::Html {
         return Ok(());

@@ -55,6 +55,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         .output
         .clone()
         .unwrap_or_else(|| input::default_output(&input, args.format, args.edge_mode, focus));
+    cli::check_output_is_not_input(&output, &input).map_err(ErrorKind::Usage)?;
     let graph = Graph::load(&input)?;
     for note in graph.gaps().notes() {
         eprintln!("note: {}: {note}", input.display());

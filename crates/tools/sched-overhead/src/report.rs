@@ -233,9 +233,9 @@ fn part5(w: &mut String, loops: &[ThreadLoop], tail: Option<&Distribution>) {
         "  Pop: hit={hit}, miss={miss}, hit_rate={}",
         pct(hit, hit.saturating_add(miss))
     );
-    let (ns, n): (u64, u64) = loops
-        .iter()
-        .fold((0, 0), |(t, n), l| (t + l.total_ns(), n + l.loops));
+    let (ns, n): (u64, u64) = loops.iter().fold((0, 0), |(t, n), l| {
+        (t.saturating_add(l.total_ns()), n.saturating_add(l.loops))
+    });
     let avg = if n == 0 { 0.0 } else { ns as f64 / n as f64 };
     let _ = writeln!(w, "  Avg scheduler loop iteration: {avg:.0} ns");
     if let (Some(t), true) = (tail, avg > 0.0) {

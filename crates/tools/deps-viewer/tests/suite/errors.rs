@@ -51,6 +51,30 @@ fn html_only_flags_are_rejected_in_text_mode_as_usage_errors() {
     }
 }
 
+/// Found by a review: `-o deps.json` replaced the run's graph with its own view.
+#[test]
+fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let deps = dir.path().join("deps.json");
+    fs::copy(vector_example(), &deps).unwrap();
+    let before = fs::read(&deps).unwrap();
+    let args = Args {
+        deps_json: Some(deps.clone()),
+        output: Some(dir.path().join(".").join("deps.json")),
+        ..Args::default()
+    };
+    let err = run(args).unwrap_err();
+    let clap_err = err.downcast_ref::<clap::Error>().expect("a usage error");
+    assert_eq!(
+        clap_err.to_string(),
+        format!(
+            "error: --output {} is the deps.json being viewed; choose another file\n",
+            dir.path().join(".").join("deps.json").display()
+        )
+    );
+    assert_eq!(fs::read(&deps).unwrap(), before);
+}
+
 #[test]
 fn html_flags_are_accepted_with_html_format() {
     // Validation passes; the run then fails only on the missing input.
