@@ -4,7 +4,7 @@
 //! "callable_id_to_name": {"<id>": "<name>"}}`, which `simpler run` writes next to every run's
 //! artifacts ([`NameMap::to_json`]); a flat `{"<id>": "<name>"}` object (what earlier versions
 //! wrote) reads too. Keys are trimmed; entries whose key is not an integer or whose value is not
-//! a string are ignored.
+//! a string are ignored; two keys naming one id (`"1"` and `"01"`) are an error.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -102,13 +102,22 @@ impl NameMap {
             Some(serde_json::Value::Object(inner)) => inner,
             _ => top,
         };
-        let names = map
-            .into_iter()
-            .filter_map(|(k, v)| match v {
-                serde_json::Value::String(name) => Some((k.trim().parse().ok()?, name)),
-                _ => None,
-            })
-            .collect();
+        // Two spellings of one id ("1", "01", " +1") would leave one of the names in silence.
+        let mut names = HashMap::new();
+        let mut spelled: HashMap<i32, String> = HashMap::new();
+        for (k, v) in map {
+            let serde_json::Value::String(name) = v else {
+                continue;
+            };
+            let Ok(id) = k.trim().parse::<i32>() else { continue };
+            if let Some(first) = spelled.insert(id, k.clone()) {
+                return Err(NameMapError(format!(
+                    "{}: invalid name map: keys {first:?} and {k:?} both name kernel {id}",
+                    path.display()
+                )));
+            }
+            names.insert(id, name);
+        }
         Ok(NameMap {
             names,
             orchestrator_name,
@@ -274,6 +283,16 @@ mod tests {
             err,
             format!("{}: invalid name map: expected a JSON object", bad.display())
         );
+        // Found by a review: two spellings of one id, one name kept in silence.
+        fs::write(&bad, r#"{"callable_id_to_name": {"01": "a", "1": "b"}}"#).unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: invalid name map: keys \"01\" and \"1\" both name kernel 1",
+                bad.display()
+            )
+        );
     }
 
     #[test]
@@ -332,6 +351,16 @@ mod tests {
         assert_eq!(
             err,
             format!("{}: invalid name map: expected a JSON object", bad.display())
+        );
+        // Found by a review: two spellings of one id, one name kept in silence.
+        fs::write(&bad, r#"{"callable_id_to_name": {"01": "a", "1": "b"}}"#).unwrap();
+        let err = NameMap::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: invalid name map: keys \"01\" and \"1\" both name kernel 1",
+                bad.display()
+            )
         );
     }
 
