@@ -22,5 +22,7 @@ pub use deps::{
 };
 pub use dtype::DType;
 pub use task_id::{TaskId, MAX_RINGS};
-pub use tensor::{Tensor, TensorCreateInfo, TensorError, TensorParts, ViewTemplate, MAX_DIMS, OUTPUT_ALIGN};
+pub use tensor::{
+    view_extent, Tensor, TensorCreateInfo, TensorError, TensorParts, ViewTemplate, MAX_DIMS, OUTPUT_ALIGN,
+};
 pub use tensormap::{check_overlap, Overlap, TensorMap, TensorMapConfig};

@@ -128,6 +128,18 @@ fn to_u32(v: u64) -> Result<u32, TensorError> {
     u32::try_from(v).map_err(|_| TensorError::TooLarge)
 }
 
+/// Elements a view of `shape` and `strides` spans, `1 + Σ(shape−1)·stride` (0 when a dimension
+/// is empty), in `u128`: five `u32` dimensions pass `u64`. For views not yet checked (a file's);
+/// a built [`Tensor`]'s is [`Tensor::extent_elems`].
+pub fn view_extent(shape: &[u32], strides: &[u32]) -> u128 {
+    if shape.contains(&0) {
+        return 0;
+    }
+    1 + (shape.iter().zip(strides))
+        .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
+        .sum::<u128>()
+}
+
 fn row_major(shape: &[u32]) -> Result<[u32; MAX_DIMS], TensorError> {
     let mut strides = [0u32; MAX_DIMS];
     let mut acc: u64 = 1;
@@ -224,15 +236,10 @@ impl Tensor {
     /// through (or count 2^80 elements as 0). Once this holds, [`Tensor::extent_elems`],
     /// [`Tensor::numel`] and the end byte fit in `u64`.
     fn check_inside_buffer(&self) -> Result<(), TensorError> {
-        if self.shape().contains(&0) {
+        let extent = view_extent(self.shape(), self.strides());
+        if extent == 0 {
             return Ok(());
         }
-        let extent: u128 = 1 + self
-            .shape()
-            .iter()
-            .zip(self.strides())
-            .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
-            .sum::<u128>();
         let end_byte = (u128::from(self.start_offset) + extent) * u128::from(self.dtype.size());
         if end_byte > u128::from(self.size_bytes) {
             return Err(TensorError::OutsideBuffer {

@@ -210,17 +210,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 continue;
             };
             let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(DType::UInt8);
-            // In u128 and saturated: five u32 dimensions pass u64, and a sum that wrapped
-            // would size the buffer too small (the view itself is refused when it is built).
-            let extent = if shape.contains(&0) {
-                0
-            } else {
-                1 + shape
-                    .iter()
-                    .zip(strides)
-                    .map(|(&n, &s)| u128::from(n - 1) * u128::from(s))
-                    .sum::<u128>()
-            };
+            // In u128 and saturated: a sum that wrapped would size the buffer too small (the
+            // view itself is refused when it is built).
+            let extent = simpler_core::view_extent(shape, strides);
             if start > MAX_START_OFFSET {
                 continue; // reported below when the view is built
             }

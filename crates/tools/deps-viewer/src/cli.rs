@@ -11,7 +11,7 @@ pub struct Args {
     #[arg(value_name = "DEPS_JSON")]
     pub deps_json: Option<PathBuf>,
     /// Output file (default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;
-    /// `deps_viewer_<mode>.*` for other edge modes).
+    /// `deps_viewer_<mode>.*` for other edge modes); never the DEPS_JSON being viewed.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Output format.
@@ -154,7 +154,6 @@ impl EdgeMode {
 /// Default number of hops for `--focus` without `--depth`.
 pub const DEFAULT_FOCUS_DEPTH: u32 = 2;
 
-/// Rejects HTML-only flags in text mode, as clap usage errors (exit code 2).
 /// Refuses an `--output` that is the input itself (`-o deps.json` replaced the run's graph
 /// with its view, and every later read of it failed).
 pub(crate) fn check_output_is_not_input(
@@ -177,6 +176,7 @@ pub(crate) fn check_output_is_not_input(
     Ok(())
 }
 
+/// Rejects HTML-only flags in text mode, as clap usage errors (exit code 2).
 pub(crate) fn check_format_flags(args: &Args) -> Result<(), clap::Error> {
     if args.format == Format::Html {
         return Ok(());

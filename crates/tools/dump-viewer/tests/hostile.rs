@@ -8,6 +8,18 @@ use simpler_artifacts::args_dump::ReadError;
 use simpler_dump_viewer::{self as viewer, Args, ErrorKind};
 
 fn manifest(dir: &Path, bin_file: &str, task_id: &str, bin_offset: u64, bin_size: u64) {
+    manifest_with(
+        dir,
+        bin_file,
+        &format!(
+            r#"{{"task_id":"{task_id}","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":{bin_offset},"bin_size":{bin_size}}}"#
+        ),
+    );
+}
+
+/// A manifest of the one entry `entry` (a JSON object) over 16 zero bytes in `bin_file`.
+fn manifest_with(dir: &Path, bin_file: &str, entry: &str) {
     let d = dir.join("args_dump");
     fs::create_dir_all(&d).unwrap();
     fs::write(d.join("args.bin"), [0u8; 16]).unwrap();
@@ -15,8 +27,7 @@ fn manifest(dir: &Path, bin_file: &str, task_id: &str, bin_offset: u64, bin_size
         d.join("args_dump.json"),
         format!(
             r#"{{"run_dir":"args_dump","dump_args_level":2,"total_args":1,"bin_file":"{bin_file}",
-"args":[{{"task_id":"{task_id}","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
-"kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":{bin_offset},"bin_size":{bin_size}}}]}}"#
+"args":[{entry}]}}"#
         ),
     )
     .unwrap();
@@ -83,25 +94,14 @@ fn a_payload_past_the_end_of_args_bin_is_an_error_not_an_allocation() {
     }
 }
 
-/// A manifest of the one entry `entry` (a JSON object) over 16 zero bytes.
-fn manifest_of(dir: &Path, entry: &str) {
-    let d = dir.join("args_dump");
-    fs::create_dir_all(&d).unwrap();
-    fs::write(d.join("args.bin"), [0u8; 16]).unwrap();
-    fs::write(
-        d.join("args_dump.json"),
-        format!(r#"{{"run_dir":"args_dump","dump_args_level":2,"total_args":1,"bin_file":"args.bin","args":[{entry}]}}"#),
-    )
-    .unwrap();
-}
-
 /// Found by a review: the export's completeness test used `numel`, its header the shape, so a
 /// 16-byte payload went out under a 1000 × 1000 header NumPy cannot load.
 #[test]
 fn a_numel_that_is_not_the_shapes_product_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    manifest_of(
+    manifest_with(
         dir.path(),
+        "args.bin",
         r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
 "kind":"tensor","dtype":"FLOAT32","shape":[1000,1000],"numel":4,"bin_offset":0,"bin_size":16}"#,
     );
@@ -119,8 +119,9 @@ fn a_numel_that_is_not_the_shapes_product_is_refused() {
 #[test]
 fn a_lower_case_dtype_is_read_as_its_upper_case_name() {
     let dir = tempfile::tempdir().unwrap();
-    manifest_of(
+    manifest_with(
         dir.path(),
+        "args.bin",
         r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
 "kind":"scalar","dtype":"float32","value":2.0,"bin_offset":0,"bin_size":0}"#,
     );
