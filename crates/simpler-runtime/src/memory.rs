@@ -9,6 +9,15 @@
 //! `r`'s heap has a monotonic virtual address space starting at [`heap_vbase`]`(r)`; a virtual
 //! offset maps to the physical heap at `offset mod heap size` (an allocation never straddles
 //! the end), so every allocation of a run has a unique address.
+//!
+//! Above bit [`DOMAIN_SHIFT`] an address names its domain: the worker whose external buffer it
+//! is, or the run whose heap it is in, each numbered in the process from 0 (so a process's
+//! first worker and first run have the addresses they would have without). A tensor kept past
+//! its run, or handed to another worker, then finds no buffer, and a submit refuses it with a
+//! message that says which (`Orchestrator::admit`), instead of reading what the other run or
+//! worker keeps at the same place. The artifacts record the address below the domain
+//! ([`local_addr`]), so that the same orchestration writes the same deps.json in every run.
+//! Domains are 16 bits: a tensor kept across exactly 65,536 workers or runs would alias again.
 
 use crate::sync::unmodeled::{AtomicU64, AtomicU8};
 use crate::sync::Ordering;
@@ -23,6 +32,33 @@ use simpler_core::{DType, TaskId, Tensor, TensorError, MAX_RINGS, OUTPUT_ALIGN};
 /// First address handed out for external buffers.
 pub const EXTERNAL_BASE: u64 = 1 << 32;
 const HEAP_VBASE_SHIFT: u32 = 44;
+/// The bit above which an address holds its domain (the module docs).
+pub const DOMAIN_SHIFT: u32 = 48;
+
+/// The next worker's external-memory domain.
+static NEXT_WORKER_DOMAIN: AtomicU64 = AtomicU64::new(0);
+/// The next run's heap domain.
+static NEXT_RUN_DOMAIN: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh domain from `counter`, as the bits it sets in an address.
+fn next_domain(counter: &AtomicU64) -> u64 {
+    (counter.fetch_add(1, Ordering::Relaxed) & 0xFFFF) << DOMAIN_SHIFT
+}
+
+/// `addr` without its domain: the same in every worker and run (what the artifacts record).
+pub const fn local_addr(addr: u64) -> u64 {
+    addr & ((1 << DOMAIN_SHIFT) - 1)
+}
+
+/// The domain bits of `addr`.
+pub const fn domain_of(addr: u64) -> u64 {
+    addr & !((1 << DOMAIN_SHIFT) - 1)
+}
+
+/// Whether `addr` is in a ring heap (else an external buffer's).
+pub const fn is_heap_addr(addr: u64) -> bool {
+    local_addr(addr) >= heap_vbase(0)
+}
 
 /// Virtual base address of ring `ring`'s heap.
 pub const fn heap_vbase(ring: usize) -> u64 {
@@ -65,6 +101,10 @@ impl Bytes {
 pub enum MemoryError {
     /// No buffer at this address.
     UnknownAddress(u64),
+    /// An external tensor of another worker.
+    OtherWorker(u64),
+    /// An output of another run (a run's outputs live in their run's heap only).
+    OtherRun(u64),
     /// The access reaches past the buffer.
     OutOfRange {
         /// Buffer address.
@@ -110,6 +150,16 @@ impl fmt::Display for MemoryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MemoryError::UnknownAddress(a) => write!(f, "no device buffer at address {a:#x}"),
+            MemoryError::OtherWorker(a) => write!(
+                f,
+                "the tensor at address {a:#x} belongs to another Worker (a worker reads, writes \
+                 and runs on its own external tensors only)"
+            ),
+            MemoryError::OtherRun(a) => write!(
+                f,
+                "the tensor at address {a:#x} is an output of another run (a run's outputs live \
+                 only while it runs: copy one into an external tensor to keep it)"
+            ),
             MemoryError::OutOfRange { addr, end, size } => {
                 write!(f, "access to byte {end} of the {size}-byte buffer at {addr:#x}")
             }
@@ -139,13 +189,30 @@ impl fmt::Display for MemoryError {
 impl std::error::Error for MemoryError {}
 
 /// External device buffers, created by the host and shared by every run of a worker.
-#[derive(Default)]
 pub struct ExternalMemory {
     buffers: RwLock<BTreeMap<u64, Arc<Bytes>>>,
     next: AtomicU64,
+    /// This worker's domain bits (the module docs).
+    domain: u64,
+}
+
+impl Default for ExternalMemory {
+    /// No buffers, in a fresh domain.
+    fn default() -> Self {
+        ExternalMemory {
+            buffers: RwLock::default(),
+            next: AtomicU64::new(0),
+            domain: next_domain(&NEXT_WORKER_DOMAIN),
+        }
+    }
 }
 
 impl ExternalMemory {
+    /// This worker's domain bits, which every one of its external addresses carries.
+    pub fn domain(&self) -> u64 {
+        self.domain
+    }
+
     /// Allocates a zeroed buffer and returns a contiguous tensor over all of it.
     pub fn alloc(&self, shape: &[u32], dtype: DType) -> Result<Tensor, MemoryError> {
         let too_large = || MemoryError::TooLarge {
@@ -158,7 +225,12 @@ impl ExternalMemory {
             .filter(|&b| b <= isize::MAX as u64 / 2)
             .ok_or_else(too_large)?;
         let reserve = size.max(1).div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN;
-        let addr = EXTERNAL_BASE + self.next.fetch_add(reserve, Ordering::Relaxed);
+        let local = EXTERNAL_BASE + self.next.fetch_add(reserve, Ordering::Relaxed);
+        // Every external address of the worker's life stays below the heaps' (never reused).
+        if local.checked_add(reserve).is_none_or(|end| end > heap_vbase(0)) {
+            return Err(too_large());
+        }
+        let addr = self.domain | local;
         let t = Tensor::contiguous(addr, size, shape, dtype, TaskId::INVALID).map_err(MemoryError::Tensor)?;
         self.buffers
             .write()
@@ -167,6 +239,7 @@ impl ExternalMemory {
     }
     /// Frees the buffer at `addr` (kernels still holding it keep it alive until they finish).
     pub fn free(&self, addr: u64) -> Result<(), MemoryError> {
+        self.check_domain(addr)?;
         self.buffers
             .write()
             .remove(&addr)
@@ -174,24 +247,52 @@ impl ExternalMemory {
             .ok_or(MemoryError::UnknownAddress(addr))
     }
     /// The buffer at `addr`.
-    pub fn get(&self, addr: u64) -> Option<Arc<Bytes>> {
-        self.buffers.read().get(&addr).cloned()
+    pub fn get(&self, addr: u64) -> Result<Arc<Bytes>, MemoryError> {
+        self.check_domain(addr)?;
+        self.buffers
+            .read()
+            .get(&addr)
+            .cloned()
+            .ok_or(MemoryError::UnknownAddress(addr))
+    }
+    /// `addr` is an external address of this worker's, or the error that says whose it is.
+    fn check_domain(&self, addr: u64) -> Result<(), MemoryError> {
+        match (is_heap_addr(addr), domain_of(addr) == self.domain) {
+            (false, true) => Ok(()),
+            (false, false) => Err(MemoryError::OtherWorker(addr)),
+            (true, _) => Err(MemoryError::UnknownAddress(addr)),
+        }
     }
 }
 
 /// The heaps of one run.
 pub struct HeapMemory {
     heaps: [Bytes; MAX_RINGS],
+    /// This run's domain bits (the module docs).
+    domain: u64,
 }
 
 impl HeapMemory {
-    /// Zeroed heaps of the given sizes (lazily mapped).
+    /// Zeroed heaps of the given sizes (lazily mapped), in a fresh domain.
     pub fn new(sizes: [u64; MAX_RINGS]) -> HeapMemory {
         HeapMemory {
             heaps: sizes.map(|s| Bytes::zeroed(s as usize)),
+            domain: next_domain(&NEXT_RUN_DOMAIN),
         }
     }
+    /// This run's domain bits, which every one of its heap addresses carries.
+    pub fn domain(&self) -> u64 {
+        self.domain
+    }
+    /// The address of ring `ring`'s heap's virtual offset 0 in this run.
+    pub fn base(&self, ring: usize) -> u64 {
+        self.domain | heap_vbase(ring)
+    }
     fn locate(&self, addr: u64, size: u64) -> Option<&[AtomicU8]> {
+        if domain_of(addr) != self.domain {
+            return None;
+        }
+        let addr = local_addr(addr);
         let ring = (addr >> HEAP_VBASE_SHIFT).checked_sub(1)? as usize;
         let heap = self.heaps.get(ring)?.as_slice();
         if heap.is_empty() {
@@ -231,17 +332,17 @@ pub struct RunMemory {
 impl RunMemory {
     /// The whole buffer of `t`.
     pub fn buffer(&self, t: &Tensor) -> Result<Buffer<'_>, MemoryError> {
-        if t.addr() >= heap_vbase(0) {
+        if is_heap_addr(t.addr()) {
+            if domain_of(t.addr()) != self.heaps.domain {
+                return Err(MemoryError::OtherRun(t.addr()));
+            }
             return self
                 .heaps
                 .locate(t.addr(), t.size_bytes())
                 .map(Buffer::Heap)
                 .ok_or(MemoryError::UnknownAddress(t.addr()));
         }
-        let b = self
-            .external
-            .get(t.addr())
-            .ok_or(MemoryError::UnknownAddress(t.addr()))?;
+        let b = self.external.get(t.addr())?;
         if (b.len() as u64) < t.size_bytes() {
             return Err(MemoryError::OutOfRange {
                 addr: t.addr(),
@@ -444,12 +545,12 @@ mod tests {
     #[test]
     fn heap_virtual_addresses_wrap_onto_physical() {
         let heaps = HeapMemory::new([4096, 0, 0, 0]);
-        let a = heaps.locate(heap_vbase(0) + 1024, 1024).unwrap();
-        let b = heaps.locate(heap_vbase(0) + 4096 + 1024, 1024).unwrap();
+        let a = heaps.locate(heaps.base(0) + 1024, 1024).unwrap();
+        let b = heaps.locate(heaps.base(0) + 4096 + 1024, 1024).unwrap();
         f32::store(a, 0, 3.5);
         assert_eq!(f32::load(b, 0), 3.5, "same physical bytes one lap later");
         assert!(
-            heaps.locate(heap_vbase(1), 16).is_none(),
+            heaps.locate(heaps.base(1), 16).is_none(),
             "ring 1 has no heap here"
         );
     }

@@ -149,6 +149,9 @@ pub struct Orchestrator {
     /// `hbg`: argument lists longer than a slot holds, published when the build ends
     /// (`crates/simpler-runtime/src/ring/arg_arena.rs`); `None` on `tmr`, whose slots keep their own.
     arg_arena: Option<ArenaWriter>,
+    /// The domain bits of this run's heap addresses and of its worker's external ones
+    /// (`crates/simpler-runtime/src/memory.rs`), which every tensor argument must carry.
+    domains: submit::Domains,
 }
 
 pub use crate::scheduler::ready::{READY_BATCH, READY_HOLD};
@@ -176,6 +179,7 @@ impl Orchestrator {
             RuntimeKind::Hbg => [sizes.task_window[0], 4, 4, 4],
         };
         Orchestrator {
+            domains: submit::Domains::of(&shared.memory),
             kind,
             rings: std::array::from_fn(|r| {
                 RingAllocator::new(

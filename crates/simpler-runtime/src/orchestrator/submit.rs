@@ -28,7 +28,7 @@ use crate::collectors::dep_gen::graph::GraphWriter;
 use crate::config::RingResource;
 use crate::config::RuntimeKind;
 use crate::fatal::{FatalCode, FatalContext, Stopped};
-use crate::memory::{heap_vbase, store_from_f64, view_offsets, RunMemory};
+use crate::memory::{domain_of, heap_vbase, is_heap_addr, store_from_f64, view_offsets, RunMemory};
 use crate::platform::{CoreType, MixedKernels, TaskShape};
 use crate::ring::alloc::SlotRefusal;
 use crate::ring::slots::ArgsMut;
@@ -157,6 +157,43 @@ struct Admitted {
     out_bytes: u64,
     /// The ring of the innermost scope.
     ring: usize,
+}
+
+/// The domain bits a tensor argument's address must carry (`memory.rs`): the run's for a heap
+/// address, its worker's for an external one.
+#[derive(Clone, Copy)]
+pub(crate) struct Domains {
+    heap: u64,
+    external: u64,
+}
+
+impl Domains {
+    /// The domains of `memory`'s run and worker.
+    pub fn of(memory: &RunMemory) -> Domains {
+        Domains {
+            heap: memory.heaps.domain(),
+            external: memory.external.domain(),
+        }
+    }
+
+    /// The address of ring `ring`'s heap's virtual offset 0 in this run
+    /// ([`crate::memory::HeapMemory::base`]).
+    #[inline(always)]
+    pub fn heap_base(self, ring: usize) -> u64 {
+        self.heap | heap_vbase(ring)
+    }
+
+    /// Non-zero when `addr` is not in this run's heap or its worker's external memory: a few
+    /// instructions and no branch, OR-ed over a submit's arguments and checked once.
+    #[inline(always)]
+    pub fn foreign(self, addr: u64) -> u64 {
+        let want = if is_heap_addr(addr) {
+            self.heap
+        } else {
+            self.external
+        };
+        domain_of(addr ^ want)
+    }
 }
 
 /// Why the live sink refused an edge.
@@ -555,14 +592,20 @@ impl Orchestrator {
         if launch.require_sync_start && block_num > 1 {
             self.check_sync_start(shape, block_num)?;
         }
-        let out_bytes: u64 = args
-            .tensors()
-            .iter()
-            .map(|a| match a {
-                TensorArg::Output(ci) => ci.buffer_size_bytes(),
-                _ => 0,
-            })
-            .fold(0u64, u64::saturating_add);
+        let mut out_bytes = 0u64;
+        let mut foreign = 0u64;
+        for a in args.tensors() {
+            match a {
+                TensorArg::Output(ci) => out_bytes = out_bytes.saturating_add(ci.buffer_size_bytes()),
+                TensorArg::Input(t)
+                | TensorArg::Inout(t)
+                | TensorArg::OutputExisting(t)
+                | TensorArg::NoDep(t) => foreign |= self.domains.foreign(t.addr()),
+            }
+        }
+        if foreign != 0 {
+            return Err(self.foreign_tensor(args));
+        }
         let frame = *self.scopes.last().expect("the root scope is always open");
         let ring = usize::from(frame.ring);
         if self.kind == RuntimeKind::Tmr {
@@ -596,6 +639,33 @@ impl Orchestrator {
             block_num,
             out_bytes,
             ring,
+        })
+    }
+
+    /// The first tensor argument from another run's heap or another worker's memory (the
+    /// domain bits of its address, `memory.rs`): its buffer is not this run's to read or write.
+    #[cold]
+    fn foreign_tensor(&self, args: &TaskArgs<'_>) -> Stopped {
+        let (i, t) = args
+            .tensors()
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| {
+                a.tensor()
+                    .filter(|t| self.domains.foreign(t.addr()) != 0)
+                    .map(|t| (i, t))
+            })
+            .expect("a foreign tensor argument was found");
+        self.invalid(if is_heap_addr(t.addr()) {
+            format!(
+                "argument {i} is an output of an earlier run (a run's outputs live only while it \
+                 runs: copy one into an external tensor to keep it)"
+            )
+        } else {
+            format!(
+                "argument {i} belongs to another Worker (a run reads and writes its own worker's \
+                 external tensors only)"
+            )
         })
     }
 
@@ -819,7 +889,7 @@ impl Orchestrator {
                 slots.note_heap(sref.index);
             }
             let n = args.tensors().len();
-            let heap_at = heap_vbase(task.ring) + heap_start;
+            let heap_at = self.domains.heap_base(task.ring) + heap_start;
             let memory = &shared.memory;
             let p = &mut *p;
             match (place, &mut self.arg_arena) {

@@ -31,6 +31,7 @@ use simpler_artifacts::publish::{Options, Publication, PublishError};
 use simpler_core::{containment, ArgTag, DepFlags, TaskId, Tensor, TensorArg};
 
 use super::writer::SectionWriter;
+use crate::memory::local_addr;
 
 fn arg_type(tag: ArgTag) -> json::ArgType {
     match tag {
@@ -249,16 +250,16 @@ impl GraphWriter {
                 ids.push(0);
                 continue;
             };
-            let id = match self.tensors_seen.entry((t.addr(), t.version())) {
+            let id = match self.tensors_seen.entry((local_addr(t.addr()), t.version())) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
-                    let id = *e.insert(tensor_id(t.addr(), t.version()));
+                    let id = *e.insert(tensor_id(local_addr(t.addr()), t.version()));
                     self.push(TENSORS, |buf| {
                         encode::tensor(
                             buf,
                             &TensorView {
                                 tensor_id: id,
-                                buffer_addr: t.addr(),
+                                buffer_addr: local_addr(t.addr()),
                                 version: Some(t.version()),
                                 dtype: t.dtype().name(),
                                 buffer_numel: t.buffer_numel(),
@@ -347,7 +348,10 @@ impl GraphWriter {
         if self.see(pred) {
             let e = self
                 .edge_into(pred, arg as i32, json::EdgeSource::Creator, DepFlags::WAIT_RETAIN)
-                .with_consumer(tensor_id(consumer.addr(), consumer.version()), slice(consumer));
+                .with_consumer(
+                    tensor_id(local_addr(consumer.addr()), consumer.version()),
+                    slice(consumer),
+                );
             self.edge(&e);
         }
     }
@@ -357,7 +361,10 @@ impl GraphWriter {
         self.see(pred);
         let e = self
             .edge_into(pred, arg as i32, json::EdgeSource::Tensormap, DepFlags::WAIT)
-            .with_consumer(tensor_id(producer.addr(), producer.version()), slice(consumer))
+            .with_consumer(
+                tensor_id(local_addr(producer.addr()), producer.version()),
+                slice(consumer),
+            )
             .with_producer(annotate_overlap(producer, consumer), slice(producer));
         self.edge(&e);
     }
