@@ -2,6 +2,8 @@
 worker's runtime and clusters go under it, the pytest plugin's flags fill what it leaves unset,
 and the runtime's defaults fill the rest (``docs/configuration.md``)."""
 
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from typing import Dict, List, Optional, Union
 
@@ -62,6 +64,23 @@ class CallConfig:
         if self.output_prefix is not None or not self.any_diagnostic():
             return self
         return replace(self, output_prefix=str(_native.output_folder(base)))
+
+
+@contextmanager
+def removed_if_left_empty(before: CallConfig, after: CallConfig):
+    """Runs the block; when it raises and ``after`` names a folder that ``before`` did not
+    (one ``with_output_folder`` made), removes that folder if nothing was written in it: a run
+    refused before it claimed its folder (an invalid config) leaves no empty folder behind."""
+    try:
+        yield
+    except BaseException:
+        made = after.output_prefix if after.output_prefix != before.output_prefix else None
+        if made is not None:
+            try:
+                os.rmdir(made)  # removes nothing unless the folder is empty
+            except OSError:
+                pass
+        raise
 
 
 __all__ = ["CallConfig"]

@@ -5,7 +5,7 @@ import os
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _native, _session
-from .config import CallConfig
+from .config import CallConfig, removed_if_left_empty
 from ._native import Report
 
 
@@ -22,14 +22,16 @@ class RunResult(NamedTuple):
         return all(ok for ok, _ in self.checks)
 
 
-def _layer(config: Optional[CallConfig], base: str) -> Tuple[CallConfig, bool]:
+def _layer(config: Optional[CallConfig], base: str) -> Tuple[CallConfig, CallConfig, bool, str]:
+    """The caller's config under the pytest plugin's flags: as layered, then with its output
+    folder made when a diagnostic is on; whether views are rendered; the folder's base name."""
     cfg = config if config is not None else CallConfig()
     active = _session.active
     if active is not None:
         # The flags under the caller's config; --runtime under both.
         cfg = CallConfig(runtime=active.runtime).under(active.config.under(cfg))
         base = active.folder_base
-    return cfg.with_output_folder(base), active is not None
+    return cfg, cfg.with_output_folder(base), active is not None, base
 
 
 def _params(params) -> List[str]:
@@ -43,24 +45,29 @@ def _params(params) -> List[str]:
 def run_example(name: str, params=None, config: Optional[CallConfig] = None) -> RunResult:
     """Runs the built-in example ``name`` (``simpler.examples()``) with ``params``
     (``{"size": 4096}``) and its golden check."""
-    cfg, views = _layer(config, f"{name}_default")
-    report, checks = _native.run_example(name, _params(params), cfg, views)
+    layered, cfg, views, _ = _layer(config, f"{name}_default")
+    with removed_if_left_empty(layered, cfg):
+        report, checks = _native.run_example(name, _params(params), cfg, views)
     return RunResult(report, checks)
 
 
 def run_workload(path, params=None, config: Optional[CallConfig] = None) -> RunResult:
-    """Runs a workload file (``docs/workloads.md``); ``params`` override its constants."""
+    """Runs a workload file (``docs/workloads.md``); ``params`` override its constants. A
+    diagnostic the file turns on writes to a new ``outputs/<stem>_<stamp>/`` unless the file or
+    ``config`` names a folder, as ``simpler run FILE.json`` does."""
     stem = os.path.splitext(os.path.basename(str(path)))[0]
-    cfg, views = _layer(config, stem)
-    report, checks = _native.run_workload(str(path), _params(params), cfg, views)
+    layered, cfg, views, base = _layer(config, stem)
+    with removed_if_left_empty(layered, cfg):
+        report, checks = _native.run_workload(str(path), _params(params), cfg, views, base)
     return RunResult(report, checks)
 
 
 def run_from_deps(path, config: Optional[CallConfig] = None, allow_incomplete: bool = False) -> RunResult:
     """Re-runs the tasks of a captured ``deps.json`` (no-op kernels, same views and deps);
     the last check says how many captured edges were wired again."""
-    cfg, views = _layer(config, "from_deps")
-    report, checks = _native.run_from_deps(str(path), cfg, allow_incomplete, views)
+    layered, cfg, views, _ = _layer(config, "from_deps")
+    with removed_if_left_empty(layered, cfg):
+        report, checks = _native.run_from_deps(str(path), cfg, allow_incomplete, views)
     return RunResult(report, checks)
 
 

@@ -11,10 +11,32 @@ to ``outputs/<test>_<case>_<UTC stamp>/`` (``<case>`` is the parametrize id, els
 as the original's scene tests do.
 """
 
+import argparse
+
 import pytest
 
 from . import _session
 from .config import CallConfig
+
+
+def level(flag: str, low: int, high: int):
+    """An argparse type for ``flag``'s optional LEVEL: an integer ``low..high``, else an error
+    that says how to write the flag (a bare flag takes the next argument when it is not an
+    option, so ``--dump-args tests/`` reads ``tests/`` as the level)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a level {low}-{high}: write {flag}=LEVEL, or put the test paths "
+                f"before a bare {flag}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"level {value} is not in {low}-{high}")
+        return value
+
+    return parse
 
 
 def pytest_addoption(parser):
@@ -25,10 +47,12 @@ def pytest_addoption(parser):
     group.addoption("--enable-dep-gen", action="store_true", default=False,
                     help="the dependency graph (deps.json + deps_viewer.txt)")
     group.addoption("--enable-l2-swimlane", "--enable-chip-swimlane", dest="enable_l2_swimlane",
-                    nargs="?", const=4, type=int, default=None, metavar="LEVEL",
+                    nargs="?", const=4, type=level("--enable-l2-swimlane", 0, 4), default=None,
+                    metavar="LEVEL",
                     help="per-task timing records at LEVEL 1-4 (the bare flag: 4) and the Perfetto "
                          "trace merged_swimlane.json")
-    group.addoption("--dump-args", nargs="?", const=1, type=int, default=None, metavar="LEVEL",
+    group.addoption("--dump-args", nargs="?", const=1, type=level("--dump-args", 0, 3), default=None,
+                    metavar="LEVEL",
                     help="task argument data (args_dump/): 1 partial (the bare flag), 2 full, 3 hybrid")
     group.addoption("--runtime", choices=["tmr", "hbg"], default=None,
                     help="the runtime of every Worker a test creates")

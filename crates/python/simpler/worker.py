@@ -8,7 +8,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _native, _session
-from .config import CallConfig
+from .config import CallConfig, removed_if_left_empty
 from ._native import Orchestrator, Report, Tensor
 from .kernel import KernelContext
 
@@ -70,13 +70,24 @@ class Worker:
         clusters: Optional[int] = None,
         collect_across_runs: bool = False,
     ):
-        active = _session.active
-        if active is not None and active.runtime is not None:
-            runtime = active.runtime
-        self.runtime = runtime
+        self._runtime = runtime
         self.clusters = clusters
         self.collect_across_runs = collect_across_runs
         self._native = _native.NativeWorker(collect_across_runs)
+
+    @property
+    def runtime(self) -> str:
+        """The runtime of this worker's runs: the pytest plugin's ``--runtime`` while a test
+        runs under it (read at each run, so a worker a module-scoped fixture built before the
+        session also takes it), else the one it was built with."""
+        active = _session.active
+        if active is not None and active.runtime is not None:
+            return active.runtime
+        return self._runtime
+
+    @runtime.setter
+    def runtime(self, value: str) -> None:
+        self._runtime = value
 
     # ---- tensors -------------------------------------------------------------------------
 
@@ -152,11 +163,14 @@ class Worker:
         after the run, as ``simpler run`` does.
         """
         site = caller_site()
-        cfg, views = self._effective(config, render_views, site)
+        layered, cfg, views = self._effective(config, render_views, site)
         base = CallConfig(runtime=self.runtime, clusters=self.clusters)
-        return self._native.run(orchestration, cfg, base, site, views)
+        with removed_if_left_empty(layered, cfg):
+            return self._native.run(orchestration, cfg, base, site, views)
 
     def _effective(self, config: Optional[CallConfig], render_views: Optional[bool], site: str):
+        """The run's config under the plugin's flags (as layered, then with its output folder
+        made when a diagnostic is on) and whether views are rendered."""
         cfg = config if config is not None else CallConfig()
         active = _session.active
         if active is not None:
@@ -166,7 +180,7 @@ class Worker:
             folder_base = site.split(".")[0] + "_default"
         if render_views is None:
             render_views = active is not None
-        return cfg.with_output_folder(folder_base), render_views
+        return cfg, cfg.with_output_folder(folder_base), render_views
 
     def flush_diagnostics(self) -> None:
         """Publishes every background export so far (``collect_across_runs``); raises

@@ -164,15 +164,23 @@ fn task_raw(d: &Bound<'_, PyAny>) -> PyResult<u64> {
 
 /// A bare Python number's bits, as the workload files encode a bare JSON number.
 fn number_bits(v: &Bound<'_, PyAny>, declared: Option<ScalarType>) -> PyResult<u64> {
-    let is_int = v.extract::<i128>().is_ok() && !v.is_instance_of::<pyo3::types::PyFloat>();
-    if is_int {
-        let i: i128 = v.extract()?;
+    let too_wide = || {
+        let repr = v.repr().map(|r| r.to_string()).unwrap_or_default();
+        SimplerError::new_err(format!("scalar {repr} does not fit in 64 bits"))
+    };
+    // A Python int too wide for i128 is still an int: an error, not a float's bits.
+    let int = match v.extract::<i128>() {
+        Ok(i) if !v.is_instance_of::<pyo3::types::PyFloat>() => Some(i),
+        Err(_) if v.is_instance_of::<pyo3::types::PyInt>() => return Err(too_wide()),
+        _ => None,
+    };
+    if let Some(i) = int {
         return Ok(match declared {
             Some(ScalarType::F32) => u64::from((i as f32).to_bits()),
             _ => i64::try_from(i)
                 .map(|x| x as u64)
                 .or_else(|_| u64::try_from(i))
-                .map_err(|_| SimplerError::new_err(format!("scalar {i} does not fit in 64 bits")))?,
+                .map_err(|_| too_wide())?,
         });
     }
     let f: f64 = v.extract().map_err(|_| {

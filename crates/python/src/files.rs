@@ -128,18 +128,41 @@ fn run_file(
 }
 
 /// Runs the workload file at `path` (`docs/workloads.md`) with `params` (`"NAME=VALUE"`).
+/// When the file turns a diagnostic on and neither it nor `config` names a folder, the
+/// artifacts go to a new `outputs/<folder_base>_<stamp>/`, as `simpler run FILE.json` does.
 #[pyfunction]
-#[pyo3(signature = (path, params, config, render_views = false))]
+#[pyo3(signature = (path, params, config, render_views = false, folder_base = None))]
 fn run_workload(
     py: Python<'_>,
     path: PathBuf,
     params: Vec<String>,
     config: &Bound<'_, PyAny>,
     render_views: bool,
+    folder_base: Option<String>,
 ) -> PyResult<(Py<PyReport>, Checks)> {
     let w = simpler_workloads::load(&path).map_err(|e| WorkloadError::new_err(chain(&e)))?;
-    let o = overrides(config, params, false)?;
-    run_file(py, render_views, || simpler_workloads::run_workload(&w, &o))
+    let mut o = overrides(config, params, false)?;
+    let merged = w.settings().clone().overlaid(&o.settings);
+    let mut made = None;
+    if let Some(base) = folder_base.filter(|_| merged.any_diagnostic() && merged.output_prefix.is_none()) {
+        let folder = output_folder(&base)?;
+        o.settings.output_prefix = Some(folder.clone());
+        made = Some(folder);
+    }
+    let result = run_file(py, render_views, || simpler_workloads::run_workload(&w, &o));
+    if result.is_err() {
+        if let Some(folder) = made {
+            remove_if_empty(&folder);
+        }
+    }
+    result
+}
+
+/// Removes `folder` if it is an empty folder: one this call made for a run that then never
+/// claimed it (its config refused), so that a failed call leaves no empty artifact folder.
+/// A folder with anything in it is left alone.
+fn remove_if_empty(folder: &std::path::Path) {
+    let _ = std::fs::remove_dir(folder); // fails, and removes nothing, unless empty
 }
 
 /// Re-runs the tasks of a captured deps.json (no-op kernels, same views and deps).

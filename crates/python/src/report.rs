@@ -52,6 +52,8 @@ pub struct PyReport {
     views: Vec<String>,
     /// What was lost (a diagnostic or view not fully written), one line each.
     lost: Vec<String>,
+    /// Files an earlier run left in the output folder, which this run's claim removed.
+    removed: Vec<String>,
     /// The wired edges, sorted; `None` when the config turned `record_edges` off.
     edges: Option<Vec<EdgeRow>>,
 }
@@ -67,7 +69,8 @@ impl PyReport {
 }
 
 impl PyReport {
-    /// The report of `r`; `fatal` when the run stopped on one; `lost` from rendering views.
+    /// The report of `r`; `fatal` when the run stopped on one; `lost`, what its diagnostics
+    /// (and views, when rendered) lost.
     pub fn new(r: &RunReport, fatal: Option<&Fatal>, lost: Vec<String>) -> PyReport {
         let dir = r.output.as_ref().map(|o| o.path().to_path_buf());
         let abs = |name: &str| {
@@ -114,6 +117,11 @@ impl PyReport {
             reasons,
             views,
             lost,
+            removed: r
+                .output
+                .as_ref()
+                .map(|o| o.removed_earlier().to_vec())
+                .unwrap_or_default(),
             edges,
         }
     }

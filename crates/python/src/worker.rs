@@ -156,7 +156,7 @@ pub fn finish(
         if render_views {
             simpler::render_views(r)
         } else {
-            Vec::new()
+            simpler::unwritten_diagnostics(r)
         }
     };
     match result {

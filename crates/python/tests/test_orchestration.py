@@ -2,8 +2,10 @@
 explicit deps, dummy tasks, alloc_tensors, manual scopes, SPMD blocks, the batch submit, every
 dtype to and from NumPy; and workload files and --from-deps runs from Python."""
 
+import json
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,6 +182,76 @@ def test_workload_files_and_from_deps_run_from_python(repo, tmp_path):
     with pytest.raises(simpler.WorkloadError, match="unknown example `nope`; built-in examples: "):
         simpler.run_example("nope")
     assert "vector_example" in simpler.examples()
+
+
+def test_a_workload_file_that_turns_a_diagnostic_on_writes_to_a_new_folder(repo, tmp_path, monkeypatch):
+    spec = json.loads((repo / "workloads" / "vector_example.json").read_text())
+    spec["diagnostics"] = {"enable_dep_gen": True}
+    (tmp_path / "diag.json").write_text(json.dumps(spec))
+    monkeypatch.chdir(tmp_path)
+    run = simpler.run_workload("diag.json", params={"SIZE": 64})
+    assert run.passed and run.report.outcomes["dep_gen"] == "written"
+    folder = Path(run.report.output_dir)
+    # Named by this test (the plugin's layout, as this suite runs under it).
+    assert folder.parent.name == "outputs" and folder.name.startswith("test_a_workload_file_that")
+    assert (folder / "deps.json").is_file()
+
+
+def test_a_refused_config_leaves_no_empty_output_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = simpler.Worker()
+    bad = simpler.CallConfig(enable_dep_gen=True, clusters=0)
+    with pytest.raises(simpler.ConfigError, match="clusters is 0"):
+        w.run(lambda o: o.submit("noop"), bad)
+    with pytest.raises(simpler.ConfigError, match="clusters is 0"):
+        simpler.run_example("vector_example", config=bad)
+    assert list((tmp_path / "outputs").iterdir()) == []
+
+
+def test_lost_and_removed_are_reported_without_views(tmp_path):
+    w = simpler.Worker()
+    folder = tmp_path / "run"
+    cfg = simpler.CallConfig(enable_dep_gen=True, output_prefix=str(folder))
+    first = w.run(lambda o: o.submit("noop"), cfg, render_views=False)
+    assert (first.lost, first.removed) == ([], [])
+    second = w.run(lambda o: o.submit("noop"), cfg, render_views=False)
+    assert sorted(second.removed) == ["deps.json", "name_map.json", "run.json"]
+    (folder / "deps.json").unlink()
+    (folder / "deps.json").mkdir()  # the graph cannot be written
+    third = w.run(lambda o: o.submit("noop"), cfg, render_views=False)
+    assert third.outcomes["dep_gen"] == "failed"
+    assert len(third.lost) == 1 and third.lost[0].startswith("dep_gen failed: "), third.lost
+
+
+def test_an_output_kept_past_its_run_or_another_workers_tensor_is_refused():
+    w, other = simpler.Worker(), simpler.Worker()
+    a = w.tensor(np.full(4, 2.0, np.float32))
+    f = w.alloc((4,), "float32")
+    kept = []
+    w.run(lambda o: kept.append(o.submit("add", INPUT(a), INPUT(a), OUTPUT((4,))).output(0)))
+    with pytest.raises(simpler.FatalError, match="argument 0 is an output of an earlier run"):
+        w.run(lambda o: o.submit("add_scalar", INPUT(kept[0]), OUTPUT_EXISTING(f), 1.0))
+    with pytest.raises(simpler.TensorError, match="belongs to another Worker"):
+        other.read(a)
+    g = other.alloc((4,), "float32")
+    with pytest.raises(simpler.FatalError, match="argument 0 belongs to another Worker"):
+        other.run(lambda o: o.submit("copy", INPUT(a), OUTPUT_EXISTING(g)))
+    np.testing.assert_array_equal(w.read(f), np.zeros(4, np.float32))
+    np.testing.assert_array_equal(other.read(g), np.zeros(4, np.float32))
+    assert w.read(w.alloc((4, 6))[4:4, 1:3]).shape == (0, 2)
+
+
+def test_scalars_wider_than_64_bits_are_errors_not_float_bits():
+    w = simpler.Worker()
+    got = []
+    w.register_kernel(100, "read_scalar", lambda ctx: got.append(ctx.scalar(0)))
+    f = w.alloc((1,), "float32")
+    w.run(lambda o: o.submit("read_scalar", OUTPUT_EXISTING(f), 2**64 - 1))
+    assert got == [2**64 - 1]
+    for v in (2**64, 2**127, 2**200, -(2**200)):
+        with pytest.raises(simpler.FatalError, match=f"scalar {v} does not fit in 64 bits"):
+            w.run(lambda o: o.submit("read_scalar", OUTPUT_EXISTING(f), v))
+    assert got == [2**64 - 1]
 
 
 def test_a_scope_exit_hands_its_ready_tasks_over_before_host_work():

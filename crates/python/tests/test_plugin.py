@@ -94,3 +94,40 @@ def test_the_flags_are_registered(pytester):
     for flag in ["--enable-scope-stats", "--enable-dep-gen", "--enable-l2-swimlane", "--enable-chip-swimlane",
                  "--dump-args=[LEVEL]", "--runtime={tmr,hbg}"]:
         assert any(flag in line for line in result.outlines), flag
+
+
+FIXTURE_SCENE = '''
+import pytest
+import simpler
+
+MODULE_WORKER = simpler.Worker()
+
+@pytest.fixture(scope="module")
+def worker():
+    return simpler.Worker()
+
+def test_runtimes(worker):
+    local = simpler.Worker()
+    got = [w.run(lambda o: o.submit("noop")).runtime for w in (MODULE_WORKER, worker, local)]
+    print("RUNTIMES", *got, worker.runtime)
+'''
+
+
+def test_runtime_reaches_workers_built_by_fixtures_and_at_module_level(pytester):
+    pytester.makepyfile(test_fixture=FIXTURE_SCENE)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", "--runtime", "hbg")
+    result.assert_outcomes(passed=1)
+    line = next(t for t in result.outlines if "RUNTIMES" in t)
+    assert line.split("RUNTIMES")[1].split() == ["hbg", "hbg", "hbg", "hbg"]
+
+
+def test_a_bare_level_flag_before_a_path_is_a_usage_error_that_says_how(pytester):
+    pytester.makepyfile(test_scene=SCENE)
+    for flag in ["--dump-args", "--enable-l2-swimlane"]:
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", flag, "test_scene.py")
+        assert result.ret == 4, result.outlines  # pytest's usage error
+        assert any(
+            f"'test_scene.py' is not a level" in t and f"write {flag}=LEVEL" in t for t in result.errlines
+        ), result.errlines
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--dump-args=7", "test_scene.py")
+    assert result.ret == 4 and any("level 7 is not in 0-3" in t for t in result.errlines), result.errlines

@@ -39,6 +39,20 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
     }
 }
 
+/// What a requested diagnostic lost: `"<name> <outcome>: <reason>"`, or nothing when it was
+/// fully written (the lines `post_run` returns, before any view's).
+pub fn unwritten(entry: &DiagnosticEntry) -> Option<String> {
+    match entry.outcome {
+        Outcome::Written => None,
+        o => Some(format!(
+            "{} {}: {}",
+            entry.name,
+            o.as_str(),
+            entry.reason.as_deref().unwrap_or("no reason recorded")
+        )),
+    }
+}
+
 /// Reports the artifacts of a finished run, renders their views and rewrites the manifest
 /// with them. Returns what was lost (a diagnostic withheld, partial or failed, a view or the
 /// manifest that could not be written), one line each; empty when everything was written.
@@ -63,15 +77,7 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
     let mut lost = Vec::new();
     for entry in report.diagnostics.clone() {
         describe(output.path(), report, &entry);
-        match entry.outcome {
-            Outcome::Written => {}
-            o => lost.push(format!(
-                "{} {}: {}",
-                entry.name,
-                o.as_str(),
-                entry.reason.as_deref().unwrap_or("no reason recorded")
-            )),
-        }
+        lost.extend(unwritten(&entry));
         if entry.files.is_empty() || interrupted {
             continue;
         }

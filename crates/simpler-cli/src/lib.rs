@@ -130,3 +130,17 @@ fn report(result: anyhow::Result<()>) -> u8 {
 pub fn render_views(report: &mut simpler_runtime::RunReport) -> Vec<String> {
     diagnostics::post_run(report)
 }
+
+/// What a run's requested diagnostics lost, one line each (`"dep_gen failed: <reason>"`): the
+/// lines [`render_views`] returns for the diagnostics, for a caller that renders no view.
+/// Scope stats queued for a background writer are not lost (yet): its flush says whether
+/// they were (`Worker::flush_diagnostics`).
+pub fn unwritten_diagnostics(report: &simpler_runtime::RunReport) -> Vec<String> {
+    let queued = report.scope_stats.as_ref().is_some_and(|s| s.background);
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| !(queued && d.name == simpler_runtime::collectors::scope_stats::NAME))
+        .filter_map(diagnostics::unwritten)
+        .collect()
+}

@@ -15,7 +15,7 @@ pub(crate) mod collector;
 pub(crate) mod export;
 pub(crate) mod probe;
 
-pub use export::ScopeStatsOutcome;
+pub use export::{ScopeStatsOutcome, NAME};
 
 /// Records per buffer.
 pub const RECORDS_PER_BUFFER: usize = 512;
