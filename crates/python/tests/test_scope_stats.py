@@ -29,7 +29,7 @@ def line_of(marker):
     return next(i + 1 for i, t in enumerate(lines) if marker in t and "line_of(" not in t)
 
 
-def vector_run(w, config):
+def vector_run(w, config, render_views=None):
     a = w.tensor(np.full(N, 2.0, np.float32))
     b = w.tensor(np.full(N, 3.0, np.float32))
     f = w.alloc((N,), "float32")
@@ -42,7 +42,7 @@ def vector_run(w, config):
             g = o.submit("mul", INPUT(d), INPUT(e), OUTPUT((N,))).output(0)
             o.submit("add", INPUT(g), INPUT(c), OUTPUT_EXISTING(f))
 
-    report = w.run(orch, config)  # root-run
+    report = w.run(orch, config, render_views)  # root-run
     np.testing.assert_array_equal(w.read(f), np.full(N, 47.0, np.float32))
     return report
 
@@ -90,14 +90,21 @@ def test_four_samples_as_the_rust_example_with_python_sites(tmp_path):
 def test_background_mode_publishes_at_the_flush(tmp_path):
     w = simpler.Worker(collect_across_runs=True)
     w.hold_background_writer(True)
-    vector_run(w, simpler.CallConfig(enable_scope_stats=True, output_prefix=str(tmp_path)))
-    jsonl = tmp_path / "scope_stats" / "scope_stats.jsonl"
-    assert not jsonl.exists(), "run() returned before the file exists"
+    for views in (False, True):
+        folder = tmp_path / f"views_{views}"
+        report = vector_run(w, simpler.CallConfig(enable_scope_stats=True, output_prefix=str(folder)), views)
+        assert not (folder / "scope_stats" / "scope_stats.jsonl").exists(), "run() returned before the file exists"
+        assert report.outcomes["scope_stats"] == "withheld" and report.lost == [], report.lost
     w.hold_background_writer(False)
     w.flush_diagnostics()
-    meta, *samples = lines_of(tmp_path)
-    assert (meta["total"], meta["collection_verdict"], meta["host_retained_records"]) == (4, "published", 4)
-    assert len(samples) == 4
+    for views in (False, True):
+        folder = tmp_path / f"views_{views}"
+        meta, *samples = lines_of(folder)
+        assert (meta["total"], meta["collection_verdict"], meta["host_retained_records"]) == (4, "published", 4)
+        assert len(samples) == 4
+        run = json.loads((folder / "run.json").read_text())
+        entry = next(d for d in run["diagnostics"] if d["name"] == "scope_stats")
+        assert entry["outcome"] == "written" and entry["files"][0]["name"] == "scope_stats/scope_stats.jsonl"
 
 
 def test_a_lost_background_export_fails_every_later_flush(tmp_path):

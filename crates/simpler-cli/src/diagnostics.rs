@@ -39,9 +39,15 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
     }
 }
 
-/// What a requested diagnostic lost: `"<name> <outcome>: <reason>"`, or nothing when it was
-/// fully written (the lines `post_run` returns, before any view's).
-pub fn unwritten(entry: &DiagnosticEntry) -> Option<String> {
+/// What a requested diagnostic of `report` lost: `"<name> <outcome>: <reason>"`, or nothing
+/// when it was fully written (the lines `post_run` returns, before any view's). Scope stats
+/// queued for a background writer are not lost (yet): its flush says whether they were
+/// (`Worker::flush_diagnostics`).
+pub fn unwritten(report: &RunReport, entry: &DiagnosticEntry) -> Option<String> {
+    let queued = report.scope_stats.as_ref().is_some_and(|s| s.background);
+    if queued && entry.name == simpler_runtime::collectors::scope_stats::NAME {
+        return None;
+    }
     match entry.outcome {
         Outcome::Written => None,
         o => Some(format!(
@@ -77,7 +83,7 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
     let mut lost = Vec::new();
     for entry in report.diagnostics.clone() {
         describe(output.path(), report, &entry);
-        lost.extend(unwritten(&entry));
+        lost.extend(unwritten(report, &entry));
         if entry.files.is_empty() || interrupted {
             continue;
         }

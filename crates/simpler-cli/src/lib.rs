@@ -136,11 +136,9 @@ pub fn render_views(report: &mut simpler_runtime::RunReport) -> Vec<String> {
 /// Scope stats queued for a background writer are not lost (yet): its flush says whether
 /// they were (`Worker::flush_diagnostics`).
 pub fn unwritten_diagnostics(report: &simpler_runtime::RunReport) -> Vec<String> {
-    let queued = report.scope_stats.as_ref().is_some_and(|s| s.background);
     report
         .diagnostics
         .iter()
-        .filter(|d| !(queued && d.name == simpler_runtime::collectors::scope_stats::NAME))
-        .filter_map(diagnostics::unwritten)
+        .filter_map(|d| diagnostics::unwritten(report, d))
         .collect()
 }

@@ -247,6 +247,7 @@ impl Worker {
             run_epoch,
             buf_seq: &self.buf_seq,
             background,
+            manifest: output.as_ref().map(RunOutput::pending),
             kernels: &self.kernels,
             wait: cfg.faults.backpressure_wait.unwrap_or(BACKPRESSURE_WAIT),
         };

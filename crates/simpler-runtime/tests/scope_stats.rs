@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use simpler_artifacts::manifest::{FileEntry, Outcome, RunManifest};
 use simpler_artifacts::scope_stats::{Phase, Reader, Sample};
 use simpler_core::{DType, TaskArgs, TensorCreateInfo};
 use simpler_runtime::collectors::Faults;
@@ -495,6 +496,65 @@ fn background_mode_publishes_at_flush_with_eleven_keys() {
         )
     );
     assert_eq!(samples(dir.path()).len(), 4);
+}
+
+#[test]
+fn a_background_publication_lands_in_run_json_and_keeps_its_folder_until_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = background_worker();
+    w.hold_background_writer(true);
+    w.run(&cfg(dir.path()), vector_shape).unwrap();
+    let manifest = |dir: &Path| RunManifest::read(&dir.join("run.json")).unwrap();
+    let entry = |m: &RunManifest| {
+        m.diagnostics
+            .iter()
+            .find(|d| d.name == "scope_stats")
+            .cloned()
+            .unwrap()
+    };
+    let before = manifest(dir.path());
+    assert_eq!(entry(&before).outcome, Outcome::Withheld);
+    // The file is still to come: a run into the folder is refused, not let remove it.
+    match w.run(
+        &CallConfig {
+            enable_scope_stats: false,
+            enable_dep_gen: true,
+            ..cfg(dir.path())
+        },
+        vector_shape,
+    ) {
+        Err(RunError::OutputFolder(e)) => assert!(e.to_string().contains("is in use by another run"), "{e}"),
+        other => panic!("a run took the folder of a pending publication: {other:?}"),
+    }
+    w.hold_background_writer(false);
+    w.flush_diagnostics().unwrap();
+    let after = manifest(dir.path());
+    assert_eq!(after.run_id, before.run_id);
+    let e = entry(&after);
+    assert_eq!((e.outcome, e.reason), (Outcome::Written, None));
+    let bytes = std::fs::metadata(artifact(dir.path())).unwrap().len();
+    assert_eq!(
+        e.files,
+        vec![FileEntry {
+            name: "scope_stats/scope_stats.jsonl".into(),
+            bytes
+        }]
+    );
+    assert_eq!(
+        simpler_artifacts::manifest::check(&artifact(dir.path())),
+        None,
+        "no false warning"
+    );
+    // Published: the folder is free again.
+    w.run(
+        &CallConfig {
+            enable_scope_stats: false,
+            enable_dep_gen: true,
+            ..cfg(dir.path())
+        },
+        vector_shape,
+    )
+    .unwrap();
 }
 
 #[test]

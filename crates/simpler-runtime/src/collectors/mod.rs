@@ -75,6 +75,8 @@ pub(crate) struct StartCtx<'a> {
     pub buf_seq: &'a Arc<AtomicU32>,
     /// The worker's background writer, in background mode.
     pub background: Option<&'a BackgroundWriter>,
+    /// A hold on the run's claimed output folder and manifest, for a background publication.
+    pub manifest: Option<output::PendingManifest>,
     pub kernels: &'a KernelRegistry,
     /// A producer's back-pressure wait for a buffer.
     pub wait: Duration,

@@ -4,7 +4,7 @@
 //! travels with the [`RunOutput`] in the run's report, so a caller that renders views from the
 //! artifacts (the CLI) keeps the folder until it is done and records the views in the manifest.
 
-use crate::sync::unmodeled::AtomicU64;
+use crate::sync::unmodeled::{AtomicU64, Mutex};
 use crate::sync::Ordering;
 use std::path::Path;
 use std::sync::Arc;
@@ -22,8 +22,61 @@ use crate::fatal::{Fatal, FatalCode};
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     folder: Arc<OutputFolder>,
+    /// Shared with a background publication of the run's scope stats ([`PendingManifest`]).
+    state: Arc<Mutex<ManifestState>>,
+}
+
+/// A run's manifest as the run and a background publication of its scope stats both write it.
+#[derive(Debug)]
+struct ManifestState {
     manifest: RunManifest,
-    manifest_error: Option<String>,
+    /// The scope-stats entry a background publication recorded: it stands over the run's own
+    /// (`withheld`, queued), whichever of the two writes comes first.
+    published: Option<DiagnosticEntry>,
+    /// Why the last write failed, if it did.
+    error: Option<String>,
+}
+
+impl ManifestState {
+    /// Writes the manifest with the published entry over the run's own.
+    fn write(&mut self, folder: &Path) -> Option<&str> {
+        if let Some(p) = &self.published {
+            match self.manifest.diagnostics.iter_mut().find(|d| d.name == p.name) {
+                Some(d) => *d = p.clone(),
+                None => self.manifest.diagnostics.push(p.clone()),
+            }
+        }
+        self.error = self.manifest.write(folder).err().map(|e| e.to_string());
+        self.error.as_deref()
+    }
+}
+
+/// A background publication's hold on its run's output (`collect_across_runs`): the folder
+/// stays claimed until the publication lands (a later run into it is refused as busy instead
+/// of removing a file still to come), and the publication records its outcome in the run's
+/// `run.json`, which otherwise says `withheld` for ever.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingManifest {
+    folder: Arc<OutputFolder>,
+    state: Arc<Mutex<ManifestState>>,
+}
+
+impl PendingManifest {
+    /// Records `entry` (the published scope stats) in the run's manifest and writes it; the
+    /// write's error, if any.
+    pub fn record(&self, entry: DiagnosticEntry) -> Result<(), String> {
+        let mut st = self.state.lock();
+        st.published = Some(entry);
+        match st.write(self.folder.path()) {
+            None => Ok(()),
+            Some(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The run's folder.
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
 }
 
 static RUN_SEQ: AtomicU64 = AtomicU64::new(0);
@@ -70,14 +123,26 @@ impl RunOutput {
         })?;
         Ok(RunOutput {
             folder: Arc::new(claimed),
-            manifest,
-            manifest_error: None,
+            state: Arc::new(Mutex::new(ManifestState {
+                manifest,
+                published: None,
+                error: None,
+            })),
         })
+    }
+
+    /// The hold a background publication of this run's scope stats keeps ([`PendingManifest`]).
+    pub(crate) fn pending(&self) -> PendingManifest {
+        PendingManifest {
+            folder: self.folder.clone(),
+            state: self.state.clone(),
+        }
     }
 
     /// Records how the run ended and what each diagnostic left, and writes the manifest.
     pub(crate) fn finish(&mut self, fatal: Option<&Fatal>, entries: Vec<DiagnosticEntry>) {
-        let m = &mut self.manifest;
+        let mut st = self.state.lock();
+        let m = &mut st.manifest;
         m.ended = Some(iso_utc(SystemTime::now()));
         m.status = match fatal.map(|f| f.code) {
             None => RunStatus::Completed,
@@ -91,7 +156,7 @@ impl RunOutput {
             message: f.message.clone(),
         });
         m.diagnostics = entries;
-        self.write_manifest();
+        st.write(self.folder.path());
     }
 
     /// A run refused after the claim (before anything ran): its `running` manifest is removed
@@ -105,9 +170,10 @@ impl RunOutput {
         self.folder.path()
     }
 
-    /// The manifest as last written (or attempted).
-    pub fn manifest(&self) -> &RunManifest {
-        &self.manifest
+    /// The manifest as last written (or attempted), a background publication's outcome
+    /// included once it landed.
+    pub fn manifest(&self) -> RunManifest {
+        self.state.lock().manifest.clone()
     }
 
     /// What the claim removed of an earlier run in this folder (relative names).
@@ -116,26 +182,22 @@ impl RunOutput {
     }
 
     /// Why the last manifest write failed, if it did (the artifacts then cannot be vouched for).
-    pub fn manifest_error(&self) -> Option<&str> {
-        self.manifest_error.as_deref()
+    pub fn manifest_error(&self) -> Option<String> {
+        self.state.lock().error.clone()
     }
 
     /// Records a view derived from the artifacts (a report, a text view, a trace) that was just
     /// published at `path` with `bytes`; call [`RunOutput::write_manifest`] afterwards.
     pub fn add_view(&mut self, path: &Path, bytes: u64) {
         let name = simpler_artifacts::manifest::relative_name(self.path(), path);
-        self.manifest.views.retain(|v| v.name != name);
-        self.manifest.views.push(FileEntry { name, bytes });
+        let views = &mut self.state.lock().manifest.views;
+        views.retain(|v| v.name != name);
+        views.push(FileEntry { name, bytes });
     }
 
     /// Writes the manifest (last, after every file it lists); a failure is kept for
     /// [`RunOutput::manifest_error`] and returned.
-    pub fn write_manifest(&mut self) -> Option<&str> {
-        self.manifest_error = self
-            .manifest
-            .write(self.folder.path())
-            .err()
-            .map(|e| e.to_string());
-        self.manifest_error.as_deref()
+    pub fn write_manifest(&mut self) -> Option<String> {
+        self.state.lock().write(self.folder.path()).map(str::to_string)
     }
 }

@@ -62,9 +62,11 @@ pub(crate) use handoff::{Exclusive, HandoffCell, Shared};
 
 /// Atomics that stay `std`'s under loom: process-wide counters in `static`s (loom's cannot be
 /// built in a `static`), and the simulated device memory, whose `unsafe` byte-buffer cast
-/// relies on `std::sync::atomic::AtomicU8` having `u8`'s layout (loom's does not). No model
-/// involves either.
+/// relies on `std::sync::atomic::AtomicU8` having `u8`'s layout (loom's does not); and the
+/// lock of a run's manifest, shared by the run and the background writer thread, which live
+/// outside every model. No model involves any of them.
 pub(crate) mod unmodeled {
+    pub(crate) use parking_lot::Mutex;
     pub(crate) use std::sync::atomic::{AtomicU64, AtomicU8};
 }
 

@@ -192,7 +192,16 @@ fn writer_loop(inner: &Inner) {
             }
         };
         let result = job.publish(false);
+        // The run's run.json says what became of the file (it said `withheld`, queued), and
+        // the folder stays claimed until here (`PendingManifest`).
+        let recorded = job
+            .manifest
+            .as_ref()
+            .map(|m| m.record(job.published_entry(m.path(), &result)));
         let mut st = inner.state.lock();
+        if let Some(Err(e)) = recorded {
+            st.fail(format!("run {} (run.json): {e}", job.run_epoch));
+        }
         st.busy = false;
         st.unpublished = st.unpublished.saturating_sub(1);
         match result {

@@ -27,6 +27,7 @@ use super::background::BackgroundWriter;
 use super::collector::Collected;
 use super::probe::ProducerFinal;
 use super::ARTIFACT;
+use crate::collectors::output::PendingManifest;
 
 /// Capacities the metadata line reports (the run's effective configuration).
 #[derive(Clone, Copy, Debug)]
@@ -129,9 +130,32 @@ pub(crate) struct ExportJob {
     pub body: Option<PathBuf>,
     pub run_epoch: u64,
     pub verdict: CollectionVerdict,
+    /// A background job's hold on its run's folder and manifest ([`PendingManifest`]).
+    pub manifest: Option<PendingManifest>,
 }
 
 impl ExportJob {
+    /// The run manifest's entry for this job's publication, `result` (its path and size, or
+    /// its error): written, partial (the verdict says why) or failed.
+    pub fn published_entry(&self, folder: &Path, result: &Result<(PathBuf, u64), String>) -> DiagnosticEntry {
+        let (outcome, reason, files) = match result {
+            Ok((path, bytes)) => {
+                let files = vec![crate::collectors::file_entry(folder, path, *bytes)];
+                match self.verdict {
+                    CollectionVerdict::Published => (Outcome::Written, None, files),
+                    ref v => (Outcome::Partial, Some(v.as_str().to_string()), files),
+                }
+            }
+            Err(e) => (Outcome::Failed, Some(e.clone()), Vec::new()),
+        };
+        DiagnosticEntry {
+            name: NAME.into(),
+            outcome,
+            reason,
+            files,
+        }
+    }
+
     /// Writes `metadata + body` through the publish path: replacing an existing file when
     /// `overwrite`, else failing (and leaving that file untouched). Returns the path and size.
     pub fn publish(&self, overwrite: bool) -> Result<(PathBuf, u64), String> {
@@ -205,11 +229,15 @@ pub(crate) fn close_run(
     mut collected: Collected,
     fin: Option<ProducerFinal>,
     run_fatal: bool,
-    background: Option<&BackgroundWriter>,
+    background: Option<(&BackgroundWriter, Option<PendingManifest>)>,
     run_epoch: u64,
 ) -> ScopeStatsOutcome {
     let Some(fin) = fin else {
-        return close_unproven(prefix, collected, background, run_epoch);
+        return close_unproven(prefix, collected, background.map(|b| b.0), run_epoch);
+    };
+    let (background, manifest) = match background {
+        Some((bg, m)) => (Some(bg), m),
+        None => (None, None),
     };
     if let Some(held) = &fin.held {
         collected.append(held);
@@ -246,6 +274,7 @@ pub(crate) fn close_run(
         body,
         run_epoch,
         verdict: verdict.clone(),
+        manifest,
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), verdict.as_str(), &collected);
     out.total = known(total);
@@ -312,6 +341,7 @@ fn close_unproven(
         body,
         run_epoch,
         verdict: CollectionVerdict::PartialCutUnknown,
+        manifest: None,
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
     publish_into(&job, &mut out);

@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::channel::{BufferChannel, CollectorThread};
+use super::output::PendingManifest;
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
 use background::BackgroundWriter;
 use collector::Collected;
@@ -74,6 +75,7 @@ pub(crate) fn start<'a>(
         thread: collector::spawn(channel, dir, ctx.run_epoch, f.host_storage_limit),
         caps,
         background: ctx.background,
+        pending: ctx.background.and(ctx.manifest.clone()),
         run_epoch: ctx.run_epoch,
     })))
 }
@@ -83,21 +85,31 @@ struct ScopeStats<'a> {
     thread: CollectorThread<RecordBuffer, Collected>,
     caps: Capacities,
     background: Option<&'a BackgroundWriter>,
+    /// In background mode: the run's folder and manifest, which the publication keeps claimed
+    /// and records its outcome in.
+    pending: Option<PendingManifest>,
     run_epoch: u64,
 }
 
 impl Collector for ScopeStats<'_> {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
-        let collected = self.thread.stop();
+        let ScopeStats {
+            thread,
+            caps,
+            background,
+            pending,
+            run_epoch,
+        } = *self;
+        let collected = thread.stop();
         let fin = finals.scope_stats.take();
         let o = close_run(
             prefix,
-            &self.caps,
+            &caps,
             collected,
             fin,
             run.fatal,
-            self.background,
-            self.run_epoch,
+            background.map(|bg| (bg, pending)),
+            run_epoch,
         );
         out.entries.push(o.manifest_entry(prefix));
         out.scope_stats = Some(o);
