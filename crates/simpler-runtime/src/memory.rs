@@ -514,6 +514,12 @@ mod tests {
             Err(MemoryError::TooLarge { .. })
         ));
         assert_eq!(m.alloc(&[4], DType::Float32).unwrap().size_bytes(), 16);
+        // 16 TiB: past the external address space (below the heaps'), refused before any
+        // allocation is tried.
+        assert!(matches!(
+            m.alloc(&[1 << 30, 1 << 12], DType::Float32),
+            Err(MemoryError::TooLarge { .. })
+        ));
     }
 
     #[test]
