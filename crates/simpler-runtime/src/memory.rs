@@ -81,6 +81,28 @@ impl Bytes {
         // box exactly once, so it is freed exactly once with the layout it was allocated with.
         Bytes(unsafe { Box::from_raw(ptr) })
     }
+    /// `len` zero bytes as [`Bytes::zeroed`] maps them, or `None` when the allocator refuses
+    /// them (more than the host will lend), where `zeroed` aborts the process.
+    pub fn try_zeroed(len: usize) -> Option<Bytes> {
+        if len == 0 {
+            return Some(Bytes::zeroed(0));
+        }
+        let layout = std::alloc::Layout::array::<AtomicU8>(len).ok()?;
+        // SAFETY: `layout` has a non-zero size (`len > 0` elements of one byte each), as
+        // `alloc_zeroed` requires.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU8>();
+        if ptr.is_null() {
+            return None;
+        }
+        // SAFETY: `ptr` is non-null and was allocated by the global allocator with
+        // `Layout::array::<AtomicU8>(len)`, the layout `Box<[AtomicU8]>` of `len` elements
+        // uses (std's `Box` memory-layout rules), and its bytes are zeroed: all-zero bytes are
+        // valid `AtomicU8`s (the bit validity of `u8`). Ownership moves into the box exactly
+        // once, so it is freed exactly once, with that layout.
+        Some(Bytes(unsafe {
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len))
+        }))
+    }
     /// The bytes.
     #[inline]
     pub fn as_slice(&self) -> &[AtomicU8] {
@@ -144,6 +166,15 @@ pub enum MemoryError {
         /// The requested dtype.
         dtype: DType,
     },
+    /// The host's allocator refused the buffer's bytes (more than it will lend).
+    HostRefused {
+        /// The requested shape.
+        shape: Vec<u32>,
+        /// The requested dtype.
+        dtype: DType,
+        /// The bytes asked for.
+        bytes: u64,
+    },
 }
 
 impl fmt::Display for MemoryError {
@@ -180,6 +211,12 @@ impl fmt::Display for MemoryError {
                 write!(
                     f,
                     "a {dtype} buffer of shape {shape:?} exceeds the addressable size"
+                )
+            }
+            MemoryError::HostRefused { shape, dtype, bytes } => {
+                write!(
+                    f,
+                    "the host refused the {bytes} bytes of a {dtype} buffer of shape {shape:?}"
                 )
             }
         }
@@ -225,16 +262,24 @@ impl ExternalMemory {
             .filter(|&b| b <= isize::MAX as u64 / 2)
             .ok_or_else(too_large)?;
         let reserve = size.max(1).div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN;
-        let local = EXTERNAL_BASE + self.next.fetch_add(reserve, Ordering::Relaxed);
-        // Every external address of the worker's life stays below the heaps' (never reused).
-        if local.checked_add(reserve).is_none_or(|end| end > heap_vbase(0)) {
-            return Err(too_large());
-        }
-        let addr = self.domain | local;
+        // The bytes first: a refusal then takes no address.
+        let bytes = Bytes::try_zeroed(size as usize).ok_or_else(|| MemoryError::HostRefused {
+            shape: shape.to_vec(),
+            dtype,
+            bytes: size,
+        })?;
+        // Every external address of the worker's life stays below the heaps' (never reused);
+        // a buffer that would cross them takes none either.
+        let room = heap_vbase(0) - EXTERNAL_BASE;
+        let offset = self
+            .next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                n.checked_add(reserve).filter(|&end| end <= room)
+            })
+            .map_err(|_| too_large())?;
+        let addr = self.domain | (EXTERNAL_BASE + offset);
         let t = Tensor::contiguous(addr, size, shape, dtype, TaskId::INVALID).map_err(MemoryError::Tensor)?;
-        self.buffers
-            .write()
-            .insert(addr, Arc::new(Bytes::zeroed(size as usize)));
+        self.buffers.write().insert(addr, Arc::new(bytes));
         Ok(t)
     }
     /// Frees the buffer at `addr` (kernels still holding it keep it alive until they finish).
@@ -514,12 +559,31 @@ mod tests {
             Err(MemoryError::TooLarge { .. })
         ));
         assert_eq!(m.alloc(&[4], DType::Float32).unwrap().size_bytes(), 16);
-        // 16 TiB: past the external address space (below the heaps'), refused before any
-        // allocation is tried.
+        // 16 TiB: past the external address space (below the heaps'): refused, by the host
+        // or by the address space, never an abort.
         assert!(matches!(
             m.alloc(&[1 << 30, 1 << 12], DType::Float32),
-            Err(MemoryError::TooLarge { .. })
+            Err(MemoryError::TooLarge { .. } | MemoryError::HostRefused { .. })
         ));
+        // 4 TiB fits the address space, not this machine (nor any the suite runs on): the
+        // allocator's refusal is an error, where it aborted the process.
+        assert_eq!(
+            m.alloc(&[1 << 30, 1 << 10], DType::Float32)
+                .unwrap_err()
+                .to_string(),
+            "the host refused the 4398046511104 bytes of a FLOAT32 buffer of shape [1073741824, 1024]"
+        );
+        // The fallible path's buffers are zeroed and usable, empty ones included.
+        let b = Bytes::try_zeroed(1 << 20).unwrap();
+        assert!(b.as_slice().iter().all(|x| x.load(Ordering::Relaxed) == 0));
+        b.as_slice()[(1 << 20) - 1].store(7, Ordering::Relaxed);
+        assert_eq!(b.as_slice()[(1 << 20) - 1].load(Ordering::Relaxed), 7);
+        assert!(Bytes::try_zeroed(0).unwrap().is_empty());
+        // Refusals took no address: the next buffer follows the first two.
+        assert_eq!(
+            m.alloc(&[4], DType::Float32).unwrap().addr(),
+            m.domain() | (EXTERNAL_BASE + 1024)
+        );
     }
 
     #[test]
