@@ -243,7 +243,18 @@ pub fn check(artifact: &Path) -> Option<String> {
             ))
         }
     };
-    let Some((entry, diag)) = m.find(&name) else {
+    let found = m.find(&name);
+    if m.status == RunStatus::Running {
+        // A `running` manifest lists nothing yet: the file may be the dead (or live) run's own,
+        // which is the reason to give, not "left over".
+        return Some(format!(
+            "{shown} comes from run {} that did not finish: {}{}",
+            m.run_id,
+            m.status_line(),
+            if found.is_some() { "" } else { " (run.json does not list it yet)" }
+        ));
+    }
+    let Some((entry, diag)) = found else {
         return Some(format!(
             "{shown} is not a file of run {} (per {}): it is left over from an earlier run or was put there by hand",
             m.run_id,
@@ -330,6 +341,24 @@ mod tests {
         assert!(
             w.contains("did not complete: fatal (2 HEAP_RING_DEADLOCK; run.json has the message)"),
             "{w}"
+        );
+    }
+
+    #[test]
+    fn a_dead_runs_files_say_it_did_not_finish_not_left_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = manifest(RunStatus::Running);
+        m.diagnostics.clear(); // a `running` manifest lists nothing yet
+        m.write(dir.path()).unwrap();
+        let deps = dir.path().join("deps.json");
+        std::fs::write(&deps, "abc").unwrap();
+        assert_eq!(
+            check(&deps).unwrap(),
+            format!(
+                "{} comes from run r1 that did not finish: running: still going, or its process died \
+                 before it finished (run.json does not list it yet)",
+                deps.display()
+            )
         );
     }
 

@@ -90,7 +90,9 @@ pub fn status_of(err: &anyhow::Error) -> u8 {
         Some(RunError::OutputFolder(simpler_artifacts::output_folder::ClaimError::Busy { .. })) => {
             FOLDER_BUSY
         }
-        Some(RunError::OutputFolder(_)) => DIAGNOSTIC_LOST,
+        // The run never started (its folder could not be claimed): an error, not a run that
+        // completed and lost a diagnostic.
+        Some(RunError::OutputFolder(_)) => 1,
         _ => 1,
     }
 }

@@ -581,3 +581,21 @@ fn a_failed_swimlane_conversion_says_the_earlier_trace_was_removed() {
     assert!(!trace.exists());
     assert_no_temporaries(dir.path());
 }
+
+#[test]
+fn a_run_whose_folder_cannot_be_claimed_never_started_and_exits_1_not_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = dir.path().join("a_file");
+    std::fs::write(&taken, "not a folder").unwrap();
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        taken.to_str().unwrap(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("File exists"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "not a folder");
+}

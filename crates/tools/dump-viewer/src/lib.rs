@@ -226,6 +226,12 @@ pub fn list(dump: &ArgsDump, hits: &[usize], out: &mut impl Write) -> io::Result
             "WARNING: the dump is incomplete: {} records dropped ({} bytes), {} payloads truncated ({} bytes), {} overwritten",
             m.dropped_records, m.dropped_bytes, m.truncated_args, m.truncated_bytes, m.dropped_overwrite
         )?;
+    } else if m.complete == Some(false) {
+        writeln!(
+            out,
+            "WARNING: the dump is incomplete: args_dump.json says complete: false (the run that wrote it \
+             stopped before every selected task was captured)"
+        )?;
     }
     Ok(())
 }
@@ -675,6 +681,10 @@ pub fn run(args: Args) -> Result<(), Error> {
 pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
     let dir = locate(args.dir.as_deref())?;
     let dump = open(&dir)?;
+    // The run's manifest says whether the dump is its run's, and whether that run completed.
+    if let Some(w) = simpler_artifacts::manifest::check(&dump.dir.join(args_dump::JSON_FILE)) {
+        eprintln!("warning: {w}");
+    }
     let hits = select(&dump, args)?;
     let o = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
     let comparing = args.diff || args.diff_with.is_some() || args.expect.is_some();

@@ -135,3 +135,27 @@ fn a_lower_case_dtype_is_read_as_its_upper_case_name() {
     assert!(String::from_utf8_lossy(npy).contains("'descr': '<f4'"));
     assert_eq!(npy[npy.len() - 4..], 2.0f32.to_le_bytes());
 }
+
+/// Found by a review: a dump whose run stopped early (`complete: false`, nothing counted as
+/// dropped) was listed without a word.
+#[test]
+fn a_dump_its_run_did_not_finish_is_listed_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let entry = r#"{"task_id":"1","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":16}"#;
+    manifest_with(dir.path(), "args.bin", entry);
+    let json = dir.path().join("args_dump/args_dump.json");
+    let text = fs::read_to_string(&json).unwrap().replacen('{', r#"{"complete":false,"#, 1);
+    fs::write(&json, text).unwrap();
+    let mut out = Vec::new();
+    let args = Args {
+        dir: Some(dir.path().to_path_buf()),
+        ..Args::default()
+    };
+    viewer::run_to(&args, &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("WARNING: the dump is incomplete: args_dump.json says complete: false"),
+        "{out}"
+    );
+}
