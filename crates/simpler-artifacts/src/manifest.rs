@@ -228,6 +228,43 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     })
 }
 
+/// Why a tool must not write its output to `output`; `None` when it may. It may not be one of
+/// the `inputs` it reads (it would replace what it is reading), the run manifest beside it, or
+/// a file that manifest lists as a diagnostic's artifact: a tool never replaces what the run
+/// wrote (its views, such as `merged_swimlane.json`, it may rewrite).
+pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
+    let shown = output.display();
+    if let Ok(out) = std::fs::canonicalize(output) {
+        if inputs
+            .iter()
+            .any(|i| std::fs::canonicalize(i).is_ok_and(|i| i == out))
+        {
+            return Some(format!(
+                "--output {shown} is an input of this command; choose another file"
+            ));
+        }
+    }
+    let (manifest_path, folder) = find_for(output)?;
+    let name = relative_name(&folder, output);
+    if name == FILE_NAME {
+        return Some(format!(
+            "--output {shown} is the run manifest; choose another file"
+        ));
+    }
+    let m = RunManifest::read(&manifest_path).ok()?;
+    let d = m
+        .diagnostics
+        .iter()
+        .find(|d| d.files.iter().any(|f| f.name == name))?;
+    Some(format!(
+        "--output {shown} is the {} artifact of run {} (per {}); a tool never replaces the \
+         run's files: choose another file",
+        d.name,
+        m.run_id,
+        manifest_path.display()
+    ))
+}
+
 /// Why `artifact` should not be trusted as the complete output of a finished run, judged by the
 /// manifest beside it; `None` when the manifest vouches for it, or when there is no manifest
 /// (a file from the original runtime, or written by hand).
@@ -251,7 +288,11 @@ pub fn check(artifact: &Path) -> Option<String> {
             "{shown} comes from run {} that did not finish: {}{}",
             m.run_id,
             m.status_line(),
-            if found.is_some() { "" } else { " (run.json does not list it yet)" }
+            if found.is_some() {
+                ""
+            } else {
+                " (run.json does not list it yet)"
+            }
         ));
     }
     let Some((entry, diag)) = found else {
@@ -360,6 +401,33 @@ mod tests {
                 deps.display()
             )
         );
+    }
+
+    #[test]
+    fn a_tool_may_not_write_over_its_input_the_manifest_or_an_artifact() {
+        let dir = tempfile::tempdir().unwrap();
+        manifest(RunStatus::Completed).write(dir.path()).unwrap();
+        let (deps, view, input) = (
+            dir.path().join("deps.json"),
+            dir.path().join("deps_viewer.txt"),
+            dir.path().join("records.json"),
+        );
+        std::fs::write(&deps, "abc").unwrap();
+        std::fs::write(&input, "xyz").unwrap();
+        let w = output_conflict(&deps, &[]).unwrap();
+        assert!(
+            w.contains("deps.json is the dep_gen artifact of run r1") && w.ends_with("choose another file"),
+            "{w}"
+        );
+        let w = output_conflict(&dir.path().join(FILE_NAME), &[]).unwrap();
+        assert!(w.ends_with("is the run manifest; choose another file"), "{w}");
+        let w = output_conflict(&input, &[&input]).unwrap();
+        assert!(
+            w.ends_with("is an input of this command; choose another file"),
+            "{w}"
+        );
+        assert_eq!(output_conflict(&view, &[&input]), None, "a view may be rewritten");
+        assert_eq!(output_conflict(&dir.path().join("new.json"), &[&input]), None);
     }
 
     #[test]

@@ -599,3 +599,42 @@ fn a_run_whose_folder_cannot_be_claimed_never_started_and_exits_1_not_3() {
     assert!(stderr.contains("File exists"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "not a folder");
 }
+
+/// Found by a review: `swimlane -o` onto the run's deps.json or records, and `deps-viewer -o`
+/// onto the records, replaced them and exited 0.
+#[test]
+fn no_tool_writes_its_output_over_the_runs_artifacts() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (deps, records) = (run.join("deps.json"), run.join("l2_swimlane_records.json"));
+    let before = (std::fs::read(&deps).unwrap(), std::fs::read(&records).unwrap());
+    let p = |p: &Path| p.to_str().unwrap().to_string();
+    for (args, code) in [
+        (vec!["swimlane".into(), p(&records), "-o".into(), p(&deps)], 1),
+        (vec!["swimlane".into(), p(&records), "-o".into(), p(&records)], 1),
+        (vec!["deps-viewer".into(), p(&deps), "-o".into(), p(&records)], 2),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = simpler(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.contains("choose another file"), "{args:?}: {stderr}");
+    }
+    assert_eq!(
+        (std::fs::read(&deps).unwrap(), std::fs::read(&records).unwrap()),
+        before,
+        "the run's files are as it wrote them"
+    );
+    // Its views may be rewritten.
+    let out = simpler(&["swimlane", &p(&records)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

@@ -56,6 +56,13 @@ pub fn run(args: Args) -> Result<(), Error> {
         .clone()
         .unwrap_or_else(|| input::default_output(&input, args.format, args.edge_mode, focus));
     cli::check_output_is_not_input(&output, &input).map_err(ErrorKind::Usage)?;
+    if let Some(why) = simpler_artifacts::manifest::output_conflict(&output, &[&input]) {
+        return Err(ErrorKind::Usage(clap::Error::raw(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("{why}\n"),
+        ))
+        .into());
+    }
     let graph = Graph::load(&input)?;
     for note in graph.gaps().notes() {
         eprintln!("note: {}: {note}", input.display());

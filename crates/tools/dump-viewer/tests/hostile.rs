@@ -145,7 +145,9 @@ fn a_dump_its_run_did_not_finish_is_listed_with_a_warning() {
 "kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":16}"#;
     manifest_with(dir.path(), "args.bin", entry);
     let json = dir.path().join("args_dump/args_dump.json");
-    let text = fs::read_to_string(&json).unwrap().replacen('{', r#"{"complete":false,"#, 1);
+    let text = fs::read_to_string(&json)
+        .unwrap()
+        .replacen('{', r#"{"complete":false,"#, 1);
     fs::write(&json, text).unwrap();
     let mut out = Vec::new();
     let args = Args {

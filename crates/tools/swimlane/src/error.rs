@@ -50,6 +50,10 @@ pub enum ErrorKind {
     /// The report could not be written to standard output.
     #[error(transparent)]
     Report(io::Error),
+    /// `--output` names an input, the run manifest or one of the run's artifacts
+    /// (`simpler_artifacts::manifest::output_conflict`); nothing was touched.
+    #[error("{0}")]
+    OutputConflict(String),
 }
 
 impl Error {}

@@ -224,9 +224,14 @@ pub fn convert_parallel(
         .clone()
         .unwrap_or_else(|| input::default_output(records));
     let deps_path = input::resolve_deps(args.deps_json.as_deref(), records);
-    let inputs = std::iter::once(records)
+    let read: Vec<&Path> = std::iter::once(records)
         .chain(deps_path.as_deref())
-        .chain(args.func_names.as_deref());
+        .chain(args.func_names.as_deref())
+        .collect();
+    if let Some(why) = simpler_artifacts::manifest::output_conflict(&output, &read) {
+        return Err(ErrorKind::OutputConflict(why).into());
+    }
+    let inputs = read.iter().copied();
     let earlier = records
         .is_file()
         .then(|| Release::begin(&output, inputs))
