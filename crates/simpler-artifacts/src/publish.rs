@@ -177,6 +177,33 @@ pub struct Publication {
     sink: Option<Sink>,
 }
 
+/// Where a publication of `dest` goes: `dest` itself when it is a regular file or nothing yet;
+/// the file a link at `dest` leads to (the rename then replaces that file and the link stays a
+/// link: renaming over the link replaced the link itself, and `-o /dev/stdout` made the
+/// system's `/dev/stdout` a regular file). A device, a pipe, a folder or a link to one, and a
+/// link to nothing, are refused: a rename cannot write into them, and must not replace them.
+fn writable_destination(dest: &Path) -> io::Result<PathBuf> {
+    let not_a_file = || {
+        io::Error::other(
+            "not a regular file (a device, a pipe, a folder, or a link to one); name a file: \
+             the output is written to a temporary and renamed into place",
+        )
+    };
+    match std::fs::symlink_metadata(dest) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(dest.to_path_buf()),
+        Err(e) => Err(e),
+        Ok(md) if md.file_type().is_symlink() => match std::fs::canonicalize(dest) {
+            Ok(target) if target.is_file() => Ok(target),
+            Ok(_) => Err(not_a_file()),
+            Err(_) => Err(io::Error::other(
+                "a link to nothing; name a file or the link's target",
+            )),
+        },
+        Ok(md) if md.is_file() => Ok(dest.to_path_buf()),
+        Ok(_) => Err(not_a_file()),
+    }
+}
+
 impl Publication {
     /// Starts publishing `dest`: creates its folder if needed and its temporary, under a
     /// unique name ([`is_temporary`]).
@@ -205,6 +232,7 @@ impl Publication {
         if let Some(t) = temporary.filter(|t| !is_temporary(t)) {
             return Err(fail(io::Error::other(format!("{t} is not a temporary's name"))));
         }
+        let dest = &writable_destination(dest).map_err(fail)?;
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -467,6 +495,48 @@ mod tests {
         assert!(err.to_string().contains("out.json: boom"), "{err}");
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
         assert_eq!(names_in(dir.path()), ["out.json"]);
+    }
+
+    /// Found by a review: `-o` onto a link replaced the link with a regular file (as root,
+    /// `-o /dev/stdout` replaced the system's `/dev/stdout`).
+    #[test]
+    fn a_link_is_written_through_and_devices_and_folders_are_refused() {
+        use std::os::unix::fs::{symlink, FileTypeExt};
+        let dir = tempfile::tempdir().unwrap();
+        let (target, link) = (dir.path().join("target.txt"), dir.path().join("link.txt"));
+        std::fs::write(&target, "old").unwrap();
+        symlink(&target, &link).unwrap();
+        let published = publish_bytes(&link, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert!(
+            std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+            "still a link"
+        );
+        assert_eq!(published.path, std::fs::canonicalize(&target).unwrap());
+        let to_null = dir.path().join("null");
+        symlink("/dev/null", &to_null).unwrap();
+        let to_nothing = dir.path().join("dangling");
+        symlink(dir.path().join("missing"), &to_nothing).unwrap();
+        let folder = dir.path().join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        for (dest, why) in [
+            (to_null.as_path(), "not a regular file"),
+            (Path::new("/dev/null"), "not a regular file"),
+            (folder.as_path(), "not a regular file"),
+            (to_nothing.as_path(), "a link to nothing"),
+        ] {
+            let e = publish_bytes(dest, b"x").unwrap_err().to_string();
+            assert!(e.contains(why), "{}: {e}", dest.display());
+        }
+        assert!(std::fs::symlink_metadata(&to_null)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert!(folder.is_dir() && !dir.path().join("missing").exists());
     }
 
     #[test]
