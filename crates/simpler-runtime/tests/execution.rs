@@ -882,6 +882,56 @@ fn a_task_with_many_producers_named_twice_claims_each_once() {
     }
 }
 
+/// Found by a review: a task whose first eight producers are on one ring (its fanin then
+/// indexed) and whose ninth is the first on another ring panicked `tmr`'s orchestrator
+/// (an index into the second ring's de-duplication table, not made yet).
+#[test]
+fn a_ninth_producer_on_another_ring_is_deduplicated_not_a_panic() {
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let w = worker();
+        let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+        let y = w.alloc_tensor(&[4], DType::Float32).unwrap();
+        let z = w.alloc_tensor(&[8], DType::Float32).unwrap();
+        let report = w
+            .run(
+                &CallConfig {
+                    runtime: kind,
+                    record_fanin: true,
+                    ..Default::default()
+                },
+                move |o| {
+                    for i in 0..8 {
+                        let mut a = TaskArgs::new();
+                        a.inout(x.view(&[1], &[i])?);
+                        o.submit_aiv(0, &a)?;
+                    }
+                    o.scope(|o| {
+                        let mut b = TaskArgs::new();
+                        b.inout(y);
+                        o.submit_aiv(0, &b)?;
+                        // copy x → z, reading y too (and y twice: found again, wired once).
+                        let mut c = TaskArgs::new();
+                        c.input(x).output_existing(z).input(y).input(y);
+                        o.submit_aiv(3, &c)?;
+                        Ok(())
+                    })
+                },
+            )
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert_eq!(w.read::<f32>(&z).unwrap(), vec![1.0; 8], "{kind:?}");
+        let log = report.fanin_log.unwrap();
+        let last = log.last().unwrap();
+        assert_eq!(last.producers.len(), 9, "{kind:?}: {:?}", last.producers);
+        // A host-built graph keeps every task on ring 0.
+        let inner = if kind == RuntimeKind::Tmr { 1 } else { 0 };
+        assert_eq!(
+            last.producers.iter().map(|&(p, _)| p.ring()).collect::<Vec<_>>(),
+            [[0; 8].as_slice(), &[inner]].concat(),
+            "{kind:?}"
+        );
+    }
+}
+
 /// Holds one ready task in the orchestrator's publication batch with no scope end, no full
 /// batch and no scheduler asleep (the one scheduler runs a long kernel meanwhile), calls
 /// `release`, then waits (as host work would, without submitting) up to `wait` for the task to

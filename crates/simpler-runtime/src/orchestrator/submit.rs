@@ -105,7 +105,8 @@ impl Scratch {
         if !self.indexed {
             return self.fanin.iter().position(|e| e.slot == s);
         }
-        let (epoch, at) = self.seen[s.ring as usize][s.index as usize];
+        // A ring without a table has no producer of this submit indexed yet.
+        let &(epoch, at) = self.seen[s.ring as usize].get(s.index as usize)?;
         (epoch == self.epoch).then_some(at as usize)
     }
 
@@ -115,20 +116,34 @@ impl Scratch {
         let s = p.slot;
         self.fanin.push(p);
         if self.indexed {
-            self.seen[s.ring as usize][s.index as usize] = (self.epoch, self.fanin.len() as u32 - 1);
+            self.mark(s, self.fanin.len() as u32 - 1);
         } else if self.fanin.len() == SCAN_DEDUP {
             self.index_fanin();
         }
     }
 
+    /// Marks slot `s` as at `at` in this submit's fanin, making its ring's table on the ring's
+    /// first indexed producer (one that joins after the list was indexed included: it used to
+    /// index a ring without a table, a panic in `tmr` when a task's ninth producer was the
+    /// first of its ring).
+    #[inline]
+    fn mark(&mut self, s: SlotRef, at: u32) {
+        let ring = s.ring as usize;
+        if self.seen[ring].is_empty() {
+            self.make_table(ring);
+        }
+        self.seen[ring][s.index as usize] = (self.epoch, at);
+    }
+
+    #[cold]
+    fn make_table(&mut self, ring: usize) {
+        self.seen[ring] = written_marks(self.windows[ring] as usize);
+    }
+
     #[cold]
     fn index_fanin(&mut self) {
-        for (i, s) in self.fanin.iter().map(|p| p.slot).enumerate() {
-            let ring = s.ring as usize;
-            if self.seen[ring].is_empty() {
-                self.seen[ring] = written_marks(self.windows[ring] as usize);
-            }
-            self.seen[ring][s.index as usize] = (self.epoch, i as u32);
+        for i in 0..self.fanin.len() {
+            self.mark(self.fanin[i].slot, i as u32);
         }
         self.indexed = true;
     }
