@@ -932,6 +932,61 @@ fn a_ninth_producer_on_another_ring_is_deduplicated_not_a_panic() {
     }
 }
 
+/// Found by a review: once a buffer had its own index (its tiles written by many tasks), an
+/// empty view met the tiles around it there, and an empty writer or reader got an edge: an
+/// empty view overlaps nothing (DECISIONS.md), as the ordinary lookup already said.
+#[test]
+fn empty_views_get_no_edge_from_a_buffers_own_index() {
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let w = worker();
+        let a = w.alloc_tensor(&[64], DType::Float32).unwrap();
+        let report = w
+            .run(
+                &CallConfig {
+                    runtime: kind,
+                    record_fanin: true,
+                    ..Default::default()
+                },
+                move |o| {
+                    // 20 writers of two elements each: the buffer gets its own index.
+                    for i in 0..20 {
+                        let mut t = TaskArgs::new();
+                        t.output_existing(a.view(&[2], &[2 * i])?);
+                        o.submit_dummy(&t)?;
+                    }
+                    let mut reader = TaskArgs::new();
+                    reader.input(a.view(&[0], &[5])?); // empty, inside writer 2's [4, 6)
+                    o.submit_dummy(&reader)?;
+                    let mut writer = TaskArgs::new();
+                    writer.output_existing(a.view(&[0], &[50])?); // empty: writes nothing
+                    o.submit_dummy(&writer)?;
+                    let mut after = TaskArgs::new();
+                    after.input(a.view(&[32], &[32])?); // [32, 64): writers 16..19, not the empty one
+                    o.submit_dummy(&after)?;
+                    Ok(())
+                },
+            )
+            .unwrap();
+        let log = report.fanin_log.unwrap();
+        let producers = |i: usize| {
+            log[i]
+                .producers
+                .iter()
+                .map(|&(p, _)| p.local())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(producers(20), Vec::<u32>::new(), "{kind:?}: the empty reader");
+        assert_eq!(producers(21), Vec::<u32>::new(), "{kind:?}: the empty writer");
+        let mut after = producers(22);
+        after.sort_unstable();
+        let writers: Vec<u32> = (16..20).map(|i| log[i].task.local()).collect();
+        assert_eq!(
+            after, writers,
+            "{kind:?}: the writers of [32, 40), not the empty writer"
+        );
+    }
+}
+
 /// Holds one ready task in the orchestrator's publication batch with no scope end, no full
 /// batch and no scheduler asleep (the one scheduler runs a long kernel meanwhile), calls
 /// `release`, then waits (as host work would, without submitting) up to `wait` for the task to

@@ -113,8 +113,12 @@ struct Cell {
 }
 
 impl Cell {
+    /// Whether the two boxes share an element in dims 0 and 1: their intersection is not
+    /// empty. An empty box (no extent in a dimension) meets nothing, as an empty view overlaps
+    /// nothing; compared end to end instead, a zero-width box inside the other one met it,
+    /// and [`Cell::judged`] then gave the pair a verdict and an edge.
     fn meets(&self, lo: [u64; 2], hi: [u64; 2]) -> bool {
-        self.lo[0] < hi[0] && lo[0] < self.hi[0] && self.lo[1] < hi[1] && lo[1] < self.hi[1]
+        self.lo[0].max(lo[0]) < self.hi[0].min(hi[0]) && self.lo[1].max(lo[1]) < self.hi[1].min(hi[1])
     }
     fn candidate(&self) -> Candidate {
         Candidate {
