@@ -115,9 +115,15 @@ pub struct Options<'a, 'py> {
     pub scalar_types: &'a [ScalarType],
 }
 
-/// Converts `items` (tagged tensors and scalars, in order) into task arguments. This runs
-/// before the orchestrator is touched: no Python code runs while it is borrowed.
-pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<TaskArgs<'static>> {
+/// Converts `items` (tagged tensors and scalars, in order) into task arguments, the explicit
+/// dependencies collected in `deps` (any number: they are set as one list, not added one by
+/// one, which stops at `INLINE_DEPS`). This runs before the orchestrator is touched: no
+/// Python code runs while it is borrowed.
+pub fn convert<'d>(
+    items: &Bound<'_, PyAny>,
+    opts: &Options<'_, '_>,
+    deps: &'d mut Vec<TaskId>,
+) -> PyResult<TaskArgs<'d>> {
     let mut args = TaskArgs::new();
     let mut scalars = 0usize;
     let mut add = |item: Bound<'_, PyAny>| -> PyResult<()> {
@@ -143,10 +149,15 @@ pub fn convert(items: &Bound<'_, PyAny>, opts: &Options<'_, '_>) -> PyResult<Tas
         Ok(t) => t.iter().try_for_each(&mut add)?,
         Err(_) => items.try_iter()?.try_for_each(|item| add(item?))?,
     }
-    if let Some(deps) = opts.deps {
-        for d in deps.try_iter()? {
-            args.dep(TaskId(task_raw(&d?)?));
+    deps.clear();
+    if let Some(given) = opts.deps {
+        for d in given.try_iter()? {
+            deps.push(TaskId(task_raw(&d?)?));
         }
+    }
+    let deps: &'d [TaskId] = deps;
+    if !deps.is_empty() {
+        args.set_dependencies(deps);
     }
     if opts.block_num != 1 {
         args.block_num(opts.block_num);

@@ -202,7 +202,8 @@ impl PyOrchestrator {
             block_num,
             scalar_types,
         };
-        let args = convert(items, &opts)?;
+        let mut deps = Vec::new();
+        let args = convert(items, &opts, &mut deps)?;
         let r = self.with(py, |o| o.submit(kernels, &args))?;
         self.task(py, r)
     }
@@ -260,8 +261,9 @@ impl PyOrchestrator {
             scalar_types: k.scalar_types,
         };
         let mut tasks = Vec::new();
+        let mut deps = Vec::new();
         for items in batch.try_iter()? {
-            let args = convert(&items?, &opts)?;
+            let args = convert(&items?, &opts, &mut deps)?;
             let r = self.with(py, |o| o.submit(mixed(k), &args))?;
             tasks.push(self.task(py, r)?);
         }

@@ -241,6 +241,22 @@ def test_an_output_kept_past_its_run_or_another_workers_tensor_is_refused():
     assert w.read(w.alloc((4, 6))[4:4, 1:3]).shape == (0, 2)
 
 
+def test_any_number_of_explicit_deps_is_wired():
+    w = simpler.Worker()
+    for n in (16, 17, 100):
+        ids = []
+
+        def orch(o):
+            ts = [o.submit("noop") for _ in range(n)]
+            ids.extend(t.id for t in ts)
+            ids.append(o.submit_dummy(deps=ts).id)
+
+        report = w.run(orch)
+        join = ids[-1]
+        assert sorted(p for p, c, _ in report.edges if c == join) == sorted(ids[:-1]), n
+        ids.clear()
+
+
 def test_scalars_wider_than_64_bits_are_errors_not_float_bits():
     w = simpler.Worker()
     got = []
