@@ -641,13 +641,15 @@ impl TensorCreateInfo {
     pub fn shape(&self) -> &[u32] {
         &self.shape[..self.ndims as usize]
     }
-    /// Bytes the runtime reserves: `numel · elem` rounded up to [`OUTPUT_ALIGN`].
+    /// Bytes the runtime reserves: `numel · elem` rounded up to [`OUTPUT_ALIGN`], and at
+    /// least that for an empty output, so that every allocation has its own address (an empty
+    /// one shared the next allocation's, and with it a tensor-map key and a deps.json id).
     #[inline]
     pub fn buffer_size_bytes(&self) -> u64 {
         // Saturating: an absurd shape yields a size no heap can hold (a clear exhaustion error),
         // never a wrapped-around small one.
         let raw = (self.shape().iter()).fold(self.dtype.size(), |acc, &s| acc.saturating_mul(u64::from(s)));
-        raw.div_ceil(OUTPUT_ALIGN).saturating_mul(OUTPUT_ALIGN)
+        raw.max(1).div_ceil(OUTPUT_ALIGN).saturating_mul(OUTPUT_ALIGN)
     }
     /// The tensor this create-info materializes to at `addr`, owned by `owner`.
     #[inline]
