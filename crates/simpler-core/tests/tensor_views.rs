@@ -217,7 +217,7 @@ fn create_info_sizes_and_materialization() {
     let big = TensorCreateInfo::new(&[600], DType::Float32).unwrap();
     assert_eq!(big.buffer_size_bytes(), 3072);
     // An empty output still takes an aligned slot of the heap: every allocation has its own
-    // address (DECISIONS.md), where it shared the next allocation's.
+    // address (`../shared/DECISIONS.md`), where it shared the next allocation's.
     let empty = TensorCreateInfo::new(&[0], DType::Float32).unwrap();
     assert_eq!(empty.buffer_size_bytes(), 1024);
     let t = ci.with_manual_dep(true).materialize(0x8000, TaskId::new(1, 2));

@@ -934,7 +934,7 @@ fn a_ninth_producer_on_another_ring_is_deduplicated_not_a_panic() {
 
 /// Found by a review: once a buffer had its own index (its tiles written by many tasks), an
 /// empty view met the tiles around it there, and an empty writer or reader got an edge: an
-/// empty view overlaps nothing (DECISIONS.md), as the ordinary lookup already said.
+/// empty view overlaps nothing (`../shared/DECISIONS.md`), as the ordinary lookup already said.
 #[test]
 fn empty_views_get_no_edge_from_a_buffers_own_index() {
     for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
