@@ -91,21 +91,21 @@ fn a_missing_records_file_keeps_the_earlier_trace() {
     assert_eq!(fs::read_to_string(&out).unwrap(), "an earlier trace");
 }
 
-/// An output given as an input's path is read first and replaced by the final rename.
+/// An output given as an input's path is refused before anything is touched (it used to be
+/// read first and replaced by the final rename: the run's own records or graph, gone).
 #[test]
-fn an_output_that_is_an_input_is_read_before_it_is_replaced() {
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
     let dir = tempfile::tempdir().unwrap();
     let records_path = dir.path().join("l2_swimlane_records.json");
     fs::write(&records_path, records()).unwrap();
-    let summary = convert(&records_path, Some(&records_path), None, None).unwrap();
-    assert!(!summary.replaced_earlier);
-    assert_eq!(worker_slices(&records_path), 1);
+    let e = convert(&records_path, Some(&records_path), None, None).unwrap_err();
+    assert!(e.to_string().ends_with("is an input of this command; choose another file"), "{e}");
+    assert_eq!(fs::read_to_string(&records_path).unwrap(), records());
 
-    let records_path = dir.path().join("again.json");
-    fs::write(&records_path, records()).unwrap();
     let deps = dir.path().join("deps.json");
-    fs::write(&deps, deps_json(&[(1, [-1, 0, -1], 1)], &[])).unwrap();
-    let summary = convert(&records_path, Some(&deps), Some(&deps), None).unwrap();
-    assert!(!summary.replaced_earlier);
-    assert_eq!(worker_slices(&deps), 1);
+    let graph = deps_json(&[(1, [-1, 0, -1], 1)], &[]);
+    fs::write(&deps, &graph).unwrap();
+    let e = convert(&records_path, Some(&deps), Some(&deps), None).unwrap_err();
+    assert!(e.to_string().ends_with("is an input of this command; choose another file"), "{e}");
+    assert_eq!(fs::read_to_string(&deps).unwrap(), graph);
 }
