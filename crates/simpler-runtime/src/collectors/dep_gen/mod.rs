@@ -171,6 +171,7 @@ pub(crate) fn close_tmr(prefix: &Path, replay: Replay, fin: Option<CaptureFinal>
     let mut msg = format!("no deps.json: {}", problems.join("; "));
     msg.push_str(&remove_stale(&dest));
     out.problem = Some(msg);
+    out.write_failed = replay.create_failed;
     out
 }
 

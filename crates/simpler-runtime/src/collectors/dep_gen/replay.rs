@@ -59,6 +59,9 @@ pub(crate) struct Replay {
     pub records: u64,
     /// The first oracle/annotation disagreement (or structural problem).
     pub problem: Option<String>,
+    /// The graph files could not be created (`problem` says why): the graph is then not
+    /// withheld for a bad trace, its writing failed.
+    pub create_failed: bool,
     corrupt: bool,
     /// Count slots only (see `Faults::skip_dep_gen_replay`).
     pub skip: bool,
@@ -90,6 +93,7 @@ impl Replay {
             got: Vec::new(),
             collected: 0,
             records: 0,
+            create_failed: problem.is_some(),
             problem,
             corrupt,
             skip: false,
