@@ -99,13 +99,21 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
     let records_path = dir.path().join("l2_swimlane_records.json");
     fs::write(&records_path, records()).unwrap();
     let e = convert(&records_path, Some(&records_path), None, None).unwrap_err();
-    assert!(e.to_string().ends_with("is an input of this command; choose another file"), "{e}");
+    assert!(
+        e.to_string()
+            .ends_with("is an input of this command; choose another file"),
+        "{e}"
+    );
     assert_eq!(fs::read_to_string(&records_path).unwrap(), records());
 
     let deps = dir.path().join("deps.json");
     let graph = deps_json(&[(1, [-1, 0, -1], 1)], &[]);
     fs::write(&deps, &graph).unwrap();
     let e = convert(&records_path, Some(&deps), Some(&deps), None).unwrap_err();
-    assert!(e.to_string().ends_with("is an input of this command; choose another file"), "{e}");
+    assert!(
+        e.to_string()
+            .ends_with("is an input of this command; choose another file"),
+        "{e}"
+    );
     assert_eq!(fs::read_to_string(&deps).unwrap(), graph);
 }
