@@ -217,3 +217,28 @@ fn hbg_build_phases_are_in_the_summary_and_the_trace() {
         .iter()
         .any(|e| e["pid"] == 11));
 }
+
+/// Found by a review: a report from a run that did not complete said so only on stderr; the
+/// report itself, which outlives the terminal, read as any other.
+#[test]
+fn a_report_of_a_run_that_did_not_complete_says_so_at_its_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    timed_run("vector_example", &prefix);
+    let manifest = prefix.join("run.json");
+    let mut m: Value = serde_json::from_str(&fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["status"] = Value::from("interrupted");
+    fs::write(&manifest, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let out = simpler(&["critical-path", prefix.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = fs::read_to_string(prefix.join("critical_path_report.md")).unwrap();
+    let warning = report
+        .lines()
+        .find(|l| l.starts_with("> **Warning:** "))
+        .unwrap_or_else(|| panic!("no warning in the report:\n{report}"));
+    assert!(
+        warning.contains("that did not complete: interrupted"),
+        "{warning}"
+    );
+    assert!(text(&out.stderr).contains("that did not complete: interrupted"));
+}

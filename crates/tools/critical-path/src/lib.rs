@@ -49,6 +49,10 @@ pub struct Analysis {
     pub static_path: StaticPath,
     /// The observed critical path.
     pub observed: ObservedPath,
+    /// Why the run's files are not to be trusted as a finished run's (the run manifest's
+    /// verdict, `simpler_artifacts::manifest::check`): printed on stderr and at the top of the
+    /// run's section of the report, which outlives the terminal.
+    pub warnings: Vec<String>,
 }
 
 impl Analysis {
@@ -100,6 +104,7 @@ pub fn analyze(
         graph,
         static_path,
         observed,
+        warnings: Vec::new(),
     }))
 }
 
@@ -133,15 +138,19 @@ pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Res
 
 /// Analyses one run folder.
 pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
-    for path in [&run.records, &run.deps] {
-        if let Some(w) = simpler_artifacts::manifest::check(path) {
-            eprintln!("warning: {w}");
-        }
+    let warnings: Vec<String> = [&run.records, &run.deps]
+        .into_iter()
+        .filter_map(|path| simpler_artifacts::manifest::check(path))
+        .collect();
+    for w in &warnings {
+        eprintln!("warning: {w}");
     }
     let (names, _) = simpler_artifacts::name_map::resolve(None, &run.dir)?;
     let (graph, freq) = load_graph(&run.records, &run.deps, &names, tol)?;
-    analyze(run.label.clone(), freq, graph, tol, &run.dir)?
-        .ok_or_else(|| ErrorKind::NoTasks(run.records.clone()).into())
+    let mut analysis = analyze(run.label.clone(), freq, graph, tol, &run.dir)?
+        .ok_or_else(|| Error::from(ErrorKind::NoTasks(run.records.clone())))?;
+    analysis.warnings = warnings;
+    Ok(analysis)
 }
 
 /// What [`run`] wrote for one run folder.

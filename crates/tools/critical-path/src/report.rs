@@ -87,6 +87,9 @@ fn render_run(w: &mut String, a: &Analysis, top: usize) {
     let g = &a.graph;
     let (f, mk) = (a.clock_freq_hz, a.makespan());
     let _ = writeln!(w, "\n## Rank `{}`\n", a.label);
+    for warning in &a.warnings {
+        let _ = writeln!(w, "> **Warning:** {warning}\n");
+    }
     let _ = writeln!(
         w,
         "- tasks: {} | happens-before edges: {}",
