@@ -51,6 +51,15 @@ fn tiny(kind: RuntimeKind, window: &str) -> CallConfig {
     }
 }
 
+/// A config of `kind` that records every task's wired fanin (`RunReport::fanin_log`).
+fn recording(kind: RuntimeKind) -> CallConfig {
+    CallConfig {
+        runtime: kind,
+        record_fanin: true,
+        ..Default::default()
+    }
+}
+
 /// A tmr config with two scheduler threads and runtime_env `key` set to `value`.
 fn two_schedulers_with(key: &str, value: &str) -> CallConfig {
     let mut env = RuntimeEnv::default();
@@ -835,29 +844,22 @@ fn a_task_with_many_producers_named_twice_claims_each_once() {
         const PRODUCERS: u32 = 12;
         let x = w.alloc_tensor(&[4 * PRODUCERS], DType::Float32).unwrap();
         let report = w
-            .run(
-                &CallConfig {
-                    runtime: kind,
-                    record_fanin: true,
-                    ..Default::default()
-                },
-                move |o| {
-                    let mut ids = Vec::new();
-                    for i in 0..PRODUCERS {
-                        let mut a = TaskArgs::new();
-                        a.inout(x.view(&[4], &[4 * i])?);
-                        ids.push(o.submit_aiv(0, &a)?.id());
-                    }
-                    let mut all = TaskArgs::new();
-                    for i in (0..PRODUCERS).chain((0..PRODUCERS).rev()) {
-                        all.input(x.view(&[4], &[4 * i])?);
-                    }
-                    // An explicit dependency on a producer already found through the map.
-                    all.dep(ids[3]);
-                    o.submit_dummy(&all)?;
-                    Ok(())
-                },
-            )
+            .run(&recording(kind), move |o| {
+                let mut ids = Vec::new();
+                for i in 0..PRODUCERS {
+                    let mut a = TaskArgs::new();
+                    a.inout(x.view(&[4], &[4 * i])?);
+                    ids.push(o.submit_aiv(0, &a)?.id());
+                }
+                let mut all = TaskArgs::new();
+                for i in (0..PRODUCERS).chain((0..PRODUCERS).rev()) {
+                    all.input(x.view(&[4], &[4 * i])?);
+                }
+                // An explicit dependency on a producer already found through the map.
+                all.dep(ids[3]);
+                o.submit_dummy(&all)?;
+                Ok(())
+            })
             .unwrap();
         assert_eq!(
             w.read::<f32>(&x).unwrap(),
@@ -893,30 +895,23 @@ fn a_ninth_producer_on_another_ring_is_deduplicated_not_a_panic() {
         let y = w.alloc_tensor(&[4], DType::Float32).unwrap();
         let z = w.alloc_tensor(&[8], DType::Float32).unwrap();
         let report = w
-            .run(
-                &CallConfig {
-                    runtime: kind,
-                    record_fanin: true,
-                    ..Default::default()
-                },
-                move |o| {
-                    for i in 0..8 {
-                        let mut a = TaskArgs::new();
-                        a.inout(x.view(&[1], &[i])?);
-                        o.submit_aiv(0, &a)?;
-                    }
-                    o.scope(|o| {
-                        let mut b = TaskArgs::new();
-                        b.inout(y);
-                        o.submit_aiv(0, &b)?;
-                        // copy x → z, reading y too (and y twice: found again, wired once).
-                        let mut c = TaskArgs::new();
-                        c.input(x).output_existing(z).input(y).input(y);
-                        o.submit_aiv(3, &c)?;
-                        Ok(())
-                    })
-                },
-            )
+            .run(&recording(kind), move |o| {
+                for i in 0..8 {
+                    let mut a = TaskArgs::new();
+                    a.inout(x.view(&[1], &[i])?);
+                    o.submit_aiv(0, &a)?;
+                }
+                o.scope(|o| {
+                    let mut b = TaskArgs::new();
+                    b.inout(y);
+                    o.submit_aiv(0, &b)?;
+                    // copy x → z, reading y too (and y twice: found again, wired once).
+                    let mut c = TaskArgs::new();
+                    c.input(x).output_existing(z).input(y).input(y);
+                    o.submit_aiv(3, &c)?;
+                    Ok(())
+                })
+            })
             .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
         assert_eq!(w.read::<f32>(&z).unwrap(), vec![1.0; 8], "{kind:?}");
         let log = report.fanin_log.unwrap();
@@ -941,31 +936,24 @@ fn empty_views_get_no_edge_from_a_buffers_own_index() {
         let w = worker();
         let a = w.alloc_tensor(&[64], DType::Float32).unwrap();
         let report = w
-            .run(
-                &CallConfig {
-                    runtime: kind,
-                    record_fanin: true,
-                    ..Default::default()
-                },
-                move |o| {
-                    // 20 writers of two elements each: the buffer gets its own index.
-                    for i in 0..20 {
-                        let mut t = TaskArgs::new();
-                        t.output_existing(a.view(&[2], &[2 * i])?);
-                        o.submit_dummy(&t)?;
-                    }
-                    let mut reader = TaskArgs::new();
-                    reader.input(a.view(&[0], &[5])?); // empty, inside writer 2's [4, 6)
-                    o.submit_dummy(&reader)?;
-                    let mut writer = TaskArgs::new();
-                    writer.output_existing(a.view(&[0], &[50])?); // empty: writes nothing
-                    o.submit_dummy(&writer)?;
-                    let mut after = TaskArgs::new();
-                    after.input(a.view(&[32], &[32])?); // [32, 64): writers 16..19, not the empty one
-                    o.submit_dummy(&after)?;
-                    Ok(())
-                },
-            )
+            .run(&recording(kind), move |o| {
+                // 20 writers of two elements each: the buffer gets its own index.
+                for i in 0..20 {
+                    let mut t = TaskArgs::new();
+                    t.output_existing(a.view(&[2], &[2 * i])?);
+                    o.submit_dummy(&t)?;
+                }
+                let mut reader = TaskArgs::new();
+                reader.input(a.view(&[0], &[5])?); // empty, inside writer 2's [4, 6)
+                o.submit_dummy(&reader)?;
+                let mut writer = TaskArgs::new();
+                writer.output_existing(a.view(&[0], &[50])?); // empty: writes nothing
+                o.submit_dummy(&writer)?;
+                let mut after = TaskArgs::new();
+                after.input(a.view(&[32], &[32])?); // [32, 64): writers 16..19, not the empty one
+                o.submit_dummy(&after)?;
+                Ok(())
+            })
             .unwrap();
         let log = report.fanin_log.unwrap();
         let producers = |i: usize| {
