@@ -11,7 +11,8 @@ pub struct Args {
     #[arg(value_name = "DEPS_JSON")]
     pub deps_json: Option<PathBuf>,
     /// Output file (default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;
-    /// `deps_viewer_<mode>.*` for other edge modes); never the DEPS_JSON being viewed.
+    /// `deps_viewer_<mode>.*` for other edge modes); never the DEPS_JSON being viewed, the
+    /// run.json beside it, or a file that run.json lists as the run's artifact.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Output format.

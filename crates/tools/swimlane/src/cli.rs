@@ -11,7 +11,8 @@ pub struct Args {
     /// ./outputs/].
     #[arg(value_name = "RECORDS")]
     pub records: Option<PathBuf>,
-    /// Output trace [default: merged_swimlane.json next to RECORDS].
+    /// Output trace [default: merged_swimlane.json next to RECORDS]; never one of the inputs,
+    /// the run.json beside it, or a file that run.json lists as the run's artifact.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// deps.json for the dependency arrows [default: deps.json next to RECORDS; without one
