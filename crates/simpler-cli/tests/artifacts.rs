@@ -553,6 +553,92 @@ fn every_tool_warns_about_an_artifact_of_a_failed_or_stale_run() {
     );
 }
 
+/// Views read far from the command's stderr: the text view of a failed run's deps.json and
+/// the Perfetto trace of its records say inside that the run did not complete (a `warning:`
+/// line in SUMMARY; a `simpler: WARNING` process above the others, one slice per warning),
+/// and so do critical-path's copies of the trace; a completed run's views carry neither.
+/// Found left alone by session 38: only stderr and the HTML views warned.
+#[test]
+fn the_views_of_a_failed_run_say_so_inside_not_only_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = ["--enable-dep-gen", "--enable-l2-swimlane"];
+    let fatal = dir.path().join("fatal");
+    let mut args = vec!["run", "vector_example"];
+    args.extend(all);
+    args.extend([
+        "--runtime-env",
+        "ring_heap=65536",
+        "--output-prefix",
+        fatal.to_str().unwrap(),
+    ]);
+    assert_eq!(simpler(&args).status.code(), Some(66));
+    let good = dir.path().join("good");
+    let mut args = vec!["run", "vector_example"];
+    args.extend(all);
+    args.extend(["--output-prefix", good.to_str().unwrap()]);
+    let out = simpler(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let failed = "that did not complete: fatal (2 HEAP_RING_DEADLOCK";
+    let txt = std::fs::read_to_string(fatal.join("deps_viewer.txt")).unwrap();
+    let summary = txt.split("\n\n").next().unwrap();
+    let expected = format!(
+        "\n  warning: {} comes from run ",
+        fatal.join("deps.json").display()
+    );
+    assert!(
+        summary.contains(&expected) && summary.contains(failed),
+        "{summary}"
+    );
+    let txt = std::fs::read_to_string(good.join("deps_viewer.txt")).unwrap();
+    assert!(!txt.contains("warning"), "{txt}");
+
+    // The slices of the warnings process (pid 12), by name.
+    let warnings_in = |trace: &Path| -> Vec<String> {
+        let v = read_json(trace);
+        let events = v["traceEvents"].as_array().unwrap();
+        let named = events.iter().any(|e| {
+            e["pid"] == 12 && e["name"] == "process_name" && e["args"]["name"] == "simpler: WARNING"
+        });
+        let slices: Vec<String> = events
+            .iter()
+            .filter(|e| e["pid"] == 12 && e["ph"] == "X")
+            .map(|e| {
+                assert_eq!(e["args"]["warning"], e["name"]);
+                e["name"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(named, !slices.is_empty(), "{}", trace.display());
+        slices
+    };
+    let slices = warnings_in(&fatal.join("merged_swimlane.json"));
+    assert_eq!(slices.len(), 2, "{slices:?}"); // the records and the deps.json
+    assert!(slices.iter().all(|w| w.contains(failed)), "{slices:?}");
+    assert!(warnings_in(&good.join("merged_swimlane.json")).is_empty());
+
+    // Timing of one run with the dependencies of another: the trace says that too, and
+    // critical-path's traces, copies of the merged trace, keep the warnings. (The failed run
+    // itself may have stopped before any task finished, which critical-path refuses.)
+    let out = simpler(&[
+        "swimlane",
+        good.join("l2_swimlane_records.json").to_str().unwrap(),
+        "--deps-json",
+        fatal.join("deps.json").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let slices = warnings_in(&good.join("merged_swimlane.json"));
+    assert_eq!(slices.len(), 2, "{slices:?}");
+    assert!(
+        slices[0].contains(failed) && slices[1].contains("come from different runs"),
+        "{slices:?}"
+    );
+    let out = simpler(&["critical-path", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for cpm in ["CPM_static.json", "CPM_observed.json"] {
+        assert_eq!(warnings_in(&good.join(cpm)), slices, "{cpm}");
+    }
+}
+
 /// `simpler swimlane` removes an earlier trace at its output as it begins; when the
 /// conversion then fails, it says so beside the error.
 #[test]

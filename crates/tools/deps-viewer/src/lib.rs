@@ -49,7 +49,7 @@ use view::View;
 pub fn run(args: Args) -> Result<(), Error> {
     cli::check_format_flags(&args).map_err(ErrorKind::Usage)?;
     let input = input::resolve_input(args.deps_json.as_deref())?;
-    warn_if_untrusted(&input);
+    let warning = warn_if_untrusted(&input);
     let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
     let output = args
         .output
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Format::Text => {
             let pairs = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, pairs);
-            let counts = write_text_file(&input, &output, &view, names.as_ref())?;
+            let counts = write_text_file(&input, &output, &view, names.as_ref(), warning)?;
             println!(
                 "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)",
                 output.display(),
@@ -129,11 +129,11 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// `name_map*.json` if there is one) and returns the path written. This is what
 /// `simpler run --enable-dep-gen` calls after writing deps.json.
 pub fn write_text_view(deps_json: &Path) -> Result<PathBuf, Error> {
-    warn_if_untrusted(deps_json);
+    let warning = warn_if_untrusted(deps_json);
     let output = input::default_output(deps_json, Format::Text, EdgeMode::Full, None);
     let graph = Graph::load(deps_json)?;
     let names = names::resolve(None, deps_json)?;
-    write_text_file(deps_json, &output, &View::full(&graph), names.as_ref())?;
+    write_text_file(deps_json, &output, &View::full(&graph), names.as_ref(), warning)?;
     Ok(output)
 }
 
@@ -142,21 +142,26 @@ fn write_text_file(
     output: &Path,
     view: &View<'_>,
     names: Option<&NameMap>,
+    warning: Option<String>,
 ) -> Result<text::Counts, Error> {
     let summary = text::Summary {
         source: input.display().to_string(),
         perf_sidecar: sidecar::perf_sidecar_loaded(input),
         func_name_map: names.is_some_and(|m| any_name_resolved(view, m)),
+        warning,
     };
     let published = simpler_artifacts::publish::publish(output, |w| text::write_text(w, view, &summary))?;
     Ok(published.value)
 }
 
-/// Prints the run manifest's warning about `input` (a failed run, a stale or changed file).
-fn warn_if_untrusted(input: &Path) {
-    if let Some(w) = simpler_artifacts::manifest::check(input) {
+/// Prints the run manifest's warning about `input` (a failed run, a stale or changed file)
+/// and returns it for the view.
+fn warn_if_untrusted(input: &Path) -> Option<String> {
+    let warning = simpler_artifacts::manifest::check(input);
+    if let Some(w) = &warning {
         eprintln!("warning: {w}");
     }
+    warning
 }
 
 /// Returns true if and only if some shown submitted task has a kernel the map names.

@@ -12,6 +12,7 @@
 //!   perf_sidecar: yes|no
 //!   func_name_map: yes|no
 //!   note: <what the file does not say>      (only for files that leave something out)
+//!   warning: <the run manifest's warning>   (only for a file of a failed run, a stale file, ...)
 //!
 //! TASK INDEX
 //! TASK <t> kind=<submit|dummy|alloc> <func>[ SPMD block num = N] fanin=<n> fanout=<n>
@@ -49,6 +50,10 @@ pub struct Summary {
     pub perf_sidecar: bool,
     /// At least one task's kernel resolved to a name.
     pub func_name_map: bool,
+    /// The run manifest's warning about the deps.json (a run that did not complete, a file
+    /// the run did not write; `simpler_artifacts::manifest::check`), shown as a `warning:`
+    /// line so the view says it too, not only the command's stderr.
+    pub warning: Option<String>,
 }
 
 /// Counts reported after writing a view.
@@ -86,6 +91,9 @@ pub fn write_text<W: Write>(mut out: W, view: &View<'_>, summary: &Summary) -> i
     writeln!(out, "  func_name_map: {}", yes_no(summary.func_name_map))?;
     for note in graph.gaps().notes() {
         writeln!(out, "  note: {note}")?;
+    }
+    if let Some(w) = &summary.warning {
+        writeln!(out, "  warning: {w}")?;
     }
     writeln!(out)?;
     writeln!(out, "TASK INDEX")?;

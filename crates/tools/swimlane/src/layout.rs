@@ -9,6 +9,8 @@
 //! | 3 | `Scheduler View` | 10000+10·core, overlap lanes +k |
 //! | 4 | `Worker View` | 10000+10·core `AIC_n`/`AIV_n`; 19000+n `AICPU_n` |
 //! | 10 | `simpler counters` (ours) | counter tracks only |
+//! | 11 | `simpler hbg build` (ours) | 0 `graph build` |
+//! | 12 | `simpler: WARNING` (ours; only when the run manifest warns) | 0, 1, ...: one per warning |
 //!
 //! Event ids: row `i` (in [`Run::rows`] order) is event `i` in the Worker View and `n + i` in
 //! the Scheduler View (`n` rows); the AICPU markers follow from `2n`.
@@ -33,6 +35,9 @@ pub const WORKER_PID: u32 = 4;
 pub const COUNTERS_PID: u32 = 10;
 /// Our `hbg` graph-build steps, apart from the original's processes.
 pub const BUILD_PID: u32 = 11;
+/// The run manifest's warnings about the converted files (ours), sorted above every other
+/// process; absent when there is nothing to warn about.
+pub const WARNINGS_PID: u32 = 12;
 
 /// The shared ready queue's counter track in [`SCHED_PID`].
 pub const QUEUE_TID: u32 = 3999;

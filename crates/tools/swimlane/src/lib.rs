@@ -45,6 +45,7 @@ pub mod sched_flows;
 pub mod slices;
 pub mod stats;
 pub mod trace;
+pub mod warnings;
 
 pub use cli::Args;
 pub use error::{Error, ErrorKind};
@@ -287,7 +288,10 @@ fn convert_into(
         eprintln!("warning: {}: {note}", records.display());
     }
 
-    warn_if_untrusted(records, deps_path.as_deref());
+    let warnings = untrusted(records, deps_path.as_deref());
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     let deps = match (deps, &deps_path) {
         (Some(read), Some(path)) => {
             let (deps, deps_notes) = read.map_err(ErrorKind::Deps)?;
@@ -330,6 +334,7 @@ fn convert_into(
             trace::pipelined(sink, |pipe| {
                 let mut out = TraceWriter::piped(pipe)?;
                 out.set_parallelism(parallelism);
+                warnings::write_warnings(&mut out, &run, &warnings)?;
                 let slices = slices::write_slices(&mut out, &run, &layout, &completes, &names)?;
                 let (flow_plan, counter_plan) = planning
                     .join()
@@ -384,15 +389,11 @@ fn convert_into(
     })
 }
 
-/// Prints the run manifests' warnings about the inputs (a failed run, a stale or changed file),
-/// and warns when the timing and the dependencies come from two different runs.
-fn warn_if_untrusted(records: &Path, deps: Option<&Path>) {
+/// The run manifests' warnings about the inputs (a failed run, a stale or changed file), and
+/// one when the timing and the dependencies come from two different runs.
+fn untrusted(records: &Path, deps: Option<&Path>) -> Vec<String> {
     use simpler_artifacts::manifest::{check, find_for, RunManifest};
-    for path in std::iter::once(records).chain(deps) {
-        if let Some(w) = check(path) {
-            eprintln!("warning: {w}");
-        }
-    }
+    let mut warnings: Vec<String> = std::iter::once(records).chain(deps).filter_map(check).collect();
     let run_of = |p: &Path| {
         find_for(p)
             .and_then(|(m, _)| RunManifest::read(&m).ok())
@@ -401,13 +402,14 @@ fn warn_if_untrusted(records: &Path, deps: Option<&Path>) {
     if let Some(deps) = deps {
         if let (Some(a), Some(b)) = (run_of(records), run_of(deps)) {
             if a != b {
-                eprintln!(
-                    "warning: the timing ({}, run {a}) and the dependencies ({}, run {b}) come from different runs; \
+                warnings.push(format!(
+                    "the timing ({}, run {a}) and the dependencies ({}, run {b}) come from different runs; \
                      arrows may join unrelated tasks",
                     records.display(),
                     deps.display()
-                );
+                ));
             }
         }
     }
+    warnings
 }
