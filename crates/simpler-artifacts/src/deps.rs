@@ -82,6 +82,15 @@ pub fn split_task_id(raw: u64) -> (u8, u32) {
     (((raw >> 32) & 0xFF) as u8, (raw & 0xFFFF_FFFF) as u32)
 }
 
+/// A raw task id as the traces and reports show it: `t<local>` on ring 0, else
+/// `r<ring>t<local>` (the original converter's label).
+pub fn task_label(raw: u64) -> String {
+    match split_task_id(raw) {
+        (0, local) => format!("t{local}"),
+        (ring, local) => format!("r{ring}t{local}"),
+    }
+}
+
 /// Builds a raw task id from `(ring, local)`; the inverse of [`split_task_id`].
 pub fn make_task_id(ring: u8, local: u32) -> u64 {
     (u64::from(ring) << 32) | u64::from(local)

@@ -228,6 +228,54 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     })
 }
 
+/// The id of the run whose manifest governs `artifact` ([`find_for`]); `None` without a
+/// readable manifest (a file of the original runtime's, or written by hand).
+pub fn run_id_of(artifact: &Path) -> Option<String> {
+    find_for(artifact)
+        .and_then(|(m, _)| RunManifest::read(&m).ok())
+        .map(|m| m.run_id)
+}
+
+/// The warning that a run's timing (`records`) and its dependencies (`deps`) come from two
+/// different runs, by their manifests; `None` when they share a run or either has none.
+pub fn mixed_runs(records: &Path, deps: &Path) -> Option<String> {
+    let (a, b) = (run_id_of(records)?, run_id_of(deps)?);
+    (a != b).then(|| {
+        format!(
+            "the timing ({}, run {a}) and the dependencies ({}, run {b}) come from different runs; \
+             edges may join unrelated tasks",
+            records.display(),
+            deps.display()
+        )
+    })
+}
+
+/// The warning that few of a deps.json's edges join two tasks the timing records hold
+/// (`joined` of `edges`, `first_unjoined` one that does not): a deps.json of another run, or
+/// records of a run cut short. Quiet when at least half are joined: a run's own deps.json
+/// joins all of its edges but those of tasks without rows (dummy and alloc tasks below level
+/// 4, tasks a stopped run never ran).
+pub fn few_timed_edges(
+    deps: &Path,
+    edges: usize,
+    joined: usize,
+    first_unjoined: Option<(u64, u64)>,
+) -> Option<String> {
+    if edges == 0 || joined * 2 >= edges {
+        return None;
+    }
+    let label = crate::deps::task_label;
+    let first = first_unjoined
+        .map(|(p, s)| format!(" (first: {} -> {})", label(p), label(s)))
+        .unwrap_or_default();
+    Some(format!(
+        "only {joined} of the {edges} dependency edges of {} join two tasks with timing rows{first}: \
+         a deps.json of another run, or the timing of a run cut short? Readiness, and every figure \
+         built on it, is missing for the rest",
+        deps.display()
+    ))
+}
+
 /// Why a tool must not write its output to `output`; `None` when it may. It may not be one of
 /// the `inputs` it reads (it would replace what it is reading), the run manifest beside it, or
 /// a file that manifest lists as a diagnostic's artifact: a tool never replaces what the run

@@ -242,3 +242,168 @@ fn a_report_of_a_run_that_did_not_complete_says_so_at_its_top() {
     );
     assert!(text(&out.stderr).contains("that did not complete: interrupted"));
 }
+
+/// The busy diamond of `busy_kernels_make_the_long_branch_the_static_critical_path`, timed
+/// into `prefix`.
+fn diamond_run(dir: &Path, prefix: &Path) {
+    let workload = dir.join("busy_diamond.json");
+    fs::write(
+        &workload,
+        r#"{ "name": "busy_diamond", "body": [
+    { "submit": { "label": "a", "kernel": "busy", "scalars": [ 400 ] } },
+    { "submit": { "label": "long", "kernel": "busy_aic", "scalars": [ 4000 ], "deps": [ "a" ] } },
+    { "submit": { "label": "short", "kernel": "busy", "scalars": [ 200 ], "deps": [ "a" ] } },
+    { "submit": { "label": "d", "kernel": "busy", "scalars": [ 400 ], "deps": [ "long", "short" ] } } ] }"#,
+    )
+    .unwrap();
+    timed_run(workload.to_str().unwrap(), prefix);
+}
+
+/// Found by a review: one folder whose records could not be read stopped `critical-path`
+/// before the folders after it (no report, no summary); a folder whose analysis wrote no CPM
+/// traces kept an earlier analysis's beside the new report.
+#[test]
+fn one_bad_run_folder_does_not_stop_the_others_and_stale_cpm_traces_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("runs");
+    let good = root.join("b_good");
+    timed_run("vector_example", &good);
+    let bad = root.join("a_bad");
+    fs::create_dir_all(&bad).unwrap();
+    let records = fs::read(good.join("l2_swimlane_records.json")).unwrap();
+    fs::write(
+        bad.join("l2_swimlane_records.json"),
+        &records[..records.len() / 2],
+    )
+    .unwrap();
+    fs::copy(good.join("deps.json"), bad.join("deps.json")).unwrap();
+    fs::write(bad.join("CPM_static.json"), "an earlier analysis's trace").unwrap();
+
+    let out = simpler(&["critical-path", root.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("error: {}: ", bad.display()))
+            && stderr.contains("error: 1 of 2 run folders could not be analysed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!(
+        "warning: removed {}",
+        bad.join("CPM_static.json").display()
+    )));
+    assert!(!bad.join("CPM_static.json").exists());
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("Analyzed 1 run(s) under "), "{stdout}");
+    assert!(good.join("critical_path_report.md").is_file());
+    assert!(good.join("CPM_observed.json").is_file());
+
+    // The merged trace gone, the next analysis of the good folder removes its CPM traces.
+    fs::remove_file(good.join("merged_swimlane.json")).unwrap();
+    let out = simpler(&["critical-path", good.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for name in ["CPM_static.json", "CPM_observed.json"] {
+        assert!(!good.join(name).exists(), "{name}");
+        assert!(
+            stderr.contains(&format!("warning: removed {}", good.join(name).display())),
+            "{stderr}"
+        );
+    }
+}
+
+/// Found by a review: `sched-overhead` took another run's deps.json without a word and, with
+/// no edge joining two timed tasks, called every task ready at its dispatch: a false
+/// "compute-bound, 0.0 %". Now both tools warn when the two files come from different runs and
+/// when few edges join timed tasks (which also catches files without a run manifest), and the
+/// critical-path report says it too.
+#[test]
+fn timing_and_dependencies_of_two_runs_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let diamond = dir.path().join("diamond");
+    diamond_run(dir.path(), &diamond);
+    let vector = dir.path().join("vector");
+    timed_run("vector_example", &vector);
+    let other_deps = vector.join("deps.json");
+    let few = "only 0 of the 6 dependency edges of ";
+    let out = simpler(&[
+        "sched-overhead",
+        diamond.to_str().unwrap(),
+        "--deps-json",
+        other_deps.to_str().unwrap(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("come from different runs"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{few}{} join two tasks with timing rows (first: t0 -> r1t0)",
+            other_deps.display()
+        )),
+        "{stderr}"
+    );
+    // The run's own deps.json: no warning.
+    let out = simpler(&["sched-overhead", diamond.to_str().unwrap()]);
+    assert!(!text(&out.stderr).contains("warning"), "{}", text(&out.stderr));
+
+    // Files without a run manifest (the original runtime's): the edge count still tells.
+    let bare = dir.path().join("bare");
+    fs::create_dir_all(&bare).unwrap();
+    fs::copy(
+        diamond.join("l2_swimlane_records.json"),
+        bare.join("l2_swimlane_records.json"),
+    )
+    .unwrap();
+    fs::copy(&other_deps, bare.join("deps.json")).unwrap();
+    let out = simpler(&["critical-path", bare.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(few) && !stderr.contains("different runs"),
+        "{stderr}"
+    );
+    let report = fs::read_to_string(bare.join("critical_path_report.md")).unwrap();
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("> **Warning:** ") && l.contains(few)),
+        "{report}"
+    );
+}
+
+/// Found by a review: `--report deps_viewer.txt` replaced a view the run manifest lists, and
+/// `--report .simpler.lock` the folder's lock.
+#[test]
+fn the_report_never_replaces_a_view_or_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    timed_run("vector_example", &prefix);
+    let view = fs::read(prefix.join("deps_viewer.txt")).unwrap();
+    let out = simpler(&[
+        "critical-path",
+        prefix.to_str().unwrap(),
+        "--report",
+        "deps_viewer.txt",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let expected = format!(
+        "error: --report {} is a view of run ",
+        prefix.join("deps_viewer.txt").display()
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    assert_eq!(fs::read(prefix.join("deps_viewer.txt")).unwrap(), view);
+    let lock = fs::read(prefix.join(".simpler.lock")).unwrap();
+    let out = simpler(&[
+        "critical-path",
+        prefix.to_str().unwrap(),
+        "--report",
+        ".simpler.lock",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a hidden name"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(fs::read(prefix.join(".simpler.lock")).unwrap(), lock);
+}

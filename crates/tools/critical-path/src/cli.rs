@@ -37,11 +37,18 @@ pub struct Args {
 }
 
 /// Accepts a plain file name only: the report goes beside each records file. Never the name
-/// of another of the run's files (`--report deps.json` replaced the run's own input).
+/// of another of the run's files (`--report deps.json` replaced the run's own input), nor a
+/// hidden one (`.simpler.lock`, the folder's lock, was replaced). A view the run manifest
+/// lists is refused per folder, when the command runs.
 fn bare_file_name(s: &str) -> Result<String, String> {
     let p = Path::new(s);
     if s.is_empty() || p.is_absolute() || p.file_name().is_none_or(|n| n != s) {
         Err(format!("--report must be a file name, not a path: {s:?}"))
+    } else if s.starts_with('.') {
+        // The folder's lock (`.simpler.lock`) and the publish path's temporaries.
+        Err(format!(
+            "--report {s:?} is a hidden name, kept for the run folder's lock and temporaries; choose another name"
+        ))
     } else if s != DEFAULT_REPORT && simpler_artifacts::output_folder::RUN_FILES.contains(&s) {
         Err(format!(
             "--report {s:?} names another of the run's files; choose another name"
@@ -80,5 +87,10 @@ mod tests {
             );
         }
         assert_eq!(bare_file_name(DEFAULT_REPORT), Ok(DEFAULT_REPORT.to_owned()));
+        // Found by a review: `--report .simpler.lock` replaced the folder's lock.
+        assert_eq!(
+            bare_file_name(".simpler.lock"),
+            Err("--report \".simpler.lock\" is a hidden name, kept for the run folder's lock and temporaries; choose another name".to_owned())
+        );
     }
 }

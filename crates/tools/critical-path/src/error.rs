@@ -60,6 +60,17 @@ pub enum ErrorKind {
     /// A report could not be written (the error names the file).
     #[error(transparent)]
     Report(#[from] PublishError),
+    /// `--report` names a file of the run's that the report must not replace.
+    #[error("{0}")]
+    ReportConflict(String),
+    /// Some run folders could not be analysed (each was reported on stderr); the others were.
+    #[error("{failed} of {total} run folders could not be analysed (each is reported above); the others' reports were written")]
+    FailedRuns {
+        /// Folders that failed.
+        failed: usize,
+        /// Folders found.
+        total: usize,
+    },
     /// Some runs' merged traces were invalid; their CPM traces were not written (each was
     /// reported on stderr).
     #[error("{0} run(s) had an invalid merged_swimlane*.json; their CPM_*.json files were not written")]

@@ -50,6 +50,20 @@ pub struct Graph {
     pub t0: u64,
     /// Latest end of the run.
     pub t1: u64,
+    /// How many of deps.json's edges joined two timed tasks.
+    pub coverage: EdgeCoverage,
+}
+
+/// How many of deps.json's edges (`edges[]` rows; self edges and edges of a task without a
+/// kernel left out) joined two tasks the records time: few mean a deps.json of another run, or records of a run cut short.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EdgeCoverage {
+    /// Edges read.
+    pub edges: usize,
+    /// Of those, the edges whose two ends are timed.
+    pub joined: usize,
+    /// The first edge with an untimed end, `(pred, succ)`.
+    pub first_unjoined: Option<(u64, u64)>,
 }
 
 impl Graph {
@@ -97,6 +111,9 @@ pub struct GraphBuilder {
     slices: Vec<CoreSlice>,
     /// `(succ, pred)` of every deps.json edge whose two ends are timed and differ.
     edges: Vec<(TaskIx, TaskIx)>,
+    coverage: EdgeCoverage,
+    /// Tasks deps.json lists without an active kernel (dummy and alloc tasks).
+    kernel_less: rustc_hash::FxHashSet<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -133,6 +150,9 @@ impl GraphBuilder {
 
     /// Records the kernel of a deps.json task: its first active kernel id.
     pub fn add_task(&mut self, t: TaskKernels) {
+        if !t.kernel_ids.is_empty() && t.kernel_ids.iter().all(|&k| k < 0) {
+            self.kernel_less.insert(t.task_id);
+        }
         if let Some(&ix) = self.index.get(&t.task_id) {
             self.kernel[ix as usize] = t.kernel_ids.iter().copied().find(|k| *k >= 0);
         }
@@ -143,8 +163,15 @@ impl GraphBuilder {
         if e.pred == e.succ {
             return;
         }
+        // An edge of a dummy or alloc task is not counted: such a task has no timing rows
+        // below level 4.
+        let counted = !self.kernel_less.contains(&e.pred) && !self.kernel_less.contains(&e.succ);
+        self.coverage.edges += usize::from(counted);
         if let (Some(&p), Some(&s)) = (self.index.get(&e.pred), self.index.get(&e.succ)) {
+            self.coverage.joined += usize::from(counted);
             self.edges.push((s, p));
+        } else if counted && self.coverage.first_unjoined.is_none() {
+            self.coverage.first_unjoined = Some((e.pred, e.succ));
         }
     }
 
@@ -177,6 +204,7 @@ impl GraphBuilder {
             core_prev,
             t0,
             t1,
+            coverage: self.coverage,
         }
     }
 }

@@ -136,21 +136,32 @@ pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Res
     Ok((builder.build(names, timing.file_ticks(tol)), timing.clock_freq_hz))
 }
 
-/// Analyses one run folder.
+/// Analyses one run folder. Its warnings (printed on stderr and kept for the report): the run
+/// manifests' verdicts on the records and deps.json, the two coming from different runs, and
+/// few of deps.json's edges joining timed tasks.
 pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
-    let warnings: Vec<String> = [&run.records, &run.deps]
+    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs};
+    let mut warnings: Vec<String> = [&run.records, &run.deps]
         .into_iter()
-        .filter_map(|path| simpler_artifacts::manifest::check(path))
+        .filter_map(|path| check(path))
         .collect();
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    warnings.extend(mixed_runs(&run.records, &run.deps));
     let (names, _) = simpler_artifacts::name_map::resolve(None, &run.dir)?;
-    let (graph, freq) = load_graph(&run.records, &run.deps, &names, tol)?;
+    let loaded = load_graph(&run.records, &run.deps, &names, tol);
+    let (graph, freq) = loaded.inspect_err(|_| print_warnings(&warnings))?;
+    let c = graph.coverage;
+    warnings.extend(few_timed_edges(&run.deps, c.edges, c.joined, c.first_unjoined));
+    print_warnings(&warnings);
     let mut analysis = analyze(run.label.clone(), freq, graph, tol, &run.dir)?
         .ok_or_else(|| Error::from(ErrorKind::NoTasks(run.records.clone())))?;
     analysis.warnings = warnings;
     Ok(analysis)
+}
+
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// What [`run`] wrote for one run folder.
@@ -163,17 +174,37 @@ pub struct Written {
 }
 
 /// Runs `simpler critical-path`: analyses every run folder under the input, writes each one's
-/// report and CPM traces, and prints the summary (and the report with `--stdout`). A run whose
-/// Perfetto trace lacks a path task gets its report but no CPM traces, and the command fails
-/// at the end ([`ErrorKind::InvalidTraces`]).
+/// report and CPM traces, and prints the summary (and the report with `--stdout`).
+///
+/// A folder that cannot be analysed (unreadable records, no task rows) is reported on stderr
+/// and the others are still analysed; with a single folder its error is the command's. A run
+/// whose Perfetto trace lacks a path task gets its report but no CPM traces. Either way the
+/// command fails at the end ([`ErrorKind::FailedRuns`], [`ErrorKind::InvalidTraces`]), after
+/// the summary. CPM traces an earlier analysis left in a folder that gets none this time are
+/// removed (they would show another path beside the new report), and said so.
 pub fn run(args: Args) -> Result<(), Error> {
     let root = input::root_of(&args.input)?;
     let runs = input::discover(&root)?;
+    for run in &runs {
+        if let Some(why) = report_conflict(run, &run.dir.join(&args.report)) {
+            return Err(ErrorKind::ReportConflict(why).into());
+        }
+    }
     let mut analyses = Vec::with_capacity(runs.len());
     let mut written = Vec::with_capacity(runs.len());
     let mut invalid_traces = 0;
+    let mut failed_runs = 0;
     for run in &runs {
-        let analysis = analyze_run(run, args.tol)?;
+        let analysis = match analyze_run(run, args.tol) {
+            Ok(a) => a,
+            Err(e) if runs.len() == 1 => return Err(e),
+            Err(e) => {
+                eprintln!("error: {}: {e:#}", run.dir.display());
+                remove_stale_traces(&run.dir);
+                failed_runs += 1;
+                continue;
+            }
+        };
         let report = run.dir.join(&args.report);
         simpler_artifacts::publish::publish_bytes(
             &report,
@@ -210,6 +241,9 @@ pub fn run(args: Args) -> Result<(), Error> {
                 }
             }
         };
+        if traces.is_none() {
+            remove_stale_traces(&run.dir);
+        }
         written.push(Written { report, traces });
         analyses.push(analysis);
     }
@@ -224,10 +258,68 @@ pub fn run(args: Args) -> Result<(), Error> {
         path: PathBuf::from("<stdout>"),
         source: e,
     })?;
+    if failed_runs > 0 {
+        return Err(ErrorKind::FailedRuns {
+            failed: failed_runs,
+            total: runs.len(),
+        }
+        .into());
+    }
     if invalid_traces > 0 {
         return Err(ErrorKind::InvalidTraces(invalid_traces).into());
     }
     Ok(())
+}
+
+/// Why the report may not be written at `report`: it would replace a file the analysis reads,
+/// the run manifest, or a file the manifest lists (a diagnostic's artifact or a view: the
+/// report is not a new rendering of any of them).
+fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
+    use simpler_artifacts::manifest::{find_for, output_conflict, RunManifest};
+    let merged = run.merged_trace();
+    let inputs: Vec<&Path> = [run.records.as_path(), run.deps.as_path()]
+        .into_iter()
+        .chain(merged.as_deref())
+        .collect();
+    let shown = report.display();
+    if let Some(why) = output_conflict(report, &inputs) {
+        return Some(why.replacen("--output", "--report", 1));
+    }
+    let (manifest, folder) = find_for(report)?;
+    let name = report
+        .strip_prefix(&folder)
+        .ok()?
+        .to_string_lossy()
+        .replace('\\', "/");
+    let m = RunManifest::read(&manifest).ok()?;
+    m.views.iter().any(|v| v.name == name).then(|| {
+        format!(
+            "--report {shown} is a view of run {} (per {}); choose another name",
+            m.run_id,
+            manifest.display()
+        )
+    })
+}
+
+/// Removes the CPM traces an earlier analysis left in `dir`, saying so; a failure to remove
+/// one is said too.
+fn remove_stale_traces(dir: &Path) {
+    for name in [trace::STATIC_TRACE, trace::OBSERVED_TRACE] {
+        let path = dir.join(name);
+        if !path.is_file() {
+            continue;
+        }
+        match std::fs::remove_file(&path) {
+            Ok(()) => eprintln!(
+                "warning: removed {}, left by an earlier analysis: it showed another path than this report",
+                path.display()
+            ),
+            Err(e) => eprintln!(
+                "warning: {} is left by an earlier analysis and could not be removed ({e}); it does not show this report's path",
+                path.display()
+            ),
+        }
+    }
 }
 
 /// The summary `run` prints: the runs, one line each with both paths, the files written, and

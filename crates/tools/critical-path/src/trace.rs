@@ -19,7 +19,6 @@ use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
-use simpler_artifacts::deps::split_task_id;
 
 /// The Worker View process of the original converter's trace.
 pub const WORKER_VIEW_PID: u64 = 4;
@@ -33,13 +32,7 @@ pub const OBSERVED_TRACE: &str = "CPM_observed.json";
 /// Most missing task ids an error lists.
 const MISSING_SHOWN: usize = 5;
 
-/// The original's task label: `t<local>` on ring 0, else `r<ring>t<local>`.
-pub fn task_display(id: u64) -> String {
-    match split_task_id(id) {
-        (0, local) => format!("t{local}"),
-        (ring, local) => format!("r{ring}t{local}"),
-    }
-}
+pub use simpler_artifacts::deps::task_label as task_display;
 
 /// Why the CPM traces of a run were not written.
 #[derive(Debug)]

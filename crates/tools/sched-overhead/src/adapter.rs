@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashSet;
 use serde::de::IgnoredAny;
-use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds};
+use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds, TaskHead};
 use simpler_artifacts::swimlane::{
     self, read_swimlane, SchedPhase, SwimlaneReadError, SwimlaneSink, TaskRow,
 };
@@ -88,6 +88,9 @@ pub struct Input {
     pub phases: Vec<Phase>,
     /// Unique `(pred, succ)` pairs of deps.json, in first-seen order.
     pub edges: Vec<(u64, u64)>,
+    /// The tasks deps.json lists without an active kernel (dummy and alloc tasks), which have
+    /// no timing rows below level 4.
+    pub kernel_less: FxHashSet<u64>,
 }
 
 /// Reads the rows of the records file at `path`.
@@ -131,12 +134,17 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
     struct Pairs<'a> {
         seen: FxHashSet<(u64, u64)>,
         out: &'a mut Vec<(u64, u64)>,
+        kernel_less: &'a mut FxHashSet<u64>,
     }
     impl DepsSink for Pairs<'_> {
-        type Task = IgnoredAny;
+        type Task = TaskHead;
         type Tensor = IgnoredAny;
         type Edge = EdgeEnds;
-        fn task(&mut self, _: IgnoredAny) {}
+        fn task(&mut self, t: TaskHead) {
+            if t.kernel_ids.is_some_and(|k| k.iter().all(|&k| k < 0)) {
+                self.kernel_less.insert(t.task_id);
+            }
+        }
         fn tensor(&mut self, _: IgnoredAny) {}
         fn edge(&mut self, e: EdgeEnds) {
             if self.seen.insert((e.pred, e.succ)) {
@@ -149,6 +157,7 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
         &mut Pairs {
             seen: FxHashSet::default(),
             out: &mut input.edges,
+            kernel_less: &mut input.kernel_less,
         },
     )
     .map(|_| ())

@@ -114,14 +114,25 @@ pub fn load(records: &Path, deps: Option<&Path>) -> Result<Input, Error> {
             sibling
         }
     };
-    for path in [records, &deps] {
-        if let Some(w) = simpler_artifacts::manifest::check(path) {
-            eprintln!("warning: {w}");
-        }
-    }
+    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs};
+    let mut warnings: Vec<String> = [records, &deps].into_iter().filter_map(check).collect();
+    warnings.extend(mixed_runs(records, &deps));
     let mut input = Input::default();
     adapter::read_records(records, &mut input)?;
     adapter::read_edges(&deps, &mut input)?;
+    // Edges between tasks with kernels: the ones the records should time.
+    let timed: rustc_hash::FxHashSet<u64> = input.tasks.iter().map(|t| t.id).collect();
+    let kernel_less = &input.kernel_less;
+    let expected: Vec<(u64, u64)> = (input.edges.iter().copied())
+        .filter(|(p, s)| !kernel_less.contains(p) && !kernel_less.contains(s))
+        .collect();
+    let joins = |&(p, s): &(u64, u64)| timed.contains(&p) && timed.contains(&s);
+    let joined = expected.iter().filter(|e| joins(e)).count();
+    let first_unjoined = expected.iter().copied().find(|e| !joins(e));
+    warnings.extend(few_timed_edges(&deps, expected.len(), joined, first_unjoined));
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     Ok(input)
 }
 

@@ -32,13 +32,7 @@ fn pct(part: u64, whole: u64) -> String {
     }
 }
 
-/// A task id as the traces show it: `t<local>` on ring 0, else `r<ring>t<local>`.
-pub fn task_label(id: u64) -> String {
-    match simpler_artifacts::deps::split_task_id(id) {
-        (0, local) => format!("t{local}"),
-        (ring, local) => format!("r{ring}t{local}"),
-    }
-}
+pub use simpler_artifacts::deps::task_label;
 
 /// The whole report.
 pub fn render(a: &Analysis) -> String {

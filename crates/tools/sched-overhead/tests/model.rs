@@ -30,6 +30,7 @@ fn run(tasks: Vec<TimedTask>, edges: Vec<(u64, u64)>) -> Analysis {
             tasks,
             phases: Vec::new(),
             edges,
+            kernel_less: Default::default(),
         },
         Path::new("records.json"),
     )
@@ -164,6 +165,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
         tasks: rows.clone(),
         phases: phases.clone(),
         edges: vec![],
+        kernel_less: Default::default(),
     };
     let a = analyze(&input, Path::new("r")).unwrap();
     let l = &a.loops[0];
@@ -190,6 +192,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
             tasks: rows,
             phases,
             edges: vec![],
+            kernel_less: Default::default(),
         },
         Path::new("r"),
     )
@@ -256,6 +259,7 @@ fn inputs_the_model_cannot_use_are_named() {
         tasks: vec![level1],
         phases: Vec::new(),
         edges: Vec::new(),
+        kernel_less: Default::default(),
     };
     let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
     assert_eq!(

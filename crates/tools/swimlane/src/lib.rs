@@ -392,24 +392,8 @@ fn convert_into(
 /// The run manifests' warnings about the inputs (a failed run, a stale or changed file), and
 /// one when the timing and the dependencies come from two different runs.
 fn untrusted(records: &Path, deps: Option<&Path>) -> Vec<String> {
-    use simpler_artifacts::manifest::{check, find_for, RunManifest};
+    use simpler_artifacts::manifest::{check, mixed_runs};
     let mut warnings: Vec<String> = std::iter::once(records).chain(deps).filter_map(check).collect();
-    let run_of = |p: &Path| {
-        find_for(p)
-            .and_then(|(m, _)| RunManifest::read(&m).ok())
-            .map(|m| m.run_id)
-    };
-    if let Some(deps) = deps {
-        if let (Some(a), Some(b)) = (run_of(records), run_of(deps)) {
-            if a != b {
-                warnings.push(format!(
-                    "the timing ({}, run {a}) and the dependencies ({}, run {b}) come from different runs; \
-                     arrows may join unrelated tasks",
-                    records.display(),
-                    deps.display()
-                ));
-            }
-        }
-    }
+    warnings.extend(deps.and_then(|deps| mixed_runs(records, deps)));
     warnings
 }
