@@ -364,6 +364,14 @@ pub trait SwimlaneSink {
     fn sched_phase(&mut self, _phase: SchedPhase) {}
     /// Called once per graph-build step of an `hbg` run.
     fn build_phase(&mut self, _phase: BuildPhase) {}
+    /// Whether an AICore start or end of 0 is a time. `false` (the default) is the original
+    /// reader's rule, which the converter keeps for traces that cross over: 0 means "absent"
+    /// and times count from the smallest nonzero timestamp. `true` is for a tool that, like
+    /// the original `critical_path`, works on raw ticks: a row that starts at tick 0 makes the
+    /// base 0 instead of being pulled onto the next timestamp.
+    fn zero_is_a_time(&self) -> bool {
+        false
+    }
 }
 
 /// Why a records file could not be read. The message names the file and, for malformed or

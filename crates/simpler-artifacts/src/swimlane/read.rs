@@ -670,6 +670,10 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for InnerList<'_, T> {
 
 // === normalisation ===
 
+/// The latest time a row may have, ns after the base: 2^53 ns, about 104 days. Sums of
+/// thousands of such times still fit in a u64, and no run lasts that long.
+const MAX_SPAN_NS: u64 = 1 << 53;
+
 /// Cycles → nanoseconds since the base, as the original's reader maps them to µs.
 struct TimeBase {
     base: u64,
@@ -767,6 +771,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         consider(r.start.saturating_sub(r.r2s));
         consider(r.end);
     }
+    let zero_time = sink.zero_is_a_time() && raw.aicore.iter().any(|r| r.start == 0 || r.end == 0);
     for r in &raw.aicpu {
         consider(r.dispatch);
         consider(r.finish);
@@ -786,12 +791,29 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         }
     }
     // This runtime's files are already nanoseconds since the run started: kept as they are.
-    let base = if meta.simpler.is_some() || base == u64::MAX {
+    let base = if meta.simpler.is_some() || base == u64::MAX || zero_time {
         0
     } else {
         base
     };
     let time = TimeBase { base, freq };
+    // Every later sum of times (busy time, a path's length) stays far from u64's end.
+    let too_late = |c: u64| time.ns(c) > MAX_SPAN_NS;
+    let late = |row: String, c: u64| {
+        format!(
+            "{row}: {c} cycles at {freq} Hz is more than 104 days after the earliest timestamp \
+             ({base}): not a run's timing"
+        )
+    };
+    if let Some((i, r)) = (raw.aicore.iter().enumerate()).find(|(_, r)| too_late(r.end) || too_late(r.start))
+    {
+        return Err(late(format!("aicore_tasks[{i}]"), r.end.max(r.start)));
+    }
+    if let Some((i, r)) =
+        (raw.aicpu.iter().enumerate()).find(|(_, r)| too_late(r.dispatch) || too_late(r.finish))
+    {
+        return Err(late(format!("aicpu_tasks[{i}]"), r.dispatch.max(r.finish)));
+    }
 
     // Join aicpu rows onto aicore rows by (core, reg).
     let joined = join::join(

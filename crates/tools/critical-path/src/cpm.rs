@@ -41,7 +41,7 @@ pub fn static_cpm(g: &Graph) -> Result<Option<StaticPath>, Cycle> {
                 (best_p, best_f) = (p, finish[p as usize]);
             }
         }
-        finish[v as usize] = best_f + g.dur(v);
+        finish[v as usize] = best_f.saturating_add(g.dur(v));
         choice[v as usize] = best_p;
         if sink.is_none_or(|s| finish[v as usize] > finish[s as usize]) {
             sink = Some(v);

@@ -215,3 +215,64 @@ fn reference_report_to_the_printed_digit() {
         "{text}"
     );
 }
+
+/// Found by a review: the reference's 1 MHz graph in the original runtime's own file layout
+/// (raw ticks, no `simpler` metadata), read from disk. Its rows start at tick 0, which the
+/// shared reader took as "absent" and measured from the next timestamp (tick 10): makespan
+/// 0.020 ms and static path t3 instead of 0.030 ms and t1 → t3.
+#[test]
+fn the_reference_graph_in_the_original_layout_keeps_its_tick_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("case");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(
+        run.join("chip_swimlane_records.json"),
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
+"aicore_tasks":[[0,1,0,0,10,0],[1,2,0,0,19,0],[1,3,1,20,30,0]],
+"aicpu_tasks":[[0,0,0,10],[1,0,0,19],[1,1,20,30]]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        run.join("deps.json"),
+        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"3"}]}"#,
+    )
+    .unwrap();
+    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
+    let a = simpler_critical_path::analyze_run(&dirs[0], 2).unwrap();
+    assert_eq!(a.makespan(), 30_000); // ns: 30 ticks at 1 MHz
+    assert_eq!((a.static_ids(), a.static_path.length), (vec![1, 3], 20_000));
+    assert_eq!(a.observed_ids(), [2, 3]);
+    assert_eq!((a.observed.compute, a.observed.stall), (29_000, 1_000));
+}
+
+/// Found by a review: times near u64's end wrapped the path's sums (a static path of one task
+/// where two chain). The reader now refuses a time more than 2^53 ns after the first, naming
+/// the row.
+#[test]
+fn a_time_past_any_run_is_refused_with_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("l2_swimlane_records.json");
+    std::fs::write(
+        &records,
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000000,"core_types":["aiv","aiv"]},
+"aicore_tasks":[[0,0,0,1,2,0],[1,1,0,3,9223372036854775812,0]],
+"aicpu_tasks":[[0,0,1,2],[1,1,3,4]]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("deps.json"),
+        r#"{"tasks":[],"tensors":[],"edges":[]}"#,
+    )
+    .unwrap();
+    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
+    let err = simpler_critical_path::analyze_run(&dirs[0], 2)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(
+            "aicore_tasks[1]: 9223372036854775812 cycles at 1000000000 Hz is more than 104 days \
+             after the earliest timestamp (1): not a run's timing"
+        ),
+        "{err}"
+    );
+}

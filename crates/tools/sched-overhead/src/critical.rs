@@ -47,7 +47,9 @@ pub fn attribute(tasks: &Tasks, edges: &[(u64, u64)]) -> Attribution {
     let (mut exec, mut sched) = (0u64, 0u64);
     let mut v = sink;
     loop {
-        exec += spans[v].end - spans[v].start;
+        // Saturating: no sum of the report wraps, whatever the input (the reader bounds each
+        // time to 2^53 ns past the first).
+        exec = exec.saturating_add(spans[v].end - spans[v].start);
         let producer = preds[v].iter().copied().filter(|&p| !on_path[p]).reduce(|a, b| {
             if spans[b].end > spans[a].end {
                 b
@@ -57,13 +59,13 @@ pub fn attribute(tasks: &Tasks, edges: &[(u64, u64)]) -> Attribution {
         });
         match producer {
             Some(p) => {
-                sched += spans[v].start.saturating_sub(spans[p].end);
+                sched = sched.saturating_add(spans[v].start.saturating_sub(spans[p].end));
                 on_path[p] = true;
                 path.push(p);
                 v = p;
             }
             None => {
-                sched += spans[v].start.saturating_sub(spans[v].dispatch);
+                sched = sched.saturating_add(spans[v].start.saturating_sub(spans[v].dispatch));
                 break;
             }
         }

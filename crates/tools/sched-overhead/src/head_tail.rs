@@ -33,11 +33,13 @@ impl Distribution {
         }
         values.sort_unstable();
         let n = values.len();
-        let total: u64 = values.iter().sum();
+        // Saturating: no input wraps the total (each value is at most 2^53 ns, the reader's bound).
+        let total = values.iter().fold(0u64, |t, &v| t.saturating_add(v));
+        let sum = values.iter().map(|&v| v as f64).sum::<f64>();
         Some(Distribution {
             percentiles: PERCENTILES.map(|p| values[(n * p as usize / 100).min(n - 1)]),
             max: values[n - 1],
-            mean: total as f64 / n as f64,
+            mean: sum / n as f64,
             total,
             count: n,
         })
