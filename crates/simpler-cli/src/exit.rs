@@ -7,6 +7,8 @@
 //! | 2 | a usage error (arguments, an invalid `--runtime-env`) |
 //! | 3 | the run completed but a requested diagnostic was withheld, partial or failed (lost) |
 //! | 4 | the output folder is in use by another run |
+//! | 5 | `simpler plan --check`: a deadlock is predicted |
+//! | 6 | `simpler plan --check`: none is predicted, but a size is not proven safe |
 //! | 65–75 | the run stopped on orchestrator fatal 1–11 (64 + code) |
 //! | 100, 104 | the run stopped on scheduler fatal 100 (timeout) or 104 (kernel failed) |
 //! | 130 | interrupted (SIGINT/SIGTERM) |

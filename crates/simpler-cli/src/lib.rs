@@ -75,7 +75,17 @@ where
         Command::ScopeStatsPlot(args) => simpler_scope_stats_plot::run(args).map_err(Into::into),
         Command::DepsViewer(args) => simpler_deps_viewer::run(args).map_err(Into::into),
         Command::Swimlane(args) => simpler_swimlane::run(args).map_err(Into::into),
-        Command::Plan(args) => simpler_plan::run(args).map_err(Into::into),
+        // `--check` answers on stdout and tells a predicted or unproven deadlock by its status.
+        Command::Plan(args) => simpler_plan::run(args)
+            .map_err(Into::into)
+            .and_then(|status| match status {
+                0 => Ok(()),
+                code => Err(exit::Exit {
+                    code,
+                    message: String::new(),
+                }
+                .into()),
+            }),
         Command::DumpViewer(args) => simpler_dump_viewer::run(args).map_err(Into::into),
         Command::CriticalPath(args) => simpler_critical_path::run(args).map_err(Into::into),
         Command::SchedOverhead(args) => simpler_sched_overhead::run(args).map_err(Into::into),
@@ -116,7 +126,13 @@ fn report(result: anyhow::Result<()>) -> u8 {
                 let _ = clap_err.print();
                 return clap_err.exit_code() as u8;
             }
-            eprintln!("error: {err:#}");
+            // An exit without a message: the command has said everything on stdout.
+            if !err
+                .downcast_ref::<exit::Exit>()
+                .is_some_and(|e| e.message.is_empty())
+            {
+                eprintln!("error: {err:#}");
+            }
             exit::status_of(&err)
         }
     }

@@ -46,6 +46,11 @@ pub struct HoldEvent {
     pub ring: usize,
     /// Index of the sample (0-based, metadata excluded) at which this was observed.
     pub sample: usize,
+    /// Index of the ring's previous boundary (`sample` for its first): what this event shows
+    /// was allocated after that one. A sample carries only its own ring's counters, so the
+    /// growth may have happened anywhere in between, while a scope of the ring was the
+    /// innermost.
+    pub after: usize,
     /// Tasks held (not reclaimable) by open scopes of the ring.
     pub tasks: u64,
     /// Heap bytes held.
@@ -124,6 +129,32 @@ impl Analysis {
             .iter()
             .find(|f| f.resource == resource && f.ring == ring)
     }
+
+    /// The heap size of `ring` that no wrap and no timing can deadlock, when the ring was
+    /// used: [`heap_safe`] of its structural minimum.
+    pub fn heap_safe(&self, ring: usize) -> Option<u64> {
+        let f = self.figure(RingResource::Heap, ring)?;
+        Some(heap_safe(f.held, self.reclaims))
+    }
+}
+
+/// The heap size that cannot deadlock for a ring whose open scopes hold at most `held` bytes.
+///
+/// Without reclaim (hbg) nothing wraps: `held`. With it (tmr) an allocation never straddles
+/// the heap's end, so a heap of `held` bytes or a little more can deadlock where the wrap
+/// falls (`docs/sizing-rings.md`, Limits). At a deadlock the oldest live task is pinned by an
+/// open scope, so the live span is at most what is held before the request (`L`) plus one
+/// wasted end gap `g` (smaller than the request that wrapped, `≤ A`, the largest task's
+/// allocation); the request `r` fails only if both free pieces are `≤ r − 1`, i.e.
+/// `size ≤ L + g + 2r − 1 ≤ held + 2A − 2` (`L + r ≤ held`). With `A ≤ held`: any size of at
+/// least `3 × held` fits, rounded up to a multiple of 1024 (at least the key's smallest value;
+/// a ring whose scopes hold nothing allocates nothing).
+pub fn heap_safe(held: u64, reclaims: bool) -> u64 {
+    let times = if reclaims { 3 } else { 1 };
+    round_up(
+        RingResource::Heap,
+        held.saturating_mul(times).div_ceil(1024).saturating_mul(1024),
+    )
 }
 
 /// Smallest value at least `v` that `resource`'s key accepts.
@@ -246,6 +277,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
     let mut peak: [[(u64, String); RINGS]; RingResource::COUNT] =
         std::array::from_fn(|_| std::array::from_fn(|_| (0u64, String::new())));
     let mut tensormap_peak = (0u64, String::new());
+    let mut last: [Option<usize>; RINGS] = [None; RINGS];
     for (i, s) in samples.iter().enumerate() {
         let line = i + 2;
         let ring = s.ring as usize;
@@ -256,6 +288,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
             ));
         }
         rings_used[ring] = true;
+        let after = last[ring].replace(i).unwrap_or(i);
         let head = Counters::head(s);
         if s.tensormap.max(0) as u64 > tensormap_peak.0 || tensormap_peak.1.is_empty() {
             tensormap_peak = (s.tensormap.max(0) as u64, s.site.clone());
@@ -265,7 +298,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
                 if let Some(p) = stack.iter_mut().rev().find(|f| f.ring == ring) {
                     advance(p, head);
                 }
-                events.push(hold(&stack, ring, head, i, reclaims));
+                events.push(hold(&stack, ring, head, (after, i), reclaims));
                 stack.push(Frame {
                     site: s.site.clone(),
                     ring,
@@ -292,7 +325,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
                 }
                 advance(top, head);
                 let bt = top.begin_tail;
-                let e = hold(&stack, ring, head, i, reclaims);
+                let e = hold(&stack, ring, head, (after, i), reclaims);
                 events.push(e);
                 for (r, (h, t)) in [
                     (RingResource::TaskWindow, (head.task, bt.task)),
@@ -382,7 +415,13 @@ fn advance(f: &mut Frame, head: Counters) {
     f.cursor = head;
 }
 
-fn hold(stack: &[Frame], ring: usize, head: Counters, sample: usize, reclaims: bool) -> HoldEvent {
+fn hold(
+    stack: &[Frame],
+    ring: usize,
+    head: Counters,
+    (after, sample): (usize, usize),
+    reclaims: bool,
+) -> HoldEvent {
     let pin = if reclaims {
         stack
             .iter()
@@ -406,6 +445,7 @@ fn hold(stack: &[Frame], ring: usize, head: Counters, sample: usize, reclaims: b
     HoldEvent {
         ring,
         sample,
+        after,
         tasks,
         heap,
         dep,

@@ -10,9 +10,20 @@
 //!   (SCOPE_DEADLOCK, naming that scope); otherwise the window wait finds the head pinned
 //!   (FLOW_CONTROL_DEADLOCK, naming the pinning scope);
 //! - heap `h` / dep pool `d`: held bytes > `h` (HEAP_RING_DEADLOCK) / held entries > `d`
-//!   (DEP_POOL_OVERFLOW), naming the pinning scope. A value at or above the held amount can
-//!   still fail (heap fragmentation at the wrap, timing of the dep pool): `--check` says it is
-//!   not predicted to deadlock, the verified search says whether it runs.
+//!   (DEP_POOL_OVERFLOW), naming the pinning scope. The dep pool's hold is the recorded run's:
+//!   entries are taken only for producers still pending, so that prediction is
+//!   timing-dependent and says so.
+//!
+//! A sample carries only its own ring's counters, so what a ring allocated between two of its
+//! boundaries may have come anywhere in between: predictions are ordered by the earliest
+//! moment each could happen, and when another could have come first ([`Verdict::first`]) the
+//! report names them all rather than guess.
+//!
+//! A value at or above the held amount is not proven safe for the heap on tmr (an allocation
+//! never straddles the heap's end, so a heap below three times the hold can deadlock where
+//! the wrap falls, [`crate::analysis::heap_safe`]) nor for the dep pool below its worst case
+//! (timing): [`Verdict::unproven`] says which, and the exit status tells a script apart
+//! ([`EXIT_DEADLOCK`], [`EXIT_UNPROVEN`]).
 
 use simpler_runtime::config::RingResource;
 use simpler_runtime::{FatalCode, RuntimeEnv};
@@ -37,6 +48,10 @@ pub struct Prediction {
     pub site: String,
     /// Index of the sample at which the hold first exceeds the capacity.
     pub sample: usize,
+    /// Index of the ring's boundary before `sample`: the capacity was exceeded after it.
+    pub after: usize,
+    /// Whether the prediction rests on the recorded run's timing (the dep pool on tmr).
+    pub timing_dependent: bool,
 }
 
 impl std::fmt::Display for Prediction {
@@ -120,11 +135,97 @@ pub fn predict(analysis: &Analysis, proposed: &RuntimeEnv) -> Vec<Prediction> {
                 held: amount(e, res),
                 site,
                 sample: e.sample,
+                after: e.after,
+                timing_dependent: res == RingResource::DepPool && analysis.reclaims,
             });
         }
     }
-    // Within one boundary interval the task window is checked first (admission, then the
-    // slot, then the heap; dep entries come later in the submit).
-    out.sort_by_key(|p| (p.sample, p.resource as usize));
+    // Earliest possible moment first; within one task the window is checked first
+    // (admission, then the slot, then the heap; dep entries come later in the submit).
+    out.sort_by_key(|p| (p.after, p.sample, p.resource as usize));
     out
+}
+
+/// `--check`'s exit status when a deadlock is predicted.
+pub const EXIT_DEADLOCK: u8 = 5;
+/// `--check`'s exit status when none is predicted but some size is not proven safe.
+pub const EXIT_UNPROVEN: u8 = 6;
+
+/// What `--check` concludes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Every predicted fatal, earliest possible first ([`predict`]).
+    pub predictions: Vec<Prediction>,
+    /// How many of the leading predictions could each be the one the run stops on: those
+    /// whose stretch between boundaries overlaps the first's (1 when the order is certain, 0
+    /// without a prediction).
+    pub first: usize,
+    /// Sizes not predicted to deadlock but not proven safe, one line each.
+    pub unproven: Vec<String>,
+}
+
+impl Verdict {
+    /// The exit status: 0 (no deadlock predicted, every size proven), [`EXIT_DEADLOCK`] or
+    /// [`EXIT_UNPROVEN`].
+    pub fn status(&self) -> u8 {
+        if !self.predictions.is_empty() {
+            EXIT_DEADLOCK
+        } else if !self.unproven.is_empty() {
+            EXIT_UNPROVEN
+        } else {
+            0
+        }
+    }
+}
+
+/// Predicts `proposed` on `analysis` and says which sizes are not proven safe.
+pub fn verdict(analysis: &Analysis, proposed: &RuntimeEnv) -> Verdict {
+    let predictions = predict(analysis, proposed);
+    let first = predictions.first().map_or(0, |f| {
+        predictions
+            .iter()
+            .take_while(|p| p.after < f.sample || *p == f)
+            .count()
+    });
+    let caps = effective(analysis, proposed);
+    let mut unproven = Vec::new();
+    for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
+        let heap = caps[RingResource::Heap as usize][ring];
+        if let (Some(safe), Some(f)) = (
+            analysis.heap_safe(ring),
+            analysis.figure(RingResource::Heap, ring),
+        ) {
+            if heap < safe && heap >= f.held {
+                unproven.push(format!(
+                    "ring_heap ring {ring}: {heap} is at least the {} bytes open scopes hold, but below {safe} (3 x that) a heap can deadlock where the wrap falls; run `simpler plan` to try it",
+                    f.held
+                ));
+            }
+        }
+        let dep = caps[RingResource::DepPool as usize][ring];
+        let Some(f) = analysis.figure(RingResource::DepPool, ring) else {
+            continue;
+        };
+        if !analysis.reclaims || dep < f.held {
+            continue;
+        }
+        let window = caps[RingResource::TaskWindow as usize][ring];
+        match &analysis.dep_pool_worst {
+            Some(w) if dep >= w.at(ring, window) => {}
+            Some(w) => unproven.push(format!(
+                "ring_dep_pool ring {ring}: {dep} is at least the {} entries the recorded run held, but its need depends on timing and its worst case at ring_task_window={window} is {}",
+                f.held,
+                w.at(ring, window)
+            )),
+            None => unproven.push(format!(
+                "ring_dep_pool ring {ring}: {dep} is at least the {} entries the recorded run held, but its need depends on timing and the recording has no deps.json for its worst case",
+                f.held
+            )),
+        }
+    }
+    Verdict {
+        predictions,
+        first,
+        unproven,
+    }
 }

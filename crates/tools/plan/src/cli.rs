@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
-use crate::analysis::{analyze_file, Analysis};
+use crate::analysis::{analyze_file, Analysis, RINGS};
 use crate::error::{Error, ErrorKind};
 use crate::report::{self, PLAN_FILE};
 use crate::search::{self, SearchResult};
@@ -27,8 +27,8 @@ pub struct Args {
     pub verify: usize,
     /// Predict, without running, whether KEY=VALUE[,KEY=VALUE..] deadlocks (VALUE one number
     /// or four `:`-separated numbers, one per ring), on which ring and at which scope site.
-    #[arg(long, value_name = "KEY=VALUE[,..]")]
-    pub check: Option<String>,
+    #[arg(long, value_name = "KEY=VALUE[,..]", value_parser = check_arg)]
+    pub check: Option<RuntimeEnv>,
     /// Keep the recording run (scope stats, its HTML report with the plan section, plan.json)
     /// in this folder [default: a temporary folder, removed].
     #[arg(long, value_name = "DIR")]
@@ -40,14 +40,38 @@ fn parse_runtime(s: &str) -> Result<RuntimeKind, String> {
 }
 
 /// Parses `--check`: comma-separated `KEY=VALUE`, each VALUE one number or four numbers
-/// separated by `:` (a `,` would end the pair).
+/// separated by `:` (a `,` would end the pair). At least one pair; an error quotes the pair as
+/// given.
 pub fn parse_check(spec: &str) -> Result<RuntimeEnv, Error> {
-    let pairs: Vec<String> = spec
-        .split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| p.replace(':', ","))
-        .collect();
-    RuntimeEnv::from_pairs(&pairs).map_err(|e| ErrorKind::Check(e).into())
+    let check = |why: String| Error::from(ErrorKind::Check(why));
+    let pairs: Vec<&str> = spec.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    if pairs.is_empty() {
+        return Err(check(
+            "give at least one KEY=VALUE (ring_task_window, ring_heap or ring_dep_pool)".into(),
+        ));
+    }
+    let mut converted = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        let value = pair.split_once('=').map_or("", |(_, v)| v);
+        let parts = value.split(':').count();
+        if parts != 1 && parts != RINGS {
+            return Err(check(format!(
+                "`{pair}`: a value is one number or {RINGS} `:`-separated numbers (one per ring)"
+            )));
+        }
+        let c = pair.replace(':', ",");
+        RuntimeEnv::from_pairs([&c]).map_err(|e| check(format!("`{pair}`: {e}")))?;
+        converted.push(c);
+    }
+    RuntimeEnv::from_pairs(&converted).map_err(|e| check(e.to_string()))
+}
+
+/// `--check`'s value parser: [`parse_check`], its message as clap shows it (a usage error).
+fn check_arg(spec: &str) -> Result<RuntimeEnv, String> {
+    parse_check(spec).map_err(|e| match e.kind() {
+        ErrorKind::Check(why) => why.clone(),
+        _ => e.to_string(),
+    })
 }
 
 /// The scope_stats.jsonl of a run folder, if `input` is one (or is the file itself).
@@ -215,11 +239,11 @@ fn run_search(
     })
 }
 
-/// `simpler plan`.
-pub fn run(args: Args) -> Result<(), Error> {
+/// `simpler plan`; returns the exit status (0, or with `--check` [`crate::check::EXIT_DEADLOCK`]
+/// or [`crate::check::EXIT_UNPROVEN`]).
+pub fn run(args: Args) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
-    if let Some(spec) = &args.check {
-        let proposed = parse_check(spec)?;
+    if let Some(proposed) = args.check {
         let file = recorded_file(&args.input);
         let (analysis, _tmp) = match file {
             Some(f) => (analyze_file(&f)?, None),
@@ -234,8 +258,8 @@ pub fn run(args: Args) -> Result<(), Error> {
                 (analyze_file(&f)?, Some(t))
             }
         };
-        let text = check_text(&analysis, &proposed);
-        return out.write_all(text.as_bytes()).map_err(|source| {
+        let (text, status) = check_text(&analysis, &proposed);
+        return out.write_all(text.as_bytes()).map(|()| status).map_err(|source| {
             ErrorKind::Write {
                 path: "<stdout>".into(),
                 source,
@@ -254,7 +278,7 @@ pub fn run(args: Args) -> Result<(), Error> {
     if _tmp.is_none() {
         write_plan_json(&plan)?;
     }
-    out.write_all(text.as_bytes()).map_err(|source| {
+    out.write_all(text.as_bytes()).map(|()| 0).map_err(|source| {
         ErrorKind::Write {
             path: "<stdout>".into(),
             source,
@@ -278,17 +302,43 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
     Ok(())
 }
 
-/// The `--check` report.
-pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> String {
-    let preds = crate::check::predict(analysis, proposed);
-    match preds.first() {
-        None => "no deadlock predicted: every open scope's hold fits (the verified search says whether the run also completes)\n".to_string(),
-        Some(first) => {
-            let mut s = format!("deadlock predicted: {first}\n");
-            for p in &preds[1..] {
-                s.push_str(&format!("  also: {p}\n"));
+/// The `--check` report and its exit status ([`crate::check::Verdict::status`]).
+pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> (String, u8) {
+    let v = crate::check::verdict(analysis, proposed);
+    let timing = |p: &crate::check::Prediction| {
+        if p.timing_dependent {
+            " [timing-dependent: what the recorded run held; a run whose schedulers keep up takes fewer]"
+        } else {
+            ""
+        }
+    };
+    let mut s = String::new();
+    match v.predictions.first() {
+        None => {
+            if v.unproven.is_empty() {
+                s.push_str("no deadlock predicted: every open scope's hold fits, and every size is at least what no wrap and no timing can exceed\n");
+            } else {
+                s.push_str("no deadlock predicted from the holds, but not proven:\n");
+                for u in &v.unproven {
+                    s.push_str(&format!("  {u}\n"));
+                }
             }
-            s
+        }
+        Some(first) => {
+            s.push_str(&format!("deadlock predicted: {first}{}\n", timing(first)));
+            for p in &v.predictions[1..v.first] {
+                s.push_str(&format!("  or first: {p}{}\n", timing(p)));
+            }
+            if v.first > 1 {
+                s.push_str(&format!(
+                    "  (the samples cannot tell which of these {} comes first: each ran out between the same scope boundaries, and a sample carries only its own ring's counters)\n",
+                    v.first
+                ));
+            }
+            for p in &v.predictions[v.first..] {
+                s.push_str(&format!("  also: {p}{}\n", timing(p)));
+            }
         }
     }
+    (s, v.status())
 }

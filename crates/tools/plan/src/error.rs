@@ -41,9 +41,10 @@ pub enum ErrorKind {
         /// Which line and why.
         why: String,
     },
-    /// A `--check` pair is not a valid `runtime_env` setting.
+    /// `--check` is empty or a pair is not a valid `runtime_env` setting (the message quotes
+    /// the pair as given).
     #[error("--check: {0}")]
-    Check(#[source] simpler_runtime::config::ConfigError),
+    Check(String),
     /// `--check` needs recorded data, which a fresh workload or deps.json does not have until
     /// it has been run once: the recording run failed.
     #[error("the recording run of {subject} failed: {message}")]

@@ -200,6 +200,26 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
                     );
                 }
             }
+            if analysis.reclaims && sr.verified.iter().any(|v| v.resource == RingResource::Heap) {
+                let _ = writeln!(s, "{HEAP_RULE}");
+            }
+            for v in sr.verified.iter().filter(|v| !v.failed_above.is_empty()) {
+                let failed: Vec<String> = v
+                    .failed_above
+                    .iter()
+                    .map(|(size, how)| format!("{size} with {}", how.split(':').next().unwrap_or(how)))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "  {} ring {}: NOT MONOTONIC: {} passed but larger sizes failed: {}; the suggestion {} passed its runs; {} and above cannot deadlock",
+                    v.resource.key(),
+                    v.ring,
+                    v.min,
+                    failed.join(", "),
+                    sr.suggested_env.get(v.resource, v.ring).unwrap_or(v.min),
+                    opt(v.safe),
+                );
+            }
             for why in &sr.raised {
                 let _ = writeln!(s, "  suggestion {why}");
             }
@@ -247,6 +267,13 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     let _ = writeln!(s, "\ncommand line:\n{}", env_flags(&env));
     s
 }
+
+/// How the heap's figures on tmr are made (printed after the table).
+pub const HEAP_RULE: &str =
+    "  ring_heap: verified = a size whose runs passed with the one below failing, not a \
+     threshold: an allocation never straddles the heap's end, so a larger heap can fail where the \
+     wrap falls; the suggestion is run on its own and raised until it passes; 3 x structural and \
+     above cannot deadlock (docs/sizing-rings.md, Limits)";
 
 /// How the dep pool's suggestion on tmr was made: from the recorded graph's worst case, or
 /// from the measured needs when the run folder has no deps.json.

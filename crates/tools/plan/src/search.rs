@@ -28,6 +28,16 @@ pub struct Verified {
     pub min: u64,
     /// The fatal of the largest value that failed (just below `min`), if one was tried.
     pub below: Option<(u64, FatalCode, String)>,
+    /// Sizes above `min` that failed, with how (the heap's pass/fail is not monotonic in its
+    /// size: where the wrap falls decides; `docs/sizing-rings.md`). Only the heap's are tried.
+    pub failed_above: Vec<(u64, String)>,
+    /// The heap: the size no wrap and no timing can deadlock ([`crate::analysis::heap_safe`]);
+    /// `None` for other resources.
+    pub safe: Option<u64>,
+    /// The heap: its suggestion, run on its own (the other values at their never-waits sizes)
+    /// and raised by the headroom until it passed, never past `safe`; `None` for other
+    /// resources.
+    pub suggested: Option<u64>,
 }
 
 /// The verified tensor-map capacity (global, not per ring; a workload's `tensormap_capacity`).
@@ -242,11 +252,37 @@ pub fn search(
                 }
             }
         }
+        // The heap: a size above a passing one can fail where the wrap falls, so the
+        // suggestion is run on its own too, and raised until it passes (at most up to the size
+        // that cannot deadlock, a handful of raises).
+        let mut failed_above = Vec::new();
+        let (safe, suggested) = if res == RingResource::Heap {
+            let safe = analysis.heap_safe(ring).unwrap_or(min).max(min);
+            let mut s = suggest(res, min).min(safe);
+            let passed = loop {
+                match r.trial(&with(s)) {
+                    Ok(_) => break Some(s),
+                    Err(t) => {
+                        failed_above.push((s, describe(&t)));
+                        if s >= safe {
+                            break None;
+                        }
+                        s = suggest(res, s).min(safe);
+                    }
+                }
+            };
+            (Some(safe), Some(passed.unwrap_or(safe)))
+        } else {
+            (None, None)
+        };
         verified.push(Verified {
             resource: res,
             ring,
             min,
             below,
+            failed_above,
+            safe,
+            suggested,
         });
     }
 
@@ -304,8 +340,14 @@ pub fn search(
                 suggested_env.set_ring(res, ring, keep);
                 continue;
             }
+            let heap = verified
+                .iter()
+                .find(|v| v.resource == res && v.ring == ring)
+                .and_then(|v| v.suggested);
             let s = if let Some(worst) = worst_case(analysis, runtime, &suggested_env, res, ring) {
                 worst.max(min)
+            } else if let Some(h) = heap {
+                h
             } else if analysis.rings_used[ring] {
                 // The dep pool's need varies from run to run (entries only for producers still
                 // pending, so a run whose schedulers fall behind needs more): the headroom goes
@@ -366,7 +408,20 @@ pub fn search(
                 raised.push(format!("{} raised after {}", res.key(), describe(&t)));
                 for ring in (0..RINGS).filter(|&r| analysis.rings_used[r]) {
                     let v = suggested_env.get(res, ring).unwrap_or(res.decl().default);
-                    suggested_env.set_ring(res, ring, suggest(res, v));
+                    let mut up = suggest(res, v);
+                    if res == RingResource::Heap {
+                        // A failing heap above its minimum is the wrap: noted on the ring, and
+                        // never raised past the size that cannot deadlock.
+                        let ringed = matches!(&t, Trial::Fatal { message, .. }
+                            if message.contains(&format!("heap of ring {ring} ")));
+                        if let Some(vf) = verified.iter_mut().find(|x| x.resource == res && x.ring == ring) {
+                            if ringed {
+                                vf.failed_above.push((v, describe(&t)));
+                            }
+                            up = up.min(vf.safe.unwrap_or(up).max(v));
+                        }
+                    }
+                    suggested_env.set_ring(res, ring, up);
                     // A wider window lets more tasks be in flight: the dep pool's worst case
                     // follows it.
                     if let Some(w) =

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use simpler_plan::analysis::{analyze, analyze_file, Analysis};
-use simpler_plan::check::predict;
+use simpler_plan::check::{predict, verdict, EXIT_DEADLOCK, EXIT_UNPROVEN};
 use simpler_plan::search::{search, SearchResult};
 use simpler_plan::target::{Target, Trial};
 use simpler_plan::{parse_check, record};
@@ -366,5 +366,62 @@ fn assert_minimums_together(s: &SearchResult) {
             eprintln!("minimums together failed on a timing-dependent resource: {s:?}");
         }
         Some(other) => panic!("the minimums together failed: {other:?}\n{s:?}"),
+    }
+}
+
+/// A ring heap's pass/fail is not monotonic in its size: an allocation never straddles the
+/// heap's end, so where the wrap falls decides. `heap_wrap.json` holds 16384 bytes on ring 3
+/// (4096 + 8192 + 4096 per iteration, three iterations); sizes from 18432 to 23552 stop on
+/// HEAP_RING_DEADLOCK although 16384 passes. `--check` must not call such a size safe, the
+/// suggestion must pass on its own, and 3 × the hold (the size no wrap and no timing can
+/// deadlock) must pass.
+#[test]
+fn heap_sizes_above_a_passing_one_are_not_called_safe() {
+    let target = Target::resolve(&data("heap_wrap.json")).unwrap();
+    let (a, _dir) = recorded(&target);
+    assert_eq!(held(&a, RingResource::Heap, 3), (16384, 16384));
+    assert_eq!(a.heap_safe(3), Some(49152));
+
+    // --check: above the hold but below 3 × it is "not proven" (exit 6), not "no deadlock".
+    let v = verdict(&a, &parse_check("ring_heap=1024:1024:1024:20480").unwrap());
+    assert!(v.predictions.is_empty(), "{v:?}");
+    assert_eq!(v.unproven.len(), 1, "{v:?}");
+    assert!(v.unproven[0].starts_with("ring_heap ring 3: 20480 "), "{v:?}");
+    assert_eq!(v.status(), EXIT_UNPROVEN);
+    let v = verdict(&a, &parse_check("ring_heap=1024:1024:1024:49152").unwrap());
+    assert_eq!((v.status(), v.unproven.len()), (0, 0), "{v:?}");
+    let v = verdict(&a, &parse_check("ring_heap=1024:1024:1024:15360").unwrap());
+    assert_eq!(v.status(), EXIT_DEADLOCK);
+    assert_eq!(v.predictions[0].code, FatalCode::HeapRingDeadlock);
+
+    // The size proven safe, and sizes above it, pass.
+    for h in [49152u64, 50176, 57344, 65536] {
+        let env = parse_check(&format!("ring_heap=1024:1024:1024:{h}")).unwrap();
+        assert!(
+            matches!(target.run(RuntimeKind::Tmr, &env, None), Trial::Passed { .. }),
+            "{h}"
+        );
+    }
+
+    // The search: the suggestion was run on its own and passed, within the safe size; every
+    // size it saw fail above the minimum is listed; a fresh run of the suggestion passes.
+    let s = search(&target, &a, RuntimeKind::Tmr, 2).unwrap();
+    let h = s.verified(RingResource::Heap, 3).unwrap();
+    let sug = s.suggested_env.get(RingResource::Heap, 3).unwrap();
+    assert_eq!(h.safe, Some(49152));
+    assert!(h.suggested.is_some_and(|v| v <= 49152 && v >= h.min), "{h:?}");
+    assert!(
+        h.failed_above.iter().all(|(v, _)| *v > h.min && *v < sug),
+        "{h:?}"
+    );
+    assert!(s.suggested_passed, "{s:?}");
+    assert!(matches!(
+        target.run(RuntimeKind::Tmr, &s.suggested_env, None),
+        Trial::Passed { .. }
+    ));
+    let text = simpler_plan::report::text("heap_wrap", &a, Some(&s));
+    assert!(text.contains(simpler_plan::report::HEAP_RULE), "{text}");
+    if !h.failed_above.is_empty() {
+        assert!(text.contains("ring_heap ring 3: NOT MONOTONIC: "), "{text}");
     }
 }
