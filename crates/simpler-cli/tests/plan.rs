@@ -148,3 +148,30 @@ fn plan_errors_name_what_is_wrong() {
         "{err}"
     );
 }
+
+/// A shipped workload's capture re-runs at the default sizes: `--from-deps` merges its 100
+/// sibling scopes into one of 100,000 tasks, so it widens that ring's task window and, since
+/// nothing of the merged scope retires until it ends, its dependency pool to the most
+/// producers the window's tasks can have pending (a bound no timing exceeds). Before, only the
+/// window was widened and the re-run stopped on DEP_POOL_OVERFLOW (exit 68).
+#[test]
+fn from_deps_of_synthetic_100k_completes_at_default_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("s");
+    let p = prefix.to_str().unwrap();
+    let workload = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/synthetic_100k.json");
+    let out = simpler(&["run", workload, "--enable-dep-gen", "--output-prefix", p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let deps = prefix.join("deps.json");
+    let out = simpler(&["run", "--from-deps", deps.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("approximated    ring 1's task window raised from 16384 to 131072"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("approximated    ring 1's dependency pool raised from 16384 to "),
+        "{stdout}"
+    );
+}

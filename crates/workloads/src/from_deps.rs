@@ -677,6 +677,31 @@ fn infer_manual_dep(
 }
 
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
+/// The most producer edges any `span` consecutive tasks of `ring` (in `tasks[]` order) have:
+/// the dependency entries they can hold at once when none of their producers has completed.
+fn dep_pool_worst(file: &DepsFile, ring: usize, span: u64) -> u64 {
+    let mut producers: HashMap<u64, u64> = HashMap::new();
+    for e in &file.edges {
+        *producers.entry(e.succ).or_default() += 1;
+    }
+    let counts: Vec<u64> = file
+        .tasks
+        .iter()
+        .filter(|t| usize::from(split_task_id(t.task_id).0).min(3) == ring)
+        .map(|t| producers.get(&t.task_id).copied().unwrap_or(0))
+        .collect();
+    let span = usize::try_from(span).unwrap_or(usize::MAX).max(1);
+    let (mut sum, mut best) = (0u64, 0u64);
+    for (i, &c) in counts.iter().enumerate() {
+        sum += c;
+        if i >= span {
+            sum -= counts[i - span];
+        }
+        best = best.max(sum);
+    }
+    best
+}
+
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
 pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Error> {
     if let Some(why) = simpler_artifacts::manifest::check(path) {
@@ -696,6 +721,7 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
         config.subject = Some(format!("re-run of {}", path.display()));
     }
     let user_window = o.settings.runtime_env.is_set(RingResource::TaskWindow);
+    let user_dep_pool = o.settings.runtime_env.is_set(RingResource::DepPool);
     if config.runtime == RuntimeKind::Tmr && !user_window {
         // deps.json does not show sibling scopes, so one re-run scope may hold more tasks than
         // a window admits (window - 1): widen those rings' windows.
@@ -710,11 +736,33 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
                      (deps.json does not show where sibling scopes began; --runtime-env {}=... overrides)",
                     RingResource::TaskWindow.key()
                 ));
+                // The merged scope keeps every task of it from retiring, and with it every
+                // dependency entry its tasks took: the pool must hold the most producers any
+                // `wider - 1` consecutive tasks of the ring can have pending.
+                let pool = u64::from(sizes.dep_pool[ring]);
+                let need = dep_pool_worst(&file, ring, wider.saturating_sub(1));
+                if !user_dep_pool && need > pool && (RingResource::DepPool.decl().valid)(need) {
+                    config.runtime_env.set_ring(RingResource::DepPool, ring, need);
+                    report.approximations.push(format!(
+                        "ring {ring}'s dependency pool raised from {pool} to {need}: the merged scope's tasks \
+                         can hold that many entries (their producers) until it ends; --runtime-env {}=... overrides",
+                        RingResource::DepPool.key()
+                    ));
+                }
             }
         }
     }
     config.validate()?;
-    let run = runner::run_program(prog, &config)?;
+    let run = match runner::run_program(prog, &config) {
+        Ok(run) => run,
+        Err(e) => {
+            // The run stopped: say what the re-run approximated, which may be why.
+            for a in &report.approximations {
+                eprintln!("{}: approximated: {a}", path.display());
+            }
+            return Err(e);
+        }
+    };
 
     // Map ids by submit order and compare the pairs.
     let log = run.report.fanin_log.as_deref().unwrap_or_default();
