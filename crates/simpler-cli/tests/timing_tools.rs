@@ -407,3 +407,35 @@ fn the_report_never_replaces_a_view_or_the_lock() {
     );
     assert_eq!(fs::read(prefix.join(".simpler.lock")).unwrap(), lock);
 }
+
+/// Found by a review: `critical-path` copied whatever merged trace lay in the folder, another
+/// run's included, and highlighted this run's path on that run's bars. The converter now
+/// names the run of the records in the trace's `metadata`, and a trace of another run gets no
+/// CPM copies.
+#[test]
+fn a_merged_trace_of_another_run_is_not_copied() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    timed_run("vector_example", &a);
+    timed_run("vector_example", &b);
+    let run_of = |p: &Path| -> String {
+        let m: Value = serde_json::from_str(&fs::read_to_string(p.join("run.json")).unwrap()).unwrap();
+        m["run_id"].as_str().unwrap().to_owned()
+    };
+    let trace: Value =
+        serde_json::from_str(&fs::read_to_string(a.join("merged_swimlane.json")).unwrap()).unwrap();
+    assert_eq!(trace["metadata"]["simpler_run_id"], run_of(&a).as_str());
+    fs::copy(b.join("merged_swimlane.json"), a.join("merged_swimlane.json")).unwrap();
+    let out = simpler(&["critical-path", a.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let expected = format!(
+        "error: invalid merged_swimlane.json in {}: it shows run {}, the records analysed are run {}'s",
+        a.display(),
+        run_of(&b),
+        run_of(&a)
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(!a.join("CPM_static.json").exists() && !a.join("CPM_observed.json").exists());
+    assert!(a.join("critical_path_report.md").is_file());
+}

@@ -219,8 +219,10 @@ pub fn run(args: Args) -> Result<(), Error> {
                 None
             }
             Some(merged) => {
+                let records_run = simpler_artifacts::manifest::run_id_of(&run.records);
                 match trace::write_cpm_traces(
                     &merged,
+                    records_run.as_deref(),
                     &run.dir,
                     &analysis.static_ids(),
                     &analysis.observed_ids(),

@@ -46,6 +46,13 @@ pub enum TraceError {
         /// The first few, as decimal ids in ascending order.
         sample: Vec<u64>,
     },
+    /// The trace shows another run's records (its `metadata.simpler_run_id`).
+    OtherRun {
+        /// The run the trace names.
+        trace_run: String,
+        /// The run of the analysed records.
+        records_run: String,
+    },
     /// An output could not be written.
     Publish(simpler_artifacts::publish::PublishError),
 }
@@ -62,15 +69,25 @@ impl fmt::Display for TraceError {
                     ids.join(", ")
                 )
             }
+            TraceError::OtherRun {
+                trace_run,
+                records_run,
+            } => write!(
+                f,
+                "it shows run {trace_run}, the records analysed are run {records_run}'s \
+                 (convert them again with `simpler swimlane`)"
+            ),
             TraceError::Publish(e) => write!(f, "{e}"),
         }
     }
 }
 
 /// Writes `CPM_static.json` and `CPM_observed.json` into `dir` from the trace `merged`, or
-/// neither when a path task has no Worker View bar or the trace does not parse.
+/// neither when a path task has no Worker View bar, the trace does not parse, or it names in
+/// its `metadata` another run than `records_run`, the run of the analysed records.
 pub fn write_cpm_traces(
     merged: &Path,
+    records_run: Option<&str>,
     dir: &Path,
     static_path: &[u64],
     observed_path: &[u64],
@@ -78,16 +95,25 @@ pub fn write_cpm_traces(
     let static_ids: FxHashSet<u64> = static_path.iter().copied().collect();
     let observed_ids: FxHashSet<u64> = observed_path.iter().copied().collect();
     let mut visible = FxHashSet::default();
-    read_top(
-        merged,
-        &mut Scan(|event: &RawValue| {
+    let mut scan = Scan {
+        on_event: |event: &RawValue| {
             if let Some(id) = worker_task(event) {
                 if static_ids.contains(&id) || observed_ids.contains(&id) {
                     visible.insert(id);
                 }
             }
-        }),
-    )?;
+        },
+        run_id: None,
+    };
+    read_top(merged, &mut scan)?;
+    if let (Some(trace_run), Some(records_run)) = (scan.run_id, records_run) {
+        if trace_run != records_run {
+            return Err(TraceError::OtherRun {
+                trace_run,
+                records_run: records_run.to_owned(),
+            });
+        }
+    }
     let mut missing: Vec<u64> = static_ids
         .union(&observed_ids)
         .filter(|id| !visible.contains(id))
@@ -242,18 +268,31 @@ impl<W: Write> TopSink for Emit<'_, '_, W> {
     }
 }
 
-/// Writes nothing; calls its function per event (the checking pass).
-struct Scan<F>(F);
+/// Writes nothing; calls its function per event and keeps the run id the trace names in its
+/// top-level `metadata` (the checking pass).
+struct Scan<F> {
+    on_event: F,
+    run_id: Option<String>,
+}
 
 impl<F: FnMut(&RawValue)> TopSink for Scan<F> {
-    fn key(&mut self, _: &str, _: &RawValue) -> io::Result<()> {
+    fn key(&mut self, key: &str, value: &RawValue) -> io::Result<()> {
+        if key == "metadata" {
+            #[derive(Deserialize)]
+            struct Metadata {
+                simpler_run_id: Option<String>,
+            }
+            self.run_id = serde_json::from_str::<Metadata>(value.get())
+                .ok()
+                .and_then(|m| m.simpler_run_id);
+        }
         Ok(())
     }
     fn open_events(&mut self, _: bool) -> io::Result<()> {
         Ok(())
     }
     fn event(&mut self, event: &RawValue) -> Result<(), TraceError> {
-        (self.0)(event);
+        (self.on_event)(event);
         Ok(())
     }
     fn close_events(&mut self, _: bool) -> io::Result<()> {

@@ -59,10 +59,10 @@ fn off_path_worker_bars_are_renamed_and_everything_else_is_kept() {
     let path = dir.path().join("merged_swimlane.json");
     // The original writes its traces indented; ours one event a line. Either reads the same.
     fs::write(&path, serde_json::to_string_pretty(&trace).unwrap()).unwrap();
-    let written = write_cpm_traces(&path, dir.path(), &[1, 3], &[2, 3]).unwrap();
+    let written = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap();
     assert_eq!(read(&written[1]), renamed(&trace, &[(3, "\u{b7}(t1)")]));
     fs::write(&path, trace.to_string()).unwrap();
-    let written = write_cpm_traces(&path, dir.path(), &[1, 3], &[2, 3]).unwrap();
+    let written = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap();
     assert_eq!(
         written,
         [dir.path().join(STATIC_TRACE), dir.path().join(OBSERVED_TRACE)]
@@ -94,7 +94,7 @@ fn a_trace_missing_a_path_task_writes_neither_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("merged_swimlane.json");
     fs::write(&path, merged(false).to_string()).unwrap();
-    let err = write_cpm_traces(&path, dir.path(), &[1, 3], &[2, 3]).unwrap_err();
+    let err = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "merged Worker View is missing 1 critical task(s): 2"
@@ -102,14 +102,14 @@ fn a_trace_missing_a_path_task_writes_neither_file() {
     assert!(!dir.path().join(STATIC_TRACE).exists() && !dir.path().join(OBSERVED_TRACE).exists());
 
     fs::write(&path, r#"{"traceEvents": [1]}"#).unwrap();
-    let err = write_cpm_traces(&path, dir.path(), &[1], &[1]).unwrap_err();
+    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1]).unwrap_err();
     assert!(
         err.to_string()
             .contains("must contain a traceEvents list of objects (traceEvents[0] is not one)"),
         "{err}"
     );
     fs::write(&path, r#"{"events": []}"#).unwrap();
-    let err = write_cpm_traces(&path, dir.path(), &[1], &[1]).unwrap_err();
+    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1]).unwrap_err();
     assert!(
         err.to_string().contains("must contain a traceEvents list"),
         "{err}"

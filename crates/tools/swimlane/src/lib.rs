@@ -289,6 +289,7 @@ fn convert_into(
     }
 
     let warnings = untrusted(records, deps_path.as_deref());
+    let run_id = simpler_artifacts::manifest::run_id_of(records);
     for w in &warnings {
         eprintln!("warning: {w}");
     }
@@ -347,7 +348,7 @@ fn convert_into(
                     true => overhead::write_overhead(&mut out, &run)?,
                     false => 0,
                 };
-                out.finish()?;
+                out.finish_with_run(run_id.as_deref())?;
                 Ok((slices, flows, sched_flows, counter_samples, overhead_samples))
             })
         })

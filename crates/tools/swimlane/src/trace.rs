@@ -12,6 +12,9 @@ mod chunks;
 
 pub use chunks::{Chunk, Parallelism, MAX_DEFAULT_THREADS};
 
+/// The key, in the trace's top-level `metadata`, of the id of the run whose records it shows.
+pub const RUN_ID_KEY: &str = "simpler_run_id";
+
 /// Integer nanoseconds shown as microseconds with three decimals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Micros(pub u64);
@@ -386,8 +389,23 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Closes the trace, flushes and returns the writer.
-    pub fn finish(mut self) -> io::Result<W> {
-        self.buf.extend_from_slice(b"\n]}\n");
+    pub fn finish(self) -> io::Result<W> {
+        self.finish_with_run(None)
+    }
+
+    /// Closes the trace, after the events a top-level `"metadata":{"simpler_run_id":"<id>"}`
+    /// when `run_id` is given (the run whose records the trace shows: `simpler critical-path`
+    /// checks it before copying the trace), flushes and returns the writer.
+    pub fn finish_with_run(mut self, run_id: Option<&str>) -> io::Result<W> {
+        self.buf.extend_from_slice(b"\n]");
+        if let Some(id) = run_id {
+            self.buf.extend_from_slice(b",\n\"metadata\":{\"");
+            self.buf.extend_from_slice(RUN_ID_KEY.as_bytes());
+            self.buf.extend_from_slice(b"\":");
+            put_str(&mut self.buf, id);
+            self.buf.push(b'}');
+        }
+        self.buf.extend_from_slice(b"}\n");
         self.emit_block()?;
         self.out.flush()?;
         Ok(self.out)
