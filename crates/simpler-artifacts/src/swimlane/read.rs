@@ -421,6 +421,8 @@ struct Raw {
     build: Vec<BuildPhaseRaw>,
     /// This runtime's pre-raw layout (`"tasks"` at the top level).
     legacy: bool,
+    /// A key of deps.json (`tensors`, `edges`) came before any level key.
+    deps_like: bool,
 }
 
 /// Keys naming the level, newest first.
@@ -509,6 +511,10 @@ impl<'de> de::Visitor<'de> for TopLevel<'_> {
                 }
                 "host_device_uploads" => {
                     raw.host_uploads = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                "tensors" | "edges" if raw.level.is_none() => {
+                    raw.deps_like = true;
                     map.next_value::<IgnoredAny>()?;
                 }
                 "tasks" | "dummy_tasks" | "orchestrator" if raw.level.is_none() => {
@@ -691,6 +697,13 @@ impl TimeBase {
 }
 
 fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> {
+    if raw.deps_like && raw.level.is_none() {
+        return Err(
+            "this is a deps.json (tasks, tensors, edges), not swimlane timing records: give the run's \
+                    l2_swimlane_records.json (or chip_swimlane_records.json), or its folder"
+                .into(),
+        );
+    }
     if raw.legacy {
         return Err("this is simpler's earlier swimlane layout (\"tasks\", \"dummy_tasks\", \"orchestrator\"), \
                     which this version no longer reads: re-run with --enable-l2-swimlane to record the raw layout"
@@ -705,6 +718,13 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     if !(meta.clock_freq_hz.is_finite() && meta.clock_freq_hz >= 1.0) {
         return Err(format!(
             "metadata.clock_freq_hz must be at least 1 cycle per second, not {}",
+            meta.clock_freq_hz
+        ));
+    }
+    if meta.clock_freq_hz.fract() != 0.0 || meta.clock_freq_hz > u64::MAX as f64 {
+        return Err(format!(
+            "metadata.clock_freq_hz must be a whole number of cycles per second, not {} \
+             (every time is converted with it)",
             meta.clock_freq_hz
         ));
     }

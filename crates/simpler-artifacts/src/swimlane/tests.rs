@@ -343,6 +343,24 @@ fn bad_headers_are_refused_with_what_is_wrong() {
     );
 }
 
+/// Found by a review: a deps.json given as the records was called "simpler's earlier
+/// swimlane layout" (it has `tasks` too), and a fractional clock was cut to a whole number
+/// (1.9 Hz read as 1, every time 1.9× too long).
+#[test]
+fn a_deps_json_or_a_fractional_clock_is_refused_for_what_it_is() {
+    let err = |json: &str| read(json).unwrap_err();
+    assert_eq!(
+        err("{\"tasks\":[],\"tensors\":[],\"edges\":[]}"),
+        "<input>: invalid l2_swimlane_records.json: this is a deps.json (tasks, tensors, edges), not swimlane \
+         timing records: give the run's l2_swimlane_records.json (or chip_swimlane_records.json), or its folder"
+    );
+    assert_eq!(
+        err("{\"chip_swimlane_level\":1,\"metadata\":{\"clock_freq_hz\":1.9}}"),
+        "<input>: invalid l2_swimlane_records.json: metadata.clock_freq_hz must be a whole number of cycles \
+         per second, not 1.9 (every time is converted with it)"
+    );
+}
+
 #[test]
 fn a_bad_row_names_its_section_index_line_and_column() {
     let json = format!(

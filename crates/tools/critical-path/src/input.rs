@@ -87,6 +87,12 @@ pub fn discover(root: &Path) -> Result<Vec<RunDir>, Error> {
                     records,
                     deps,
                 });
+            } else if deps.exists() {
+                eprintln!(
+                    "warning: {} is not a file; {} skipped",
+                    deps.display(),
+                    records.display()
+                );
             } else {
                 eprintln!(
                     "warning: {} has no deps.json beside it (run with --enable-dep-gen); skipped",

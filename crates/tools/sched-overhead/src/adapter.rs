@@ -126,7 +126,11 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
             });
         }
     }
-    read_swimlane(path, &mut Rows(input)).map(|_| ())
+    let header = read_swimlane(path, &mut Rows(input))?;
+    for note in &header.notes {
+        eprintln!("warning: {}: {note}", path.display());
+    }
+    Ok(())
 }
 
 /// Reads the unique dependency pairs of the deps.json at `path`.

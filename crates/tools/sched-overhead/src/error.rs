@@ -33,7 +33,8 @@ pub enum ErrorKind {
     NoTasks(PathBuf),
     /// A row has no dispatch or finish time.
     #[error(
-        "{}: task {task} has no dispatch/finish time; the overhead model needs swimlane level >= 2",
+        "{}: task {task} has no dispatch/finish time (the records are below level 2, or no aicpu_tasks row \
+         matches its aicore_tasks row); the overhead model needs both for every task",
         .path.display()
     )]
     NoSchedulerStamps {

@@ -264,7 +264,8 @@ fn inputs_the_model_cannot_use_are_named() {
     let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "run/l2_swimlane_records.json: task 5 has no dispatch/finish time; the overhead model needs swimlane level >= 2"
+        "run/l2_swimlane_records.json: task 5 has no dispatch/finish time (the records are below level 2, or no \
+         aicpu_tasks row matches its aicore_tasks row); the overhead model needs both for every task"
     );
     let err = analyze(&Input::default(), Path::new("r.json")).unwrap_err();
     assert_eq!(
