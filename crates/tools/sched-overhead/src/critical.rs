@@ -22,7 +22,10 @@ pub struct Attribution {
 }
 
 impl Attribution {
-    /// `span − exec − sched` (negative when kernels of the path overlap).
+    /// `span − exec − sched`: the path's time neither kernel nor scheduling. Negative when
+    /// kernels of the path overlap, and whenever the first task's `start − dispatch` (counted
+    /// in `sched`, but before `span` begins) is more than the last task's `finish − end` (in
+    /// `span`, but in neither sum).
     pub fn other(&self) -> i128 {
         i128::from(self.span) - i128::from(self.exec) - i128::from(self.sched)
     }
