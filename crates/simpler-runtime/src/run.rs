@@ -167,6 +167,7 @@ fn orchestrate(
     orch.dep_gen = probes.dep_gen;
     orch.dep_graph = probes.dep_graph;
     orch.skip_dep_gen_flush = cfg.faults.skip_dep_gen_flush;
+    orch.panic_in_alloc_tensors = cfg.faults.panic_in_alloc_tensors;
     // Submit spans are level 4 (`aicpu_orchestrator_phases`).
     orch.lane = (shared.swimlane.as_ref())
         .filter(|s| s.level.has_orch_phases())
@@ -190,12 +191,26 @@ fn orchestrate(
                 );
             }
         }
-        Err(panic) => {
-            orch.raise(
-                FatalCode::ExplicitOrchFatal,
-                format!("orchestration panicked: {}", panic_message(panic.as_ref())),
-            );
-        }
+        Err(panic) => match orch.inside.take() {
+            // Inside a call into the runtime: the runtime's bug, not the orchestration's.
+            Some(call) => {
+                orch.raise(
+                    FatalCode::InternalPanic,
+                    format!(
+                        "the runtime panicked inside {}, called by the orchestration function: \
+                         {}; this is a bug in simpler (please report it with the run's settings)",
+                        call.name(),
+                        panic_message(panic.as_ref())
+                    ),
+                );
+            }
+            None => {
+                orch.raise(
+                    FatalCode::ExplicitOrchFatal,
+                    format!("orchestration panicked: {}", panic_message(panic.as_ref())),
+                );
+            }
+        },
     }
     if cfg.faults.panic_in_orchestrator {
         panic!("injected orchestrator panic (Faults::panic_in_orchestrator)");

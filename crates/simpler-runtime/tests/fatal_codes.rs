@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use simpler_core::{DType, TaskArgs, TaskId, TensorCreateInfo};
+use simpler_runtime::config::Faults;
 use simpler_runtime::{
     CallConfig, CoreType, FatalCode, OrchResult, Orchestrator, RunError, RuntimeEnv, RuntimeKind, Worker,
 };
@@ -591,6 +592,53 @@ fn an_orchestrator_panic_outside_the_orchestration_stops_the_run_at_once() {
         assert_eq!(
             why,
             format!("injected orchestrator panic (Faults::panic_in_orchestrator); {BUG}")
+        );
+    }
+    still_usable(&w);
+}
+
+/// A panic inside a call into the runtime (here `alloc_tensors`, by a test fault) is the
+/// runtime's bug, INTERNAL_PANIC naming the call; before, it was reported as the
+/// orchestration's own panic (EXPLICIT_ORCH_FATAL, "orchestration panicked"), blaming the
+/// user's code. A panic in the orchestration's own code stays EXPLICIT_ORCH_FATAL.
+#[test]
+fn a_panic_inside_a_runtime_call_is_the_runtimes_not_the_orchestrations() {
+    let w = worker();
+    for runtime in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let c = CallConfig {
+            runtime,
+            faults: Faults {
+                panic_in_alloc_tensors: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let (code, msg) = fatal(&w, &c, |o| {
+            let info = TensorCreateInfo::new(&[8], DType::Float32)?;
+            o.scope(|o| o.alloc_tensors(&[info]))?;
+            Ok(())
+        });
+        assert_eq!(code, FatalCode::InternalPanic, "{runtime:?}: {msg}");
+        assert_eq!(
+            msg,
+            format!(
+                "the runtime panicked inside alloc_tensors, called by the orchestration function: \
+                 injected runtime panic (Faults::panic_in_alloc_tensors); {BUG}"
+            )
+        );
+        // The orchestration's own panic, after a call into the runtime returned.
+        let c = CallConfig {
+            runtime,
+            ..Default::default()
+        };
+        let (code, msg) = fatal(&w, &c, |o| {
+            let info = TensorCreateInfo::new(&[8], DType::Float32)?;
+            o.scope(|o| o.alloc_tensors(&[info]))?;
+            panic!("boom");
+        });
+        assert_eq!(
+            (code, msg.as_str()),
+            (FatalCode::ExplicitOrchFatal, "orchestration panicked: boom")
         );
     }
     still_usable(&w);

@@ -37,6 +37,9 @@ pub struct Faults {
     /// The orchestrator panics after the orchestration function returned, before it closes
     /// the root scope (an internal error, which stops the run with INTERNAL_PANIC).
     pub panic_in_orchestrator: bool,
+    /// `alloc_tensors` panics inside the runtime, called by the orchestration function (an
+    /// internal error, which stops the run with INTERNAL_PANIC, not EXPLICIT_ORCH_FATAL).
+    pub panic_in_alloc_tensors: bool,
     /// The run thread of this name (`simpler-sched-N`, `simpler-orch`, `simpler-prefault`)
     /// cannot start, as when the process is at its limit of threads.
     pub refuse_thread_start: Option<String>,

@@ -125,6 +125,13 @@ pub struct Orchestrator {
     pub(crate) dep_gen: Option<DepGenCapture>,
     pub(crate) dep_graph: Option<GraphWriter>,
     pub(crate) skip_dep_gen_flush: bool,
+    /// The runtime call the orchestration function is inside (`submit`, `alloc_tensors`,
+    /// `begin_scope`, `end_scope`, a scope's end), `None` while its own code runs: a panic
+    /// caught with this set is the runtime's, INTERNAL_PANIC, not the orchestration's
+    /// (`run.rs`). Two stores a call.
+    pub(crate) inside: Option<RuntimeCall>,
+    /// Test fault: `alloc_tensors` panics inside the runtime (`Faults::panic_in_alloc_tensors`).
+    pub(crate) panic_in_alloc_tensors: bool,
     /// Swimlane submit spans.
     pub(crate) lane: Option<SwimlaneProducer>,
     /// Submit spans recorded so far (the next span's `submit_idx`).
@@ -163,6 +170,30 @@ pub struct FaninRecord {
     pub task: TaskId,
     /// Its producers with the OR-ed flags of their edges, in discovery order.
     pub producers: Vec<(TaskId, DepFlags)>,
+}
+
+/// A call of the orchestration function into the runtime ([`Orchestrator::inside`]): one
+/// byte, so marking a submit costs two byte stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuntimeCall {
+    Submit,
+    AllocTensors,
+    BeginScope,
+    EndScope,
+    ScopeEnd,
+}
+
+impl RuntimeCall {
+    /// The call as a fatal message names it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RuntimeCall::Submit => "submit",
+            RuntimeCall::AllocTensors => "alloc_tensors",
+            RuntimeCall::BeginScope => "begin_scope",
+            RuntimeCall::EndScope => "end_scope",
+            RuntimeCall::ScopeEnd => "the end of a scope",
+        }
+    }
 }
 
 impl Orchestrator {
@@ -211,6 +242,8 @@ impl Orchestrator {
             dep_gen: None,
             dep_graph: None,
             skip_dep_gen_flush: false,
+            inside: None,
+            panic_in_alloc_tensors: false,
             lane: None,
             submits_timed: 0,
             inference_ns: None,
@@ -261,15 +294,22 @@ impl Orchestrator {
         let r = f(self);
         // Close whatever `f` left open, then this scope (an unbalanced manual `end_scope` inside
         // `f` was already reported).
+        self.inside = Some(RuntimeCall::ScopeEnd);
         while self.scopes.len() >= depth && self.scopes.len() > 1 {
             self.close_scope();
         }
+        self.inside = None;
         r
     }
 
     /// Opens a scope (prefer [`Orchestrator::scope`], which cannot be left unbalanced).
     pub fn begin_scope(&mut self, mode: ScopeMode, site: impl Into<Site>) {
-        let site = site.into();
+        self.inside = Some(RuntimeCall::BeginScope);
+        self.open_scope(mode, site.into());
+        self.inside = None;
+    }
+
+    fn open_scope(&mut self, mode: ScopeMode, site: Site) {
         let depth = self.scopes.len();
         let ring = scope::ring_for_depth(self.kind, depth);
         if !self.shared.fatal.is_set() {
@@ -362,7 +402,9 @@ impl Orchestrator {
             }
             return;
         }
+        self.inside = Some(RuntimeCall::EndScope);
         self.close_scope();
+        self.inside = None;
     }
 
     /// Closes the innermost scope (the root too: the runtime's own end of orchestration).
@@ -477,9 +519,30 @@ impl Orchestrator {
         self.timed_submit(kernels, args, false)
     }
 
-    /// The submit, with its span recorded when swimlane is on.
+    /// The submit, marked as the runtime's code ([`Orchestrator::inside`]).
     #[inline]
     fn timed_submit(
+        &mut self,
+        kernels: MixedKernels,
+        args: &TaskArgs<'_>,
+        alloc: bool,
+    ) -> Result<TaskOutputs, Stopped> {
+        self.inside = Some(if alloc {
+            RuntimeCall::AllocTensors
+        } else {
+            RuntimeCall::Submit
+        });
+        if alloc && self.panic_in_alloc_tensors {
+            panic!("injected runtime panic (Faults::panic_in_alloc_tensors)");
+        }
+        let out = self.spanned_submit(kernels, args, alloc);
+        self.inside = None;
+        out
+    }
+
+    /// The submit, with its span recorded when swimlane is on.
+    #[inline]
+    fn spanned_submit(
         &mut self,
         kernels: MixedKernels,
         args: &TaskArgs<'_>,
