@@ -303,6 +303,39 @@ fn case_9_from_deps_reports_every_block_num_it_changes() {
     );
 }
 
+/// A malformed capture is an error (exit 1) naming the file, the task and the field: a task id
+/// on ring 9 re-ran on ring 3 (exit 0), and 40 arguments stopped the run with fatal 5 (exit 69)
+/// naming no task.
+#[test]
+fn case_12_from_deps_refuses_a_malformed_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = |id: u64, args: usize| {
+        let args: Vec<_> = (0..args)
+            .map(|k| serde_json::json!({ "idx": k, "type": "INPUT", "tensor_id": "7", "dtype": "FLOAT32", "shape": [4], "start_offset": "0", "strides": [1] }))
+            .collect();
+        serde_json::json!({ "task_id": id.to_string(), "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": args })
+    };
+    let tensors = serde_json::json!([{ "tensor_id": "7", "buffer_addr": "4096", "version": 0, "dtype": "FLOAT32", "buffer_numel": "4" }]);
+    for (name, tasks, want) in [
+        (
+            "ring9.json",
+            vec![task(0, 1), task(9 << 32, 1)],
+            "tasks[1] (task_id 38654705664): task_id: ring 9 (a task id is ring << 32 | local); the runtime has rings 0 to 3",
+        ),
+        (
+            "many_args.json",
+            vec![task(0, 1), task(1, 40)],
+            "tasks[1] (task_id 1): args: 40 tensor arguments; a task takes at most 32",
+        ),
+    ] {
+        let deps = serde_json::json!({ "tasks": tasks, "tensors": tensors, "edges": [] });
+        let file = write(dir.path(), name, &deps.to_string());
+        let (code, _, stderr) = run_checked(&["run", "--from-deps", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert_eq!(stderr, format!("error: {}: {want}\n", file.display()), "{name}");
+    }
+}
+
 /// External tensors that cannot all fit in the host's memory (1,024 of 4 GiB: 4 TiB) are
 /// refused before any is allocated; they once ran the host out of memory one page at a time
 /// (a `--from-deps` capture naming a million 64 KiB buffers).

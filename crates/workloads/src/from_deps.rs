@@ -18,10 +18,18 @@
 //!   `tensormap` edge in the capture.
 //!
 //! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
-//! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, explicit deps
-//! on tasks that are not earlier in the file, arguments whose tensor is missing from
-//! `tensors[]`. After the run, the wired (pred, succ) pairs are compared with the captured
-//! ones, ids mapped by submit order.
+//! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, arguments whose
+//! tensor is missing from `tensors[]`. After the run, the wired (pred, succ) pairs are compared
+//! with the captured ones, ids mapped by submit order.
+//!
+//! What no dep_gen writer produces is refused before anything runs, the message naming the file,
+//! the element (`tasks[i] (task_id N)`, `tensors[i]`, `edges[i]`) and the field: a task id on a
+//! ring the runtime does not have, a task or tensor id listed twice, a ring's local ids out of
+//! order or an edge whose pred is not earlier in `tasks[]` (the re-run needs submit order, and
+//! the interleaving of rings cannot be recovered), a negative kernel id other than -1, more than
+//! 32 tensor arguments, an argument slot listed twice. A dtype this runtime does not know is
+//! approximated (a tensor's buffer as UINT8, an argument's view in its buffer's dtype) and
+//! counted.
 //!
 //! Files from the original's writers may leave fields out ([`simpler_artifacts::deps::gaps`]).
 //! The re-run fills each with a stated default and lists it among the approximations: no
@@ -169,7 +177,132 @@ fn buffer_numel(addr: u64, b: &Buffer) -> Result<u32, Error> {
     })
 }
 
-/// Compiles a deps.json into a program of no-op tasks; see the module docs.
+/// `tasks[i] (task_id N)`: where a task is in the file, for errors.
+fn task_at(i: usize, id: u64) -> String {
+    format!("tasks[{i}] (task_id {id})")
+}
+
+/// Refuses what no dep_gen writer produces and the re-run cannot stand for: a task id on a ring
+/// the runtime does not have, a task or tensor listed twice, a ring's tasks out of submit order
+/// or an edge whose pred does not come before its succ, a negative kernel id other than -1, more
+/// tensor arguments than a task takes, an argument slot listed twice. The message names the
+/// element (its index and id) and the field.
+fn check_capture(file: &DepsFile) -> Result<(), String> {
+    let mut index: HashMap<u64, usize> = HashMap::with_capacity(file.tasks.len());
+    // Per ring: the last task seen (its index in tasks[] and local id).
+    let mut last: [Option<(usize, u32)>; simpler_core::MAX_RINGS] = [None; simpler_core::MAX_RINGS];
+    for (i, task) in file.tasks.iter().enumerate() {
+        let at = task_at(i, task.task_id);
+        let high = task.task_id >> 32;
+        if high >= simpler_core::MAX_RINGS as u64 {
+            return Err(format!(
+                "{at}: task_id: ring {high} (a task id is ring << 32 | local); the runtime has rings 0 to {}",
+                simpler_core::MAX_RINGS - 1
+            ));
+        }
+        if let Some(&j) = index.get(&task.task_id) {
+            return Err(format!(
+                "{at}: task_id: repeats tasks[{j}]'s; a capture lists each task once"
+            ));
+        }
+        index.insert(task.task_id, i);
+        let (ring, local) = split_task_id(task.task_id);
+        let ring = usize::from(ring);
+        if let Some((j, prev)) = last[ring] {
+            if local < prev {
+                return Err(format!(
+                    "{at}: task_id: local id {local} of ring {ring} comes after tasks[{j}]'s {prev}; dep_gen \
+                     writes tasks[] in submit order, in which a ring's local ids increase, and the re-run \
+                     submits in file order, so a reordered tasks[] cannot be re-run"
+                ));
+            }
+        }
+        last[ring] = Some((i, local));
+        for (k, &id) in task.kernel_ids.iter().flatten().enumerate() {
+            if id < -1 {
+                return Err(format!(
+                    "{at}: kernel_ids[{k}]: {id}; a kernel id is -1 (an inactive subslot) or 0 and above"
+                ));
+            }
+        }
+        if task.args.len() > simpler_core::MAX_TENSOR_ARGS {
+            return Err(format!(
+                "{at}: args: {} tensor arguments; a task takes at most {}",
+                task.args.len(),
+                simpler_core::MAX_TENSOR_ARGS
+            ));
+        }
+        let mut slots: HashMap<i32, usize> = HashMap::with_capacity(task.args.len());
+        for (k, a) in task.args.iter().enumerate() {
+            if let Some(j) = slots.insert(a.idx, k) {
+                return Err(format!(
+                    "{at}: args[{k}].idx: {} repeats args[{j}]'s; each argument slot is listed once",
+                    a.idx
+                ));
+            }
+        }
+    }
+    let mut tensors: HashMap<u64, usize> = HashMap::with_capacity(file.tensors.len());
+    for (i, t) in file.tensors.iter().enumerate() {
+        if let Some(j) = tensors.insert(t.tensor_id, i) {
+            return Err(format!(
+                "tensors[{i}] (tensor_id {}): tensor_id: repeats tensors[{j}]'s; a capture lists each tensor once",
+                t.tensor_id
+            ));
+        }
+    }
+    for (k, e) in file.edges.iter().enumerate() {
+        let (Some(&p), Some(&s)) = (index.get(&e.pred), index.get(&e.succ)) else {
+            continue;
+        };
+        if p >= s {
+            return Err(format!(
+                "edges[{k}] ({} edge, pred {}, succ {}): its pred is tasks[{p}], not before its succ tasks[{s}]; \
+                 a task depends only on tasks submitted before it, so tasks[] is not in submit order",
+                e.source.as_str(),
+                e.pred,
+                e.succ
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The dtypes this runtime does not know (say, from a newer writer), each counted as approximated
+/// with the first one's place: a tensor's buffer is re-run as UINT8 (`buffer_numel` bytes), an
+/// argument's view in its buffer's dtype.
+fn dtype_approximations(file: &DepsFile) -> Vec<String> {
+    let mut notes = Vec::new();
+    let unknown = |name: &str| DType::from_name(name).is_none();
+    let mut tensors = file.tensors.iter().enumerate().filter(|(_, t)| unknown(&t.dtype));
+    if let Some((i, t)) = tensors.next() {
+        notes.push(format!(
+            "{} tensor(s) have a dtype this runtime does not know: their buffers are re-run as UINT8, \
+             one byte per element of buffer_numel (first: tensors[{i}] (tensor_id {}) dtype `{}`)",
+            1 + tensors.count(),
+            t.tensor_id,
+            t.dtype
+        ));
+    }
+    let mut args = file.tasks.iter().enumerate().flat_map(|(i, task)| {
+        task.args
+            .iter()
+            .enumerate()
+            .filter_map(move |(k, a)| Some((i, task.task_id, k, a.dtype.as_deref().filter(|d| unknown(d))?)))
+    });
+    if let Some((i, id, k, name)) = args.next() {
+        notes.push(format!(
+            "{} argument(s) have a dtype this runtime does not know: their views are re-run in their buffer's \
+             dtype (first: {} args[{k}].dtype `{name}`)",
+            1 + args.count(),
+            task_at(i, id)
+        ));
+    }
+    notes
+}
+
+/// Compiles a deps.json into a program of no-op tasks; see the module docs. Errors do not name
+/// the file ([`run_from_deps`] adds it).
 fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Error> {
     if file.gaps.has(Gap::NoTasksSection) {
         return Err(ErrorKind::NotReproducible(format!(
@@ -178,7 +311,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         ))
         .into());
     }
+    check_capture(file).map_err(ErrorKind::NotReproducible)?;
     report.approximations.extend(gap_approximations(&file.gaps));
+    report.approximations.extend(dtype_approximations(file));
     let index: HashMap<u64, usize> = file
         .tasks
         .iter()
@@ -209,7 +344,6 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             let (Some(shape), Some(strides), Some(start)) = (&a.shape, &a.strides, a.start_offset) else {
                 continue;
             };
-            let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(DType::UInt8);
             // In u128 and saturated: a sum that wrapped would size the buffer too small (the
             // view itself is refused when it is built).
             let extent = simpler_core::view_extent(shape, strides);
@@ -217,6 +351,8 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 continue; // reported below when the view is built
             }
             if let Some(b) = buffers.get_mut(&t.buffer_addr) {
+                // The view is built in the same dtype.
+                let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(b.dtype);
                 let end = (u128::from(start) + extent) * u128::from(dtype.size());
                 b.bytes = b.bytes.max(u64::try_from(end).unwrap_or(u64::MAX));
             }
@@ -400,6 +536,8 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
     let mut in_scope: Vec<usize> = vec![0];
     let mut max_in_scope = [0usize; simpler_core::MAX_RINGS];
     let mut unknown_tensor_args = 0usize;
+    // (first task index, its id, arguments) reading a buffer before its creator ran.
+    let mut before_creator: Option<(usize, u64, usize)> = None;
     let mut approx_views = 0usize;
     let mut unsized_outputs = 0usize;
     for (ti, task) in file.tasks.iter().enumerate() {
@@ -501,9 +639,9 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 continue;
             };
             let (Some(base), Some(sym)) = (b.base, b.sym) else {
-                // A creator edge names a task submitted later than this reader: impossible
-                // in a real capture.
-                unknown_tensor_args += 1;
+                // The buffer's creator (a creator edge's pred, reached through another tensor
+                // of the buffer) comes later in tasks[]: impossible in a real capture.
+                before_creator.get_or_insert((ti, task.task_id, 0)).2 += 1;
                 continue;
             };
             let whole = sym.with_version(t.version.unwrap_or(0));
@@ -539,14 +677,10 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
 
         let mut deps = Vec::new();
         for &(pred, kind) in explicit.get(&task.task_id).into_iter().flatten() {
-            match index.get(&pred) {
-                Some(&p) if p < ti => deps.push((p, kind)),
-                Some(_) => report.not_reproduced.push(format!(
-                    "task {} has an explicit dep on task {}, which comes later in tasks[]",
-                    describe_id(task.task_id),
-                    describe_id(pred)
-                )),
-                None => {} // reported with the uncaptured preds
+            // An uncaptured pred is reported with the others; a captured one comes earlier
+            // (check_capture).
+            if let Some(&p) = index.get(&pred) {
+                deps.push((p, kind));
             }
         }
         prog.push_submit(
@@ -591,6 +725,13 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
     if unknown_tensor_args > 0 {
         report.not_reproduced.push(format!(
             "{unknown_tensor_args} argument(s) name a tensor_id missing from tensors[] and were left out"
+        ));
+    }
+    if let Some((ti, id, n)) = before_creator {
+        report.not_reproduced.push(format!(
+            "{n} argument(s) read a buffer before the task that created it (the pred of its creator edge) \
+             in tasks[] and were left out (first: {})",
+            task_at(ti, id)
         ));
     }
     if approx_views > 0 {
@@ -713,7 +854,12 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
     let mut file = DepsFile::default();
     file.gaps = read_deps(path, &mut file)?;
     let mut report = FromDepsReport::default();
-    let prog = Arc::new(compile(&file, &mut report)?);
+    let prog = Arc::new(compile(&file, &mut report).map_err(|e| match e.into_kind() {
+        ErrorKind::NotReproducible(why) => {
+            ErrorKind::NotReproducible(format!("{}: {why}", path.display())).into()
+        }
+        other => Error::from(other),
+    })?);
     let mut o = overrides.clone();
     o.settings.record_fanin = Some(true);
     let mut config = build_config(&Settings::default(), &prog, &o);

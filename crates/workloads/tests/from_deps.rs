@@ -177,3 +177,165 @@ fn a_flat_capture_larger_than_a_window_gets_a_wider_window_on_tmr() {
         "{e}"
     );
 }
+
+/// `vector_shape_deps.json` after `edit`, written to a file of `dir`.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let text = std::fs::read_to_string(data("vector_shape_deps.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut v);
+    let path = dir.join(name);
+    std::fs::write(&path, v.to_string()).unwrap();
+    path
+}
+
+/// A capture no dep_gen writer produces is refused with the file, the element (its index and
+/// id) and the field; each of these was re-run and exited 0 (a ring-9 task on ring 3, a task
+/// listed twice run twice, a reordered tasks[] blamed on "missing" tensors, a kernel id -7 as no
+/// kernel, a duplicate tensor silently replaced), and 40 arguments stopped the run with fatal 5
+/// naming no task.
+#[test]
+fn a_malformed_capture_is_refused_naming_the_file_task_and_field() {
+    use serde_json::{json, Value};
+    let dir = tempfile::tempdir().unwrap();
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(&str, Edit, String)> = vec![
+        (
+            "kernel_id.json",
+            Box::new(|v| v["tasks"][0]["kernel_ids"] = json!([-1, -7, -1])),
+            "tasks[0] (task_id 0): kernel_ids[1]: -7; a kernel id is -1 (an inactive subslot) or 0 and above".into(),
+        ),
+        (
+            "ring9.json",
+            Box::new(|v| v["tasks"][1]["task_id"] = json!((9u64 << 32).to_string())),
+            "tasks[1] (task_id 38654705664): task_id: ring 9 (a task id is ring << 32 | local); the runtime has \
+             rings 0 to 3"
+                .into(),
+        ),
+        (
+            "dup_task.json",
+            Box::new(|v| {
+                let t = v["tasks"][1].clone();
+                v["tasks"].as_array_mut().unwrap().push(t);
+            }),
+            "tasks[5] (task_id 4294967296): task_id: repeats tasks[1]'s; a capture lists each task once".into(),
+        ),
+        (
+            "reversed.json",
+            Box::new(|v| v["tasks"].as_array_mut().unwrap().reverse()),
+            "tasks[1] (task_id 4294967298): task_id: local id 2 of ring 1 comes after tasks[0]'s 3; dep_gen writes \
+             tasks[] in submit order, in which a ring's local ids increase, and the re-run submits in file order, \
+             so a reordered tasks[] cannot be re-run"
+                .into(),
+        ),
+        (
+            "root_last.json",
+            Box::new(|v| {
+                let t = v["tasks"].as_array_mut().unwrap().remove(0);
+                v["tasks"].as_array_mut().unwrap().push(t);
+            }),
+            "edges[0] (creator edge, pred 0, succ 4294967296): its pred is tasks[4], not before its succ tasks[0]; \
+             a task depends only on tasks submitted before it, so tasks[] is not in submit order"
+                .into(),
+        ),
+        (
+            "dup_tensor.json",
+            Box::new(|v| {
+                let mut t = v["tensors"][0].clone();
+                t["buffer_numel"] = json!("99");
+                v["tensors"].as_array_mut().unwrap().push(t);
+            }),
+            "tensors[7] (tensor_id 12295): tensor_id: repeats tensors[0]'s; a capture lists each tensor once".into(),
+        ),
+        (
+            "many_args.json",
+            Box::new(|v| {
+                let arg = v["tasks"][0]["args"][0].clone();
+                let args: Vec<Value> = (0..40)
+                    .map(|k| {
+                        let mut a = arg.clone();
+                        a["idx"] = json!(k);
+                        a
+                    })
+                    .collect();
+                v["tasks"][0]["args"] = Value::Array(args);
+            }),
+            "tasks[0] (task_id 0): args: 40 tensor arguments; a task takes at most 32".into(),
+        ),
+        (
+            "dup_slot.json",
+            Box::new(|v| v["tasks"][0]["args"][1]["idx"] = json!(0)),
+            "tasks[0] (task_id 0): args[1].idx: 0 repeats args[0]'s; each argument slot is listed once".into(),
+        ),
+    ];
+    // Every case is checked before failing, so a failure lists all that do not hold.
+    let mut wrong = Vec::new();
+    for (name, edit, want) in cases {
+        let path = edited(dir.path(), name, edit);
+        let got = match run_from_deps(&path, &overrides(RuntimeKind::Tmr)) {
+            Ok(_) => "re-ran".to_string(),
+            Err(e) if matches!(e.kind(), simpler_workloads::ErrorKind::NotReproducible(_)) => e.to_string(),
+            Err(e) => format!("other error: {e}"),
+        };
+        let want = format!("{}: {want}", path.display());
+        if got != want {
+            wrong.push(format!("{name}:\n  got  {got}\n  want {want}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{} case(s):\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// A dtype this runtime does not know (from a newer writer, say) is approximated and said, with
+/// where the first one is; it was replaced silently.
+#[test]
+fn an_unknown_dtype_is_approximated_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited(dir.path(), "deps.json", |v| {
+        v["tasks"][0]["args"][1]["dtype"] = "FLOAT99".into();
+        v["tasks"][3]["args"][0]["dtype"] = "FLOAT99".into();
+        v["tensors"][2]["dtype"] = "FLOAT77".into();
+    });
+    let out = run_from_deps(&path, &overrides(RuntimeKind::Hbg)).unwrap();
+    let fd = out.from_deps.as_ref().unwrap();
+    assert_eq!(
+        fd.approximations,
+        vec![
+            "1 tensor(s) have a dtype this runtime does not know: their buffers are re-run as UINT8, one byte per \
+             element of buffer_numel (first: tensors[2] (tensor_id 786439) dtype `FLOAT77`)"
+                .to_string(),
+            "2 argument(s) have a dtype this runtime does not know: their views are re-run in their buffer's dtype \
+             (first: tasks[0] (task_id 0) args[1].dtype `FLOAT99`)"
+                .to_string(),
+        ]
+    );
+    // The graph itself is reproduced.
+    assert!(fd.complete(), "{fd:?}");
+    assert_eq!((fd.edges.captured, fd.edges.wired), (6, 6));
+}
+
+/// The capture-level refusals name the file, as its read errors do.
+#[test]
+fn capture_level_refusals_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edges_only.json");
+    std::fs::write(&path, r#"{"edges": []}"#).unwrap();
+    let e = run_from_deps(&path, &Overrides::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: deps.json has no tasks[]: task kinds, kernels (and so task names) and block counts are unknown: \
+             there is nothing to re-run",
+            path.display()
+        )
+    );
+    let path = edited(dir.path(), "huge.json", |v| {
+        v["tensors"][0]["buffer_numel"] = "4294967296".into()
+    });
+    let e = run_from_deps(&path, &Overrides::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: buffer 0x1000 needs 17179869184 bytes; the re-run allocates at most 4294967296 bytes per external buffer",
+            path.display()
+        )
+    );
+}
