@@ -53,7 +53,7 @@ fn case_1_a_kernel_name_longer_than_a_format_width() {
 }
 
 #[test]
-fn case_2_ring_sizes_past_host_memory_are_usage_errors() {
+fn case_2_ring_sizes_past_host_memory_are_refused() {
     for env in [
         "ring_heap=18446744073709551615",
         "ring_heap=1099511627776",
@@ -75,7 +75,8 @@ fn case_2_ring_sizes_past_host_memory_are_usage_errors() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    // The same through a workload file's runtime_env.
+    // The same through a workload file's runtime_env is an error of the file (exit 1) at its
+    // JSON path; it was a usage error (exit 2) naming neither.
     let dir = tempfile::tempdir().unwrap();
     let w = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -86,8 +87,58 @@ fn case_2_ring_sizes_past_host_memory_are_usage_errors() {
     v["runtime_env"] = serde_json::json!({ "ring_heap": 1099511627776u64 });
     let file = write(dir.path(), "big.json", &v.to_string());
     let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    let lead = format!(
+        "error: {}: runtime_env.ring_heap: runtime_env ring_heap=1099511627776,1099511627776,1099511627776,1099511627776 needs 4.0 TiB of host memory",
+        file.display()
+    );
+    assert!(stderr.starts_with(&lead), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "; lower ring_heap (accepted: at least 1024 bytes per ring, all rings' buffers within this machine's memory)\n"
+        ),
+        "{stderr}"
+    );
+    // The command line's value overrides the file's: the file is not blamed.
+    let (code, _, stderr) = run_checked(&[
+        "run",
+        file.to_str().unwrap(),
+        "--runtime-env",
+        "ring_heap=1099511627777",
+    ]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("runtime_env ring_heap=1099511627776"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: runtime_env ring_heap=1099511627777,"),
+        "{stderr}"
+    );
+    // tensormap_capacity out of range, and a float ring size: errors of the file at their path,
+    // saying what is accepted (exit 2 naming neither, and "did not match any variant of untagged
+    // enum EnvValue").
+    for (name, edit, want) in [
+        (
+            "capacity.json",
+            serde_json::json!({ "tensormap_capacity": 18446744073709551615u64 }),
+            "tensormap_capacity: 18446744073709551615 is out of range; it must be in [1, 2147483647]".to_string(),
+        ),
+        (
+            "float.json",
+            serde_json::json!({ "runtime_env": { "ring_heap": 1e9 } }),
+            "runtime_env.ring_heap: invalid type: floating point `1000000000.0`, expected a whole number of 0 or \
+             more (every ring), a list of 4 of them (one per ring), or a string of either (\"1024\" or \
+             \"1024,2048,4096,8192\") at line 1 column "
+                .to_string(),
+        ),
+    ] {
+        let mut v = v.clone();
+        for (k, x) in edit.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        let file = write(dir.path(), name, &v.to_string());
+        let (code, _, stderr) = run_checked(&["run", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        let want = format!("error: {}: {want}", file.display());
+        assert!(stderr.starts_with(&want), "{name}: {stderr}");
+    }
 }
 
 #[test]

@@ -32,7 +32,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use simpler_runtime::config::{
-    DumpArgsLevel, RingResource, Settings, SwimlaneLevel, DEFAULT_HEAP, MAX_CLUSTERS,
+    ConfigError, ConfigErrorKind, DumpArgsLevel, RingResource, Settings, SwimlaneLevel, DEFAULT_HEAP,
+    MAX_CLUSTERS, MAX_TENSORMAP_CAPACITY,
 };
 use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
@@ -49,6 +50,8 @@ use schema::SwimlaneSwitch;
 #[derive(Clone, Debug)]
 pub struct Workload {
     name: String,
+    /// The file it was loaded from, as errors name it (`None` from [`load_str`]).
+    file: Option<String>,
     spec: WorkloadSpec,
     settings: Settings,
     program: Arc<Program>,
@@ -71,6 +74,10 @@ impl Workload {
     /// `diagnostics`); validated when the workload was loaded.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+    /// How errors found after loading name it: its file, else its name.
+    fn where_(&self) -> String {
+        self.file.clone().unwrap_or_else(|| self.name.clone())
     }
     /// The runtime the file asks for (default tmr).
     pub fn runtime(&self) -> RuntimeKind {
@@ -132,7 +139,10 @@ pub fn load(path: &Path) -> Result<Workload, Error> {
     } else {
         stem
     };
-    Ok(load_str(&text, &stem).map_err(|e| e.in_file(path.display().to_string()))?)
+    let file = path.display().to_string();
+    let mut w = load_str(&text, &stem).map_err(|e| e.in_file(file.clone()))?;
+    w.file = Some(file);
+    Ok(w)
 }
 
 /// Parses and validates a workload from JSON text; `default_name` names it when the file has
@@ -151,6 +161,7 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
     let program = expand::expand(&spec, &spec.constants)?;
     Ok(Workload {
         name: spec.name.clone().unwrap_or_else(|| default_name.to_string()),
+        file: None,
         settings,
         spec,
         program: Arc::new(program),
@@ -324,8 +335,14 @@ fn validate_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
             format!("clusters must be in [1, {MAX_CLUSTERS}]"),
         ));
     }
-    if spec.tensormap_capacity == Some(0) {
-        return Err(WorkloadError::new("tensormap_capacity", "must be at least 1"));
+    if let Some(n) = spec
+        .tensormap_capacity
+        .filter(|&n| n == 0 || n > MAX_TENSORMAP_CAPACITY)
+    {
+        return Err(WorkloadError::new(
+            "tensormap_capacity",
+            format!("{n} is out of range; it must be in [1, {MAX_TENSORMAP_CAPACITY}]"),
+        ));
     }
     Ok(settings)
 }
@@ -387,6 +404,27 @@ pub(crate) fn build_config(file: &Settings, prog: &Program, o: &Overrides) -> Ca
     settings.into_config()
 }
 
+/// A configuration error of a value the file set and the caller did not override (ring sizes
+/// past host memory): a workload-file error at its JSON path. Any other stays a
+/// configuration (usage) error.
+fn file_config_error(w: &Workload, overrides: &Overrides, e: ConfigError) -> Error {
+    if let ConfigErrorKind::HostMemory { key } = e.kind() {
+        if let Some(r) = RingResource::from_key(key) {
+            if w.settings.runtime_env.is_set(r) && !overrides.settings.runtime_env.is_set(r) {
+                let rule = format!(
+                    "{} (accepted: {} per ring, all rings' buffers within this machine's memory)",
+                    e.message(),
+                    r.rule()
+                );
+                return WorkloadError::new(format!("runtime_env.{key}"), rule)
+                    .in_file(w.where_())
+                    .into();
+            }
+        }
+    }
+    e.into()
+}
+
 /// Runs a loaded workload with `overrides`; the outcome carries the report and the checks.
 /// A run that stops on a fatal is an error wrapping [`simpler_runtime::RunError`].
 pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome, Error> {
@@ -394,13 +432,15 @@ pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome, Erro
         w.program.clone()
     } else {
         let constants = parse_params(&overrides.params, &w.spec.constants)?;
-        Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.name.clone()))?)
+        Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.where_()))?)
     };
     let mut config = build_config(&w.settings, &program, overrides);
     if config.subject.is_none() {
         config.subject = Some(format!("workload {}", w.name));
     }
-    config.validate()?;
+    config
+        .validate()
+        .map_err(|e| file_config_error(w, overrides, e))?;
     let run = runner::run_program(program, &config)?;
     Ok(Outcome {
         report: run.report,

@@ -83,8 +83,9 @@ impl<'de> Deserialize<'de> for Expr {
 }
 
 /// A `runtime_env` value: one number for all rings, four numbers, or the CLI's string form.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Anything else is refused saying what is accepted (a float such as `1e9` too: the sizes are
+/// whole numbers).
+#[derive(Clone, Debug)]
 pub enum EnvValue {
     /// One number for every ring.
     One(u64),
@@ -92,6 +93,56 @@ pub enum EnvValue {
     PerRing(Vec<u64>),
     /// `"1024"` or `"1024,2048,4096,8192"`.
     Text(String),
+}
+
+/// What a `runtime_env` value may be, as errors say it.
+const ENV_VALUE_EXPECTED: &str =
+    "a whole number of 0 or more (every ring), a list of 4 of them (one per ring), \
+     or a string of either (\"1024\" or \"1024,2048,4096,8192\")";
+
+impl<'de> Deserialize<'de> for EnvValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<EnvValue, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = EnvValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(ENV_VALUE_EXPECTED)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<EnvValue, E> {
+                Ok(EnvValue::One(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<EnvValue, E> {
+                Ok(EnvValue::Text(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<EnvValue, A::Error> {
+                let mut v = Vec::new();
+                while let Some(n) = seq.next_element::<RingNumber>()? {
+                    v.push(n.0);
+                }
+                Ok(EnvValue::PerRing(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One ring's number in a `runtime_env` list.
+struct RingNumber(u64);
+
+impl<'de> Deserialize<'de> for RingNumber {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RingNumber, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = RingNumber;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a whole number of 0 or more for each ring")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RingNumber, E> {
+                Ok(RingNumber(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `diagnostics.enable_l2_swimlane`: on/off, or the original's level number.

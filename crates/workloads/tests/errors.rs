@@ -321,6 +321,98 @@ fn the_file_name_leads_the_message() {
     );
 }
 
+/// The settings' errors name their JSON path and say what is accepted: `tensormap_capacity`
+/// past its range loaded and stopped the run with a configuration error naming no file or
+/// path, and `1e9` as a ring size said "data did not match any variant of untagged enum
+/// EnvValue".
+#[test]
+fn settings_errors_name_their_path_and_what_is_accepted() {
+    let top = |fields: &str| format!(r#"{{ {fields}, "tensors": [], "body": [] }}"#);
+    assert_error(
+        &top(r#""tensormap_capacity": 18446744073709551615"#),
+        "tensormap_capacity",
+        "18446744073709551615 is out of range; it must be in [1, 2147483647]",
+    );
+    assert_error(
+        &top(r#""tensormap_capacity": 2147483648"#),
+        "tensormap_capacity",
+        "2147483648 is out of range; it must be in [1, 2147483647]",
+    );
+    assert!(load_str(&top(r#""tensormap_capacity": 2147483647"#), "t").is_ok());
+    let accepted =
+        "a whole number of 0 or more (every ring), a list of 4 of them (one per ring), or a string \
+                    of either (\"1024\" or \"1024,2048,4096,8192\")";
+    assert_error(
+        &top(r#""runtime_env": { "ring_heap": 1e9 }"#),
+        "runtime_env.ring_heap",
+        &format!("invalid type: floating point `1000000000.0`, expected {accepted} at line 1 column 35"),
+    );
+    assert_error(
+        &top(r#""runtime_env": { "ring_heap": -5 }"#),
+        "runtime_env.ring_heap",
+        &format!("invalid type: integer `-5`, expected {accepted} at line 1 column 34"),
+    );
+    assert_error(
+        &top(r#""runtime_env": { "ring_dep_pool": [64, 64, 64.5, 64] }"#),
+        "runtime_env.ring_dep_pool[2]",
+        "invalid type: floating point `64.5`, expected a whole number of 0 or more for each ring at line 1 column 49",
+    );
+    // What stays accepted.
+    for ok in [
+        r#""runtime_env": { "ring_heap": 1048576 }"#,
+        r#""runtime_env": { "ring_heap": [1048576, 1048576, 65536, 65536] }"#,
+        r#""runtime_env": { "ring_heap": "1048576,1048576,65536,65536" }"#,
+    ] {
+        assert!(load_str(&top(ok), "t").is_ok(), "{ok}");
+    }
+}
+
+/// Ring sizes of the file past this machine's memory are an error of the file at its JSON
+/// path (they were a configuration error naming neither); a size the caller overrides is not
+/// the file's.
+#[test]
+fn a_file_ring_size_past_host_memory_names_the_file_and_path() {
+    use simpler_runtime::{config::Settings, RuntimeEnv};
+    use simpler_workloads::{run_workload, ErrorKind, Overrides};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.json");
+    std::fs::write(
+        &p,
+        r#"{ "runtime_env": { "ring_heap": 18446744073709551615 }, "tensors": [], "body": [] }"#,
+    )
+    .unwrap();
+    let w = simpler_workloads::load(&p).unwrap();
+    let e = run_workload(&w, &Overrides::default()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Invalid(_)), "{e:?}");
+    let text = e.to_string();
+    let lead = format!(
+        "{}: runtime_env.ring_heap: runtime_env ring_heap=18446744073709551615,18446744073709551615,\
+         18446744073709551615,18446744073709551615 needs 64.0 EiB of host memory for 4 ring(s)",
+        p.display()
+    );
+    assert!(text.starts_with(&lead), "{text}");
+    assert!(
+        text.ends_with(
+            "; lower ring_heap (accepted: at least 1024 bytes per ring, all rings' buffers within this machine's memory)"
+        ),
+        "{text}"
+    );
+    let o = Overrides {
+        settings: Settings {
+            runtime_env: RuntimeEnv::from_pairs(["ring_heap=18446744073709551614"]).unwrap(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = run_workload(&w, &o).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Config(_)), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with("runtime_env ring_heap=18446744073709551614,"),
+        "{e}"
+    );
+}
+
 #[test]
 fn the_json_schema_names_the_library_kernels_and_the_statements() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/schema.json");

@@ -31,6 +31,8 @@ use simpler_core::MAX_RINGS;
 pub const DEFAULT_CLUSTERS: usize = 8;
 /// Most clusters a run may have.
 pub const MAX_CLUSTERS: usize = 1024;
+/// Largest `tensormap_capacity` (`u32::MAX / 2`: entry indices must fit in half a `u32`).
+pub const MAX_TENSORMAP_CAPACITY: usize = i32::MAX as usize;
 /// Default run timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Most scheduler threads a run picks by itself (`scheduler_threads: 0`): the cores it leaves
@@ -296,13 +298,16 @@ impl CallConfig {
                 format!("clusters is {}; it must be in [1, {MAX_CLUSTERS}]", self.clusters),
             ));
         }
-        if self.tensormap_capacity == 0 || self.tensormap_capacity > u32::MAX as usize / 2 {
+        if self.tensormap_capacity == 0 || self.tensormap_capacity > MAX_TENSORMAP_CAPACITY {
             return Err(ConfigError::new(
                 ConfigErrorKind::OutOfRange {
                     field: "tensormap_capacity",
                     value: self.tensormap_capacity.to_string(),
                 },
-                format!("tensormap_capacity {} is out of range", self.tensormap_capacity),
+                format!(
+                    "tensormap_capacity {} is out of range; it must be in [1, {MAX_TENSORMAP_CAPACITY}]",
+                    self.tensormap_capacity
+                ),
             ));
         }
         let sizes = self.runtime_env.resolve()?;
