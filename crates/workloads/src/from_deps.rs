@@ -19,7 +19,8 @@
 //!
 //! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
 //! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, arguments whose
-//! tensor is missing from `tensors[]`. After the run, the wired (pred, succ) pairs are compared
+//! tensor is missing from `tensors[]`, arguments that read a buffer before its creator. After the
+//! run, the wired (pred, succ) pairs are compared
 //! with the captured ones, ids mapped by submit order.
 //!
 //! What no dep_gen writer produces is refused before anything runs, the message naming the file,

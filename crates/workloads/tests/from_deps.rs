@@ -339,3 +339,35 @@ fn capture_level_refusals_name_the_file() {
         )
     );
 }
+
+/// An argument that reads a buffer before the task that created it (through another tensor of
+/// the buffer) is reported as that, not as a tensor missing from tensors[].
+#[test]
+fn a_read_before_the_creator_is_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deps.json");
+    let view = r#""dtype": "FLOAT32", "shape": [16], "start_offset": "0", "strides": [1]"#;
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"tasks": [
+  {{"task_id": "0", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": [{{"idx": 0, "type": "INPUT", "tensor_id": "7", {view}}}]}},
+  {{"task_id": "1", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": [{{"idx": 0, "type": "OUTPUT"}}]}},
+  {{"task_id": "2", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": [{{"idx": 0, "type": "INPUT", "tensor_id": "8", {view}}}]}}],
+ "tensors": [{{"tensor_id": "7", "buffer_addr": "4096", "version": 0, "dtype": "FLOAT32", "buffer_numel": "16"}},
+             {{"tensor_id": "8", "buffer_addr": "4096", "version": 1, "dtype": "FLOAT32", "buffer_numel": "16"}}],
+ "edges": [{{"pred": "1", "succ": "2", "arg": 0, "source": "creator", "flags": ["wait", "retain"], "tensor_id": "8", "consumer_dtype": "FLOAT32", "consumer_shape": [16], "consumer_start_offset": "0", "consumer_strides": [1]}}]}}"#
+        ),
+    )
+    .unwrap();
+    let out = run_from_deps(&path, &overrides(RuntimeKind::Hbg)).unwrap();
+    let fd = out.from_deps.as_ref().unwrap();
+    assert_eq!(
+        fd.not_reproduced,
+        vec![
+            "1 argument(s) read a buffer before the task that created it (the pred of its creator edge) in tasks[] \
+             and were left out (first: tasks[0] (task_id 0))"
+                .to_string()
+        ]
+    );
+}
