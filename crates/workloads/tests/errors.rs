@@ -512,3 +512,22 @@ fn dump_selections() {
     )
     .is_ok());
 }
+
+/// Found by a review: each formula was capped, their sum was not (ten tensors of 2^24 held
+/// 1.5 GB of values before anything ran). Five tensors of 2^24 elements cross the total.
+#[test]
+fn formulas_together_are_capped() {
+    let tensors: Vec<String> = (0..5)
+        .map(|i| {
+            format!(
+                r#"{{ "name": "t{i}", "shape": [16777216], "dtype": "INT8", "fill": {{ "formula": "0" }} }}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{ "tensors": [ {} ], "body": [] }}"#, tensors.join(", "));
+    assert_error(
+        &text,
+        "tensors[4].fill.formula",
+        "the workload's formulas cover at most 67108864 elements together (their values are held until the run); with this one they cover 83886080",
+    );
+}

@@ -19,7 +19,7 @@ use crate::error::{WResult, WorkloadError};
 mod tasks;
 mod views;
 
-use crate::expr::{eval, expand_template, Env};
+use crate::expr::{compile, eval, expand_template, Env};
 use crate::program::{Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SymTensor};
 use crate::schema::{
     AllocSpec, CheckSpec, Expect, Expr, Fill, LetSpec, Mode, RepeatSpec, ScopeSpec, Stmt, TensorDecl,
@@ -37,6 +37,11 @@ const MAX_START_OFFSET: i64 = 1 << 40;
 
 /// Elements a `formula` fill or check may evaluate.
 const MAX_FORMULA_ELEMENTS: u64 = 1 << 24;
+
+/// Elements all the `formula` fills and checks of a workload may evaluate together: their
+/// values are held as 8-byte numbers until the run (512 MiB at this bound), which the host
+/// memory check of the tensors does not count; ten tensors of 2^24 took 1.5 GB before.
+const MAX_FORMULA_ELEMENTS_TOTAL: u64 = 1 << 26;
 
 /// Statements, loop iterations and dependency-range entries an expansion may run. The task
 /// limit alone does not bound loops that submit nothing: two nested `repeat`s of 20M with an
@@ -94,6 +99,8 @@ struct Expander {
     manual_depth: Option<usize>,
     /// Steps run so far (see [`MAX_STEPS`]).
     steps: u64,
+    /// Formula elements evaluated so far (see [`MAX_FORMULA_ELEMENTS_TOTAL`]).
+    formula_elements: u64,
 }
 
 /// Validates `spec` with `constants` and expands it into a program.
@@ -112,6 +119,7 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         depth: 0,
         manual_depth: None,
         steps: 0,
+        formula_elements: 0,
     };
     for (i, t) in spec.tensors.iter().enumerate() {
         x.external(t, &format!("tensors[{i}]"))?;
@@ -226,21 +234,30 @@ impl Expander {
                 format!("a formula covers at most {MAX_FORMULA_ELEMENTS} elements, this tensor has {n}"),
             ));
         }
-        self.env.push("k", 0);
-        let mut out = Vec::with_capacity(n as usize);
-        let mut result = Ok(());
-        for k in 0..n {
-            self.env.set_last(k as i64);
-            match eval(f, &self.env) {
-                Ok(v) => out.push(v as f64),
-                Err(e) => {
-                    result = Err(err(path, e.to_string()));
-                    break;
-                }
-            }
+        self.formula_elements += n;
+        if self.formula_elements > MAX_FORMULA_ELEMENTS_TOTAL {
+            return Err(err(
+                path,
+                format!(
+                    "the workload's formulas cover at most {MAX_FORMULA_ELEMENTS_TOTAL} elements together \
+                     (their values are held until the run); with this one they cover {}",
+                    self.formula_elements
+                ),
+            ));
         }
+        // Parsed once and its names found once: each element only evaluates the tree.
+        let compiled = compile(f).map_err(|e| err(path, e.to_string()))?;
+        self.env.push("k", 0);
+        let result = compiled.bind(&self.env).and_then(|bound| {
+            let mut out = Vec::with_capacity(n as usize);
+            for k in 0..n {
+                self.env.set_last(k as i64);
+                out.push(bound.eval(&self.env)? as f64);
+            }
+            Ok(out)
+        });
         self.env.pop();
-        result.map(|()| out)
+        result.map_err(|e| err(path, e.to_string()))
     }
 
     fn check(&mut self, c: &CheckSpec, path: &str) -> WResult<()> {
