@@ -229,7 +229,10 @@ mod tests {
         let err = Deps::load(&path).unwrap_err().to_string();
         assert_eq!(
             err,
-            format!("{}:2:21: invalid deps.json: missing field `succ`", path.display())
+            format!(
+                "{}:2:21: invalid deps.json: edges[0]: missing field `succ`",
+                path.display()
+            )
         );
     }
 }

@@ -125,7 +125,10 @@ fn malformed_input_names_the_path_and_json_location() {
     .unwrap_err();
     assert_eq!(
         format!("{err:#}"),
-        format!("{}:4:36: invalid deps.json: expected value", bad.display())
+        format!(
+            "{}:4:36: invalid deps.json: edges[0]: expected value",
+            bad.display()
+        )
     );
     // Truncated file: the location is the end of the input.
     fs::write(&bad, &good[..good.len() / 2]).unwrap();
@@ -138,7 +141,8 @@ fn malformed_input_names_the_path_and_json_location() {
         .unwrap_err()
     );
     assert!(
-        err.starts_with(&format!("{}:1:", bad.display())) && err.contains("invalid deps.json: EOF"),
+        err.starts_with(&format!("{}:1:", bad.display()))
+            && err.contains("invalid deps.json: tensors[2]: EOF"),
         "{err}"
     );
     // Wrong types are located too.
@@ -158,7 +162,7 @@ fn malformed_input_names_the_path_and_json_location() {
     assert_eq!(
         err,
         format!(
-            "{}:1:24: invalid deps.json: invalid value: string \"x\", expected an unsigned \
+            "{}:1:24: invalid deps.json: tasks[0]: invalid value: string \"x\", expected an unsigned \
              64-bit integer as a decimal string",
             bad.display()
         )

@@ -83,7 +83,10 @@ fn bad_deps_and_name_maps_name_their_files() {
     assert!(matches!(err.kind(), ErrorKind::Deps(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
-        format!("{}:2:21: invalid deps.json: missing field `succ`", deps.display())
+        format!(
+            "{}:2:21: invalid deps.json: edges[0]: missing field `succ`",
+            deps.display()
+        )
     );
     fs::remove_file(&deps).unwrap();
     let names = dir.path().join("names.json");
