@@ -23,6 +23,7 @@ pub mod publish;
 pub mod read_error;
 pub mod release;
 pub mod scope_stats;
+pub mod stdout;
 pub mod swimlane;
 #[cfg(test)]
 mod test_support;

@@ -91,9 +91,14 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
         args.workloads.clone()
     };
     let dir = std::env::temp_dir().join(format!("simpler-bench-{}", std::process::id()));
-    println!(
+    simpler_artifacts::outln!(
         "{:<13} {:<12} {:>10} {:>13} {:>12} {:>9}  notes",
-        "workload", "diagnostics", "units", "ns/unit e2e", "ns/submit", "vs off"
+        "workload",
+        "diagnostics",
+        "units",
+        "ns/unit e2e",
+        "ns/submit",
+        "vs off"
     );
     for wl in workloads {
         let mut base = None;
@@ -167,7 +172,7 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
                     notes.push(format!("scope stats {}", sc.verdict));
                 }
             }
-            println!(
+            simpler_artifacts::outln!(
                 "{:<13} {:<12} {:>10} {:>13.1} {:>12.1} {:>8.3}x  {}",
                 wl.name(),
                 s.name,
@@ -184,10 +189,12 @@ fn compare(args: &BenchArgs, w: &simpler_runtime::Worker) -> Result<()> {
         replay_alone(args.tasks, &dir)?;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
-    println!("ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)");
-    println!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
-    println!("args_dump: --dump-args=2 (every argument of every task with its data)");
+    simpler_artifacts::outln!("units: tasks (scopes for the scopes workload); ns/unit e2e = wall time / units; one run each, same process");
+    simpler_artifacts::outln!(
+        "ss_probe: scope stats with the host keeping no record (probe + hand-off, no disk writer)"
+    );
+    simpler_artifacts::outln!("dg_capture: dep_gen capture and hand-off with the host replay switched off");
+    simpler_artifacts::outln!("args_dump: --dump-args=2 (every argument of every task with its data)");
     Ok(())
 }
 
@@ -204,7 +211,7 @@ fn replay_alone(tasks: u64, dir: &std::path::Path) -> Result<()> {
     let n = tasks.min(2_000_000) as usize;
     let (replay, write) = simpler_runtime::collectors::dep_gen::bench_replay(n, &replay_dir)?;
     let bytes = std::fs::metadata(replay_dir.join("deps.json")).map_or(0, |m| m.len());
-    println!(
+    simpler_artifacts::outln!(
         "dep_gen replay alone (its thread and the deps.json writer's, {n} 4-argument records): {:.2} M records/s; deps.json ({:.0} MB) finished in {:.0} ms",
         n as f64 / replay.as_secs_f64() / 1e6,
         bytes as f64 / 1e6,
@@ -249,16 +256,22 @@ pub fn run(args: BenchArgs) -> Result<()> {
         args.runtimes.clone()
     };
     let w = bench_worker().map_err(example_error)?;
-    println!(
+    simpler_artifacts::outln!(
         "{:<14} {:<4} {:>10} {:>14} {:>13} {:>13} {:>13}",
-        "workload", "rt", "tasks", "ns/submit", "ns/task e2e", "tasks/s", "peak RSS MiB"
+        "workload",
+        "rt",
+        "tasks",
+        "ns/submit",
+        "ns/task e2e",
+        "tasks/s",
+        "peak RSS MiB"
     );
     for wl in workloads {
         for &kind in &runtimes {
             let r =
                 run_workload(&w, &bench_config(kind, args.tasks), wl, args.tasks).map_err(example_error)?;
             let f = Figures::of(&r);
-            println!(
+            simpler_artifacts::outln!(
                 "{:<14} {:<4} {:>10} {:>14.1} {:>13.1} {:>13.0} {:>13.1}",
                 wl.name(),
                 kind.name(),
@@ -270,7 +283,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
             );
         }
     }
-    println!("ns/submit: orchestration time per task (submit + dependency inference, concurrent with execution on tmr)");
-    println!("ns/task e2e: wall time per task from run start to the last thread's exit; kernels are empty");
+    simpler_artifacts::outln!("ns/submit: orchestration time per task (submit + dependency inference, concurrent with execution on tmr)");
+    simpler_artifacts::outln!(
+        "ns/task e2e: wall time per task from run start to the last thread's exit; kernels are empty"
+    );
     Ok(())
 }

@@ -9,7 +9,7 @@ use simpler_runtime::{RunOutput, RunReport};
 
 /// Prints the first lines of a run summary: title, tasks per ring, wall and orchestration time.
 pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
-    println!("{title} on {}", r.runtime.name());
+    simpler_artifacts::outln!("{title} on {}", r.runtime.name());
     let rings: Vec<String> = r
         .tasks_per_ring
         .iter()
@@ -17,8 +17,8 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
         .filter(|(_, &n)| n > 0)
         .map(|(i, n)| format!("ring {i}: {n}"))
         .collect();
-    println!("  tasks      {} ({})", r.tasks, rings.join(", "));
-    println!(
+    simpler_artifacts::outln!("  tasks      {} ({})", r.tasks, rings.join(", "));
+    simpler_artifacts::outln!(
         "  wall time  {:.3} ms (orchestration {:.3} ms, {} scheduler thread(s), {clusters} clusters)",
         r.wall.as_secs_f64() * 1e3,
         r.orchestration.as_secs_f64() * 1e3,
@@ -30,7 +30,7 @@ pub fn print_run_header(title: &str, r: &RunReport, clusters: usize) {
             Some(d) => format!("dependency inference {}", ms(d)),
             None => "dependency inference not timed (with --enable-l2-swimlane)".into(),
         };
-        println!(
+        simpler_artifacts::outln!(
             "  hbg build  submit {}, {inference}, finalise {}, launch {}",
             ms(b.submit),
             ms(b.finalise),
@@ -67,14 +67,14 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
         return Vec::new();
     };
     let interrupted = simpler_artifacts::interrupt::requested();
-    println!(
+    simpler_artifacts::outln!(
         "  artifacts  {} (run {})",
         output.path().display(),
         output.manifest().run_id
     );
     let removed = output.removed_earlier();
     if !removed.is_empty() {
-        println!(
+        simpler_artifacts::outln!(
             "  removed    {} file(s) an earlier run left in this folder: {}",
             removed.len(),
             removed.join(", ")
@@ -89,15 +89,15 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
         }
         let file = output.path().join(&entry.files[0].name);
         if let Err(e) = render_view(&entry.name, &file, &mut output) {
-            println!("  view       FAILED: {e:#}");
+            simpler_artifacts::outln!("  view       FAILED: {e:#}");
             lost.push(format!("view of {}: {e:#}", entry.name));
         }
     }
     if let Some(e) = output.write_manifest() {
-        println!("  manifest   FAILED: {e}");
+        simpler_artifacts::outln!("  manifest   FAILED: {e}");
         lost.push(format!("run manifest: {e}"));
     } else {
-        println!(
+        simpler_artifacts::outln!(
             "  manifest   {} ({})",
             output
                 .path()
@@ -157,9 +157,9 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
         },
         _ => file,
     };
-    println!("  {label:<10} {detail}");
+    simpler_artifacts::outln!("  {label:<10} {detail}");
     if entry.outcome == Outcome::Partial {
-        println!(
+        simpler_artifacts::outln!(
             "             PARTIAL: {}",
             entry.reason.as_deref().unwrap_or("records were lost")
         );
@@ -171,17 +171,17 @@ fn render_view(name: &str, file: &Path, output: &mut RunOutput) -> anyhow::Resul
     let view = match name {
         "scope_stats" => {
             let html = simpler_scope_stats_plot::render_report(file, None)?;
-            println!("  report     {}", html.display());
+            simpler_artifacts::outln!("  report     {}", html.display());
             html
         }
         "dep_gen" => {
             let txt = simpler_deps_viewer::write_text_view(file)?;
-            println!("  deps view  {}", txt.display());
+            simpler_artifacts::outln!("  deps view  {}", txt.display());
             txt
         }
         "l2_swimlane" => {
             let summary = simpler_swimlane::convert(file, None, None, None)?;
-            println!(
+            simpler_artifacts::outln!(
                 "  trace      {} ({} dependency flows, {} hb_violation in the Worker View)",
                 summary.output.display(),
                 summary.flows.worker.dependency,
@@ -190,7 +190,7 @@ fn render_view(name: &str, file: &Path, output: &mut RunOutput) -> anyhow::Resul
             let mut table = Vec::new();
             summary.write_statistics(&mut table)?;
             for line in String::from_utf8_lossy(&table).lines() {
-                println!("             {line}");
+                simpler_artifacts::outln!("             {line}");
             }
             summary.output
         }

@@ -154,13 +154,16 @@ pub fn report_stopped(name: &str, e: &mut anyhow::Error) {
 pub const MAX_TIMEOUT_SECS: u64 = 1 << 30;
 
 fn list() {
-    println!("built-in examples:");
+    simpler_artifacts::outln!("built-in examples:");
     for ex in simpler_examples::all() {
-        println!("  {:<16} {}", ex.name(), ex.about());
+        simpler_artifacts::outln!("  {:<16} {}", ex.name(), ex.about());
         for p in ex.params() {
-            println!(
+            simpler_artifacts::outln!(
                 "      --param {}=<{}>  {} (default {})",
-                p.key, p.key, p.help, p.default
+                p.key,
+                p.key,
+                p.help,
+                p.default
             );
         }
     }
@@ -198,7 +201,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     let title = format!("{} ({})", ex.name(), params.case_name(ex.params()));
     crate::diagnostics::print_run_header(&title, &outcome.report, cfg.clusters);
-    println!("  result     {}", outcome.golden.describe());
+    simpler_artifacts::outln!("  result     {}", outcome.golden.describe());
     let diagnostics = finish_diagnostics(&mut outcome.report);
     if !outcome.golden.passed() {
         bail!("{}: {}", ex.name(), outcome.golden.describe());

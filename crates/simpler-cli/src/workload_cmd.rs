@@ -36,18 +36,19 @@ fn summary(title: &str, outcome: &mut Outcome) -> Result<()> {
     let cfg = &outcome.config;
     crate::diagnostics::print_run_header(title, r, cfg.clusters);
     if outcome.checks.is_empty() && outcome.from_deps.is_none() {
-        println!("  checks     none in the file");
+        simpler_artifacts::outln!("  checks     none in the file");
     }
     for c in &outcome.checks {
-        println!("  check      {}", c.describe());
+        simpler_artifacts::outln!("  check      {}", c.describe());
     }
     if let Some(fd) = &outcome.from_deps {
-        println!(
+        simpler_artifacts::outln!(
             "  buffers    {} external, {} re-created as outputs of their creator",
-            fd.external_buffers, fd.output_buffers
+            fd.external_buffers,
+            fd.output_buffers
         );
         let e = &fd.edges;
-        println!(
+        simpler_artifacts::outln!(
             "  edges      {} of {} captured (pred, succ) pairs wired; {} missing, {} extra",
             e.captured - e.missing.len(),
             e.captured,
@@ -55,22 +56,22 @@ fn summary(title: &str, outcome: &mut Outcome) -> Result<()> {
             e.extra.len()
         );
         if !e.missing.is_empty() && r.runtime == RuntimeKind::Tmr {
-            println!(
+            simpler_artifacts::outln!(
                 "             (tmr wires no edge to a producer that retired before the consumer's submit; \
                  --runtime hbg wires the whole logical graph)"
             );
         }
         for (p, s) in e.missing.iter().take(5) {
-            println!("    missing  {p} -> {s}");
+            simpler_artifacts::outln!("    missing  {p} -> {s}");
         }
         for (p, s) in e.extra.iter().take(5) {
-            println!("    extra    {p} -> {s}");
+            simpler_artifacts::outln!("    extra    {p} -> {s}");
         }
         for n in &fd.not_reproduced {
-            println!("  NOT REPRODUCED  {n}");
+            simpler_artifacts::outln!("  NOT REPRODUCED  {n}");
         }
         for n in &fd.approximations {
-            println!("  approximated    {n}");
+            simpler_artifacts::outln!("  approximated    {n}");
         }
     }
     finish_diagnostics(&mut outcome.report)

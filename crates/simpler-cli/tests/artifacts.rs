@@ -724,3 +724,50 @@ fn no_tool_writes_its_output_over_the_runs_artifacts() {
     let out = simpler(&["swimlane", &p(&records)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// Found by a review: `simpler run ... | head -1` closed stdout after a line and `println!`
+/// panicked (exit 101) before the views were written, leaving a `run.json` that listed none.
+/// A closed stdout now only loses the summary: the run writes its files and exits 0, and so
+/// does `deps-viewer`, whose reduction report came before its view.
+#[test]
+fn a_closed_stdout_loses_the_summary_not_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let closed = |args: &[&str]| {
+        let mut child = simpler_cmd(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away, as `head -1` does
+        child.wait_with_output().unwrap()
+    };
+    let out = closed(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let manifest = read_json(&prefix.join("run.json"));
+    let views: Vec<&str> = manifest["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        views,
+        ["scope_stats/scope_stats.html", "deps_viewer.txt", "merged_swimlane.json"]
+    );
+    for v in views {
+        assert!(prefix.join(v).is_file(), "{v}");
+    }
+    let deps = prefix.join("deps.json");
+    let out = closed(&["deps-viewer", deps.to_str().unwrap(), "--edge-mode", "reduced"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(prefix.join("deps_viewer_reduced.txt").is_file());
+}

@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<(), Error> {
             let pairs = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, pairs);
             let counts = write_text_file(&input, &output, &view, names.as_ref(), warning)?;
-            println!(
+            simpler_artifacts::outln!(
                 "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)",
                 output.display(),
                 counts.tasks,
@@ -113,7 +113,7 @@ pub fn run(args: Args) -> Result<(), Error> {
             let shown = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, vec![true; graph.pairs().len()]);
             let stats = html::write_html_view(&input, &output, &view, &shown, names.as_ref(), &options)?;
-            println!(
+            simpler_artifacts::outln!(
                 "Wrote {} ({} nodes, {} edges, engine={}, format=html)",
                 output.display(),
                 stats.nodes,
@@ -202,21 +202,23 @@ fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
         ""
     };
     match mode {
-        EdgeMode::Reduced | EdgeMode::ReducedDataflow => println!(
+        EdgeMode::Reduced | EdgeMode::ReducedDataflow => simpler_artifacts::outln!(
             "Transitive reduction{verified}: removed {dropped} redundant edge(s) of {total} ({} kept)",
             total - dropped
         ),
-        _ => println!("Redundant edges only{verified}: showing {dropped} of {total} edge(s)"),
+        _ => {
+            simpler_artifacts::outln!("Redundant edges only{verified}: showing {dropped} of {total} edge(s)")
+        }
     }
     let listed = graph.pairs().iter().zip(&r.dropped).filter(|(_, &d)| d);
     for (p, _) in listed.clone().take(LISTED_REDUCTION_EDGES) {
-        println!(
+        simpler_artifacts::outln!(
             "  - {} -> {}",
             graph.display(p.pred as usize),
             graph.display(p.succ as usize)
         );
     }
     if dropped > LISTED_REDUCTION_EDGES {
-        println!("  ... and {} more", dropped - LISTED_REDUCTION_EDGES);
+        simpler_artifacts::outln!("  ... and {} more", dropped - LISTED_REDUCTION_EDGES);
     }
 }

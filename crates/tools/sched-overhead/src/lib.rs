@@ -141,6 +141,6 @@ pub fn run(args: Args) -> Result<(), Error> {
     let records = records_of(&args.run)?;
     let input = load(&records, args.deps_json.as_deref())?;
     let analysis = analyze(&input, &records)?;
-    print!("{}", report::render(&analysis));
+    simpler_artifacts::out!("{}", report::render(&analysis));
     Ok(())
 }

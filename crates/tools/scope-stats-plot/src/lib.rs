@@ -58,7 +58,7 @@ pub struct Args {
 /// Runs the subcommand: renders the report and prints one line naming the file written.
 pub fn run(args: Args) -> Result<(), Error> {
     let path = render_report(&args.jsonl, args.out_dir.as_deref())?;
-    println!("wrote {}", path.display());
+    simpler_artifacts::outln!("wrote {}", path.display());
     Ok(())
 }
 
