@@ -34,7 +34,9 @@
 //! then SUMMARY ends with one `note:` line per gap, a task without `kernel_ids` reads
 //! `kind=unknown func_id=unknown`, one whose `kernel_ids` is not three slots
 //! `func_id=unknown`, and without `tensors[]` the count reads `tensors: unknown`. Files this
-//! runtime writes leave nothing out, so their view is the original's, byte for byte.
+//! runtime writes leave nothing out, so their view is the original's, byte for byte, but for
+//! `perf_sidecar` and `func_name_map`, which follow the original's documented meaning (a
+//! records file read, a name resolved) where its code says `yes` more often (dep-gen.md §4.4).
 
 use std::io::{self, Write};
 
