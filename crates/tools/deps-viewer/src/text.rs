@@ -36,7 +36,7 @@
 //! `func_id=unknown`, and without `tensors[]` the count reads `tensors: unknown`. Files this
 //! runtime writes leave nothing out, so their view is the original's, byte for byte, but for
 //! `perf_sidecar` and `func_name_map`, which follow the original's documented meaning (a
-//! records file read, a name resolved) where its code says `yes` more often (dep-gen.md §4.4).
+//! records file read, a name resolved) where its code says `yes` more often (`../shared/reference/dep-gen.md` §4.4).
 
 use std::io::{self, Write};
 
