@@ -761,7 +761,11 @@ fn a_closed_stdout_loses_the_summary_not_the_files() {
         .collect();
     assert_eq!(
         views,
-        ["scope_stats/scope_stats.html", "deps_viewer.txt", "merged_swimlane.json"]
+        [
+            "scope_stats/scope_stats.html",
+            "deps_viewer.txt",
+            "merged_swimlane.json"
+        ]
     );
     for v in views {
         assert!(prefix.join(v).is_file(), "{v}");

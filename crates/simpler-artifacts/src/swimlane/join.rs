@@ -23,6 +23,8 @@ pub(super) struct Joined {
     pub duplicate_keys: usize,
     /// The keys of the aicpu rows no aicore row took (one per key), ascending.
     pub unmatched: Vec<u64>,
+    /// Aicore rows whose key an earlier aicore row already had (they take no aicpu row).
+    pub duplicate_core_keys: usize,
 }
 
 impl Joined {
@@ -62,13 +64,16 @@ pub(super) fn join(cpu: &[u64], core: &[u64], take: bool) -> Joined {
             matched,
             duplicate_keys,
             unmatched: Vec::new(),
+            duplicate_core_keys: 0,
         };
     }
     let mut unmatched = Vec::new();
     let mut next = winners.iter().peekable();
     let mut previous = None;
+    let mut duplicate_core_keys = 0;
     for (k, i) in by_key(core) {
         if previous == Some(k) {
+            duplicate_core_keys += 1;
             continue; // a later aicore row with a key already taken
         }
         previous = Some(k);
@@ -89,6 +94,7 @@ pub(super) fn join(cpu: &[u64], core: &[u64], take: bool) -> Joined {
         matched,
         duplicate_keys,
         unmatched,
+        duplicate_core_keys,
     }
 }
 
@@ -117,10 +123,17 @@ mod tests {
             Vec::new()
         };
         unmatched.sort_unstable();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let duplicate_core_keys = if take {
+            core.iter().filter(|k| !seen.insert(**k)).count()
+        } else {
+            0
+        };
         Joined {
             matched,
             duplicate_keys,
             unmatched,
+            duplicate_core_keys,
         }
     }
 
@@ -136,6 +149,7 @@ mod tests {
                 matched: vec![1, Joined::NONE, 2, Joined::NONE],
                 duplicate_keys: 1,
                 unmatched: vec![key(9, 9)],
+                duplicate_core_keys: 1,
             }
         );
         let without = join(&cpu, &core, false);

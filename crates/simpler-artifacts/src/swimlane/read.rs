@@ -923,6 +923,14 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
                 top.join(", ")
             ));
         }
+        // A repeated aicore key takes no aicpu row (the original's rule): said as what it is.
+        let repeated = joined.duplicate_core_keys;
+        if repeated > 0 {
+            notes.push(format!(
+                "{repeated} aicore_tasks rows repeat a (core_id, reg_task_id) key: only the first of each takes its aicpu_tasks row, as the original's reader does"
+            ));
+        }
+        let unmatched_aicore = unmatched_aicore.saturating_sub(repeated);
         if unmatched_aicore > 0 {
             notes.push(format!(
                 "{unmatched_aicore} aicore_tasks rows have no aicpu_tasks row: their dispatch and finish are unknown"

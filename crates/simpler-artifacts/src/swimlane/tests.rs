@@ -453,3 +453,24 @@ fn build_phases_are_written_only_when_given_and_read_back() {
         [("orchestration", 10, 40, Some(12)), ("launch", 45, 60, None)]
     );
 }
+
+/// Found by a review: a repeated aicore row was reported as "1 aicore_tasks rows have no
+/// aicpu_tasks row", which is not what is wrong with it. Both rows are kept and only the first
+/// takes the aicpu row, as the original's reader does; the note now says the key repeats.
+#[test]
+fn a_repeated_aicore_key_is_noted_as_such() {
+    let json = format!(
+        "{{\"chip_swimlane_level\":2,{META},\"aicore_tasks\":[[1,7,0,10,20,0],[1,7,0,10,20,0],[2,8,0,30,40,0]],\n\
+         \"aicpu_tasks\":[[1,0,5,25],[2,0,28,45]]}}"
+    );
+    let (header, all) = read(&json).unwrap();
+    assert_eq!(all.tasks.len(), 3);
+    assert_eq!(
+        header.notes,
+        vec![
+            "1 aicore_tasks rows repeat a (core_id, reg_task_id) key: only the first of each takes its aicpu_tasks row, as the original's reader does"
+                .to_string(),
+            "the records carry no kernel ids or blocks (the original's layout): they come from deps.json".to_string(),
+        ]
+    );
+}
