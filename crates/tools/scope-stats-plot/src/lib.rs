@@ -71,6 +71,9 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
         eprintln!("warning: {w}");
     }
     let loaded = load::load(jsonl)?;
+    if let Some(v) = loaded.meta.version.filter(|v| !(4..=6).contains(v)) {
+        eprintln!("warning: {}: {}", jsonl.display(), unknown_schema(v));
+    }
     let file_name = jsonl.file_name().map_or_else(
         || jsonl.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -90,4 +93,13 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
     let out = dir.join(REPORT_FILE_NAME);
     simpler_artifacts::publish::publish_bytes(&out, html.as_bytes())?;
     Ok(out)
+}
+
+/// What the report says of a metadata `version` this reader does not know (it knows 4 to 6,
+/// the original's, and the spec schema, which has none).
+pub(crate) fn unknown_schema(version: u64) -> String {
+    format!(
+        "unknown schema version {version} (this reader knows 4 to 6 and the spec schema without a \
+         version): read as the spec schema, keys it does not know ignored; figures may be missing or misread"
+    )
 }

@@ -211,7 +211,8 @@ fn collection(out: &mut String, l: &Loaded) {
         (
             "schema",
             match m.version {
-                Some(v) => format!("older schema (version {v}, no run_epoch/buf_seq)"),
+                Some(v @ 4..=6) => format!("older schema (version {v}, no run_epoch/buf_seq)"),
+                Some(v) => crate::unknown_schema(v),
                 None => "spec schema".to_string(),
             },
         ),

@@ -242,6 +242,17 @@ fn older_schema_is_read() {
     assert_eq!(peak_row(&html, "task_window", "0")["data-site"], "(unknown):0");
 }
 
+/// Found by a review: `"version": 99` was labelled "older schema (version 99 ...)" and read
+/// without a word. A version this reader does not know is named as such.
+#[test]
+fn an_unknown_schema_version_is_named_not_called_older() {
+    let (_, html) = render_fixture("unknown_schema.jsonl");
+    assert!(!html.contains("older schema"), "{html}");
+    assert!(html.contains(
+        "unknown schema version 99 (this reader knows 4 to 6 and the spec schema without a version)"
+    ));
+}
+
 #[test]
 fn truncated_final_line_is_reported_and_the_rest_rendered() {
     let (_, html) = render_fixture("truncated_last_line.jsonl");
