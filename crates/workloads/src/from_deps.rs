@@ -20,8 +20,8 @@
 //! What cannot be reproduced is reported, never silently dropped: tasks that appear only as
 //! `pred` (alloc tasks, which dep_gen does not capture) and the edges from them, arguments whose
 //! tensor is missing from `tensors[]`, arguments that read a buffer before its creator. After the
-//! run, the wired (pred, succ) pairs are compared
-//! with the captured ones, ids mapped by submit order.
+//! run, the wired (pred, succ) pairs are compared with the captured ones, ids mapped by submit
+//! order.
 //!
 //! What no dep_gen writer produces is refused before anything runs, the message naming the file,
 //! the element (`tasks[i] (task_id N)`, `tensors[i]`, `edges[i]`) and the field: a task id on a
@@ -818,7 +818,6 @@ fn infer_manual_dep(
     marked
 }
 
-/// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// The most producer edges any `span` consecutive tasks of `ring` (in `tasks[]` order) have:
 /// the dependency entries they can hold at once when none of their producers has completed.
 fn dep_pool_worst(file: &DepsFile, ring: usize, span: u64) -> u64 {
@@ -844,6 +843,7 @@ fn dep_pool_worst(file: &DepsFile, ring: usize, span: u64) -> u64 {
     best
 }
 
+/// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
 pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Error> {
     if let Some(why) = simpler_artifacts::manifest::check(path) {
