@@ -167,7 +167,18 @@ impl Deps {
     pub fn read(path: &Path) -> Result<(Deps, Vec<String>), DepsReadError> {
         let mut sink = Sink::default();
         let gaps = read_deps(path, &mut sink)?;
-        Ok((Deps::new(sink.pairs, sink.tasks), gaps.notes()))
+        let listed = sink.tasks.len();
+        let deps = Deps::new(sink.pairs, sink.tasks);
+        let mut notes = gaps.notes();
+        // deps-viewer refuses such a file; the converter reads it as the original's does.
+        let repeated = listed - deps.tasks.in_order().len();
+        if repeated > 0 {
+            notes.push(format!(
+                "{repeated} tasks[] entries repeat an earlier task_id: the last entry of each id is used, \
+                 as the original's converter does"
+            ));
+        }
+        Ok((deps, notes))
     }
 
     /// The kernel a row of `task` on a core of type `aic` ran, from `kernel_ids`: the AIC
@@ -215,6 +226,25 @@ mod tests {
         assert_eq!(task(0).block_num, Some(2));
         assert!(task(1).is_dummy() && !task(0).is_dummy());
         assert_eq!(d.tasks.get(&2), None);
+    }
+
+    /// Found by a review: a task listed twice (with different kernels) was read without a
+    /// word, where deps-viewer refuses the file.
+    #[test]
+    fn a_repeated_task_id_is_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deps.json");
+        std::fs::write(
+            &path,
+            r#"{"tasks":[{"task_id":"1","kernel_ids":[0,-1,-1],"block_num":1},{"task_id":"1","kernel_ids":[-1,2,-1],"block_num":1}],"tensors":[],"edges":[]}"#,
+        )
+        .unwrap();
+        let (deps, notes) = Deps::read(&path).unwrap();
+        assert_eq!(deps.kernel_for(1, false), 2);
+        assert_eq!(
+            notes,
+            ["1 tasks[] entries repeat an earlier task_id: the last entry of each id is used, as the original's converter does"]
+        );
     }
 
     #[test]
