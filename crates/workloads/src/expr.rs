@@ -309,9 +309,13 @@ pub struct Bound<'c> {
 }
 
 impl Compiled {
-    /// Evaluates the expression in `env`.
+    /// Evaluates the expression in `env`, looking each name up as it is read (no allocation:
+    /// the path of every expression a workload's expansion evaluates once per use).
     pub fn eval(&self, env: &Env) -> Result<i64, ExprError> {
-        self.bind(env)?.eval(env)
+        self.node(&self.root, &|i| {
+            let name = &self.names[i];
+            env.get(name).ok_or_else(|| self.unknown(name, env))
+        })
     }
 
     /// Finds every name the expression reads in `env` (the innermost binding, as
@@ -321,13 +325,10 @@ impl Compiled {
             .names
             .iter()
             .map(|name| {
-                env.vars.iter().rposition(|(n, _)| n == name).ok_or_else(|| {
-                    ExprError::expression(
-                        self.shown.clone(),
-                        format!("unknown name `{name}`; names in scope: {}", env.names()),
-                        None,
-                    )
-                })
+                env.vars
+                    .iter()
+                    .rposition(|(n, _)| n == name)
+                    .ok_or_else(|| self.unknown(name, env))
             })
             .collect::<Result<_, _>>()?;
         Ok(Bound {
@@ -335,31 +336,32 @@ impl Compiled {
             slots,
         })
     }
-}
 
-impl Bound<'_> {
-    /// Evaluates the expression with the values `env` holds now; `env` must have the layout
-    /// it was bound to.
-    pub fn eval(&self, env: &Env) -> Result<i64, ExprError> {
-        self.node(&self.compiled.root, env)
+    fn unknown(&self, name: &str, env: &Env) -> ExprError {
+        ExprError::expression(
+            self.shown.clone(),
+            format!("unknown name `{name}`; names in scope: {}", env.names()),
+            None,
+        )
     }
 
     fn arith(&self, r: Option<i64>, what: &str) -> Result<i64, ExprError> {
-        r.ok_or_else(|| ExprError::expression(self.compiled.shown.clone(), what.to_string(), None))
+        r.ok_or_else(|| ExprError::expression(self.shown.clone(), what.to_string(), None))
     }
 
-    fn node(&self, node: &Node, env: &Env) -> Result<i64, ExprError> {
+    /// The value of `node`, each name's (by its index in [`Compiled::names`]) from `var`.
+    fn node(&self, node: &Node, var: &impl Fn(usize) -> Result<i64, ExprError>) -> Result<i64, ExprError> {
         match node {
             Node::Int(v) => Ok(*v),
-            Node::Var(i) => Ok(env.vars[self.slots[*i]].1),
+            Node::Var(i) => var(*i),
             Node::Neg(v) => {
-                let v = self.node(v, env)?;
+                let v = self.node(v, var)?;
                 self.arith(v.checked_neg(), "integer overflow")
             }
             Node::Chain(first, rest) => {
-                let mut v = self.node(first, env)?;
+                let mut v = self.node(first, var)?;
                 for (op, next) in rest {
-                    let r = self.node(next, env)?;
+                    let r = self.node(next, var)?;
                     v = match op {
                         b'+' => self.arith(v.checked_add(r), "integer overflow")?,
                         b'-' => self.arith(v.checked_sub(r), "integer overflow")?,
@@ -371,14 +373,23 @@ impl Bound<'_> {
                 Ok(v)
             }
             Node::Call(min, args) => {
-                let mut v = self.node(&args[0], env)?;
+                let mut v = self.node(&args[0], var)?;
                 for a in &args[1..] {
-                    let r = self.node(a, env)?;
+                    let r = self.node(a, var)?;
                     v = if *min { v.min(r) } else { v.max(r) };
                 }
                 Ok(v)
             }
         }
+    }
+}
+
+impl Bound<'_> {
+    /// Evaluates the expression with the values `env` holds now; `env` must have the layout
+    /// it was bound to.
+    pub fn eval(&self, env: &Env) -> Result<i64, ExprError> {
+        let c = self.compiled;
+        c.node(&c.root, &|i| Ok(env.vars[self.slots[i]].1))
     }
 }
 

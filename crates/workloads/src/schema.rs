@@ -54,8 +54,10 @@ pub struct WorkloadSpec {
 pub enum Expr {
     /// A JSON integer.
     Int(i64),
-    /// An expression such as `"i*64"`.
-    Text(String),
+    /// An expression such as `"i*64"`, parsed once when the file is read (a syntax error is
+    /// kept and reported where the expression is evaluated, with its JSON path): an expansion
+    /// evaluates it once per use, a million times in a loop of a million.
+    Text(Box<Result<crate::expr::Compiled, crate::expr::ExprError>>),
 }
 
 impl<'de> Deserialize<'de> for Expr {
@@ -75,7 +77,7 @@ impl<'de> Deserialize<'de> for Expr {
                     .map_err(|_| E::custom(format!("{v} is too large")))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Expr, E> {
-                Ok(Expr::Text(v.to_string()))
+                Ok(Expr::Text(Box::new(crate::expr::compile(v))))
             }
         }
         d.deserialize_any(V)

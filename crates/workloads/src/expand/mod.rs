@@ -19,7 +19,7 @@ use crate::error::{WResult, WorkloadError};
 mod tasks;
 mod views;
 
-use crate::expr::{compile, eval, expand_template, Env};
+use crate::expr::{compile, expand_template, Env, ExprError};
 use crate::program::{Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SymTensor};
 use crate::schema::{
     AllocSpec, CheckSpec, Expect, Expr, Fill, LetSpec, Mode, RepeatSpec, ScopeSpec, Stmt, TensorDecl,
@@ -137,7 +137,11 @@ impl Expander {
     fn int(&self, e: &Expr, path: &str) -> WResult<i64> {
         match e {
             Expr::Int(v) => Ok(*v),
-            Expr::Text(s) => eval(s, &self.env).map_err(|e| err(path, e.to_string())),
+            Expr::Text(c) => (**c)
+                .as_ref()
+                .map_err(ExprError::clone)
+                .and_then(|c| c.eval(&self.env))
+                .map_err(|e| err(path, e.to_string())),
         }
     }
 
