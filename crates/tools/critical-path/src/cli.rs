@@ -20,8 +20,9 @@ pub struct Args {
     /// chip_swimlane_records.json with a deps.json beside it), or a file in one (deps.json).
     #[arg(value_name = "RUN")]
     pub input: PathBuf,
-    /// Report file name, written beside each records file (a bare name, not a path, and not
-    /// another of the run's files such as deps.json).
+    /// Report file name, written beside each records file (a bare name, not a path, not
+    /// another of the run's files such as deps.json, not a view run.json lists, not a hidden
+    /// name).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_REPORT, value_parser = bare_file_name)]
     pub report: String,
     /// Rows in the kernel-family table.

@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub verify: usize,
     /// Predict, without running, whether KEY=VALUE[,KEY=VALUE..] deadlocks (VALUE one number
-    /// or four `:`-separated numbers, one per ring), on which ring and at which scope site.
+    /// or four `:`-separated numbers, one per ring), on which ring and at which scope site;
+    /// exits 5 when a deadlock is predicted, 6 when none is but a size is not proven safe.
     #[arg(long, value_name = "KEY=VALUE[,..]", value_parser = check_arg)]
     pub check: Option<RuntimeEnv>,
     /// Keep the recording run (scope stats, its HTML report with the plan section, plan.json)
