@@ -398,27 +398,99 @@ pub fn eval(src: &str, env: &Env) -> Result<i64, ExprError> {
     compile(src)?.eval(env)
 }
 
-/// Expands `{expr}` parts of a template (`"t{i+1}"` with i=2 gives `"t3"`).
-pub fn expand_template(template: &str, env: &Env) -> Result<String, ExprError> {
-    if !template.contains(['{', '}']) {
-        return Ok(template.to_string());
-    }
-    let mut out = String::with_capacity(template.len() + 8);
-    let mut rest = template;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest[open..].starts_with('}') {
-            return Err(ExprError::template(template, "`}` without `{`"));
+/// A label template (`"t{i}_{j+1}"`) parsed once, when the workload file is read: its literal
+/// text and its `{expr}` parts, each expression compiled. A syntax error (in an expression, or
+/// a `{` without `}`) is kept in its place and reported when the template is expanded, so the
+/// first error met left to right is the one reported, with the JSON path of its use.
+#[derive(Clone, Debug, Default)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+#[derive(Clone, Debug)]
+enum Part {
+    Lit(String),
+    Expr(Result<Compiled, ExprError>),
+    /// A structural error; nothing after it is parsed.
+    Broken(ExprError),
+}
+
+impl Template {
+    /// Splits `template` into literal text and compiled `{expr}` parts.
+    pub fn parse(template: &str) -> Template {
+        let mut parts = Vec::new();
+        let mut rest = template;
+        while let Some(open) = rest.find(['{', '}']) {
+            if open > 0 {
+                parts.push(Part::Lit(rest[..open].to_string()));
+            }
+            if rest[open..].starts_with('}') {
+                parts.push(Part::Broken(ExprError::template(template, "`}` without `{`")));
+                return Template { parts };
+            }
+            let Some(close) = rest[open..].find('}') else {
+                parts.push(Part::Broken(ExprError::template(template, "`{` without `}`")));
+                return Template { parts };
+            };
+            parts.push(Part::Expr(compile(&rest[open + 1..open + close])));
+            rest = &rest[open + close + 1..];
         }
-        out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else {
-            return Err(ExprError::template(template, "`{` without `}`"));
-        };
-        let v = eval(&rest[open + 1..open + close], env)?;
-        out.push_str(&v.to_string());
-        rest = &rest[open + close + 1..];
+        if !rest.is_empty() {
+            parts.push(Part::Lit(rest.to_string()));
+        }
+        Template { parts }
     }
-    out.push_str(rest);
-    Ok(out)
+
+    /// The template with each `{expr}` replaced by its value in `env`.
+    pub fn expand(&self, env: &Env) -> Result<String, ExprError> {
+        use fmt::Write as _;
+        // The literal text and a few digits: one small allocation for most labels (a million
+        // labels are kept for a loop of a million).
+        let literal: usize = self
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Lit(text) => text.len(),
+                _ => 0,
+            })
+            .sum();
+        let capacity = literal + 8;
+        let mut out = String::with_capacity(capacity);
+        for part in &self.parts {
+            match part {
+                Part::Lit(text) => out.push_str(text),
+                Part::Expr(c) => {
+                    let v = c.as_ref().map_err(ExprError::clone)?.eval(env)?;
+                    // Writing to a String cannot fail.
+                    let _ = write!(out, "{v}");
+                }
+                Part::Broken(e) => return Err(e.clone()),
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Template {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Template, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Template;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string (a name or label, `{expr}` parts allowed)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Template, E> {
+                Ok(Template::parse(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Expands `{expr}` parts of a template (`"t{i+1}"` with i=2 gives `"t3"`): [`Template::parse`],
+/// then [`Template::expand`].
+pub fn expand_template(template: &str, env: &Env) -> Result<String, ExprError> {
+    Template::parse(template).expand(env)
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::expr::Template;
+
 /// A whole workload file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,7 +151,10 @@ impl<'de> Deserialize<'de> for RingNumber {
 
 /// `diagnostics.enable_l2_swimlane`: on/off, or the original's level number.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected `true`, `false` or a level from 0 to 4 (0 off, 1 kernel start/end ... 4 everything)"
+)]
 pub enum SwimlaneSwitch {
     /// `true` records everything (level 4); `false` nothing.
     On(bool),
@@ -353,7 +358,7 @@ pub enum CoreName {
 pub struct TaskSpec {
     /// Label template (`"t{i}"`) other tasks' deps refer to.
     #[serde(default)]
-    pub label: Option<String>,
+    pub label: Option<Template>,
     /// One kernel (its core type comes from the library unless `core` says otherwise).
     #[serde(default)]
     pub kernel: Option<KernelRef>,
@@ -392,7 +397,10 @@ pub struct TaskSpec {
 
 /// A task's args dump selection in a workload file.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected `true` (every argument), `false` (none) or a list of argument indices such as [0, 2]"
+)]
 pub enum DumpSelection {
     /// `true`: every argument; `false`: none.
     All(bool),
@@ -401,13 +409,34 @@ pub enum DumpSelection {
 }
 
 /// One explicit dependency (a label template) or a range of them.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug)]
 pub enum DepRef {
     /// A label template, e.g. `"t{i-1}"`.
-    Label(String),
+    Label(Template),
     /// `label` for `each` = from, from+1, ... (`count` values).
     Range(DepRange),
+}
+
+impl<'de> Deserialize<'de> for DepRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DepRef, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = DepRef;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a label (a string such as \"t{i-1}\") or a range of labels \
+                     ({\"each\": \"j\", \"count\": \"N\", \"label\": \"p{j}\"})",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<DepRef, E> {
+                Ok(DepRef::Label(Template::parse(v)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<DepRef, A::Error> {
+                DepRange::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(DepRef::Range)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A range of labels: `{"each": "j", "count": "N", "label": "p{j}"}`.
@@ -422,12 +451,15 @@ pub struct DepRange {
     /// Number of values.
     pub count: Expr,
     /// The label template.
-    pub label: String,
+    pub label: Template,
 }
 
 /// A scalar argument: a bare integer (i64 bits), a bare float (f32 bits), or typed.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a number, or a typed scalar such as {\"u32\": \"i*4\"} (f32, f64, u32, u64 or i64)"
+)]
 pub enum Scalar {
     /// Integer, as two's-complement 64-bit.
     Int(i64),
@@ -489,7 +521,10 @@ pub struct SliceSpec {
 
 /// One slice or several (applied in order).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a slice {\"dim\": D, \"start\": S, \"end\": E, \"step\": K} (start, end and step optional) or a list of them"
+)]
 pub enum Slices {
     /// One slice.
     One(SliceSpec),
@@ -507,28 +542,22 @@ impl Slices {
     }
 }
 
-/// View operations shared by args, `let` and checks; applied in the order
-/// view → slice → reshape → transpose → version → manual_dep.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ViewOps {
+/// View operations shared by args and `let`, borrowed from the spec (an expansion applies
+/// them once per use, a million times in a loop of a million: nothing is copied); applied in
+/// the order view → slice → reshape → transpose → version → manual_dep.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewOps<'a> {
     /// A sub-box or raw view.
-    #[serde(default)]
-    pub view: Option<ViewSpec>,
+    pub view: Option<&'a ViewSpec>,
     /// Strided slices.
-    #[serde(default)]
-    pub slice: Option<Slices>,
+    pub slice: Option<&'a Slices>,
     /// A new row-major shape (contiguous views only).
-    #[serde(default)]
-    pub reshape: Option<Vec<Expr>>,
+    pub reshape: Option<&'a [Expr]>,
     /// Two dimensions to swap.
-    #[serde(default)]
     pub transpose: Option<[usize; 2]>,
     /// The view's version.
-    #[serde(default)]
     pub version: Option<i32>,
     /// Skip tensor-map lookups and inserts for this view.
-    #[serde(default)]
     pub manual_dep: Option<bool>,
 }
 
@@ -539,19 +568,19 @@ pub struct ViewOps {
 pub struct ArgSpec {
     /// INPUT.
     #[serde(default)]
-    pub input: Option<String>,
+    pub input: Option<Template>,
     /// OUTPUT from a create-info; the value names the new tensor.
     #[serde(default)]
-    pub output: Option<String>,
+    pub output: Option<Template>,
     /// INOUT.
     #[serde(default)]
-    pub inout: Option<String>,
+    pub inout: Option<Template>,
     /// OUTPUT_EXISTING.
     #[serde(default)]
-    pub output_existing: Option<String>,
+    pub output_existing: Option<Template>,
     /// NO_DEP.
     #[serde(default)]
-    pub no_dep: Option<String>,
+    pub no_dep: Option<Template>,
     /// Output shape (for `output`).
     #[serde(default)]
     pub shape: Option<Vec<Expr>>,
@@ -583,11 +612,11 @@ pub struct ArgSpec {
 
 impl ArgSpec {
     /// The view operations of this argument.
-    pub fn ops(&self) -> ViewOps {
+    pub fn ops(&self) -> ViewOps<'_> {
         ViewOps {
-            view: self.view.clone(),
-            slice: self.slice.clone(),
-            reshape: self.reshape.clone(),
+            view: self.view.as_ref(),
+            slice: self.slice.as_ref(),
+            reshape: self.reshape.as_deref(),
             transpose: self.transpose,
             version: self.version,
             manual_dep: self.manual_dep,
@@ -599,8 +628,8 @@ impl ArgSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputDecl {
-    /// The name the buffer gets.
-    pub name: String,
+    /// The name the buffer gets (a template).
+    pub name: Template,
     /// Elements per dimension.
     pub shape: Vec<Expr>,
     /// Element type (default FLOAT32).
@@ -620,7 +649,7 @@ pub struct OutputDecl {
 pub struct AllocSpec {
     /// Label of the hidden allocation task (for explicit deps in manual scopes).
     #[serde(default)]
-    pub label: Option<String>,
+    pub label: Option<Template>,
     /// The buffers.
     pub outputs: Vec<OutputDecl>,
 }
@@ -645,9 +674,9 @@ pub struct RepeatSpec {
 #[serde(deny_unknown_fields)]
 pub struct LetSpec {
     /// The new name (a template).
-    pub name: String,
-    /// The tensor it views.
-    pub tensor: String,
+    pub name: Template,
+    /// The tensor it views (a template).
+    pub tensor: Template,
     /// A sub-box or raw view.
     #[serde(default)]
     pub view: Option<ViewSpec>,
@@ -670,11 +699,11 @@ pub struct LetSpec {
 
 impl LetSpec {
     /// The view operations.
-    pub fn ops(&self) -> ViewOps {
+    pub fn ops(&self) -> ViewOps<'_> {
         ViewOps {
-            view: self.view.clone(),
-            slice: self.slice.clone(),
-            reshape: self.reshape.clone(),
+            view: self.view.as_ref(),
+            slice: self.slice.as_ref(),
+            reshape: self.reshape.as_deref(),
             transpose: self.transpose,
             version: self.version,
             manual_dep: self.manual_dep,

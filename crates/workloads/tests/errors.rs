@@ -42,6 +42,89 @@ fn unknown_label() {
     );
 }
 
+/// Templates are parsed when the file is read, but a broken one is reported where it is used,
+/// with that use's path; of two problems, the first met left to right is named.
+#[test]
+fn bad_templates_are_reported_at_their_use() {
+    assert_error(
+        &with_body(r#"[ { "submit": { "label": "t{i", "kernel": "noop" } } ]"#),
+        "body[0].submit.label",
+        "bad template `t{i`: `{` without `}`",
+    );
+    // An unknown name before a syntax error: the name is what the expansion meets first.
+    assert_error(
+        &with_body(r#"[ { "submit": { "label": "t{j}_{N+}", "kernel": "noop" } } ]"#),
+        "body[0].submit.label",
+        "bad expression `j`: unknown name `j`; names in scope: N",
+    );
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "inout": "a{N+}" } ] } } ]"#),
+        "body[0].submit.args[0].inout",
+        "bad expression `N+`: unexpected end at column 3",
+    );
+    // A template that is never used is not an error: a loop of no iterations.
+    load_str(
+        &with_body(
+            r#"[ { "repeat": { "var": "i", "count": 0, "body": [
+                   { "let": { "name": "v{i}}", "tensor": "a" } } ] } } ]"#,
+        ),
+        "t",
+    )
+    .expect("an unused template is not expanded");
+    // A dependency is a label or a range; a mistake inside a range is named by its field (both
+    // read "data did not match any variant of untagged enum DepRef" before).
+    let e = error(&with_body(
+        r#"[ { "submit": { "kernel": "noop", "deps": [ 7 ] } } ]"#,
+    ));
+    assert!(
+        e.to_string().starts_with(
+            "body[0].submit.deps[0]: invalid type: integer `7`, expected a label (a string such as \"t{i-1}\") or a range of labels"
+        ),
+        "{e}"
+    );
+    let e = error(&with_body(
+        r#"[ { "submit": { "kernel": "noop", "deps": [ { "each": "j", "count": 2, "lable": "x" } ] } } ]"#,
+    ));
+    assert!(
+        e.to_string()
+            .starts_with("body[0].submit.deps[0].lable: unknown field `lable`"),
+        "{e}"
+    );
+    // The other either-or fields say what they accept (each read "data did not match any
+    // variant of untagged enum ..." before).
+    for (task, path, expected) in [
+        (
+            r#""scalars": [ "x" ]"#,
+            "scalars[0]",
+            "expected a number, or a typed scalar",
+        ),
+        (
+            r#""dump": "x""#,
+            "dump",
+            "expected `true` (every argument), `false` (none) or a list",
+        ),
+        (
+            r#""args": [ { "inout": "a", "slice": 3 } ]"#,
+            "args[0].slice",
+            "expected a slice {",
+        ),
+    ] {
+        let e = error(&with_body(&format!(
+            r#"[ {{ "submit": {{ "kernel": "noop", {task} }} }} ]"#
+        )));
+        assert!(
+            e.to_string()
+                .starts_with(&format!("body[0].submit.{path}: {expected}")),
+            "{e}"
+        );
+    }
+    // A label that is not a string says what a label is.
+    let e = error(&with_body(
+        r#"[ { "submit": { "label": 7, "kernel": "noop" } } ]"#,
+    ));
+    assert!(e.to_string().contains("expected a string"), "{e}");
+}
+
 #[test]
 fn tensor_used_after_its_scope() {
     assert_error(

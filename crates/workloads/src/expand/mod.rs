@@ -19,7 +19,7 @@ use crate::error::{WResult, WorkloadError};
 mod tasks;
 mod views;
 
-use crate::expr::{compile, expand_template, Env, ExprError};
+use crate::expr::{compile, Env, ExprError, Template};
 use crate::program::{Base, Check, Expected, External, FillOp, KernelSet, Op, Program, SymTensor};
 use crate::schema::{
     AllocSpec, CheckSpec, Expect, Expr, Fill, LetSpec, Mode, RepeatSpec, ScopeSpec, Stmt, TensorDecl,
@@ -164,8 +164,9 @@ impl Expander {
             .collect()
     }
 
-    fn template(&self, t: &str, path: &str) -> WResult<String> {
-        expand_template(t, &self.env).map_err(|e| err(path, e.to_string()))
+    /// `t` expanded; `path` (built only for an error) is where the template is used.
+    fn template(&self, t: &Template, path: impl FnOnce() -> String) -> WResult<String> {
+        t.expand(&self.env).map_err(|e| err(&path(), e.to_string()))
     }
 
     // === external tensors and checks ===
@@ -467,8 +468,8 @@ impl Expander {
     }
 
     fn let_(&mut self, l: &LetSpec, path: &str) -> WResult<()> {
-        let name = self.template(&l.name, &format!("{path}.name"))?;
-        let tname = self.template(&l.tensor, &format!("{path}.tensor"))?;
+        let name = self.template(&l.name, || format!("{path}.name"))?;
+        let tname = self.template(&l.tensor, || format!("{path}.tensor"))?;
         let t = self.lookup(&tname, &format!("{path}.tensor"))?;
         let t = self.apply_ops(t, &l.ops(), path)?;
         self.bind(name, t);
@@ -492,7 +493,7 @@ impl Expander {
         let mut binds = Vec::new();
         for (j, o) in a.outputs.iter().enumerate() {
             let p = format!("{path}.outputs[{j}]");
-            let name = self.template(&o.name, &format!("{p}.name"))?;
+            let name = self.template(&o.name, || format!("{p}.name"))?;
             let ci = self.create_info(&o.shape, o.dtype.as_deref(), o.manual_dep, o.initial_value, &p)?;
             let slot = self.prog.new_output();
             outs.push((ci, slot));
@@ -501,7 +502,7 @@ impl Expander {
         let task = self.prog.tasks;
         self.prog.push_alloc(outs);
         if let Some(l) = &a.label {
-            let l = self.template(l, &format!("{path}.label"))?;
+            let l = self.template(l, || format!("{path}.label"))?;
             self.labels.insert(l, task);
         }
         for (name, slot, ci) in binds {

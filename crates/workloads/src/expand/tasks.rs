@@ -5,6 +5,7 @@ use simpler_runtime::{CoreType, MixedKernels};
 
 use super::{err, loop_fits, Expander, MAX_TASKS};
 use crate::error::WResult;
+use crate::expr::Template;
 use crate::kernels::{self, KernelInfo, ScalarType};
 use crate::program::{ArgOp, Base, SubmitOp, SymTensor};
 use crate::schema::{ArgSpec, CoreName, DepRef, DumpSelection, KernelRef, Scalar, TaskSpec, TypedScalar};
@@ -252,7 +253,7 @@ impl Expander {
             manual,
         );
         if let Some(l) = &t.label {
-            let l = self.template(l, &format!("{base}.label"))?;
+            let l = self.template(l, || format!("{base}.label"))?;
             self.labels.insert(l, task_index);
         }
         for (name, t) in binds {
@@ -261,8 +262,8 @@ impl Expander {
         Ok(())
     }
 
-    fn label(&self, template: &str, path: &str) -> WResult<usize> {
-        let label = self.template(template, path)?;
+    fn label(&self, template: &Template, path: &str) -> WResult<usize> {
+        let label = self.template(template, || path.to_string())?;
         self.labels.get(&label).copied().ok_or_else(|| {
             err(
                 path,
@@ -311,8 +312,11 @@ impl Expander {
             ("output_existing", &a.output_existing, ArgTag::OutputExisting),
             ("no_dep", &a.no_dep, ArgTag::NoDep),
         ];
-        let present: Vec<_> = tags.iter().filter(|(_, v, _)| v.is_some()).collect();
-        let &&(key, name, tag) = match present.as_slice() {
+        let present: Vec<_> = tags
+            .iter()
+            .filter_map(|&(key, name, tag)| Some((key, name.as_ref()?, tag)))
+            .collect();
+        let &(key, name, tag) = match present.as_slice() {
             [one] => one,
             _ => {
                 return Err(err(
@@ -324,7 +328,7 @@ impl Expander {
                 ))
             }
         };
-        let name = self.template(name.as_deref().unwrap_or_default(), &format!("{path}.{key}"))?;
+        let name = self.template(name, || format!("{path}.{key}"))?;
         if tag == ArgTag::Output {
             for (field, set) in [
                 ("view", a.view.is_some()),

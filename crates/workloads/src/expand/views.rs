@@ -9,11 +9,11 @@ use crate::program::SymTensor;
 use crate::schema::{ViewOps, ViewSpec};
 
 impl Expander {
-    pub(super) fn apply_ops(&self, mut t: SymTensor, ops: &ViewOps, path: &str) -> WResult<SymTensor> {
-        if let Some(v) = &ops.view {
+    pub(super) fn apply_ops(&self, mut t: SymTensor, ops: &ViewOps<'_>, path: &str) -> WResult<SymTensor> {
+        if let Some(v) = ops.view {
             t.view = self.view(t.view, v, &format!("{path}.view"))?;
         }
-        if let Some(s) = &ops.slice {
+        if let Some(s) = ops.slice {
             let many = s.as_slice().len() > 1 || matches!(s, crate::schema::Slices::Many(_));
             for (j, sl) in s.as_slice().iter().enumerate() {
                 let p = if many {
@@ -50,7 +50,7 @@ impl Expander {
                     .map_err(|e| view_error(&p, e))?;
             }
         }
-        if let Some(r) = &ops.reshape {
+        if let Some(r) = ops.reshape {
             let p = format!("{path}.reshape");
             let shape = self.dims(r, &p)?;
             t.view = t.view.reshape(&shape).map_err(|e| view_error(&p, e))?;
