@@ -201,8 +201,10 @@ impl Statistics {
         }
         writeln!(w, "{rule}")?;
         let count: u64 = self.kernels.iter().map(|s| s.count).sum();
-        let exec: f64 = self.kernels.iter().map(|s| s.exec_us).sum();
-        let latency: f64 = self.kernels.iter().map(|s| s.latency.sum).sum();
+        // Folded from +0.0: an empty `sum()` of floats is -0.0, printed "-0.00" where the
+        // original prints 0.00.
+        let exec = self.kernels.iter().fold(0.0, |t, s| t + s.exec_us);
+        let latency = self.kernels.iter().fold(0.0, |t, s| t + s.latency.sum);
         let timed = self.level.has_dispatch();
         writeln!(
             w,

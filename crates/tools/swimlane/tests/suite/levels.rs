@@ -72,6 +72,29 @@ fn level_one_statistics_print_dashes_and_the_observed_span() {
     assert!(!text.contains("Total Test Time"), "{text}");
 }
 
+/// A run stopped before any kernel ran has no task rows: its TOTAL row reads 0.00 as the
+/// original's does (Python's `sum([])`), not `-0.00` (Rust's empty float sum is -0.0).
+#[test]
+fn an_empty_table_totals_zero_not_negative_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("chip_swimlane_records.json"),
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":2000000,"core_types":["aic"]},"aicore_tasks":[],"aicpu_tasks":[]}"#,
+    )
+    .unwrap();
+    let summary =
+        simpler_swimlane::convert(&dir.path().join("chip_swimlane_records.json"), None, None, None).unwrap();
+    let mut out = Vec::new();
+    summary.write_statistics(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let total = text.lines().find(|l| l.starts_with("TOTAL")).unwrap();
+    assert_eq!(
+        total.split_whitespace().collect::<Vec<_>>(),
+        ["TOTAL", "0", "0.00", "0.00"],
+        "{text}"
+    );
+}
+
 #[test]
 fn level_one_has_no_scheduler_processes_and_names_kernels_from_deps() {
     let dir = tempfile::tempdir().unwrap();
