@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{dep_gen_run, read_json, simpler, simpler_cmd, text};
+use common::{dep_gen_run, every_diagnostic, read_json, simpler, simpler_cmd, text};
 
 /// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
 /// `n` tasks of 20 ms in a chain (INOUT on one tensor): independent `busy` tasks would run side
@@ -37,19 +37,11 @@ fn slow_workload(dir: &Path, n: u32) -> PathBuf {
 #[allow(clippy::zombie_processes)]
 fn start_slow_run(dir: &Path, prefix: &Path) -> Child {
     let workload = slow_workload(dir, 200);
-    let mut child = simpler_cmd(&[
-        "run",
-        workload.to_str().unwrap(),
-        "--enable-scope-stats",
-        "--enable-dep-gen",
-        "--enable-l2-swimlane",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    let mut child = simpler_cmd(&every_diagnostic(workload.to_str().unwrap(), prefix))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let m = prefix.join("run.json");
@@ -742,15 +734,7 @@ fn a_closed_stdout_loses_the_summary_not_the_files() {
         drop(child.stdout.take()); // the reader goes away, as `head -1` does
         child.wait_with_output().unwrap()
     };
-    let out = closed(&[
-        "run",
-        "vector_example",
-        "--enable-scope-stats",
-        "--enable-dep-gen",
-        "--enable-l2-swimlane",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
+    let out = closed(&every_diagnostic("vector_example", &prefix));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let manifest = read_json(&prefix.join("run.json"));
     let views: Vec<&str> = manifest["views"]

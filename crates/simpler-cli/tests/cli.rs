@@ -6,21 +6,13 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 mod common;
-use common::{dep_gen_run, read_json, simpler, text};
+use common::{dep_gen_run, every_diagnostic, read_json, simpler, text};
 
 #[test]
 fn the_main_job_writes_every_artifact_and_report() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--enable-scope-stats",
-        "--enable-dep-gen",
-        "--enable-l2-swimlane",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
+    let out = simpler(&every_diagnostic("vector_example", &prefix));
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("golden OK (16384 elements)"), "{stdout}");

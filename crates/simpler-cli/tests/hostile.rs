@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{simpler, simpler_in, text};
+use common::{every_diagnostic, simpler, simpler_in, text};
 
 /// Exit status and stderr; asserts the process did not panic (101) or abort (134).
 fn run_checked(args: &[&str]) -> (i32, String, String) {
@@ -27,15 +27,7 @@ fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
 /// A run of vector_example with every diagnostic into `dir/name`.
 fn vector_run(dir: &Path, name: &str) -> PathBuf {
     let prefix = dir.join(name);
-    let (code, _, stderr) = run_checked(&[
-        "run",
-        "vector_example",
-        "--enable-scope-stats",
-        "--enable-dep-gen",
-        "--enable-l2-swimlane",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = run_checked(&every_diagnostic("vector_example", &prefix));
     assert_eq!(code, 0, "{stderr}");
     prefix
 }

@@ -35,6 +35,20 @@ pub fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// The arguments of `simpler run SUBJECT` with every diagnostic on, writing into `prefix`
+/// (the README's main job when `subject` is vector_example).
+pub fn every_diagnostic<'a>(subject: &'a str, prefix: &'a Path) -> [&'a str; 7] {
+    [
+        "run",
+        subject,
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]
+}
+
 /// Runs vector_example with dep_gen into `prefix` and asserts that it succeeded.
 pub fn dep_gen_run(prefix: &Path) -> Output {
     let out = simpler(&[

@@ -25,33 +25,40 @@ fn convert_case(case: &str, dir: &Path) -> (simpler_swimlane::ConvertSummary, Tr
     (summary, trace)
 }
 
-/// The original's UT: a level-1 AIC task with start 1, end 6 and receive 0.5 (µs) gives the
-/// row `0 kernel 1 5.00 - - - - - 0.50`, `TOTAL 1 5.00 -` and a 5.50 µs observed span.
-#[test]
-fn level_one_statistics_print_dashes_and_the_observed_span() {
+/// Writes `files` (name, contents) into a fresh folder, converts its
+/// `chip_swimlane_records.json` and returns the statistics table the conversion prints.
+fn statistics(files: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    // 2 MHz: one cycle is 0.5 µs. Receive at cycle 1 (the base), start at 2, end at 12; the
-    // times are relative to the base, the durations are the UT's.
-    fs::write(
-        dir.path().join("chip_swimlane_records.json"),
-        r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":2000000,"core_types":["aic"]},"aicore_tasks":[[0,5,0,2,12,1]],"aicpu_tasks":[]}"#,
-    )
-    .unwrap();
-    fs::write(
-        dir.path().join("deps.json"),
-        r#"{"tasks":[{"task_id":"5","kernel_ids":[0,-1,-1]}],"tensors":[],"edges":[]}"#,
-    )
-    .unwrap();
-    fs::write(
-        dir.path().join("name_map.json"),
-        r#"{"level":2,"orchestrator_name":null,"callable_id_to_name":{"0":"kernel"}}"#,
-    )
-    .unwrap();
+    for (name, contents) in files {
+        fs::write(dir.path().join(name), contents).unwrap();
+    }
     let summary =
         simpler_swimlane::convert(&dir.path().join("chip_swimlane_records.json"), None, None, None).unwrap();
     let mut out = Vec::new();
     summary.write_statistics(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// The original's UT: a level-1 AIC task with start 1, end 6 and receive 0.5 (µs) gives the
+/// row `0 kernel 1 5.00 - - - - - 0.50`, `TOTAL 1 5.00 -` and a 5.50 µs observed span.
+#[test]
+fn level_one_statistics_print_dashes_and_the_observed_span() {
+    // 2 MHz: one cycle is 0.5 µs. Receive at cycle 1 (the base), start at 2, end at 12; the
+    // times are relative to the base, the durations are the UT's.
+    let text = statistics(&[
+        (
+            "chip_swimlane_records.json",
+            r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":2000000,"core_types":["aic"]},"aicore_tasks":[[0,5,0,2,12,1]],"aicpu_tasks":[]}"#,
+        ),
+        (
+            "deps.json",
+            r#"{"tasks":[{"task_id":"5","kernel_ids":[0,-1,-1]}],"tensors":[],"edges":[]}"#,
+        ),
+        (
+            "name_map.json",
+            r#"{"level":2,"orchestrator_name":null,"callable_id_to_name":{"0":"kernel"}}"#,
+        ),
+    ]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
@@ -76,17 +83,10 @@ fn level_one_statistics_print_dashes_and_the_observed_span() {
 /// original's does (Python's `sum([])`), not `-0.00` (Rust's empty float sum is -0.0).
 #[test]
 fn an_empty_table_totals_zero_not_negative_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("chip_swimlane_records.json"),
+    let text = statistics(&[(
+        "chip_swimlane_records.json",
         r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":2000000,"core_types":["aic"]},"aicore_tasks":[],"aicpu_tasks":[]}"#,
-    )
-    .unwrap();
-    let summary =
-        simpler_swimlane::convert(&dir.path().join("chip_swimlane_records.json"), None, None, None).unwrap();
-    let mut out = Vec::new();
-    summary.write_statistics(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
+    )]);
     let total = text.lines().find(|l| l.starts_with("TOTAL")).unwrap();
     assert_eq!(
         total.split_whitespace().collect::<Vec<_>>(),
