@@ -441,6 +441,15 @@ impl Template {
         Template { parts }
     }
 
+    /// The text of a template without `{expr}` parts, which names the same thing everywhere.
+    pub fn literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [Part::Lit(text)] => Some(text),
+            _ => None,
+        }
+    }
+
     /// The template with each `{expr}` replaced by its value in `env`.
     pub fn expand(&self, env: &Env) -> Result<String, ExprError> {
         use fmt::Write as _;

@@ -91,6 +91,9 @@ struct Expander {
     names: Vec<NameScope>,
     dead: HashMap<String, String>,
     labels: HashMap<String, usize>,
+    /// Per task index, the stamp (index + 1) of the last task whose explicit dependencies
+    /// named it, per kind (WAIT|RETAIN, WAIT): how a task's list drops repeats.
+    dep_seen: Vec<[u32; 2]>,
     external_names: HashMap<String, usize>,
     /// Each external tensor's whole view (names can be rebound; checks use these).
     external_views: Vec<Tensor>,
@@ -114,6 +117,7 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         }],
         dead: HashMap::new(),
         labels: HashMap::new(),
+        dep_seen: Vec::new(),
         external_names: HashMap::new(),
         external_views: Vec::new(),
         depth: 0,
