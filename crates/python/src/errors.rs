@@ -113,7 +113,9 @@ pub fn run_error(e: &RunError) -> PyErr {
     let message = e.to_string();
     match e {
         RunError::Config(_) => ConfigError::new_err(message),
-        RunError::Refused(_) | RunError::OutputFolder(_) => RunRefusedError::new_err(message),
+        RunError::Refused(_) | RunError::OutputFolder(_) | RunError::Interrupted => {
+            RunRefusedError::new_err(message)
+        }
         RunError::Fatal { .. } => FatalError::new_err(message),
     }
 }

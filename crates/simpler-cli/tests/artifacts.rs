@@ -360,6 +360,47 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
     assert_no_temporaries(&prefix);
 }
 
+/// An interrupt while a large workload is still being read stops before the run claims its
+/// folder: the earlier run's files stay (the claim removed all nine, leaving an empty
+/// `interrupted` run; with `--from-deps` the graph being re-run went too).
+#[test]
+fn sigint_before_the_run_starts_leaves_the_folder_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let first = simpler(&every_diagnostic("vector_example", &prefix));
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = files(&prefix);
+    let manifest = std::fs::read(prefix.join("run.json")).unwrap();
+    // A million submits: expanding them takes over a second, the interrupt comes at 0.3 s.
+    let big = dir.path().join("big.json");
+    let w = serde_json::json!({
+        "tensors": [ { "name": "X", "shape": [4_000_000] } ],
+        "body": [ { "repeat": { "var": "i", "count": 1_000_000, "body": [
+            { "submit": { "kernel": "noop", "args": [ { "inout": "X", "view": { "shape": [4], "offsets": ["i*4"] } } ] } }
+        ] } } ]
+    });
+    std::fs::write(&big, w.to_string()).unwrap();
+    let child = simpler_cmd(&[
+        "run",
+        big.to_str().unwrap(),
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted before the run started"), "{stderr}");
+    assert_eq!(files(&prefix), before);
+    assert_eq!(std::fs::read(prefix.join("run.json")).unwrap(), manifest);
+}
+
 #[test]
 fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     let dir = tempfile::tempdir().unwrap();

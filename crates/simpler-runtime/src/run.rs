@@ -102,6 +102,9 @@ pub enum RunError {
     Refused(crate::collectors::DiagnosticsError),
     /// The output folder could not be claimed (another run holds it, or it is not writable).
     OutputFolder(ClaimError),
+    /// An interrupt (SIGINT/SIGTERM, with `stop_on_interrupt`) came before the run claimed its
+    /// output folder: nothing ran, and the folder was left as it was.
+    Interrupted,
     /// The run stopped on a fatal.
     Fatal {
         /// The latched fatal.
@@ -116,6 +119,7 @@ impl RunError {
     pub fn code(&self) -> Option<FatalCode> {
         match self {
             RunError::Fatal { fatal, .. } => Some(fatal.code),
+            RunError::Interrupted => Some(FatalCode::Interrupted),
             RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
         }
     }
@@ -123,7 +127,10 @@ impl RunError {
     pub fn report(&self) -> Option<&RunReport> {
         match self {
             RunError::Fatal { report, .. } => Some(report),
-            RunError::Config(_) | RunError::Refused(_) | RunError::OutputFolder(_) => None,
+            RunError::Config(_)
+            | RunError::Refused(_)
+            | RunError::OutputFolder(_)
+            | RunError::Interrupted => None,
         }
     }
 }
@@ -134,6 +141,9 @@ impl fmt::Display for RunError {
             RunError::Config(e) => write!(f, "invalid configuration: {e}"),
             RunError::Refused(why) => write!(f, "run refused before it started: {why}"),
             RunError::OutputFolder(e) => write!(f, "run refused before it started: {e}"),
+            RunError::Interrupted => f.write_str(
+                "interrupted before the run started: nothing ran, and its output folder was left as it was",
+            ),
             RunError::Fatal { fatal, .. } => fatal.fmt(f),
         }
     }

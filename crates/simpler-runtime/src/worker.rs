@@ -216,6 +216,11 @@ impl Worker {
         let run_epoch = self.run_epoch.fetch_add(1, Ordering::Relaxed) + 1;
         let background = self.background.as_ref().filter(|_| self.collect_across_runs_on);
         let prefix = cfg.output_prefix.clone().unwrap_or_default();
+        // An interrupt while the caller prepared the run (a large workload or deps.json takes
+        // a second to load) stops it here, before the claim removes an earlier run's files.
+        if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
+            return Err(RunError::Interrupted);
+        }
         let mut output = match cfg.any_diagnostic() {
             true => {
                 let subject = cfg.subject.clone().unwrap_or_else(|| root.to_string());
