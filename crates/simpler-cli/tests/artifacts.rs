@@ -401,6 +401,48 @@ fn sigint_before_the_run_starts_leaves_the_folder_as_it_was() {
     assert_eq!(std::fs::read(prefix.join("run.json")).unwrap(), manifest);
 }
 
+/// A run that timed out dumped the arguments of the task that ran, not of the one it stopped
+/// in: its args_dump.json says `complete: false` itself (it said true, and run.json
+/// `written`), and the manifest marks the dump partial with the reason.
+#[test]
+fn the_args_dump_of_a_timed_out_run_is_not_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let w = dir.path().join("hang.json");
+    let workload = serde_json::json!({
+        "tensors": [ { "name": "X", "shape": [16] } ],
+        "body": [
+            { "submit": { "kernel": "noop", "args": [ { "inout": "X" } ], "dump": true } },
+            { "submit": { "kernel": "busy", "args": [ { "inout": "X" } ], "scalars": [ { "u64": 5_000_000 } ], "dump": true } }
+        ]
+    });
+    std::fs::write(&w, workload.to_string()).unwrap();
+    let out = simpler(&[
+        "run",
+        w.to_str().unwrap(),
+        "--dump-args",
+        "--timeout-secs",
+        "1",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(100), "{}", text(&out.stderr));
+    let dump = read_json(&prefix.join("args_dump/args_dump.json"));
+    assert_eq!(dump["complete"], false);
+    let m = read_json(&prefix.join("run.json"));
+    let entry = m["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "args_dump")
+        .unwrap();
+    assert_eq!(entry["outcome"], "partial");
+    assert_eq!(
+        entry["reason"],
+        "the run stopped before every task ran: the arguments of tasks that never ran or never completed were not captured"
+    );
+}
+
 #[test]
 fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     let dir = tempfile::tempdir().unwrap();

@@ -586,7 +586,7 @@ impl Collector for ArgsDump {
             self.losses.dropped_records.load(Ordering::Relaxed),
             self.losses.dropped_bytes.load(Ordering::Relaxed),
         ];
-        let o = close(prefix, streamed, dropped, self.level, run.proven);
+        let o = close(prefix, streamed, dropped, self.level, [run.proven, run.fatal]);
         out.entries.push(o.manifest_entry(prefix));
         out.args_dump = Some(o);
     }
@@ -644,7 +644,9 @@ fn close(
     mut st: Streamed,
     [dropped_records, dropped_bytes]: [u64; 2],
     level: DumpArgsLevel,
-    proven: bool,
+    // Producer-stop proof, and whether the run stopped on a fatal (a timeout and an
+    // interrupt included) before every task ran.
+    [proven, stopped]: [bool; 2],
 ) -> ArgsDumpOutcome {
     let dir = prefix.join(DIR);
     let c = st.counts;
@@ -681,7 +683,9 @@ fn close(
         remove_parts(&st);
         return out;
     }
-    let complete = dropped_records == 0 && c.truncated_bytes == 0 && proven;
+    // A stopped run's dump lacks the arguments of the tasks that never ran or never completed:
+    // it says so itself, not only through run.json (the original's viewer reads it alone).
+    let complete = dropped_records == 0 && c.truncated_bytes == 0 && proven && !stopped;
     let has_bin = !(level == DumpArgsLevel::Hybrid && c.bin_bytes == 0);
     // The payloads first, through the publish path like every artifact; the manifest that
     // names them last, so a manifest never points at a missing or an earlier run's args.bin.
@@ -755,6 +759,11 @@ fn close(
     if !proven {
         notes.push(
             "the run ended without producer-stop proof; records still held by scheduler threads are missing"
+                .into(),
+        );
+    } else if stopped {
+        notes.push(
+            "the run stopped before every task ran: the arguments of tasks that never ran or never completed were not captured"
                 .into(),
         );
     }
