@@ -132,6 +132,7 @@ pub fn settings(cfg: &Bound<'_, PyAny>) -> PyResult<Settings> {
         timeout,
         record_fanin: field(cfg, "record_edges")?,
         subject: field(cfg, "subject")?,
+        params: None,
         stop_on_interrupt: None,
     })
 }

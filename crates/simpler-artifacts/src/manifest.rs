@@ -29,6 +29,10 @@ pub struct RunManifest {
     pub runtime: String,
     /// What ran: an example and its case, a workload file, or a re-run of a deps.json.
     pub subject: String,
+    /// An example's parameters, every one (defaults included), as `--param KEY=VALUE` takes
+    /// them: what `simpler plan` re-runs a run folder with. Empty for other subjects.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, String>,
     /// Start time (RFC 3339, UTC).
     pub started: String,
     /// End time, once the run ended.
@@ -385,6 +389,7 @@ mod tests {
             run_id: "r1".into(),
             runtime: "tmr".into(),
             subject: "vector_example".into(),
+            params: Default::default(),
             started: "2026-11-30T00:00:00.000Z".into(),
             ended: None,
             status,

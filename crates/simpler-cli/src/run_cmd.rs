@@ -186,6 +186,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let params = simpler_examples::Params::parse(ex.name(), &args.params, ex.params())?;
     let mut settings = args.settings()?;
     settings.subject = Some(format!("{} ({})", ex.name(), params.case_name(ex.params())));
+    settings.params = Some(params.values().clone());
     if settings.any_diagnostic() && settings.output_prefix.is_none() {
         let base = format!("{}_{}", ex.name(), params.case_name(ex.params()));
         settings.output_prefix = Some(default_folder(&base)?);

@@ -110,6 +110,68 @@ fn from_a_fatal_to_a_working_runtime_env() {
     assert!(text(&out.stdout).contains("golden OK (16384 elements)"));
 }
 
+/// A run folder's example is re-run with the parameters its run.json recorded: a plan of
+/// `chain_barrier --param n=200` re-ran the default n=64, so its "verified" dependency pool (129)
+/// was below what the recorded graph's one scope holds.
+#[test]
+fn a_run_folder_is_verified_with_its_own_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("cb");
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&[
+        "run",
+        "chain_barrier",
+        "--param",
+        "n=200",
+        "--enable-scope-stats",
+        "--output-prefix",
+        p,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let manifest = common::read_json(&prefix.join("run.json"));
+    assert_eq!(manifest["params"], serde_json::json!({ "n": "200" }));
+    let out = simpler(&["plan", p, "--verify", "1"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("capacity plan for example chain_barrier (n=200)"),
+        "{stdout}"
+    );
+    // The dependency pool's verified minimum covers the barrier's n = 200 explicit dependencies,
+    // which it needs at once (the rest depends on timing): re-running n=64 "verified" 129.
+    let pool = stdout
+        .lines()
+        .find(|l| l.starts_with("ring_dep_pool         1"))
+        .unwrap();
+    let cols: Vec<u64> = pool
+        .split_whitespace()
+        .skip(2)
+        .take(4)
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert!(
+        cols[3] >= 200,
+        "the verified minimum cannot hold the barrier's deps: {stdout}"
+    );
+    // --param belongs to an example name, not to a folder that records its own.
+    let out = simpler(&["plan", p, "--param", "n=8"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--param sets a built-in example's parameters"),
+        "{}",
+        text(&out.stderr)
+    );
+    // With an example name it sets the run.
+    let out = simpler(&["plan", "chain_barrier", "--param", "n=100", "--verify", "0"]);
+    assert!(
+        text(&out.stdout).contains("capacity plan for example chain_barrier (n=100)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = simpler(&["plan", "chain_barrier", "--param", "size=8"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
 #[test]
 fn plan_errors_name_what_is_wrong() {
     let out = simpler(&["plan", "no_such_thing"]);

@@ -22,6 +22,11 @@ pub struct Params {
 }
 
 impl Params {
+    /// Every parameter's value (defaults included), by key.
+    pub fn values(&self) -> &BTreeMap<String, String> {
+        &self.values
+    }
+
     /// Parses `KEY=VALUE` pairs against `specs` (defaults fill the rest). A pair without `=`
     /// is [`ErrorKind::ParamNotKeyValue`]; a key not in `specs` is [`ErrorKind::UnknownParam`].
     pub fn parse(example: &str, pairs: &[String], specs: &[ParamSpec]) -> Result<Params, Error> {

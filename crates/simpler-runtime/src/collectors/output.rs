@@ -109,6 +109,7 @@ impl RunOutput {
             run_id,
             runtime: cfg.runtime.name().to_string(),
             subject,
+            params: cfg.params.clone(),
             started: iso_utc(SystemTime::now()),
             ended: None,
             status: RunStatus::Running,

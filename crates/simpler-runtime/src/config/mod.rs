@@ -226,6 +226,9 @@ pub struct CallConfig {
     /// What runs, for the run manifest (`run.json`): an example and its case, a workload
     /// file, ... Default: the root scope's site.
     pub subject: Option<String>,
+    /// An example's parameters (`--param`), every one, for the run manifest: what `simpler
+    /// plan` re-runs a run folder with.
+    pub params: std::collections::BTreeMap<String, String>,
     /// Stop the run (unproven close, status `interrupted`) once the process-wide interrupt
     /// flag is set (`simpler_artifacts::interrupt`, set by the CLI's SIGINT/SIGTERM handler).
     pub stop_on_interrupt: bool,
@@ -250,6 +253,7 @@ impl Default for CallConfig {
             timeout: DEFAULT_TIMEOUT,
             record_fanin: false,
             subject: None,
+            params: Default::default(),
             stop_on_interrupt: false,
             faults: Default::default(),
         }

@@ -44,6 +44,8 @@ pub struct Settings {
     pub record_fanin: Option<bool>,
     /// What runs, for the run manifest.
     pub subject: Option<String>,
+    /// An example's parameters, for the run manifest.
+    pub params: Option<std::collections::BTreeMap<String, String>>,
     /// Stop the run when the process is interrupted.
     pub stop_on_interrupt: Option<bool>,
 }
@@ -70,6 +72,7 @@ impl Settings {
             timeout: pick(self.timeout, &over.timeout),
             record_fanin: pick(self.record_fanin, &over.record_fanin),
             subject: pick(self.subject, &over.subject),
+            params: pick(self.params, &over.params),
             stop_on_interrupt: pick(self.stop_on_interrupt, &over.stop_on_interrupt),
         }
     }
@@ -104,6 +107,7 @@ impl Settings {
             timeout: self.timeout.unwrap_or(d.timeout),
             record_fanin: self.record_fanin.unwrap_or(d.record_fanin),
             subject: self.subject.or(d.subject),
+            params: self.params.unwrap_or(d.params),
             stop_on_interrupt: self.stop_on_interrupt.unwrap_or(d.stop_on_interrupt),
             faults: d.faults,
         }

@@ -16,7 +16,7 @@ use simpler_runtime::RuntimeKind;
 fn main() {
     let verify: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(2);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../workloads/synthetic_100k.json");
-    let target = Target::resolve(&path).expect("synthetic_100k.json loads");
+    let target = Target::resolve(&path, &[]).expect("synthetic_100k.json loads");
     for runtime in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
         let dir = tempfile::tempdir().expect("temporary folder");
         let t = Instant::now();

@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use simpler_artifacts::manifest::{self, RunManifest};
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
 use crate::analysis::{analyze_file, Analysis, RINGS};
@@ -34,6 +35,10 @@ pub struct Args {
     /// in this folder [default: a temporary folder, removed].
     #[arg(long, value_name = "DIR")]
     pub output_prefix: Option<PathBuf>,
+    /// A built-in example's parameter KEY=VALUE (repeatable; `simpler run --list` shows them).
+    /// A run folder's example is re-run with the parameters its run.json recorded.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
 }
 
 fn parse_runtime(s: &str) -> Result<RuntimeKind, String> {
@@ -84,15 +89,20 @@ fn recorded_file(input: &Path) -> Option<PathBuf> {
     (input.file_name()? == "scope_stats.jsonl").then(|| input.to_path_buf())
 }
 
-/// The re-run target of a run folder: the built-in example its manifest names (real kernels
-/// and golden), else its deps.json (replay).
+/// The re-run target of a run folder: the built-in example its manifest names, with the
+/// parameters it recorded (real kernels and golden), else its deps.json (replay). An example
+/// run whose manifest predates recorded parameters is re-run from its deps.json unless its
+/// case was the default one: re-running the defaults verified sizes for another graph.
 fn folder_target(folder: &Path) -> Option<Target> {
     let example = || {
-        let manifest = std::fs::read_to_string(folder.join("run.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&manifest).ok()?;
-        let subject = v.get("subject")?.as_str()?;
-        let name = subject.split_whitespace().next()?;
-        simpler_examples::find(name).map(Target::Example)
+        let m = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()?;
+        let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
+        let e = simpler_examples::find(name)?;
+        if m.params.is_empty() && !matches!(case, "" | "(default)") {
+            return None;
+        }
+        let params = m.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        Target::example(e, params).ok()
     };
     let deps = folder.join("deps.json");
     example().or_else(|| deps.is_file().then_some(Target::Deps(deps)))
@@ -147,6 +157,12 @@ pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathB
 /// Makes the plan for `args` (without printing it); `--check` is not handled here.
 pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::TempDir>), Error> {
     if let Some(file) = recorded_file(&args.input) {
+        if !args.params.is_empty() {
+            return Err(ErrorKind::ParamsNeedExample {
+                path: args.input.clone(),
+            }
+            .into());
+        }
         let t = Instant::now();
         let analysis = analyze_file(&file)?;
         let analysis_time = t.elapsed();
@@ -180,7 +196,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             None,
         ));
     }
-    let target = Target::resolve(&args.input)?;
+    let target = Target::resolve(&args.input, &args.params)?;
     let runtime = args.runtime.unwrap_or(target.default_runtime());
     let (dir, tmp) = match keep {
         Some(d) => (d.to_path_buf(), None),
@@ -249,7 +265,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
         let (analysis, _tmp) = match file {
             Some(f) => (analyze_file(&f)?, None),
             None => {
-                let target = Target::resolve(&args.input)?;
+                let target = Target::resolve(&args.input, &args.params)?;
                 let runtime = args.runtime.unwrap_or(target.default_runtime());
                 let t = tempfile::Builder::new()
                     .prefix("simpler-plan-")

@@ -24,6 +24,18 @@ pub enum ErrorKind {
         /// What was given.
         path: PathBuf,
     },
+    /// `--param` was given for an input that is not a built-in example.
+    #[error(
+        "{}: --param sets a built-in example's parameters; a file or run folder carries its own",
+        .path.display()
+    )]
+    ParamsNeedExample {
+        /// What was given.
+        path: PathBuf,
+    },
+    /// An example's `--param` pairs (or the ones its run folder recorded) were refused.
+    #[error("the example's parameters")]
+    Params(#[source] simpler_examples::Error),
     /// `scope_stats.jsonl` could not be read or is invalid (the line is in the source).
     #[error("{}", .path.display())]
     ScopeStats {

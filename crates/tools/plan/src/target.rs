@@ -20,8 +20,13 @@ pub enum Target {
         /// Its loaded form.
         workload: Box<Workload>,
     },
-    /// A built-in example with its default parameters.
-    Example(&'static dyn Example),
+    /// A built-in example with `--param` pairs (`KEY=VALUE`; the defaults fill the rest).
+    Example {
+        /// The example.
+        example: &'static dyn Example,
+        /// Its `KEY=VALUE` parameters, checked against the example's when the target is made.
+        params: Vec<String>,
+    },
     /// A captured deps.json, replayed with no-op kernels.
     Deps(PathBuf),
 }
@@ -59,7 +64,14 @@ impl Target {
     /// Resolves `input`: an existing `*.json` file is a deps.json when it has a `tasks` array
     /// of a captured graph (`"edges"` key), a workload file otherwise; anything else names a
     /// built-in example.
-    pub fn resolve(input: &Path) -> Result<Target, Error> {
+    /// `params` (`--param KEY=VALUE`) belong to an example, and are an error for a file.
+    pub fn resolve(input: &Path, params: &[String]) -> Result<Target, Error> {
+        if input.is_file() && !params.is_empty() {
+            return Err(ErrorKind::ParamsNeedExample {
+                path: input.to_path_buf(),
+            }
+            .into());
+        }
         if input.is_file() {
             let text = std::fs::read_to_string(input).map_err(|source| ErrorKind::Write {
                 path: input.to_path_buf(),
@@ -83,7 +95,7 @@ impl Target {
         }
         let name = input.to_string_lossy();
         match simpler_examples::find(&name) {
-            Some(e) => Ok(Target::Example(e)),
+            Some(e) => Target::example(e, params.to_vec()),
             None => Err(ErrorKind::UnknownInput {
                 path: input.to_path_buf(),
             }
@@ -91,11 +103,20 @@ impl Target {
         }
     }
 
+    /// The example `e` with `params` (`KEY=VALUE`), checked against the ones it accepts.
+    pub fn example(e: &'static dyn Example, params: Vec<String>) -> Result<Target, Error> {
+        Params::parse(e.name(), &params, e.params()).map_err(ErrorKind::Params)?;
+        Ok(Target::Example { example: e, params })
+    }
+
     /// What it is, for messages.
     pub fn subject(&self) -> String {
         match self {
             Target::Workload { path, .. } => format!("workload {}", path.display()),
-            Target::Example(e) => format!("example {}", e.name()),
+            Target::Example { example, params } if params.is_empty() => format!("example {}", example.name()),
+            Target::Example { example, params } => {
+                format!("example {} ({})", example.name(), params.join(", "))
+            }
             Target::Deps(p) => format!("replay of {}", p.display()),
         }
     }
@@ -160,8 +181,8 @@ impl Target {
                     },
                 }
             }
-            Target::Example(ex) => {
-                let params = match Params::parse(ex.name(), &[], ex.params()) {
+            Target::Example { example: ex, params } => {
+                let params = match Params::parse(ex.name(), params, ex.params()) {
                     Ok(p) => p,
                     Err(e) => return failed(e.to_string()),
                 };

@@ -20,8 +20,12 @@ fn targets() -> Vec<Target> {
         .collect();
     files.sort();
     assert_eq!(files.len(), 4, "{files:?}");
-    let mut out: Vec<Target> = files.iter().map(|p| Target::resolve(p).unwrap()).collect();
-    out.extend(simpler_examples::all().iter().map(|&e| Target::Example(e)));
+    let mut out: Vec<Target> = files.iter().map(|p| Target::resolve(p, &[]).unwrap()).collect();
+    out.extend(
+        simpler_examples::all()
+            .iter()
+            .map(|&e| Target::example(e, Vec::new()).unwrap()),
+    );
     out
 }
 

@@ -29,7 +29,7 @@ fn held(a: &Analysis, res: RingResource, ring: usize) -> (u64, u64) {
 
 #[test]
 fn vector_example_ring_1_needs_a_window_of_8_and_a_window_of_4_deadlocks_at_its_scope() {
-    let target = Target::Example(simpler_examples::find("vector_example").unwrap());
+    let target = Target::example(simpler_examples::find("vector_example").unwrap(), Vec::new()).unwrap();
     let (a, _dir) = recorded(&target);
     // The inner scope holds 4 tasks and 196608 heap bytes on ring 1: window - 1 >= 4 gives 8.
     let f = a.figure(RingResource::TaskWindow, 1).unwrap();
@@ -94,7 +94,7 @@ fn vector_example_ring_1_needs_a_window_of_8_and_a_window_of_4_deadlocks_at_its_
 #[test]
 fn nested_scopes_on_four_rings() {
     let path = data("nested_four_rings.json");
-    let target = Target::resolve(&path).unwrap();
+    let target = Target::resolve(&path, &[]).unwrap();
     let (a, _dir) = recorded(&target);
     let tasks: Vec<_> = (0..4).map(|r| held(&a, RingResource::TaskWindow, r)).collect();
     assert_eq!(tasks, [(1, 4), (2, 4), (3, 4), (6, 8)]);
@@ -141,7 +141,7 @@ fn nested_scopes_on_four_rings() {
 
 #[test]
 fn a_streaming_workload_peaks_far_above_its_structural_minimum() {
-    let target = Target::resolve(&data("streaming.json")).unwrap();
+    let target = Target::resolve(&data("streaming.json"), &[]).unwrap();
     let (a, _dir) = recorded(&target);
     let f = a.figure(RingResource::TaskWindow, 1).unwrap();
     // Each scope holds its 2 tasks; the run had many scopes' tasks in flight at once.
@@ -191,7 +191,7 @@ fn bad_input_is_an_error_naming_the_line_or_the_key() {
     );
     let err = parse_check("ring_windows=8").unwrap_err().to_string();
     assert!(err.contains("unknown runtime_env key `ring_windows`"), "{err}");
-    assert!(Target::resolve(Path::new("no_such_example")).is_err());
+    assert!(Target::resolve(Path::new("no_such_example"), &[]).is_err());
     let empty = RuntimeEnv::default();
     assert!(empty.get(RingResource::Heap, 0).is_none());
 }
@@ -206,6 +206,7 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
         verify: 1,
         check: None,
         output_prefix: Some(out.clone()),
+        params: Vec::new(),
     };
     let (plan, tmp) = simpler_plan::plan(&args, Some(&out)).unwrap();
     assert!(tmp.is_none());
@@ -249,7 +250,7 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
 
 #[test]
 fn hbg_is_sized_from_its_graph_build_samples() {
-    let target = Target::Example(simpler_examples::find("vector_example").unwrap());
+    let target = Target::example(simpler_examples::find("vector_example").unwrap(), Vec::new()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = record(&target, RuntimeKind::Hbg, &dir.path().join("run")).unwrap();
     let a = analyze_file(&file).unwrap();
@@ -287,7 +288,7 @@ fn hbg_is_sized_from_its_graph_build_samples() {
 fn a_captured_deps_json_is_planned_by_replaying_it() {
     let deps =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/tests/data/vector_shape_deps.json");
-    let target = Target::resolve(&deps).unwrap();
+    let target = Target::resolve(&deps, &[]).unwrap();
     assert!(matches!(target, Target::Deps(_)));
     let (a, _dir) = recorded(&target);
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
@@ -304,7 +305,7 @@ fn a_captured_deps_json_is_planned_by_replaying_it() {
 #[test]
 fn the_json_block_pasted_into_the_workload_file_completes() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../workloads/vector_example.json");
-    let target = Target::resolve(&path).unwrap();
+    let target = Target::resolve(&path, &[]).unwrap();
     let (a, _dir) = recorded(&target);
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
     let block = simpler_plan::report::env_block(&s.suggested_env);
@@ -377,7 +378,7 @@ fn assert_minimums_together(s: &SearchResult) {
 /// deadlock) must pass.
 #[test]
 fn heap_sizes_above_a_passing_one_are_not_called_safe() {
-    let target = Target::resolve(&data("heap_wrap.json")).unwrap();
+    let target = Target::resolve(&data("heap_wrap.json"), &[]).unwrap();
     let (a, _dir) = recorded(&target);
     assert_eq!(held(&a, RingResource::Heap, 3), (16384, 16384));
     assert_eq!(a.heap_safe(3), Some(49152));
