@@ -112,6 +112,19 @@ impl RunArgs {
     }
 }
 
+/// Says on stderr that a run without any diagnostic writes nothing to the `--output-prefix`
+/// it was given (the folder is claimed only by a run that writes into it), so whatever is
+/// there is an earlier run's and is left as it was.
+pub fn note_unused_prefix(settings: &Settings) {
+    if let (false, Some(prefix)) = (settings.any_diagnostic(), &settings.output_prefix) {
+        eprintln!(
+            "note: no diagnostic is on (--enable-scope-stats, --enable-dep-gen, --enable-l2-swimlane, \
+             --dump-args), so this run writes nothing to {}; any files there are an earlier run's",
+            prefix.display()
+        );
+    }
+}
+
 /// The default output folder `outputs/<base>_<timestamp>[_N]`, created now (never shared).
 pub fn default_folder(base: &str) -> Result<PathBuf> {
     let name = format!("{base}_{}", utc_stamp());
@@ -191,6 +204,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         let base = format!("{}_{}", ex.name(), params.case_name(ex.params()));
         settings.output_prefix = Some(default_folder(&base)?);
     }
+    note_unused_prefix(&settings);
     let cfg = settings.into_config();
     cfg.validate()?;
     let mut outcome = match ex.run(&cfg, &params).map_err(crate::exit::example_error) {

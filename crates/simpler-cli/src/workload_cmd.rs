@@ -28,6 +28,7 @@ fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str) -> Result<()> 
     if merged.any_diagnostic() && merged.output_prefix.is_none() {
         o.settings.output_prefix = Some(default_folder(name)?);
     }
+    crate::run_cmd::note_unused_prefix(&merged);
     Ok(())
 }
 

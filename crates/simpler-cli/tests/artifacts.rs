@@ -443,6 +443,27 @@ fn the_args_dump_of_a_timed_out_run_is_not_complete() {
     );
 }
 
+/// A run without any diagnostic writes nothing to the --output-prefix it was given, and says
+/// so (it said nothing, and the earlier run's deps.json then read as this run's).
+#[test]
+fn an_output_prefix_without_a_diagnostic_is_said_to_be_unused() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    dep_gen_run(&prefix);
+    let before = files(&prefix);
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&["run", "chain_barrier", "--output-prefix", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "note: no diagnostic is on (--enable-scope-stats, --enable-dep-gen, --enable-l2-swimlane, \
+             --dump-args), so this run writes nothing to {p}; any files there are an earlier run's\n"
+        )
+    );
+    assert_eq!(files(&prefix), before);
+}
+
 #[test]
 fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     let dir = tempfile::tempdir().unwrap();
