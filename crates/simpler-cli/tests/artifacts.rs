@@ -464,6 +464,53 @@ fn an_output_prefix_without_a_diagnostic_is_said_to_be_unused() {
     assert_eq!(files(&prefix), before);
 }
 
+/// The task a run stopped in is in the timeline or counted: a kernel that failed has its row
+/// (it ran, from start to the failure), and a kernel still running at a timeout is counted in
+/// the partial outcome. Both were missing without a word, the outcome `written`.
+#[test]
+fn the_swimlane_of_a_stopped_run_keeps_or_counts_the_task_it_stopped_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, last: serde_json::Value, extra: &[&str]| {
+        let w = dir.path().join(format!("{name}.json"));
+        let workload = serde_json::json!({
+            "tensors": [ { "name": "X", "shape": [16] } ],
+            "body": [
+                { "repeat": { "var": "i", "count": 3, "body": [
+                    { "submit": { "kernel": "noop", "args": [ { "inout": "X" } ] } } ] } },
+                { "submit": { "kernel": "busy", "args": [ { "inout": "X" } ], "scalars": [ { "u64": last } ] } }
+            ]
+        });
+        std::fs::write(&w, workload.to_string()).unwrap();
+        let prefix = dir.path().join(name);
+        let mut args = vec![
+            "run",
+            w.to_str().unwrap(),
+            "--enable-l2-swimlane=1",
+            "--output-prefix",
+        ];
+        args.push(prefix.to_str().unwrap());
+        args.extend(extra);
+        let out = simpler(&args);
+        let records =
+            simpler_artifacts::swimlane::read_swimlane_file(&prefix.join("l2_swimlane_records.json"))
+                .unwrap();
+        let m = read_json(&prefix.join("run.json"));
+        let entry = m["diagnostics"][0].clone();
+        (out.status.code(), records.tasks.len(), entry)
+    };
+    // busy refuses more than a minute: KERNEL_FAILED (104) in the fourth task.
+    let (code, rows, entry) = run("failed", serde_json::json!(99_999_999_999u64), &[]);
+    assert_eq!((code, rows), (Some(104), 4), "{entry}");
+    // A five-second kernel and a one-second timeout: three rows, one counted.
+    let (code, rows, entry) = run("timeout", serde_json::json!(5_000_000), &["--timeout-secs", "1"]);
+    assert_eq!((code, rows), (Some(100), 3), "{entry}");
+    assert_eq!(entry["outcome"], "partial");
+    assert_eq!(
+        entry["reason"],
+        "1 row(s) of tasks whose kernels had not ended when the run stopped were not written"
+    );
+}
+
 #[test]
 fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     let dir = tempfile::tempdir().unwrap();

@@ -106,6 +106,15 @@ pub(crate) fn lane_of<'a>(shared: &'a RunShared, thread: u32, own: &'a mut Local
 }
 
 impl ThreadState {
+    /// Counts the rows of the blocks still held on their cores when the thread stops (their
+    /// kernels had not ended: a stopped run): they are never written, and the swimlane
+    /// outcome says how many.
+    pub(crate) fn count_unfinished_rows(&self) {
+        if let Some(l) = self.probes.lane.as_ref() {
+            l.unfinished(self.held.iter().map(|h| h.rows.len() as u64).sum());
+        }
+    }
+
     /// Completes task `s` (slot `entry`) with this thread's buffers ([`RunShared::complete`]).
     ///
     /// # Safety
@@ -268,6 +277,25 @@ pub(crate) fn execute(
         };
         let start_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
         first_start.get_or_insert(start_ns);
+        let row = |end_ns| TaskRow {
+            task_id: payload.id.raw(),
+            reg_task_id: 0,
+            kernel_ids: kernels,
+            func_id: kid,
+            block_idx: block,
+            block_num: payload.block_num,
+            core_id: core.index,
+            core_type: match core.core_type {
+                CoreType::Aic => lane_rows::CoreType::Aic,
+                CoreType::Aiv => lane_rows::CoreType::Aiv,
+            },
+            sched_thread: Some(thread),
+            dispatch_ns: Some(dispatch_ns),
+            receive_ns: start_ns,
+            start_ns,
+            end_ns,
+            finish_ns: None,
+        };
         let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
         let mut end_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
         let failure = match outcome {
@@ -276,6 +304,16 @@ pub(crate) fn execute(
             Err(panic) => Some(format!("panicked: {}", panic_message(panic.as_ref()))),
         };
         if let Some(why) = failure {
+            // The failed kernel ran from start_ns to end_ns: its row, and its siblings' of this
+            // block, are written, finished when the failure was seen (the timeline's last word
+            // on the task that stopped the run; they were lost without a count).
+            if let Some(l) = st.probes.lane.as_mut() {
+                rows.push(row(end_ns));
+                for mut r in rows {
+                    r.finish_ns = Some(end_ns);
+                    l.push(Row::Task(r));
+                }
+            }
             shared.fatal.raise(
                 FatalCode::KernelFailed,
                 format!(
@@ -295,25 +333,7 @@ pub(crate) fn execute(
             }
         }
         if st.probes.lane.is_some() {
-            rows.push(TaskRow {
-                task_id: payload.id.raw(),
-                reg_task_id: 0,
-                kernel_ids: kernels,
-                func_id: kid,
-                block_idx: block,
-                block_num: payload.block_num,
-                core_id: core.index,
-                core_type: match core.core_type {
-                    CoreType::Aic => lane_rows::CoreType::Aic,
-                    CoreType::Aiv => lane_rows::CoreType::Aiv,
-                },
-                sched_thread: Some(thread),
-                dispatch_ns: Some(dispatch_ns),
-                receive_ns: start_ns,
-                start_ns,
-                end_ns,
-                finish_ns: None,
-            });
+            rows.push(row(end_ns));
         }
     }
     if let (Some(l), Some(start), Some(popped)) = (st.probes.lane.as_mut(), first_start, popped) {

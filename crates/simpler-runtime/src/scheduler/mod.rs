@@ -240,6 +240,7 @@ pub(crate) fn scheduler_loop(shared: Arc<RunShared>, thread_index: u32, thread_c
         st.claimed.is_empty() || shared.fatal.is_set(),
         "a run ends with every claimed task run"
     );
+    st.count_unfinished_rows();
     drop(st); // hands its last rows and records over
     shared.thread_exited();
 }

@@ -137,6 +137,8 @@ impl RunClock {
 pub(crate) struct SwimlaneShared {
     pub channel: Arc<BufferChannel<RowBuffer>>,
     pub dropped: Arc<AtomicU64>,
+    /// Rows of tasks whose kernels had not ended when the run stopped (never written).
+    pub unfinished: Arc<AtomicU64>,
     pub clock: RunClock,
     pub wait: Duration,
     pub level: Level,
@@ -148,6 +150,7 @@ impl SwimlaneShared {
         SwimlaneProducer {
             producer: Producer::new(self.channel.clone(), self.wait),
             dropped: self.dropped.clone(),
+            unfinished: self.unfinished.clone(),
             clock: self.clock,
             level: self.level,
         }
@@ -158,6 +161,7 @@ impl SwimlaneShared {
 pub(crate) struct SwimlaneProducer {
     producer: Producer<RowBuffer>,
     dropped: Arc<AtomicU64>,
+    unfinished: Arc<AtomicU64>,
     pub clock: RunClock,
     /// What to record: phases from level 3, submit spans at level 4.
     pub level: Level,
@@ -178,6 +182,14 @@ impl SwimlaneProducer {
             None => {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
             }
+        }
+    }
+
+    /// Counts `rows` of tasks whose kernels had not ended when the run stopped: they are never
+    /// written, and the outcome says how many.
+    pub fn unfinished(&self, rows: u64) {
+        if rows > 0 {
+            self.unfinished.fetch_add(rows, Ordering::Relaxed);
         }
     }
 
@@ -429,10 +441,12 @@ pub(crate) fn start<'a>(
         .collect();
     let channel = Arc::new(BufferChannel::new(buffers, (&cfg.faults).into()));
     let dropped = Arc::new(AtomicU64::new(0));
+    let unfinished = Arc::new(AtomicU64::new(0));
     let clock = RunClock(Instant::now());
     probes.swimlane = Some(SwimlaneShared {
         channel: channel.clone(),
         dropped: dropped.clone(),
+        unfinished: unfinished.clone(),
         clock,
         wait: ctx.wait,
         level: cfg.l2_swimlane_level,
@@ -440,6 +454,7 @@ pub(crate) fn start<'a>(
     Ok(Some(Box::new(Swimlane {
         thread: spawn(channel, ctx.prefix.to_path_buf(), ctx.run_epoch, threads as u32),
         dropped,
+        unfinished,
         level: cfg.l2_swimlane_level,
         clock,
     })))
@@ -449,6 +464,7 @@ pub(crate) fn start<'a>(
 struct Swimlane {
     thread: CollectorThread<RowBuffer, Spilled>,
     dropped: Arc<AtomicU64>,
+    unfinished: Arc<AtomicU64>,
     level: Level,
     clock: RunClock,
 }
@@ -464,7 +480,15 @@ impl Collector for Swimlane {
             .build
             .map(|b| build_records(&b, self.clock))
             .unwrap_or_default();
-        let o = close(prefix, spilled, dropped, &header, &build, run.proven);
+        let unfinished = self.unfinished.load(Ordering::Relaxed);
+        let o = close(
+            prefix,
+            spilled,
+            [dropped, unfinished],
+            &header,
+            &build,
+            run.proven,
+        );
         out.entries.push(o.manifest_entry(prefix));
         out.swimlane = Some(o);
     }
@@ -582,7 +606,7 @@ fn write_records<W: Write>(
 fn close(
     prefix: &Path,
     spilled: Spilled,
-    dropped: u64,
+    [dropped, unfinished]: [u64; 2],
     header: &WriteHeader,
     build: &[BuildPhaseRecord],
     proven: bool,
@@ -661,6 +685,10 @@ fn close(
         notes.push(
             "the run ended without producer-stop proof; rows still held by run threads are missing".into(),
         );
+    } else if unfinished > 0 {
+        notes.push(format!(
+            "{unfinished} row(s) of tasks whose kernels had not ended when the run stopped were not written"
+        ));
     }
     if !notes.is_empty() {
         let joined = notes.join("; ");
