@@ -273,6 +273,22 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
         (Some("dep_gen"), Some("failed"))
     );
 
+    // The args dump's manifest fails after its payloads were written: no args.bin is left
+    // without the manifest that describes it (it was, a file run.json did not list).
+    let out = simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--dump-args",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "args_dump.json:fail=100")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(!prefix.join("args_dump/args.bin").exists());
+    assert_only_manifest_files(&prefix);
+
     // A tool's output: the text view fails after 50 bytes; no deps_viewer.txt appears.
     dep_gen_run(&prefix);
     std::fs::remove_file(prefix.join("deps_viewer.txt")).unwrap();

@@ -741,6 +741,11 @@ fn close(
         Err(e) => {
             out.write_failed = true;
             out.problem = Some(e.to_string());
+            // The payloads without the manifest that describes them are unreadable: no
+            // args.bin is left behind the failed dump (it was, unlisted by run.json).
+            if let Some(bin) = out.bin.take() {
+                let _ = std::fs::remove_file(bin);
+            }
             return out;
         }
     }
