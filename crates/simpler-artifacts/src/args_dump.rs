@@ -272,6 +272,9 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
                 ),
             });
         }
+        if let Err(message) = check_bin_size(i, e, product) {
+            return Err(ReadError::Invalid { path, message });
+        }
     }
     // The payload file sits beside the manifest: a plain file name, never a path (a hostile
     // manifest must not make the viewer read, and export, any file of the machine).
@@ -289,10 +292,77 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
             })
         }
     };
+    if bin.is_none() {
+        if let Some((i, e)) = manifest.args.iter().enumerate().find(|(_, e)| e.bin_size > 0) {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: bin_size {} but bin_file is null: an entry of a dump without a payload \
+                     file has bin_size 0",
+                    e.bin_size
+                ),
+            });
+        }
+    }
     Ok(ArgsDump {
         dir: dir.to_path_buf(),
         manifest,
         bin,
+    })
+}
+
+/// A tensor entry's `bin_size` against its element count (`product`, the shape's; `None` when
+/// it overflows) and its dtype's size: 0 (no payload), the whole tensor, or less when the entry
+/// says `truncated`. A dtype without a known size is not checked; a scalar carries no payload.
+fn check_bin_size(i: usize, e: &ArgEntry, product: Option<u64>) -> Result<(), String> {
+    if e.is_scalar() {
+        return Ok(());
+    }
+    let Some(size) = dtype_size(&e.dtype) else {
+        return Ok(());
+    };
+    let Some(numel) = product else {
+        return Err(format!(
+            "args[{i}]: the element count of shape {:?} overflows u64",
+            e.shape
+        ));
+    };
+    let Some(full) = numel.checked_mul(size as u64) else {
+        return Err(format!(
+            "args[{i}]: numel {numel} × {size} bytes ({}) overflows u64",
+            e.dtype
+        ));
+    };
+    let b = e.bin_size;
+    if b == 0 || b == full || (b < full && e.truncated) {
+        return Ok(());
+    }
+    Err(format!(
+        "args[{i}]: bin_size {b} does not match numel {numel} × {size} bytes ({}) = {full}: \
+         expected 0, {full}, or less with truncated: true{}",
+        e.dtype,
+        if e.truncated { "" } else { " (truncated is false)" }
+    ))
+}
+
+/// An empty buffer able to hold `n` payload bytes of `e`, or an error naming the entry and the
+/// size when the memory cannot be had (a manifest's size is input: a huge `bin_size` over a
+/// sparse file must not abort the process).
+fn payload_buffer(bin: &Path, e: &ArgEntry, n: u64) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    let why = match usize::try_from(n) {
+        Ok(n) => match out.try_reserve_exact(n) {
+            Ok(()) => return Ok(out),
+            Err(err) => err.to_string(),
+        },
+        Err(_) => "more than the address space".to_string(),
+    };
+    Err(ReadError::Invalid {
+        path: bin.to_path_buf(),
+        message: format!(
+            "the payload of task {} arg {} ({n} bytes) cannot be held in memory: {why}",
+            e.task_id, e.arg_index
+        ),
     })
 }
 
@@ -323,8 +393,20 @@ impl ArgsDump {
             });
         }
         f.seek(SeekFrom::Start(e.bin_offset)).map_err(io)?;
-        let mut out = vec![0u8; e.bin_size as usize];
-        f.read_exact(&mut out).map_err(io)?;
+        let mut out = payload_buffer(bin, e, e.bin_size)?;
+        f.take(e.bin_size).read_to_end(&mut out).map_err(io)?;
+        if out.len() as u64 != e.bin_size {
+            return Err(io(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the payload of task {} arg {} ends after {} of its {} bytes",
+                    e.task_id,
+                    e.arg_index,
+                    out.len(),
+                    e.bin_size
+                ),
+            )));
+        }
         Ok(out)
     }
 }
@@ -441,6 +523,24 @@ mod tests {
         assert_eq!(element("INT8", &[0xff], 0), Some(-1.0));
         assert_eq!(element("FLOAT32", &[0; 4], 1), None);
         assert_eq!(parse_task_id("0x0000000100000002"), Some(0x1_0000_0002));
+    }
+
+    #[test]
+    fn a_payload_buffer_too_large_for_memory_is_an_error() {
+        let e: ArgEntry = serde_json::from_str(
+            r#"{"task_id":"0x0000000000000001","arg_index":3,"role":"input","stage":"before_dispatch",
+            "dtype":"UINT8"}"#,
+        )
+        .unwrap();
+        let err = payload_buffer(Path::new("d/args.bin"), &e, 1 << 63).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "d/args.bin: the payload of task 0x0000000000000001 arg 3 (9223372036854775808 bytes) \
+                 cannot be held in memory: memory allocation failed"
+            ),
+            "{err}"
+        );
+        assert_eq!(payload_buffer(Path::new("x"), &e, 16).unwrap().capacity(), 16);
     }
 
     #[test]

@@ -76,11 +76,19 @@ fn a_bin_file_that_is_a_path_is_refused() {
     }
 }
 
+/// One UINT8 tensor entry of `n` elements, `bin_size` n, at `offset`.
+fn bytes_entry(offset: u64, n: u64) -> String {
+    format!(
+        r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"UINT8","shape":[{n}],"bin_offset":{offset},"bin_size":{n}}}"#
+    )
+}
+
 #[test]
 fn a_payload_past_the_end_of_args_bin_is_an_error_not_an_allocation() {
     for (offset, size) in [(0, 1u64 << 60), (8, 16), (u64::MAX, 2)] {
         let dir = tempfile::tempdir().unwrap();
-        manifest(dir.path(), "args.bin", "0x0000000000000000", offset, size);
+        manifest_with(dir.path(), "args.bin", &bytes_entry(offset, size));
         let e = export(dir.path()).unwrap_err();
         match e.kind() {
             ErrorKind::Read(ReadError::Invalid { message, .. }) => {
@@ -160,4 +168,117 @@ fn a_dump_its_run_did_not_finish_is_listed_with_a_warning() {
         out.contains("WARNING: the dump is incomplete: args_dump.json says complete: false"),
         "{out}"
     );
+}
+
+/// The reader's message for the manifest of the one FLOAT32 entry of shape `shape`, `bin_size`
+/// and `truncated` (`Ok` when it reads).
+fn bin_size_check(shape: &str, bin_size: u64, truncated: bool) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(
+        dir.path(),
+        "args.bin",
+        &format!(
+            r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FLOAT32","shape":{shape},"bin_offset":0,"bin_size":{bin_size},"truncated":{truncated}}}"#
+        ),
+    );
+    match viewer::open(&dir.path().join("args_dump")) {
+        Ok(_) => Ok(()),
+        Err(e) => match e.kind() {
+            ErrorKind::Read(ReadError::Invalid { message, .. }) => Err(message.clone()),
+            other => panic!("{other:?}"),
+        },
+    }
+}
+
+/// Found by a review: a `bin_size` that was not the tensor's bytes (half of them, an odd count,
+/// 2 GiB for 16384 f32) was read and compared as if it were.
+#[test]
+fn a_bin_size_that_is_not_the_tensors_bytes_is_refused() {
+    assert_eq!(bin_size_check("[4]", 16, false), Ok(()));
+    assert_eq!(bin_size_check("[4]", 0, false), Ok(()));
+    assert_eq!(bin_size_check("[4]", 8, true), Ok(()));
+    assert_eq!(
+        bin_size_check("[4]", 8, false),
+        Err(
+            "args[0]: bin_size 8 does not match numel 4 × 4 bytes (FLOAT32) = 16: expected 0, 16, \
+             or less with truncated: true (truncated is false)"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[2, 2]", 15, false),
+        Err(
+            "args[0]: bin_size 15 does not match numel 4 × 4 bytes (FLOAT32) = 16: expected 0, 16, \
+             or less with truncated: true (truncated is false)"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[1]", 16, true),
+        Err(
+            "args[0]: bin_size 16 does not match numel 1 × 4 bytes (FLOAT32) = 4: expected 0, 4, \
+             or less with truncated: true"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[1099511627776, 1099511627776]", 16, false),
+        Err("args[0]: the element count of shape [1099511627776, 1099511627776] overflows u64".into())
+    );
+    assert_eq!(
+        bin_size_check("[4611686018427387904]", 16, false),
+        Err("args[0]: numel 4611686018427387904 × 4 bytes (FLOAT32) overflows u64".into())
+    );
+}
+
+/// Found by a review: `bin_file: null` left every payload empty, so a comparison saw 0 elements.
+#[test]
+fn a_payload_without_a_payload_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let json = dir.path().join("args_dump/args_dump.json");
+    let text = fs::read_to_string(&json)
+        .unwrap()
+        .replace(r#""bin_file":"args.bin""#, r#""bin_file":null"#);
+    fs::write(&json, text).unwrap();
+    match viewer::open(&dir.path().join("args_dump")).unwrap_err().kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert_eq!(
+            message,
+            "args[0]: bin_size 16 but bin_file is null: an entry of a dump without a payload file has bin_size 0"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Found by a review: an 8 TiB `bin_size` over a sparse 8 TiB `args.bin` aborted the process
+/// ("memory allocation of 8796093022208 bytes failed"). Skipped where the file system cannot
+/// hold such a sparse file, or where the kernel grants any allocation (overcommit 1).
+#[test]
+fn a_huge_payload_over_a_sparse_file_is_an_error_not_an_abort() {
+    let n = 1u64 << 43;
+    if fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|s| s.trim() == "1") {
+        eprintln!("SKIPPED: vm.overcommit_memory is 1, an 8 TiB allocation would be granted");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(dir.path(), "args.bin", &bytes_entry(0, n));
+    let bin = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("args_dump/args.bin"))
+        .unwrap();
+    if let Err(e) = bin.set_len(n) {
+        eprintln!("SKIPPED: the file system holds no sparse file of {n} bytes: {e}");
+        return;
+    }
+    let e = export(dir.path()).unwrap_err();
+    match e.kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert!(
+            message.starts_with(
+                "the payload of task 0x0000000000000000 arg 0 (8796093022208 bytes) cannot be held in memory: "
+            ),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
