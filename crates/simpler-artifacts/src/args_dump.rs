@@ -246,9 +246,23 @@ impl std::error::Error for ReadError {}
 /// Reads the dump in `dir` (the folder holding `args_dump.json`).
 pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
     let path = dir.join(JSON_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|source| ReadError::Io {
+    regular_file(&path)?;
+    let bytes = std::fs::read(&path).map_err(|source| ReadError::Io {
         path: path.clone(),
         source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        ReadError::Json {
+            path: path.clone(),
+            line,
+            column: at - line_start + 1,
+            message: format!("not valid UTF-8 at byte offset {at}: a manifest is UTF-8 JSON"),
+        }
     })?;
     let mut manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
         path: path.clone(),
@@ -311,6 +325,49 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
     })
 }
 
+/// Refuses a path that is not a regular file (after symbolic links) before it is opened: a
+/// FIFO named `args.bin` blocked the viewer in `open` forever, and a device is no dump.
+fn regular_file(path: &Path) -> Result<(), ReadError> {
+    let kind = std::fs::metadata(path)
+        .map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() {
+                "a named pipe (FIFO)"
+            } else if kind.is_socket() {
+                "a socket"
+            } else if kind.is_block_device() || kind.is_char_device() {
+                "a device"
+            } else if kind.is_dir() {
+                "a folder"
+            } else {
+                "not a file"
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if kind.is_dir() {
+                "a folder"
+            } else {
+                "not a file"
+            }
+        }
+    };
+    Err(ReadError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("is {what}, expected a regular file"),
+    })
+}
+
 /// A tensor entry's `bin_size` against its element count (`product`, the shape's; `None` when
 /// it overflows) and its dtype's size: 0 (no payload), the whole tensor, or less when the entry
 /// says `truncated`. A dtype without a known size is not checked; a scalar carries no payload.
@@ -367,6 +424,63 @@ fn payload_buffer(bin: &Path, e: &ArgEntry, n: u64) -> Result<Vec<u8>, ReadError
 }
 
 impl ArgsDump {
+    /// The top-level counts that disagree with the entries, one message each naming both
+    /// numbers (`total_args`, the stage, role and truncation counts). Warnings, not errors: a
+    /// file whose counts are off still reads, and the entries are what the viewer shows.
+    pub fn count_mismatches(&self) -> Vec<String> {
+        let m = &self.manifest;
+        let count = |f: &dyn Fn(&ArgEntry) -> bool| m.args.iter().filter(|e| f(e)).count() as u64;
+        let counts = [
+            ("total_args", m.total_args, m.args.len() as u64, "entries"),
+            (
+                "before_dispatch",
+                m.before_dispatch,
+                count(&|e| e.stage == "before_dispatch"),
+                "entries with stage before_dispatch",
+            ),
+            (
+                "after_completion",
+                m.after_completion,
+                count(&|e| e.stage == "after_completion"),
+                "entries with stage after_completion",
+            ),
+            (
+                "input_args",
+                m.input_args,
+                count(&|e| e.role == "input"),
+                "entries with role input",
+            ),
+            (
+                "output_args",
+                m.output_args,
+                count(&|e| e.role == "output"),
+                "entries with role output",
+            ),
+            (
+                "inout_args",
+                m.inout_args,
+                count(&|e| e.role == "inout"),
+                "entries with role inout",
+            ),
+            (
+                "truncated_args",
+                m.truncated_args,
+                count(&|e| e.truncated),
+                "entries with truncated: true",
+            ),
+        ];
+        counts
+            .into_iter()
+            .filter(|(_, said, found, _)| said != found)
+            .map(|(key, said, found, what)| {
+                format!(
+                    "{}: {key} is {said} but args has {found} {what}",
+                    self.dir.join(JSON_FILE).display()
+                )
+            })
+            .collect()
+    }
+
     /// The payload bytes of `e` (empty when it has none).
     pub fn payload(&self, e: &ArgEntry) -> Result<Vec<u8>, ReadError> {
         use std::io::{Read, Seek, SeekFrom};
@@ -380,9 +494,15 @@ impl ArgsDump {
             path: bin.clone(),
             source,
         };
+        regular_file(bin)?;
         let mut f = std::fs::File::open(bin).map_err(io)?;
         // Sizes come from the manifest: check them against the file before allocating.
-        let len = f.metadata().map_err(io)?.len();
+        let meta = f.metadata().map_err(io)?;
+        if !meta.is_file() {
+            // Replaced between the check and the open.
+            regular_file(bin)?;
+        }
+        let len = meta.len();
         if e.bin_offset.checked_add(e.bin_size).is_none_or(|end| end > len) {
             return Err(ReadError::Invalid {
                 path: bin.clone(),

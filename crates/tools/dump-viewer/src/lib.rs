@@ -105,6 +105,16 @@ pub fn open(dir: &Path) -> Result<ArgsDump, Error> {
     args_dump::read_dir(dir).map_err(|e| ErrorKind::Read(e).into())
 }
 
+/// Reads a dump folder and warns on standard error of the top-level counts that disagree with
+/// its entries.
+fn open_warning(dir: &Path) -> Result<ArgsDump, Error> {
+    let dump = open(dir)?;
+    for w in dump.count_mismatches() {
+        eprintln!("warning: {w}");
+    }
+    Ok(dump)
+}
+
 /// The entries `args` selects (indices into the manifest's list).
 pub fn select(dump: &ArgsDump, args: &Args) -> Result<Vec<usize>, Error> {
     let all = &dump.manifest.args;
@@ -680,7 +690,7 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// [`ErrorKind::Differs`].
 pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
     let dir = locate(args.dir.as_deref())?;
-    let dump = open(&dir)?;
+    let dump = open_warning(&dir)?;
     // The run's manifest says whether the dump is its run's, and whether that run completed.
     if let Some(w) = simpler_artifacts::manifest::check(&dump.dir.join(args_dump::JSON_FILE)) {
         eprintln!("warning: {w}");
@@ -723,7 +733,7 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         differ += diff_inout(&dump, &hits, args.atol, out)?.1;
     }
     if let Some(other) = &args.diff_with {
-        let other = open(&locate(Some(other))?)?;
+        let other = open_warning(&locate(Some(other))?)?;
         differ += diff_with(&dump, &other, &hits, args.atol, out)?.1;
     }
     if let Some(v) = args.expect {

@@ -282,3 +282,106 @@ fn a_huge_payload_over_a_sparse_file_is_an_error_not_an_abort() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Runs `f` on another thread and fails the test when it takes more than 20 s (a FIFO blocks
+/// `open` forever).
+fn within_20s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .expect("still blocked after 20 s")
+}
+
+fn mkfifo(path: &Path) {
+    let _ = fs::remove_file(path);
+    let ok = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+/// Found by a review: a FIFO named args.bin (or args_dump.json) blocked the viewer in `open`
+/// forever.
+#[test]
+fn a_fifo_in_place_of_a_dump_file_is_refused_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let bin = dir.path().join("args_dump/args.bin");
+    mkfifo(&bin);
+    let d = dir.path().to_path_buf();
+    let e = within_20s(move || export(&d).unwrap_err().to_string());
+    assert_eq!(
+        e,
+        format!(
+            "{}: is a named pipe (FIFO), expected a regular file",
+            bin.display()
+        )
+    );
+    let json = dir.path().join("args_dump/args_dump.json");
+    mkfifo(&json);
+    let d = dir.path().join("args_dump");
+    let e = within_20s(move || viewer::open(&d).unwrap_err().to_string());
+    assert_eq!(
+        e,
+        format!(
+            "{}: is a named pipe (FIFO), expected a regular file",
+            json.display()
+        )
+    );
+}
+
+/// Found by a review: a manifest that is not UTF-8 said "stream did not contain valid UTF-8",
+/// neither where nor (in the viewer) which check.
+#[test]
+fn a_manifest_that_is_not_utf8_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let json = dir.path().join("args_dump/args_dump.json");
+    let mut bytes = fs::read(&json).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"FLOAT32").unwrap() + 2;
+    bytes[at] = 0xff;
+    fs::write(&json, &bytes).unwrap();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').unwrap();
+    assert_eq!(line, 3);
+    let e = viewer::open(&dir.path().join("args_dump")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:{line}:{column}: not valid UTF-8 at byte offset {at}: a manifest is UTF-8 JSON",
+            json.display()
+        )
+    );
+}
+
+/// Found by a review: `total_args: 999` over 18 entries read without a word. The counts are
+/// warnings (the original's files must still read), each naming both numbers.
+#[test]
+fn top_level_counts_that_disagree_with_the_entries_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let d = dir.path().join("args_dump");
+    let dump = viewer::open(&d).unwrap();
+    let json = d.join("args_dump.json").display().to_string();
+    assert_eq!(
+        dump.count_mismatches(),
+        [
+            format!("{json}: before_dispatch is 0 but args has 1 entries with stage before_dispatch"),
+            format!("{json}: input_args is 0 but args has 1 entries with role input")
+        ]
+    );
+    let text = fs::read_to_string(d.join("args_dump.json")).unwrap().replacen(
+        r#""total_args":1,"#,
+        r#""total_args":999,"before_dispatch":1,"input_args":1,"truncated_args":2,"#,
+        1,
+    );
+    fs::write(d.join("args_dump.json"), text).unwrap();
+    let dump = viewer::open(&d).unwrap();
+    assert_eq!(
+        dump.count_mismatches(),
+        [
+            format!("{json}: total_args is 999 but args has 1 entries"),
+            format!("{json}: truncated_args is 2 but args has 0 entries with truncated: true")
+        ]
+    );
+}
