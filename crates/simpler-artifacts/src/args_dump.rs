@@ -531,15 +531,36 @@ impl ArgsDump {
     }
 }
 
-/// Bytes per element of a dtype name (`None` for an unknown one). FP8/FP4 are one byte.
+/// Bytes per element of a dtype name (`None` for an unknown one, and for FP4E2M1, whose
+/// elements may be packed two to a byte). FP8 (the original's FP8E4M3FN, FP8E8M0) are one byte.
 pub fn dtype_size(dtype: &str) -> Option<usize> {
     Some(match dtype.to_ascii_uppercase().as_str() {
         "FLOAT32" | "INT32" | "UINT32" => 4,
         "FLOAT16" | "BFLOAT16" | "INT16" | "UINT16" => 2,
-        "INT8" | "UINT8" | "BOOL" | "FP8E4M3FN" | "FP8E8M0" | "FP4E2M1" => 1,
+        "INT8" | "UINT8" | "BOOL" | "FP8E4M3FN" | "FP8E8M0" => 1,
         "INT64" | "UINT64" => 8,
         _ => return None,
     })
+}
+
+/// True when the elements of a dtype decode to numbers ([`element`]): not for an unknown
+/// dtype nor for the original's FP8/FP4 ones, which the viewers show as bytes.
+pub fn decodes(dtype: &str) -> bool {
+    matches!(
+        dtype.to_ascii_uppercase().as_str(),
+        "FLOAT32"
+            | "FLOAT16"
+            | "BFLOAT16"
+            | "INT8"
+            | "INT16"
+            | "INT32"
+            | "INT64"
+            | "UINT8"
+            | "UINT16"
+            | "UINT32"
+            | "UINT64"
+            | "BOOL"
+    )
 }
 
 fn f16_to_f64(h: u16) -> f64 {
@@ -555,8 +576,11 @@ fn f16_to_f64(h: u16) -> f64 {
 }
 
 /// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
-/// is unknown or the bytes end before it).
+/// does not decode, see [`decodes`], or the bytes end before it).
 pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
+    if !decodes(dtype) {
+        return None;
+    }
     let size = dtype_size(dtype)?;
     let b = bytes.get(k * size..(k + 1) * size)?;
     let arr = |n: usize| -> [u8; 8] {
@@ -642,6 +666,12 @@ mod tests {
         assert_eq!(element("BFLOAT16", &[0x40, 0x40], 0), Some(3.0));
         assert_eq!(element("INT8", &[0xff], 0), Some(-1.0));
         assert_eq!(element("FLOAT32", &[0; 4], 1), None);
+        // The original's FP8/FP4 are bytes, not numbers; FP4's size is not known (packed).
+        assert_eq!(element("FP8E4M3FN", &[0x38], 0), None);
+        assert_eq!(element("FP8E8M0", &[0x7f], 0), None);
+        assert_eq!(element("FP4E2M1", &[0x38], 0), None);
+        assert_eq!(dtype_size("FP8E4M3FN"), Some(1));
+        assert_eq!(dtype_size("FP4E2M1"), None);
         assert_eq!(parse_task_id("0x0000000100000002"), Some(0x1_0000_0002));
     }
 

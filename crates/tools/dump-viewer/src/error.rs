@@ -67,11 +67,14 @@ pub enum ErrorKind {
     /// The filters matched nothing.
     #[error("no entry matches the filters")]
     NoMatch,
-    /// A comparison was asked of a dtype that cannot be decoded.
-    #[error("dtype {dtype} cannot be decoded for a comparison")]
+    /// A comparison (or `--element` of a dtype without a known element size) was asked of a
+    /// dtype whose elements do not decode to numbers (unknown, or the original's FP8/FP4).
+    #[error("dtype {dtype} cannot be decoded for {what}")]
     Undecodable {
         /// The dtype.
         dtype: String,
+        /// What needed it decoded: `a comparison`, `--element`.
+        what: &'static str,
     },
     /// A comparison found nothing to compare.
     #[error("{0}")]

@@ -248,6 +248,9 @@ pub fn list(dump: &ArgsDump, hits: &[usize], out: &mut impl Write) -> io::Result
 
 /// The elements of an entry's payload as f64 (`None` for an unknown dtype).
 pub fn decode(dump: &ArgsDump, e: &ArgEntry) -> Result<Option<Vec<f64>>, Error> {
+    if !args_dump::decodes(&e.dtype) {
+        return Ok(None);
+    }
     let bytes = dump.payload(e).map_err(ErrorKind::Read)?;
     let Some(size) = args_dump::dtype_size(&e.dtype) else {
         return Ok(None);
@@ -337,7 +340,7 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
         return w(writeln!(out, "  value: {v}"));
     }
     let Some(vals) = decode(dump, e)? else {
-        return w(writeln!(out, "  (dtype {} cannot be decoded)", e.dtype));
+        return bytes(dump, e, element, out);
     };
     if vals.is_empty() {
         return w(writeln!(out, "  (no data)"));
@@ -369,6 +372,51 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
             show(0..HEAD_TAIL),
             vals.len() - 2 * HEAD_TAIL,
             show(vals.len() - HEAD_TAIL..vals.len())
+        ))
+    }
+}
+
+/// The values of an entry whose dtype does not decode (unknown, or the original's FP8/FP4):
+/// its payload bytes in hex, as the original's viewer shows them; `element` picks one element's
+/// bytes when the dtype's size is known.
+fn bytes(dump: &ArgsDump, e: &ArgEntry, element: Option<&str>, out: &mut impl Write) -> Result<(), Error> {
+    let w = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
+    let data = dump.payload(e).map_err(ErrorKind::Read)?;
+    if data.is_empty() {
+        return w(writeln!(out, "  (no data)"));
+    }
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
+    if let Some(spec) = element {
+        let Some(size) = args_dump::dtype_size(&e.dtype) else {
+            return Err(ErrorKind::Undecodable {
+                dtype: e.dtype.clone(),
+                what: "--element",
+            }
+            .into());
+        };
+        let k = parse_element(spec, &e.shape)?;
+        let len = (data.len() / size) as u64;
+        if k >= len {
+            return Err(ErrorKind::ElementOutOfRange { element: k, len }.into());
+        }
+        let at = k as usize * size;
+        return w(writeln!(
+            out,
+            "  element {:?} (flat {k}) = bytes {}",
+            unravel(&e.shape, k),
+            hex(&data[at..at + size])
+        ));
+    }
+    let note = format!("(dtype {} is not decoded: bytes in hex)", e.dtype);
+    if data.len() <= 2 * HEAD_TAIL {
+        w(writeln!(out, "  {note} [{}]", hex(&data)))
+    } else {
+        w(writeln!(
+            out,
+            "  {note} [{}, ... {} more bytes ..., {}]",
+            hex(&data[..HEAD_TAIL]),
+            data.len() - 2 * HEAD_TAIL,
+            hex(&data[data.len() - HEAD_TAIL..])
         ))
     }
 }
@@ -559,6 +607,7 @@ fn values_of(dump: &ArgsDump, e: &ArgEntry) -> Result<Vec<f64>, Error> {
     decode(dump, e)?.ok_or_else(|| {
         ErrorKind::Undecodable {
             dtype: e.dtype.clone(),
+            what: "a comparison",
         }
         .into()
     })

@@ -385,3 +385,85 @@ fn top_level_counts_that_disagree_with_the_entries_are_named() {
         ]
     );
 }
+
+/// The viewer's output and result for `args` over `dir`.
+fn view(dir: &Path, args: Args) -> (String, Result<(), String>) {
+    let mut out = Vec::new();
+    let r = viewer::run_to(
+        &Args {
+            dir: Some(dir.to_path_buf()),
+            format: "npy".into(),
+            ..args
+        },
+        &mut out,
+    );
+    (String::from_utf8(out).unwrap(), r.map_err(|e| e.to_string()))
+}
+
+/// Found by a review: the original's FP8/FP4 tensors were shown and compared as their raw
+/// byte values (`--expect 1` said "got 56" of FP8E4M3FN 1.0). They are bytes, shown in hex as
+/// the original's viewer shows them, and a comparison refuses them.
+#[test]
+fn fp8_and_fp4_are_shown_as_bytes_and_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(
+        dir.path(),
+        "args.bin",
+        r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FP8E4M3FN","shape":[4],"bin_offset":0,"bin_size":4}"#,
+    );
+    fs::write(dir.path().join("args_dump/args.bin"), [0x38, 0x40, 0xb8, 0x7f]).unwrap();
+    let (out, r) = view(dir.path(), Args::default());
+    r.unwrap();
+    assert!(
+        out.ends_with(
+            "[0] task 0x0000000000000000 before input arg 0 FP8E4M3FN shape [4]\n  \
+             (dtype FP8E4M3FN is not decoded: bytes in hex) [38 40 b8 7f]\n"
+        ),
+        "{out}"
+    );
+    let (out, r) = view(
+        dir.path(),
+        Args {
+            element: Some("2".into()),
+            ..Args::default()
+        },
+    );
+    r.unwrap();
+    assert!(out.ends_with("  element [2] (flat 2) = bytes b8\n"), "{out}");
+    let (out, r) = view(
+        dir.path(),
+        Args {
+            expect: Some("1".parse().unwrap()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(
+        (out.as_str(), r),
+        (
+            "",
+            Err("dtype FP8E4M3FN cannot be decoded for a comparison".into())
+        )
+    );
+    // FP4E2M1, two elements a byte: no element size, so no bin_size check and no --element.
+    let json = dir.path().join("args_dump/args_dump.json");
+    let text = fs::read_to_string(&json)
+        .unwrap()
+        .replace("FP8E4M3FN", "FP4E2M1")
+        .replace("\"shape\":[4]", "\"shape\":[8]");
+    fs::write(&json, text).unwrap();
+    let (out, r) = view(dir.path(), Args::default());
+    r.unwrap();
+    assert!(
+        out.ends_with("  (dtype FP4E2M1 is not decoded: bytes in hex) [38 40 b8 7f]\n"),
+        "{out}"
+    );
+    let (_, r) = view(
+        dir.path(),
+        Args {
+            element: Some("2".into()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(r, Err("dtype FP4E2M1 cannot be decoded for --element".into()));
+}
