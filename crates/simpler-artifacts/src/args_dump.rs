@@ -575,30 +575,127 @@ fn f16_to_f64(h: u16) -> f64 {
     }
 }
 
-/// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
-/// does not decode, see [`decodes`], or the bytes end before it).
-pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
+/// A decoded element or scalar: integer dtypes (and BOOL, 0/1) exactly, float dtypes as f64.
+/// Integers are never compared through f64 (which cannot tell 2^53 from 2^53 + 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// An integer dtype's value.
+    Int(i128),
+    /// A float dtype's value.
+    Float(f64),
+}
+
+impl Number {
+    /// The value as f64 (rounded for integers beyond 2^53).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Number {
+    type Err = String;
+    /// An integer when the text is one (exactly, up to i128), a float otherwise.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if let Ok(i) = t.parse::<i128>() {
+            return Ok(Number::Int(i));
+        }
+        t.parse::<f64>()
+            .map(Number::Float)
+            .map_err(|_| format!("{s:?} is not a number"))
+    }
+}
+
+/// Decodes the `size`-byte little-endian value `u` (its low bytes) of a decodable `dtype`.
+fn number_of_bits(dtype: &str, u: u64) -> Option<Number> {
+    use Number::{Float, Int};
+    Some(match dtype.to_ascii_uppercase().as_str() {
+        "FLOAT32" => Float(f64::from(f32::from_bits(u as u32))),
+        "FLOAT16" => Float(f16_to_f64(u as u16)),
+        "BFLOAT16" => Float(f64::from(f32::from_bits((u as u32) << 16))),
+        "INT8" => Int(i128::from(u as u8 as i8)),
+        "INT16" => Int(i128::from(u as u16 as i16)),
+        "INT32" => Int(i128::from(u as u32 as i32)),
+        "INT64" => Int(i128::from(u as i64)),
+        "UINT8" | "BOOL" => Int(i128::from(u as u8)),
+        "UINT16" => Int(i128::from(u as u16)),
+        "UINT32" => Int(i128::from(u as u32)),
+        "UINT64" => Int(i128::from(u)),
+        _ => return None,
+    })
+}
+
+/// Decodes element `k` of little-endian `bytes` holding `dtype` (`None` when the dtype does
+/// not decode, see [`decodes`], or the bytes end before it).
+pub fn number(dtype: &str, bytes: &[u8], k: usize) -> Option<Number> {
     if !decodes(dtype) {
         return None;
     }
     let size = dtype_size(dtype)?;
-    let b = bytes.get(k * size..(k + 1) * size)?;
-    let arr = |n: usize| -> [u8; 8] {
-        let mut a = [0u8; 8];
-        a[..n].copy_from_slice(&b[..n]);
-        a
+    let b = bytes.get(k.checked_mul(size)?..(k + 1).checked_mul(size)?)?;
+    let mut a = [0u8; 8];
+    a[..size].copy_from_slice(b);
+    number_of_bits(dtype, u64::from_le_bytes(a))
+}
+
+/// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
+/// does not decode, see [`decodes`], or the bytes end before it).
+pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
+    number(dtype, bytes, k).map(Number::as_f64)
+}
+
+/// A scalar entry's `value` decoded by its dtype: FLOAT32 as a float (the original writes NaN
+/// as `null`, ±inf as `"$Inf"` / `"-$Inf"`), integer dtypes exactly (a negative value or the
+/// raw u64 the original writes for the narrower ones, cut to the dtype's width), BOOL as 0/1,
+/// FLOAT16 / BFLOAT16 from their raw bits. `Ok(None)`: the entry has no value; `Err`: the value
+/// is not one of its dtype (or the dtype does not decode), with what was expected.
+pub fn scalar_number(e: &ArgEntry) -> Result<Option<Number>, String> {
+    use serde_json::Value;
+    let Some(v) = &e.value else {
+        return Ok(None);
     };
-    let u = u64::from_le_bytes(arr(size));
-    Some(match dtype.to_ascii_uppercase().as_str() {
-        "FLOAT32" => f64::from(f32::from_bits(u as u32)),
-        "FLOAT16" => f16_to_f64(u as u16),
-        "BFLOAT16" => f64::from(f32::from_bits((u as u32) << 16)),
-        "INT8" => f64::from(u as u8 as i8),
-        "INT16" => f64::from(u as u16 as i16),
-        "INT32" => f64::from(u as u32 as i32),
-        "INT64" => u as i64 as f64,
-        _ => u as f64,
-    })
+    let dtype = e.dtype.to_ascii_uppercase();
+    if !decodes(&dtype) {
+        return Err(format!("dtype {} of the scalar cannot be decoded", e.dtype));
+    }
+    let bad = |expected: &str| format!("value {v} is not a {dtype} value: expected {expected}");
+    match (dtype.as_str(), v) {
+        ("FLOAT32", Value::Null) => Ok(Some(Number::Float(f64::NAN))),
+        ("FLOAT32", Value::String(t)) if t == "$Inf" => Ok(Some(Number::Float(f64::INFINITY))),
+        ("FLOAT32", Value::String(t)) if t == "-$Inf" => Ok(Some(Number::Float(f64::NEG_INFINITY))),
+        ("FLOAT32", Value::Number(n)) => Ok(n.as_f64().map(Number::Float)),
+        ("FLOAT32", _) => Err(bad("a number, null (NaN), \"$Inf\" or \"-$Inf\"")),
+        ("BOOL", Value::Bool(b)) => Ok(Some(Number::Int(i128::from(*b)))),
+        (_, Value::Null) => Ok(None),
+        ("FLOAT16" | "BFLOAT16", Value::Number(n)) => match n.as_u64() {
+            Some(u) => Ok(number_of_bits(&dtype, u)),
+            None => n
+                .as_f64()
+                .map(|f| Some(Number::Float(f)))
+                .ok_or_else(|| bad("its raw bits or a number")),
+        },
+        (_, Value::Number(n)) => {
+            let bits = n.as_u64().or_else(|| n.as_i64().map(|i| i as u64));
+            match bits {
+                Some(u) => Ok(number_of_bits(&dtype, u)),
+                None => Err(bad("an integer")),
+            }
+        }
+        ("BOOL", _) => Err(bad("true, false or an integer")),
+        _ => Err(bad("an integer")),
+    }
 }
 
 /// The NumPy `descr` of a dtype name (`None` for the ones NumPy has no type for: bf16, fp8,
@@ -673,6 +770,63 @@ mod tests {
         assert_eq!(dtype_size("FP8E4M3FN"), Some(1));
         assert_eq!(dtype_size("FP4E2M1"), None);
         assert_eq!(parse_task_id("0x0000000100000002"), Some(0x1_0000_0002));
+    }
+
+    fn scalar(dtype: &str, value: serde_json::Value) -> Result<Option<Number>, String> {
+        let mut e: ArgEntry = serde_json::from_str(
+            r#"{"task_id":"0x0","arg_index":0,"role":"input","stage":"before_dispatch","kind":"scalar",
+            "dtype":"UINT64"}"#,
+        )
+        .unwrap();
+        e.dtype = dtype.into();
+        e.value = Some(value);
+        scalar_number(&e)
+    }
+
+    /// Found by a review: scalars were compared as raw bits (FLOAT32 2.0 vs 2.25 printed
+    /// "this 1073741800 vs other 1074790400") and "$Inf" read as NaN.
+    #[test]
+    fn scalars_decode_by_dtype() {
+        use serde_json::json;
+        use Number::{Float, Int};
+        assert_eq!(scalar("FLOAT32", json!(2.25)), Ok(Some(Float(2.25))));
+        assert_eq!(scalar("FLOAT32", json!("$Inf")), Ok(Some(Float(f64::INFINITY))));
+        assert_eq!(
+            scalar("FLOAT32", json!("-$Inf")),
+            Ok(Some(Float(f64::NEG_INFINITY)))
+        );
+        assert!(matches!(scalar("FLOAT32", json!(null)), Ok(Some(Float(f))) if f.is_nan()));
+        assert_eq!(
+            scalar("FLOAT32", json!("abc")),
+            Err(
+                "value \"abc\" is not a FLOAT32 value: expected a number, null (NaN), \"$Inf\" or \"-$Inf\""
+                    .into()
+            )
+        );
+        assert_eq!(
+            scalar("UINT64", json!(4607182418800017409u64)),
+            Ok(Some(Int(4607182418800017409)))
+        );
+        assert_ne!(
+            scalar("UINT64", json!(4607182418800017408u64)),
+            scalar("UINT64", json!(4607182418800017409u64))
+        );
+        assert_eq!(scalar("INT32", json!(-7)), Ok(Some(Int(-7))));
+        assert_eq!(scalar("INT8", json!(255)), Ok(Some(Int(-1))));
+        assert_eq!(scalar("INT64", json!(u64::MAX)), Ok(Some(Int(-1))));
+        assert_eq!(scalar("BOOL", json!(true)), Ok(Some(Int(1))));
+        assert_eq!(scalar("FLOAT16", json!(0x3c00)), Ok(Some(Float(1.0))));
+        assert_eq!(scalar("UINT32", json!(null)), Ok(None));
+        assert_eq!(
+            scalar("UINT32", json!(1.5)),
+            Err("value 1.5 is not a UINT32 value: expected an integer".into())
+        );
+        assert_eq!(
+            scalar("FP8E4M3FN", json!(56)),
+            Err("dtype FP8E4M3FN of the scalar cannot be decoded".into())
+        );
+        assert_eq!("47".parse::<Number>(), Ok(Int(47)));
+        assert_eq!("0.5".parse::<Number>(), Ok(Float(0.5)));
     }
 
     #[test]

@@ -78,9 +78,10 @@ pub enum ErrorKind {
     },
     /// A comparison found nothing to compare.
     #[error("{0}")]
-    NothingToCompare(&'static str),
-    /// Comparisons found differences (the report says where).
-    #[error("{0} compared entries differ")]
+    NothingToCompare(String),
+    /// Comparisons found differences, incomplete (truncated) entries or entries missing in the
+    /// other dump (the report says where).
+    #[error("{0} compared entries differ, are incomplete or are missing")]
     Differs(u64),
     /// An export file could not be written.
     #[error(transparent)]

@@ -467,3 +467,183 @@ fn fp8_and_fp4_are_shown_as_bytes_and_not_compared() {
     );
     assert_eq!(r, Err("dtype FP4E2M1 cannot be decoded for --element".into()));
 }
+
+/// A dump in `dir`/args_dump of `entries` (JSON objects; `{i}` in each becomes its arg index)
+/// over `bin`.
+fn dump_of(dir: &Path, entries: &[&str], bin: &[u8]) -> std::path::PathBuf {
+    let d = dir.join("args_dump");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("args.bin"), bin).unwrap();
+    let args: Vec<String> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            format!(
+                r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":{i},"role":"input","stage":"before_dispatch",{e}}}"#
+            )
+        })
+        .collect();
+    fs::write(
+        d.join("args_dump.json"),
+        format!(
+            r#"{{"run_dir":"args_dump","dump_args_level":2,"total_args":{},"before_dispatch":{0},"input_args":{0},
+"bin_file":"args.bin","args":[{}]}}"#,
+            entries.len(),
+            args.join(",")
+        ),
+    )
+    .unwrap();
+    d
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Found by a review: scalars were compared as raw bits (FLOAT32 2.0 vs 2.25 printed "this
+/// 1073741800 vs other 1074790400"), a u64 above 2^53 through f64 (equal to its neighbour),
+/// and a "$Inf" scalar exported as NaN.
+#[test]
+fn scalars_compare_and_export_by_their_decoded_value() {
+    let this = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let d = dump_of(
+        this.path(),
+        &[
+            r#""kind":"scalar","dtype":"FLOAT32","value":2.0"#,
+            r#""kind":"scalar","dtype":"UINT64","value":4607182418800017408"#,
+            r#""kind":"scalar","dtype":"FLOAT32","value":"$Inf""#,
+        ],
+        &[],
+    );
+    dump_of(
+        other.path(),
+        &[
+            r#""kind":"scalar","dtype":"FLOAT32","value":2.25"#,
+            r#""kind":"scalar","dtype":"UINT64","value":4607182418800017409"#,
+            r#""kind":"scalar","dtype":"FLOAT32","value":"$Inf""#,
+        ],
+        &[],
+    );
+    let (out, r) = view(
+        this.path(),
+        Args {
+            diff_with: Some(other.path().to_path_buf()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(
+        out,
+        "before task 0x0000000000000000 input arg 0: DIFFERS: scalar this 2 vs other 2.25; |diff| 0.25\n\
+         before task 0x0000000000000000 input arg 1: DIFFERS: scalar this 4607182418800017408 vs other \
+         4607182418800017409; |diff| 1\n\
+         before task 0x0000000000000000 input arg 2: equal (scalar inf)\n"
+    );
+    assert_eq!(
+        r,
+        Err("2 compared entries differ, are incomplete or are missing".into())
+    );
+    let dump = viewer::open(&d).unwrap();
+    let files = viewer::export(&dump, &[2], viewer::Format::Npy, &this.path().join("x")).unwrap();
+    let npy = fs::read(&files[0]).unwrap();
+    assert_eq!(npy[npy.len() - 4..], f32::INFINITY.to_le_bytes());
+}
+
+/// Found by a review: an entry without a payload (level 3's unselected tensors, the original's
+/// overwritten ones) printed "equal (0 elements)", a truncated one "equal" on its kept
+/// elements, and --expect skipped scalars; each exited 0.
+#[test]
+fn comparisons_pass_only_on_data_they_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let tensor = r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":0"#;
+    dump_of(dir.path(), &[tensor], &[]);
+    let expect = |dir: &Path, v: &str| {
+        view(
+            dir,
+            Args {
+                expect: Some(v.parse().unwrap()),
+                ..Args::default()
+            },
+        )
+    };
+    assert_eq!(
+        expect(dir.path(), "0"),
+        (
+            "before task 0x0000000000000000 input arg 0: no data (bin_size 0); not compared\n".into(),
+            Err("nothing compared: none of the 1 matched entries has data".into())
+        )
+    );
+    // Against a dump whose twin was overwritten: not compared, nothing to compare.
+    let other = tempfile::tempdir().unwrap();
+    dump_of(
+        other.path(),
+        &[r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_size":0,"overwritten":true"#],
+        &[],
+    );
+    let full = tempfile::tempdir().unwrap();
+    let full_tensor = r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":16"#;
+    dump_of(full.path(), &[full_tensor], &f32s(&[1.0; 4]));
+    assert_eq!(
+        view(
+            full.path(),
+            Args {
+                diff_with: Some(other.path().to_path_buf()),
+                ..Args::default()
+            }
+        ),
+        (
+            "before task 0x0000000000000000 input arg 0: DATA OVERWRITTEN (host too slow) in the other \
+             dump; not compared\n"
+                .into(),
+            Err("nothing compared: none of the 1 matched entries has data in both dumps".into())
+        )
+    );
+    // A truncated payload: INCOMPLETE, and not a pass, whether its kept elements match or not.
+    let cut = tempfile::tempdir().unwrap();
+    let truncated =
+        r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":8,"truncated":true"#;
+    dump_of(cut.path(), &[truncated], &f32s(&[1.0, 1.0]));
+    assert_eq!(
+        expect(cut.path(), "1"),
+        (
+            "before task 0x0000000000000000 input arg 0: INCOMPLETE: kept 2 of 4 elements (truncated); \
+             the 2 elements compared are equal\n"
+                .into(),
+            Err("1 compared entries differ, are incomplete or are missing".into())
+        )
+    );
+    assert_eq!(
+        view(
+            full.path(),
+            Args {
+                diff_with: Some(cut.path().to_path_buf()),
+                ..Args::default()
+            }
+        )
+        .0,
+        "before task 0x0000000000000000 input arg 0: INCOMPLETE: other kept 2 of 4 elements (truncated); \
+         the 2 elements compared are equal\n"
+    );
+    // Scalars under --expect: compared by value. With a tensor without data beside them, the
+    // scalar alone decides.
+    let s = tempfile::tempdir().unwrap();
+    dump_of(
+        s.path(),
+        &[r#""kind":"scalar","dtype":"FLOAT32","value":2.0"#, tensor],
+        &[],
+    );
+    assert_eq!(
+        expect(s.path(), "2"),
+        (
+            "before task 0x0000000000000000 input arg 0: equal (scalar 2)\n\
+             before task 0x0000000000000000 input arg 1: no data (bin_size 0); not compared\n"
+                .into(),
+            Ok(())
+        )
+    );
+    assert_eq!(
+        expect(s.path(), "3").0,
+        "before task 0x0000000000000000 input arg 0: DIFFERS: scalar got 2 vs expected 3; |diff| 1\n\
+         before task 0x0000000000000000 input arg 1: no data (bin_size 0); not compared\n"
+    );
+}
