@@ -246,9 +246,23 @@ impl std::error::Error for ReadError {}
 /// Reads the dump in `dir` (the folder holding `args_dump.json`).
 pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
     let path = dir.join(JSON_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|source| ReadError::Io {
+    regular_file(&path)?;
+    let bytes = std::fs::read(&path).map_err(|source| ReadError::Io {
         path: path.clone(),
         source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        ReadError::Json {
+            path: path.clone(),
+            line,
+            column: at - line_start + 1,
+            message: format!("not valid UTF-8 at byte offset {at}: a manifest is UTF-8 JSON"),
+        }
     })?;
     let mut manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
         path: path.clone(),
@@ -272,6 +286,9 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
                 ),
             });
         }
+        if let Err(message) = check_bin_size(i, e, product) {
+            return Err(ReadError::Invalid { path, message });
+        }
     }
     // The payload file sits beside the manifest: a plain file name, never a path (a hostile
     // manifest must not make the viewer read, and export, any file of the machine).
@@ -289,6 +306,18 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
             })
         }
     };
+    if bin.is_none() {
+        if let Some((i, e)) = manifest.args.iter().enumerate().find(|(_, e)| e.bin_size > 0) {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: bin_size {} but bin_file is null: an entry of a dump without a payload \
+                     file has bin_size 0",
+                    e.bin_size
+                ),
+            });
+        }
+    }
     Ok(ArgsDump {
         dir: dir.to_path_buf(),
         manifest,
@@ -296,7 +325,162 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
     })
 }
 
+/// Refuses a path that is not a regular file (after symbolic links) before it is opened: a
+/// FIFO named `args.bin` blocked the viewer in `open` forever, and a device is no dump.
+fn regular_file(path: &Path) -> Result<(), ReadError> {
+    let kind = std::fs::metadata(path)
+        .map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() {
+                "a named pipe (FIFO)"
+            } else if kind.is_socket() {
+                "a socket"
+            } else if kind.is_block_device() || kind.is_char_device() {
+                "a device"
+            } else if kind.is_dir() {
+                "a folder"
+            } else {
+                "not a file"
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if kind.is_dir() {
+                "a folder"
+            } else {
+                "not a file"
+            }
+        }
+    };
+    Err(ReadError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("is {what}, expected a regular file"),
+    })
+}
+
+/// A tensor entry's `bin_size` against its element count (`product`, the shape's; `None` when
+/// it overflows) and its dtype's size: 0 (no payload), the whole tensor, or less when the entry
+/// says `truncated`. A dtype without a known size is not checked; a scalar carries no payload.
+fn check_bin_size(i: usize, e: &ArgEntry, product: Option<u64>) -> Result<(), String> {
+    if e.is_scalar() {
+        return Ok(());
+    }
+    let Some(size) = dtype_size(&e.dtype) else {
+        return Ok(());
+    };
+    let Some(numel) = product else {
+        return Err(format!(
+            "args[{i}]: the element count of shape {:?} overflows u64",
+            e.shape
+        ));
+    };
+    let Some(full) = numel.checked_mul(size as u64) else {
+        return Err(format!(
+            "args[{i}]: numel {numel} × {size} bytes ({}) overflows u64",
+            e.dtype
+        ));
+    };
+    let b = e.bin_size;
+    if b == 0 || b == full || (b < full && e.truncated) {
+        return Ok(());
+    }
+    Err(format!(
+        "args[{i}]: bin_size {b} does not match numel {numel} × {size} bytes ({}) = {full}: \
+         expected 0, {full}, or less with truncated: true{}",
+        e.dtype,
+        if e.truncated { "" } else { " (truncated is false)" }
+    ))
+}
+
+/// An empty buffer able to hold `n` payload bytes of `e`, or an error naming the entry and the
+/// size when the memory cannot be had (a manifest's size is input: a huge `bin_size` over a
+/// sparse file must not abort the process).
+fn payload_buffer(bin: &Path, e: &ArgEntry, n: u64) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    let why = match usize::try_from(n) {
+        Ok(n) => match out.try_reserve_exact(n) {
+            Ok(()) => return Ok(out),
+            Err(err) => err.to_string(),
+        },
+        Err(_) => "more than the address space".to_string(),
+    };
+    Err(ReadError::Invalid {
+        path: bin.to_path_buf(),
+        message: format!(
+            "the payload of task {} arg {} ({n} bytes) cannot be held in memory: {why}",
+            e.task_id, e.arg_index
+        ),
+    })
+}
+
 impl ArgsDump {
+    /// The top-level counts that disagree with the entries, one message each naming both
+    /// numbers (`total_args`, the stage, role and truncation counts). Warnings, not errors: a
+    /// file whose counts are off still reads, and the entries are what the viewer shows.
+    pub fn count_mismatches(&self) -> Vec<String> {
+        let m = &self.manifest;
+        let count = |f: &dyn Fn(&ArgEntry) -> bool| m.args.iter().filter(|e| f(e)).count() as u64;
+        let counts = [
+            ("total_args", m.total_args, m.args.len() as u64, "entries"),
+            (
+                "before_dispatch",
+                m.before_dispatch,
+                count(&|e| e.stage == "before_dispatch"),
+                "entries with stage before_dispatch",
+            ),
+            (
+                "after_completion",
+                m.after_completion,
+                count(&|e| e.stage == "after_completion"),
+                "entries with stage after_completion",
+            ),
+            (
+                "input_args",
+                m.input_args,
+                count(&|e| e.role == "input"),
+                "entries with role input",
+            ),
+            (
+                "output_args",
+                m.output_args,
+                count(&|e| e.role == "output"),
+                "entries with role output",
+            ),
+            (
+                "inout_args",
+                m.inout_args,
+                count(&|e| e.role == "inout"),
+                "entries with role inout",
+            ),
+            (
+                "truncated_args",
+                m.truncated_args,
+                count(&|e| e.truncated),
+                "entries with truncated: true",
+            ),
+        ];
+        counts
+            .into_iter()
+            .filter(|(_, said, found, _)| said != found)
+            .map(|(key, said, found, what)| {
+                format!(
+                    "{}: {key} is {said} but args has {found} {what}",
+                    self.dir.join(JSON_FILE).display()
+                )
+            })
+            .collect()
+    }
+
     /// The payload bytes of `e` (empty when it has none).
     pub fn payload(&self, e: &ArgEntry) -> Result<Vec<u8>, ReadError> {
         use std::io::{Read, Seek, SeekFrom};
@@ -310,9 +494,15 @@ impl ArgsDump {
             path: bin.clone(),
             source,
         };
+        regular_file(bin)?;
         let mut f = std::fs::File::open(bin).map_err(io)?;
         // Sizes come from the manifest: check them against the file before allocating.
-        let len = f.metadata().map_err(io)?.len();
+        let meta = f.metadata().map_err(io)?;
+        if !meta.is_file() {
+            // Replaced between the check and the open.
+            regular_file(bin)?;
+        }
+        let len = meta.len();
         if e.bin_offset.checked_add(e.bin_size).is_none_or(|end| end > len) {
             return Err(ReadError::Invalid {
                 path: bin.clone(),
@@ -323,21 +513,54 @@ impl ArgsDump {
             });
         }
         f.seek(SeekFrom::Start(e.bin_offset)).map_err(io)?;
-        let mut out = vec![0u8; e.bin_size as usize];
-        f.read_exact(&mut out).map_err(io)?;
+        let mut out = payload_buffer(bin, e, e.bin_size)?;
+        f.take(e.bin_size).read_to_end(&mut out).map_err(io)?;
+        if out.len() as u64 != e.bin_size {
+            return Err(io(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the payload of task {} arg {} ends after {} of its {} bytes",
+                    e.task_id,
+                    e.arg_index,
+                    out.len(),
+                    e.bin_size
+                ),
+            )));
+        }
         Ok(out)
     }
 }
 
-/// Bytes per element of a dtype name (`None` for an unknown one). FP8/FP4 are one byte.
+/// Bytes per element of a dtype name (`None` for an unknown one, and for FP4E2M1, whose
+/// elements may be packed two to a byte). FP8 (the original's FP8E4M3FN, FP8E8M0) are one byte.
 pub fn dtype_size(dtype: &str) -> Option<usize> {
     Some(match dtype.to_ascii_uppercase().as_str() {
         "FLOAT32" | "INT32" | "UINT32" => 4,
         "FLOAT16" | "BFLOAT16" | "INT16" | "UINT16" => 2,
-        "INT8" | "UINT8" | "BOOL" | "FP8E4M3FN" | "FP8E8M0" | "FP4E2M1" => 1,
+        "INT8" | "UINT8" | "BOOL" | "FP8E4M3FN" | "FP8E8M0" => 1,
         "INT64" | "UINT64" => 8,
         _ => return None,
     })
+}
+
+/// True when the elements of a dtype decode to numbers ([`element`]): not for an unknown
+/// dtype nor for the original's FP8/FP4 ones, which the viewers show as bytes.
+pub fn decodes(dtype: &str) -> bool {
+    matches!(
+        dtype.to_ascii_uppercase().as_str(),
+        "FLOAT32"
+            | "FLOAT16"
+            | "BFLOAT16"
+            | "INT8"
+            | "INT16"
+            | "INT32"
+            | "INT64"
+            | "UINT8"
+            | "UINT16"
+            | "UINT32"
+            | "UINT64"
+            | "BOOL"
+    )
 }
 
 fn f16_to_f64(h: u16) -> f64 {
@@ -352,27 +575,127 @@ fn f16_to_f64(h: u16) -> f64 {
     }
 }
 
-/// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
-/// is unknown or the bytes end before it).
-pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
-    let size = dtype_size(dtype)?;
-    let b = bytes.get(k * size..(k + 1) * size)?;
-    let arr = |n: usize| -> [u8; 8] {
-        let mut a = [0u8; 8];
-        a[..n].copy_from_slice(&b[..n]);
-        a
-    };
-    let u = u64::from_le_bytes(arr(size));
+/// A decoded element or scalar: integer dtypes (and BOOL, 0/1) exactly, float dtypes as f64.
+/// Integers are never compared through f64 (which cannot tell 2^53 from 2^53 + 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// An integer dtype's value.
+    Int(i128),
+    /// A float dtype's value.
+    Float(f64),
+}
+
+impl Number {
+    /// The value as f64 (rounded for integers beyond 2^53).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Number {
+    type Err = String;
+    /// An integer when the text is one (exactly, up to i128), a float otherwise.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if let Ok(i) = t.parse::<i128>() {
+            return Ok(Number::Int(i));
+        }
+        t.parse::<f64>()
+            .map(Number::Float)
+            .map_err(|_| format!("{s:?} is not a number"))
+    }
+}
+
+/// Decodes the `size`-byte little-endian value `u` (its low bytes) of a decodable `dtype`.
+fn number_of_bits(dtype: &str, u: u64) -> Option<Number> {
+    use Number::{Float, Int};
     Some(match dtype.to_ascii_uppercase().as_str() {
-        "FLOAT32" => f64::from(f32::from_bits(u as u32)),
-        "FLOAT16" => f16_to_f64(u as u16),
-        "BFLOAT16" => f64::from(f32::from_bits((u as u32) << 16)),
-        "INT8" => f64::from(u as u8 as i8),
-        "INT16" => f64::from(u as u16 as i16),
-        "INT32" => f64::from(u as u32 as i32),
-        "INT64" => u as i64 as f64,
-        _ => u as f64,
+        "FLOAT32" => Float(f64::from(f32::from_bits(u as u32))),
+        "FLOAT16" => Float(f16_to_f64(u as u16)),
+        "BFLOAT16" => Float(f64::from(f32::from_bits((u as u32) << 16))),
+        "INT8" => Int(i128::from(u as u8 as i8)),
+        "INT16" => Int(i128::from(u as u16 as i16)),
+        "INT32" => Int(i128::from(u as u32 as i32)),
+        "INT64" => Int(i128::from(u as i64)),
+        "UINT8" | "BOOL" => Int(i128::from(u as u8)),
+        "UINT16" => Int(i128::from(u as u16)),
+        "UINT32" => Int(i128::from(u as u32)),
+        "UINT64" => Int(i128::from(u)),
+        _ => return None,
     })
+}
+
+/// Decodes element `k` of little-endian `bytes` holding `dtype` (`None` when the dtype does
+/// not decode, see [`decodes`], or the bytes end before it).
+pub fn number(dtype: &str, bytes: &[u8], k: usize) -> Option<Number> {
+    if !decodes(dtype) {
+        return None;
+    }
+    let size = dtype_size(dtype)?;
+    let b = bytes.get(k.checked_mul(size)?..(k + 1).checked_mul(size)?)?;
+    let mut a = [0u8; 8];
+    a[..size].copy_from_slice(b);
+    number_of_bits(dtype, u64::from_le_bytes(a))
+}
+
+/// Decodes element `k` of little-endian `bytes` holding `dtype` as f64 (`None` when the dtype
+/// does not decode, see [`decodes`], or the bytes end before it).
+pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
+    number(dtype, bytes, k).map(Number::as_f64)
+}
+
+/// A scalar entry's `value` decoded by its dtype: FLOAT32 as a float (the original writes NaN
+/// as `null`, ±inf as `"$Inf"` / `"-$Inf"`), integer dtypes exactly (a negative value or the
+/// raw u64 the original writes for the narrower ones, cut to the dtype's width), BOOL as 0/1,
+/// FLOAT16 / BFLOAT16 from their raw bits. `Ok(None)`: the entry has no value; `Err`: the value
+/// is not one of its dtype (or the dtype does not decode), with what was expected.
+pub fn scalar_number(e: &ArgEntry) -> Result<Option<Number>, String> {
+    use serde_json::Value;
+    let Some(v) = &e.value else {
+        return Ok(None);
+    };
+    let dtype = e.dtype.to_ascii_uppercase();
+    if !decodes(&dtype) {
+        return Err(format!("dtype {} of the scalar cannot be decoded", e.dtype));
+    }
+    let bad = |expected: &str| format!("value {v} is not a {dtype} value: expected {expected}");
+    match (dtype.as_str(), v) {
+        ("FLOAT32", Value::Null) => Ok(Some(Number::Float(f64::NAN))),
+        ("FLOAT32", Value::String(t)) if t == "$Inf" => Ok(Some(Number::Float(f64::INFINITY))),
+        ("FLOAT32", Value::String(t)) if t == "-$Inf" => Ok(Some(Number::Float(f64::NEG_INFINITY))),
+        ("FLOAT32", Value::Number(n)) => Ok(n.as_f64().map(Number::Float)),
+        ("FLOAT32", _) => Err(bad("a number, null (NaN), \"$Inf\" or \"-$Inf\"")),
+        ("BOOL", Value::Bool(b)) => Ok(Some(Number::Int(i128::from(*b)))),
+        (_, Value::Null) => Ok(None),
+        ("FLOAT16" | "BFLOAT16", Value::Number(n)) => match n.as_u64() {
+            Some(u) => Ok(number_of_bits(&dtype, u)),
+            None => n
+                .as_f64()
+                .map(|f| Some(Number::Float(f)))
+                .ok_or_else(|| bad("its raw bits or a number")),
+        },
+        (_, Value::Number(n)) => {
+            let bits = n.as_u64().or_else(|| n.as_i64().map(|i| i as u64));
+            match bits {
+                Some(u) => Ok(number_of_bits(&dtype, u)),
+                None => Err(bad("an integer")),
+            }
+        }
+        ("BOOL", _) => Err(bad("true, false or an integer")),
+        _ => Err(bad("an integer")),
+    }
 }
 
 /// The NumPy `descr` of a dtype name (`None` for the ones NumPy has no type for: bf16, fp8,
@@ -440,7 +763,88 @@ mod tests {
         assert_eq!(element("BFLOAT16", &[0x40, 0x40], 0), Some(3.0));
         assert_eq!(element("INT8", &[0xff], 0), Some(-1.0));
         assert_eq!(element("FLOAT32", &[0; 4], 1), None);
+        // The original's FP8/FP4 are bytes, not numbers; FP4's size is not known (packed).
+        assert_eq!(element("FP8E4M3FN", &[0x38], 0), None);
+        assert_eq!(element("FP8E8M0", &[0x7f], 0), None);
+        assert_eq!(element("FP4E2M1", &[0x38], 0), None);
+        assert_eq!(dtype_size("FP8E4M3FN"), Some(1));
+        assert_eq!(dtype_size("FP4E2M1"), None);
         assert_eq!(parse_task_id("0x0000000100000002"), Some(0x1_0000_0002));
+    }
+
+    fn scalar(dtype: &str, value: serde_json::Value) -> Result<Option<Number>, String> {
+        let mut e: ArgEntry = serde_json::from_str(
+            r#"{"task_id":"0x0","arg_index":0,"role":"input","stage":"before_dispatch","kind":"scalar",
+            "dtype":"UINT64"}"#,
+        )
+        .unwrap();
+        e.dtype = dtype.into();
+        e.value = Some(value);
+        scalar_number(&e)
+    }
+
+    /// Found by a review: scalars were compared as raw bits (FLOAT32 2.0 vs 2.25 printed
+    /// "this 1073741800 vs other 1074790400") and "$Inf" read as NaN.
+    #[test]
+    fn scalars_decode_by_dtype() {
+        use serde_json::json;
+        use Number::{Float, Int};
+        assert_eq!(scalar("FLOAT32", json!(2.25)), Ok(Some(Float(2.25))));
+        assert_eq!(scalar("FLOAT32", json!("$Inf")), Ok(Some(Float(f64::INFINITY))));
+        assert_eq!(
+            scalar("FLOAT32", json!("-$Inf")),
+            Ok(Some(Float(f64::NEG_INFINITY)))
+        );
+        assert!(matches!(scalar("FLOAT32", json!(null)), Ok(Some(Float(f))) if f.is_nan()));
+        assert_eq!(
+            scalar("FLOAT32", json!("abc")),
+            Err(
+                "value \"abc\" is not a FLOAT32 value: expected a number, null (NaN), \"$Inf\" or \"-$Inf\""
+                    .into()
+            )
+        );
+        assert_eq!(
+            scalar("UINT64", json!(4607182418800017409u64)),
+            Ok(Some(Int(4607182418800017409)))
+        );
+        assert_ne!(
+            scalar("UINT64", json!(4607182418800017408u64)),
+            scalar("UINT64", json!(4607182418800017409u64))
+        );
+        assert_eq!(scalar("INT32", json!(-7)), Ok(Some(Int(-7))));
+        assert_eq!(scalar("INT8", json!(255)), Ok(Some(Int(-1))));
+        assert_eq!(scalar("INT64", json!(u64::MAX)), Ok(Some(Int(-1))));
+        assert_eq!(scalar("BOOL", json!(true)), Ok(Some(Int(1))));
+        assert_eq!(scalar("FLOAT16", json!(0x3c00)), Ok(Some(Float(1.0))));
+        assert_eq!(scalar("UINT32", json!(null)), Ok(None));
+        assert_eq!(
+            scalar("UINT32", json!(1.5)),
+            Err("value 1.5 is not a UINT32 value: expected an integer".into())
+        );
+        assert_eq!(
+            scalar("FP8E4M3FN", json!(56)),
+            Err("dtype FP8E4M3FN of the scalar cannot be decoded".into())
+        );
+        assert_eq!("47".parse::<Number>(), Ok(Int(47)));
+        assert_eq!("0.5".parse::<Number>(), Ok(Float(0.5)));
+    }
+
+    #[test]
+    fn a_payload_buffer_too_large_for_memory_is_an_error() {
+        let e: ArgEntry = serde_json::from_str(
+            r#"{"task_id":"0x0000000000000001","arg_index":3,"role":"input","stage":"before_dispatch",
+            "dtype":"UINT8"}"#,
+        )
+        .unwrap();
+        let err = payload_buffer(Path::new("d/args.bin"), &e, 1 << 63).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "d/args.bin: the payload of task 0x0000000000000001 arg 3 (9223372036854775808 bytes) \
+                 cannot be held in memory: memory allocation failed"
+            ),
+            "{err}"
+        );
+        assert_eq!(payload_buffer(Path::new("x"), &e, 16).unwrap().capacity(), 16);
     }
 
     #[test]

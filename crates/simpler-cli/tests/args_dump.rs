@@ -236,3 +236,35 @@ fn the_viewer_defaults_to_the_newest_dump_under_outputs() {
         "after task 0x0000000100000003 output arg 2: equal (16384 elements)"
     );
 }
+
+/// Found by a review: `total_args: 999` over 18 entries was listed without a word. The listing
+/// still works (the original's files must read) and standard error names both numbers.
+#[test]
+fn the_viewer_warns_of_counts_that_disagree_with_the_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--dump-args=2",
+        "--output-prefix",
+        p.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = p.join("args_dump/args_dump.json");
+    let t = std::fs::read_to_string(&json)
+        .unwrap()
+        .replacen("\"total_args\":18,", "\"total_args\":999,", 1);
+    std::fs::write(&json, t).unwrap();
+    let list = simpler(&["dump-viewer", p.to_str().unwrap()]);
+    assert!(list.status.success(), "{}", text(&list.stderr));
+    assert_eq!(text(&list.stdout).lines().count(), 2 + 18);
+    assert!(
+        text(&list.stderr).contains(&format!(
+            "warning: {}: total_args is 999 but args has 18 entries",
+            json.display()
+        )),
+        "{}",
+        text(&list.stderr)
+    );
+}

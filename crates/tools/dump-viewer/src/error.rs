@@ -67,17 +67,21 @@ pub enum ErrorKind {
     /// The filters matched nothing.
     #[error("no entry matches the filters")]
     NoMatch,
-    /// A comparison was asked of a dtype that cannot be decoded.
-    #[error("dtype {dtype} cannot be decoded for a comparison")]
+    /// A comparison (or `--element` of a dtype without a known element size) was asked of a
+    /// dtype whose elements do not decode to numbers (unknown, or the original's FP8/FP4).
+    #[error("dtype {dtype} cannot be decoded for {what}")]
     Undecodable {
         /// The dtype.
         dtype: String,
+        /// What needed it decoded: `a comparison`, `--element`.
+        what: &'static str,
     },
     /// A comparison found nothing to compare.
     #[error("{0}")]
-    NothingToCompare(&'static str),
-    /// Comparisons found differences (the report says where).
-    #[error("{0} compared entries differ")]
+    NothingToCompare(String),
+    /// Comparisons found differences, incomplete (truncated) entries or entries missing in the
+    /// other dump (the report says where).
+    #[error("{0} compared entries differ, are incomplete or are missing")]
     Differs(u64),
     /// An export file could not be written.
     #[error(transparent)]

@@ -13,6 +13,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub use simpler_artifacts::args_dump::Number;
 use simpler_artifacts::args_dump::{self, ArgEntry, ArgsDump};
 
 /// The crate's error type.
@@ -65,9 +66,10 @@ pub struct Args {
     /// dump.
     #[arg(long, value_name = "OTHER_DIR")]
     pub diff_with: Option<PathBuf>,
-    /// Compare every element of the matched tensors with this value.
-    #[arg(long, value_name = "VALUE")]
-    pub expect: Option<f64>,
+    /// Compare every element of the matched tensors, and the value of the matched scalars, with
+    /// this value (an integer is compared exactly with integer dtypes).
+    #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
+    pub expect: Option<Number>,
     /// Absolute tolerance of the comparisons.
     #[arg(long, default_value_t = 0.0)]
     pub atol: f64,
@@ -103,6 +105,16 @@ pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
 /// Reads a dump folder.
 pub fn open(dir: &Path) -> Result<ArgsDump, Error> {
     args_dump::read_dir(dir).map_err(|e| ErrorKind::Read(e).into())
+}
+
+/// Reads a dump folder and warns on standard error of the top-level counts that disagree with
+/// its entries.
+fn open_warning(dir: &Path) -> Result<ArgsDump, Error> {
+    let dump = open(dir)?;
+    for w in dump.count_mismatches() {
+        eprintln!("warning: {w}");
+    }
+    Ok(dump)
 }
 
 /// The entries `args` selects (indices into the manifest's list).
@@ -238,6 +250,9 @@ pub fn list(dump: &ArgsDump, hits: &[usize], out: &mut impl Write) -> io::Result
 
 /// The elements of an entry's payload as f64 (`None` for an unknown dtype).
 pub fn decode(dump: &ArgsDump, e: &ArgEntry) -> Result<Option<Vec<f64>>, Error> {
+    if !args_dump::decodes(&e.dtype) {
+        return Ok(None);
+    }
     let bytes = dump.payload(e).map_err(ErrorKind::Read)?;
     let Some(size) = args_dump::dtype_size(&e.dtype) else {
         return Ok(None);
@@ -327,7 +342,7 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
         return w(writeln!(out, "  value: {v}"));
     }
     let Some(vals) = decode(dump, e)? else {
-        return w(writeln!(out, "  (dtype {} cannot be decoded)", e.dtype));
+        return bytes(dump, e, element, out);
     };
     if vals.is_empty() {
         return w(writeln!(out, "  (no data)"));
@@ -359,6 +374,51 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
             show(0..HEAD_TAIL),
             vals.len() - 2 * HEAD_TAIL,
             show(vals.len() - HEAD_TAIL..vals.len())
+        ))
+    }
+}
+
+/// The values of an entry whose dtype does not decode (unknown, or the original's FP8/FP4):
+/// its payload bytes in hex, as the original's viewer shows them; `element` picks one element's
+/// bytes when the dtype's size is known.
+fn bytes(dump: &ArgsDump, e: &ArgEntry, element: Option<&str>, out: &mut impl Write) -> Result<(), Error> {
+    let w = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
+    let data = dump.payload(e).map_err(ErrorKind::Read)?;
+    if data.is_empty() {
+        return w(writeln!(out, "  (no data)"));
+    }
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
+    if let Some(spec) = element {
+        let Some(size) = args_dump::dtype_size(&e.dtype) else {
+            return Err(ErrorKind::Undecodable {
+                dtype: e.dtype.clone(),
+                what: "--element",
+            }
+            .into());
+        };
+        let k = parse_element(spec, &e.shape)?;
+        let len = (data.len() / size) as u64;
+        if k >= len {
+            return Err(ErrorKind::ElementOutOfRange { element: k, len }.into());
+        }
+        let at = k as usize * size;
+        return w(writeln!(
+            out,
+            "  element {:?} (flat {k}) = bytes {}",
+            unravel(&e.shape, k),
+            hex(&data[at..at + size])
+        ));
+    }
+    let note = format!("(dtype {} is not decoded: bytes in hex)", e.dtype);
+    if data.len() <= 2 * HEAD_TAIL {
+        w(writeln!(out, "  {note} [{}]", hex(&data)))
+    } else {
+        w(writeln!(
+            out,
+            "  {note} [{}, ... {} more bytes ..., {}]",
+            hex(&data[..HEAD_TAIL]),
+            data.len() - 2 * HEAD_TAIL,
+            hex(&data[data.len() - HEAD_TAIL..])
         ))
     }
 }
@@ -460,15 +520,20 @@ fn npy_item(descr: &str) -> usize {
     descr[2..].parse().unwrap_or(1)
 }
 
+/// The bits a scalar exports as: its decoded value in its dtype's encoding (a FLOAT32 `"$Inf"`
+/// is inf, `null` NaN), else the raw value as written (FLOAT16 / BFLOAT16 raw bits), else 0.
 fn scalar_bits(e: &ArgEntry) -> u64 {
-    match &e.value {
-        Some(v) if e.dtype == "FLOAT32" => u64::from((v.as_f64().unwrap_or(f64::NAN) as f32).to_bits()),
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_i64().map(|x| x as u64))
-            .or_else(|| v.as_bool().map(u64::from))
-            .unwrap_or(0),
-        None => 0,
+    match (e.dtype.as_str(), args_dump::scalar_number(e)) {
+        ("FLOAT32", Ok(Some(x))) => u64::from((x.as_f64() as f32).to_bits()),
+        (_, Ok(Some(Number::Int(i)))) => i as u64,
+        _ => match &e.value {
+            Some(v) => v
+                .as_u64()
+                .or_else(|| v.as_i64().map(|x| x as u64))
+                .or_else(|| v.as_bool().map(u64::from))
+                .unwrap_or(0),
+            None => 0,
+        },
     }
 }
 
@@ -480,28 +545,45 @@ pub struct Comparison {
     /// Elements that differ by more than the tolerance.
     pub differing: u64,
     /// The first differing element: flat index, left value, right value.
-    pub first: Option<(u64, f64, f64)>,
+    pub first: Option<(u64, Number, Number)>,
     /// Largest absolute difference.
     pub max_abs: f64,
     /// The lists have different lengths.
     pub length_mismatch: Option<(u64, u64)>,
 }
 
-/// Compares `a` with `b` element by element (NaN equals NaN).
-pub fn compare(a: &[f64], b: &[f64], atol: f64) -> Comparison {
+/// The absolute difference of `x` and `y` when it is more than `atol` (`None`: equal within
+/// the tolerance; NaN equals NaN, inf equals inf). Two integers are compared exactly.
+fn difference(x: Number, y: Number, atol: f64) -> Option<f64> {
+    if let (Number::Int(a), Number::Int(b)) = (x, y) {
+        let d = a.abs_diff(b);
+        return (d != 0 && d as f64 > atol).then_some(d as f64);
+    }
+    let (a, b) = (x.as_f64(), y.as_f64());
+    let d = (a - b).abs();
+    (!(a == b || (a.is_nan() && b.is_nan()) || d <= atol)).then_some(d)
+}
+
+/// Compares `la` elements `a(k)` with `lb` elements `b(k)`, the shorter length of them.
+fn compare_by(
+    la: usize,
+    lb: usize,
+    a: impl Fn(usize) -> Number,
+    b: impl Fn(usize) -> Number,
+    atol: f64,
+) -> Comparison {
     let mut c = Comparison {
-        compared: a.len().min(b.len()) as u64,
+        compared: la.min(lb) as u64,
         differing: 0,
         first: None,
         max_abs: 0.0,
-        length_mismatch: (a.len() != b.len()).then_some((a.len() as u64, b.len() as u64)),
+        length_mismatch: (la != lb).then_some((la as u64, lb as u64)),
     };
-    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let same = (x.is_nan() && y.is_nan()) || (x - y).abs() <= atol;
-        if !same {
+    for k in 0..la.min(lb) {
+        let (x, y) = (a(k), b(k));
+        if let Some(d) = difference(x, y, atol) {
             c.differing += 1;
             c.first.get_or_insert((k as u64, x, y));
-            let d = (x - y).abs();
             if d > c.max_abs || d.is_nan() {
                 c.max_abs = d;
             }
@@ -510,48 +592,231 @@ pub fn compare(a: &[f64], b: &[f64], atol: f64) -> Comparison {
     c
 }
 
+/// Compares `a` with `b` element by element (NaN equals NaN).
+pub fn compare(a: &[f64], b: &[f64], atol: f64) -> Comparison {
+    compare_by(
+        a.len(),
+        b.len(),
+        |k| Number::Float(a[k]),
+        |k| Number::Float(b[k]),
+        atol,
+    )
+}
+
+fn fmt_number(dtype: &str, x: Number) -> String {
+    match x {
+        Number::Int(i) => i.to_string(),
+        Number::Float(f) => fmt_value(dtype, f),
+    }
+}
+
+/// What one entry gives a comparison.
+enum Data {
+    /// Nothing to compare, and why (`no data (bin_size 0)`, `DATA OVERWRITTEN`, ...).
+    Missing(&'static str),
+    /// A scalar's decoded value.
+    Scalar(Number),
+    /// A tensor's kept payload.
+    Tensor(Kept),
+}
+
+/// A tensor's kept payload.
+struct Kept {
+    dtype: String,
+    bytes: Vec<u8>,
+    /// Elements kept.
+    len: usize,
+    /// Elements of the argument.
+    numel: u64,
+    truncated: bool,
+}
+
+impl Kept {
+    fn get(&self, k: usize) -> Number {
+        args_dump::number(&self.dtype, &self.bytes, k).unwrap_or(Number::Float(f64::NAN))
+    }
+    /// `kept K of N elements (truncated)` when truncated.
+    fn incomplete(&self) -> Option<String> {
+        self.truncated
+            .then(|| format!("kept {} of {} elements (truncated)", self.len, self.numel))
+    }
+}
+
+/// The data of entry `i` (`e`) for a comparison: an entry without data says so; a dtype that
+/// does not decode is [`ErrorKind::Undecodable`], a scalar value that is not one of its dtype
+/// [`ErrorKind::BadEntry`].
+fn data_of(dump: &ArgsDump, i: usize, e: &ArgEntry) -> Result<Data, Error> {
+    if e.overwritten {
+        return Ok(Data::Missing("DATA OVERWRITTEN (host too slow)"));
+    }
+    if e.is_scalar() {
+        if !args_dump::decodes(&e.dtype) {
+            return Err(ErrorKind::Undecodable {
+                dtype: e.dtype.clone(),
+                what: "a comparison",
+            }
+            .into());
+        }
+        return match args_dump::scalar_number(e) {
+            Ok(Some(x)) => Ok(Data::Scalar(x)),
+            Ok(None) => Ok(Data::Missing("no value")),
+            Err(what) => Err(ErrorKind::BadEntry { index: i, what }.into()),
+        };
+    }
+    if e.bin_size == 0 {
+        return Ok(Data::Missing("no data (bin_size 0)"));
+    }
+    let size = match args_dump::dtype_size(&e.dtype) {
+        Some(size) if args_dump::decodes(&e.dtype) => size,
+        _ => {
+            return Err(ErrorKind::Undecodable {
+                dtype: e.dtype.clone(),
+                what: "a comparison",
+            }
+            .into())
+        }
+    };
+    let bytes = dump.payload(e).map_err(ErrorKind::Read)?;
+    Ok(Data::Tensor(Kept {
+        dtype: e.dtype.clone(),
+        len: bytes.len() / size,
+        bytes,
+        numel: e.elements(),
+        truncated: e.truncated,
+    }))
+}
+
+/// How a comparison of two entries (or one and a value) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Compared and equal.
+    Equal,
+    /// Compared and different, incomplete (truncated), or of different kinds.
+    Fails,
+    /// Not compared: a side has no data.
+    NotCompared,
+}
+
+/// Compares `a` with `b` and writes one line under `head`: `names` are how the report calls
+/// each side, `where_` how it says which side has no data.
+fn compare_data(
+    head: &str,
+    e: &ArgEntry,
+    a: &Data,
+    b: &Data,
+    (names, where_): ((&str, &str), (&str, &str)),
+    atol: f64,
+    out: &mut impl Write,
+) -> io::Result<Outcome> {
+    let missing: Vec<String> = [(a, where_.0), (b, where_.1)]
+        .iter()
+        .filter_map(|(d, w)| match d {
+            Data::Missing(why) => Some(format!("{why}{w}")),
+            _ => None,
+        })
+        .collect();
+    if !missing.is_empty() {
+        writeln!(out, "{head}: {}; not compared", missing.join("; "))?;
+        return Ok(Outcome::NotCompared);
+    }
+    match (a, b) {
+        (Data::Scalar(x), Data::Scalar(y)) => {
+            match difference(*x, *y, atol) {
+                None => writeln!(out, "{head}: equal (scalar {})", fmt_number(&e.dtype, *x))?,
+                Some(d) => {
+                    writeln!(
+                        out,
+                        "{head}: DIFFERS: scalar {} {} vs {} {}; |diff| {d}",
+                        names.0,
+                        fmt_number(&e.dtype, *x),
+                        names.1,
+                        fmt_number(&e.dtype, *y)
+                    )?;
+                    return Ok(Outcome::Fails);
+                }
+            }
+            Ok(Outcome::Equal)
+        }
+        (Data::Tensor(x), Data::Tensor(y)) => {
+            let c = compare_by(x.len, y.len, |k| x.get(k), |k| y.get(k), atol);
+            let cut: Vec<String> = [(x, names.0), (y, names.1)]
+                .iter()
+                .filter_map(|(t, n)| {
+                    t.incomplete()
+                        .map(|s| if n.is_empty() { s } else { format!("{n} {s}") })
+                })
+                .collect();
+            if !cut.is_empty() {
+                let kept = match c.first {
+                    None => format!("the {} elements compared are equal", c.compared),
+                    Some(first) => differs_text(e, &c, first, names),
+                };
+                writeln!(out, "{head}: INCOMPLETE: {}; {kept}", cut.join(", "))?;
+                return Ok(Outcome::Fails);
+            }
+            describe(head, e, &c, names, out)
+        }
+        (x, _) => {
+            let kind = |d: &Data| {
+                if matches!(d, Data::Scalar(_)) {
+                    "scalar"
+                } else {
+                    "tensor"
+                }
+            };
+            writeln!(
+                out,
+                "{head}: DIFFERENT KINDS: {} {} vs {} {}",
+                names.0,
+                kind(x),
+                names.1,
+                kind(b)
+            )?;
+            Ok(Outcome::Fails)
+        }
+    }
+}
+
+fn differs_text(
+    e: &ArgEntry,
+    c: &Comparison,
+    (k, x, y): (u64, Number, Number),
+    names: (&str, &str),
+) -> String {
+    format!(
+        "DIFFERS in {} of {} elements; first at {:?} (flat {k}): {} {} vs {} {}; max |diff| {}",
+        c.differing,
+        c.compared,
+        unravel(&e.shape, k),
+        names.0,
+        fmt_number(&e.dtype, x),
+        names.1,
+        fmt_number(&e.dtype, y),
+        c.max_abs
+    )
+}
+
 fn describe(
-    label: &str,
+    head: &str,
     e: &ArgEntry,
     c: &Comparison,
     names: (&str, &str),
     out: &mut impl Write,
-) -> io::Result<bool> {
-    let head = format!("{label} task {} {} arg {}", e.task_id, e.role, e.arg_index);
+) -> io::Result<Outcome> {
     if let Some((la, lb)) = c.length_mismatch {
         writeln!(out, "{head}: DIFFERENT LENGTHS {la} vs {lb} elements")?;
     }
     match c.first {
         None if c.length_mismatch.is_none() => {
             writeln!(out, "{head}: equal ({} elements)", c.compared)?;
-            Ok(false)
+            Ok(Outcome::Equal)
         }
-        None => Ok(true),
-        Some((k, x, y)) => {
-            writeln!(
-                out,
-                "{head}: DIFFERS in {} of {} elements; first at {:?} (flat {k}): {} {} vs {} {}; max |diff| {}",
-                c.differing,
-                c.compared,
-                unravel(&e.shape, k),
-                names.0,
-                fmt_value(&e.dtype, x),
-                names.1,
-                fmt_value(&e.dtype, y),
-                c.max_abs
-            )?;
-            Ok(true)
+        None => Ok(Outcome::Fails),
+        Some(first) => {
+            writeln!(out, "{head}: {}", differs_text(e, c, first, names))?;
+            Ok(Outcome::Fails)
         }
     }
-}
-
-fn values_of(dump: &ArgsDump, e: &ArgEntry) -> Result<Vec<f64>, Error> {
-    decode(dump, e)?.ok_or_else(|| {
-        ErrorKind::Undecodable {
-            dtype: e.dtype.clone(),
-        }
-        .into()
-    })
 }
 
 /// The entries by (task, stage, arg, role), first one kept: the diffs look each pair up in
@@ -566,7 +831,29 @@ fn entry_index(all: &[ArgEntry]) -> std::collections::HashMap<(Option<u64>, &str
     index
 }
 
-/// BEFORE vs AFTER of every matched inout; returns (pairs compared, pairs that differ).
+/// Counts of a comparison command: entries compared, entries that did not pass.
+#[derive(Default)]
+struct Tally {
+    compared: u64,
+    failed: u64,
+}
+
+impl Tally {
+    fn add(&mut self, o: Outcome) {
+        match o {
+            Outcome::Equal => self.compared += 1,
+            Outcome::Fails => {
+                self.compared += 1;
+                self.failed += 1;
+            }
+            Outcome::NotCompared => {}
+        }
+    }
+}
+
+/// BEFORE vs AFTER of every matched inout; returns (pairs compared, pairs that differ or are
+/// incomplete). A pair where a side has no data is reported and not compared; none compared
+/// at all is [`ErrorKind::NothingToCompare`].
 pub fn diff_inout(
     dump: &ArgsDump,
     hits: &[usize],
@@ -575,7 +862,8 @@ pub fn diff_inout(
 ) -> Result<(u64, u64), Error> {
     let all = &dump.manifest.args;
     let index = entry_index(all);
-    let (mut pairs, mut differ) = (0, 0);
+    let mut t = Tally::default();
+    let mut pairs = 0;
     let mut seen = std::collections::BTreeSet::new();
     for &i in hits {
         let e = &all[i];
@@ -585,28 +873,44 @@ pub fn diff_inout(
         let find = |stage: &str| {
             index
                 .get(&(e.task_number(), stage, e.arg_index, "inout"))
-                .map(|&j| &all[j])
+                .copied()
         };
         let (Some(b), Some(a)) = (find("before_dispatch"), find("after_completion")) else {
             continue;
         };
-        let c = compare(&values_of(dump, b)?, &values_of(dump, a)?, atol);
         pairs += 1;
-        if describe("inout", e, &c, ("before", "after"), out).map_err(ErrorKind::Output)? {
-            differ += 1;
-        }
+        let head = format!("inout task {} {} arg {}", e.task_id, e.role, e.arg_index);
+        let o = compare_data(
+            &head,
+            e,
+            &data_of(dump, b, &all[b])?,
+            &data_of(dump, a, &all[a])?,
+            (("before", "after"), (" before", " after")),
+            atol,
+            out,
+        )
+        .map_err(ErrorKind::Output)?;
+        t.add(o);
     }
     if pairs == 0 {
         return Err(ErrorKind::NothingToCompare(
-            "no inout argument with both a before and an after entry among the matched entries",
+            "no inout argument with both a before and an after entry among the matched entries".into(),
         )
         .into());
     }
-    Ok((pairs, differ))
+    if t.compared == 0 {
+        return Err(ErrorKind::NothingToCompare(format!(
+            "nothing compared: none of the {pairs} inout pairs has data at both stages"
+        ))
+        .into());
+    }
+    Ok((t.compared, t.failed))
 }
 
 /// The matched entries against the same (task, stage, arg, role) of `other`; returns (pairs
-/// compared, pairs that differ or are missing in `other`).
+/// compared, pairs that differ, are incomplete or are missing in `other`). A pair where a side
+/// has no data is reported and not compared; nothing compared and nothing missing is
+/// [`ErrorKind::NothingToCompare`].
 pub fn diff_with(
     dump: &ArgsDump,
     other: &ArgsDump,
@@ -614,60 +918,104 @@ pub fn diff_with(
     atol: f64,
     out: &mut impl Write,
 ) -> Result<(u64, u64), Error> {
-    let (mut pairs, mut differ) = (0, 0);
+    let mut t = Tally::default();
     let index = entry_index(&other.manifest.args);
     for &i in hits {
         let e = &dump.manifest.args[i];
         let twin = index
             .get(&(e.task_number(), e.stage.as_str(), e.arg_index, e.role.as_str()))
-            .map(|&j| &other.manifest.args[j]);
-        let label = short_stage(e);
-        let Some(t) = twin else {
-            writeln!(
-                out,
-                "{label} task {} {} arg {}: MISSING in the other dump",
-                e.task_id, e.role, e.arg_index
-            )
-            .map_err(ErrorKind::Output)?;
-            differ += 1;
+            .copied();
+        let head = format!(
+            "{} task {} {} arg {}",
+            short_stage(e),
+            e.task_id,
+            e.role,
+            e.arg_index
+        );
+        let Some(j) = twin else {
+            writeln!(out, "{head}: MISSING in the other dump").map_err(ErrorKind::Output)?;
+            t.failed += 1;
             continue;
         };
-        pairs += 1;
-        let c = if e.is_scalar() {
-            let (x, y) = (scalar_bits(e) as f64, scalar_bits(t) as f64);
-            compare(&[x], &[y], atol)
-        } else {
-            compare(&values_of(dump, e)?, &values_of(other, t)?, atol)
-        };
-        if describe(label, e, &c, ("this", "other"), out).map_err(ErrorKind::Output)? {
-            differ += 1;
-        }
+        let o = compare_data(
+            &head,
+            e,
+            &data_of(dump, i, e)?,
+            &data_of(other, j, &other.manifest.args[j])?,
+            (("this", "other"), (" in this dump", " in the other dump")),
+            atol,
+            out,
+        )
+        .map_err(ErrorKind::Output)?;
+        t.add(o);
     }
-    Ok((pairs, differ))
+    if t.compared == 0 && t.failed == 0 {
+        return Err(ErrorKind::NothingToCompare(format!(
+            "nothing compared: none of the {} matched entries has data in both dumps",
+            hits.len()
+        ))
+        .into());
+    }
+    Ok((t.compared, t.failed))
 }
 
-/// Every matched tensor against `value`; returns (tensors compared, tensors that differ).
+/// Every matched entry against `value`: each element of a tensor, a scalar's decoded value;
+/// returns (entries compared, entries that differ or are incomplete). An entry without data is
+/// reported and not compared; none compared is [`ErrorKind::NothingToCompare`].
 pub fn expect(
     dump: &ArgsDump,
     hits: &[usize],
-    value: f64,
+    value: Number,
     atol: f64,
     out: &mut impl Write,
 ) -> Result<(u64, u64), Error> {
-    let (mut n, mut differ) = (0, 0);
+    let mut t = Tally::default();
     for &i in hits {
         let e = &dump.manifest.args[i];
-        if e.is_scalar() {
-            continue;
-        }
-        let vals = values_of(dump, e)?;
-        let c = compare(&vals, &vec![value; vals.len()], atol);
-        n += 1;
-        if describe(short_stage(e), e, &c, ("got", "expected"), out).map_err(ErrorKind::Output)? {
-            differ += 1;
-        }
+        let head = format!(
+            "{} task {} {} arg {}",
+            short_stage(e),
+            e.task_id,
+            e.role,
+            e.arg_index
+        );
+        let a = data_of(dump, i, e)?;
+        let o = match &a {
+            Data::Tensor(x) => {
+                let c = compare_by(x.len, x.len, |k| x.get(k), |_| value, atol);
+                match x.incomplete() {
+                    Some(cut) => {
+                        let kept = match c.first {
+                            None => format!("the {} elements compared are equal", c.compared),
+                            Some(first) => differs_text(e, &c, first, ("got", "expected")),
+                        };
+                        writeln!(out, "{head}: INCOMPLETE: {cut}; {kept}").map_err(ErrorKind::Output)?;
+                        Outcome::Fails
+                    }
+                    None => describe(&head, e, &c, ("got", "expected"), out).map_err(ErrorKind::Output)?,
+                }
+            }
+            _ => compare_data(
+                &head,
+                e,
+                &a,
+                &Data::Scalar(value),
+                (("got", "expected"), ("", "")),
+                atol,
+                out,
+            )
+            .map_err(ErrorKind::Output)?,
+        };
+        t.add(o);
     }
-    Ok((n, differ))
+    if t.compared == 0 {
+        return Err(ErrorKind::NothingToCompare(format!(
+            "nothing compared: none of the {} matched entries has data",
+            hits.len()
+        ))
+        .into());
+    }
+    Ok((t.compared, t.failed))
 }
 
 /// Runs `simpler dump-viewer`, writing to standard output.
@@ -680,7 +1028,7 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// [`ErrorKind::Differs`].
 pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
     let dir = locate(args.dir.as_deref())?;
-    let dump = open(&dir)?;
+    let dump = open_warning(&dir)?;
     // The run's manifest says whether the dump is its run's, and whether that run completed.
     if let Some(w) = simpler_artifacts::manifest::check(&dump.dir.join(args_dump::JSON_FILE)) {
         eprintln!("warning: {w}");
@@ -723,7 +1071,7 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         differ += diff_inout(&dump, &hits, args.atol, out)?.1;
     }
     if let Some(other) = &args.diff_with {
-        let other = open(&locate(Some(other))?)?;
+        let other = open_warning(&locate(Some(other))?)?;
         differ += diff_with(&dump, &other, &hits, args.atol, out)?.1;
     }
     if let Some(v) = args.expect {

@@ -329,7 +329,7 @@ fn a_wrong_kernel_shows_its_first_wrong_element() {
         dir: Some(bad.path().to_path_buf()),
         task: Some(F_TASK.into()),
         role: Some("output".into()),
-        expect: Some(47.0),
+        expect: Some("47".parse().unwrap()),
         format: "npy".into(),
         ..Args::default()
     };

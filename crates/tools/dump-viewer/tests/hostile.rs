@@ -76,11 +76,19 @@ fn a_bin_file_that_is_a_path_is_refused() {
     }
 }
 
+/// One UINT8 tensor entry of `n` elements, `bin_size` n, at `offset`.
+fn bytes_entry(offset: u64, n: u64) -> String {
+    format!(
+        r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"UINT8","shape":[{n}],"bin_offset":{offset},"bin_size":{n}}}"#
+    )
+}
+
 #[test]
 fn a_payload_past_the_end_of_args_bin_is_an_error_not_an_allocation() {
     for (offset, size) in [(0, 1u64 << 60), (8, 16), (u64::MAX, 2)] {
         let dir = tempfile::tempdir().unwrap();
-        manifest(dir.path(), "args.bin", "0x0000000000000000", offset, size);
+        manifest_with(dir.path(), "args.bin", &bytes_entry(offset, size));
         let e = export(dir.path()).unwrap_err();
         match e.kind() {
             ErrorKind::Read(ReadError::Invalid { message, .. }) => {
@@ -159,5 +167,483 @@ fn a_dump_its_run_did_not_finish_is_listed_with_a_warning() {
     assert!(
         out.contains("WARNING: the dump is incomplete: args_dump.json says complete: false"),
         "{out}"
+    );
+}
+
+/// The reader's message for the manifest of the one FLOAT32 entry of shape `shape`, `bin_size`
+/// and `truncated` (`Ok` when it reads).
+fn bin_size_check(shape: &str, bin_size: u64, truncated: bool) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(
+        dir.path(),
+        "args.bin",
+        &format!(
+            r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FLOAT32","shape":{shape},"bin_offset":0,"bin_size":{bin_size},"truncated":{truncated}}}"#
+        ),
+    );
+    match viewer::open(&dir.path().join("args_dump")) {
+        Ok(_) => Ok(()),
+        Err(e) => match e.kind() {
+            ErrorKind::Read(ReadError::Invalid { message, .. }) => Err(message.clone()),
+            other => panic!("{other:?}"),
+        },
+    }
+}
+
+/// Found by a review: a `bin_size` that was not the tensor's bytes (half of them, an odd count,
+/// 2 GiB for 16384 f32) was read and compared as if it were.
+#[test]
+fn a_bin_size_that_is_not_the_tensors_bytes_is_refused() {
+    assert_eq!(bin_size_check("[4]", 16, false), Ok(()));
+    assert_eq!(bin_size_check("[4]", 0, false), Ok(()));
+    assert_eq!(bin_size_check("[4]", 8, true), Ok(()));
+    assert_eq!(
+        bin_size_check("[4]", 8, false),
+        Err(
+            "args[0]: bin_size 8 does not match numel 4 × 4 bytes (FLOAT32) = 16: expected 0, 16, \
+             or less with truncated: true (truncated is false)"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[2, 2]", 15, false),
+        Err(
+            "args[0]: bin_size 15 does not match numel 4 × 4 bytes (FLOAT32) = 16: expected 0, 16, \
+             or less with truncated: true (truncated is false)"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[1]", 16, true),
+        Err(
+            "args[0]: bin_size 16 does not match numel 1 × 4 bytes (FLOAT32) = 4: expected 0, 4, \
+             or less with truncated: true"
+                .into()
+        )
+    );
+    assert_eq!(
+        bin_size_check("[1099511627776, 1099511627776]", 16, false),
+        Err("args[0]: the element count of shape [1099511627776, 1099511627776] overflows u64".into())
+    );
+    assert_eq!(
+        bin_size_check("[4611686018427387904]", 16, false),
+        Err("args[0]: numel 4611686018427387904 × 4 bytes (FLOAT32) overflows u64".into())
+    );
+}
+
+/// Found by a review: `bin_file: null` left every payload empty, so a comparison saw 0 elements.
+#[test]
+fn a_payload_without_a_payload_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let json = dir.path().join("args_dump/args_dump.json");
+    let text = fs::read_to_string(&json)
+        .unwrap()
+        .replace(r#""bin_file":"args.bin""#, r#""bin_file":null"#);
+    fs::write(&json, text).unwrap();
+    match viewer::open(&dir.path().join("args_dump")).unwrap_err().kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert_eq!(
+            message,
+            "args[0]: bin_size 16 but bin_file is null: an entry of a dump without a payload file has bin_size 0"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Found by a review: an 8 TiB `bin_size` over a sparse 8 TiB `args.bin` aborted the process
+/// ("memory allocation of 8796093022208 bytes failed"). Skipped where the file system cannot
+/// hold such a sparse file, or where the kernel grants any allocation (overcommit 1).
+#[test]
+fn a_huge_payload_over_a_sparse_file_is_an_error_not_an_abort() {
+    let n = 1u64 << 43;
+    if fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|s| s.trim() == "1") {
+        eprintln!("SKIPPED: vm.overcommit_memory is 1, an 8 TiB allocation would be granted");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(dir.path(), "args.bin", &bytes_entry(0, n));
+    let bin = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("args_dump/args.bin"))
+        .unwrap();
+    if let Err(e) = bin.set_len(n) {
+        eprintln!("SKIPPED: the file system holds no sparse file of {n} bytes: {e}");
+        return;
+    }
+    let e = export(dir.path()).unwrap_err();
+    match e.kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert!(
+            message.starts_with(
+                "the payload of task 0x0000000000000000 arg 0 (8796093022208 bytes) cannot be held in memory: "
+            ),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Runs `f` on another thread and fails the test when it takes more than 20 s (a FIFO blocks
+/// `open` forever).
+fn within_20s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .expect("still blocked after 20 s")
+}
+
+fn mkfifo(path: &Path) {
+    let _ = fs::remove_file(path);
+    let ok = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+/// Found by a review: a FIFO named args.bin (or args_dump.json) blocked the viewer in `open`
+/// forever.
+#[test]
+fn a_fifo_in_place_of_a_dump_file_is_refused_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let bin = dir.path().join("args_dump/args.bin");
+    mkfifo(&bin);
+    let d = dir.path().to_path_buf();
+    let e = within_20s(move || export(&d).unwrap_err().to_string());
+    assert_eq!(
+        e,
+        format!(
+            "{}: is a named pipe (FIFO), expected a regular file",
+            bin.display()
+        )
+    );
+    let json = dir.path().join("args_dump/args_dump.json");
+    mkfifo(&json);
+    let d = dir.path().join("args_dump");
+    let e = within_20s(move || viewer::open(&d).unwrap_err().to_string());
+    assert_eq!(
+        e,
+        format!(
+            "{}: is a named pipe (FIFO), expected a regular file",
+            json.display()
+        )
+    );
+}
+
+/// Found by a review: a manifest that is not UTF-8 said "stream did not contain valid UTF-8",
+/// neither where nor (in the viewer) which check.
+#[test]
+fn a_manifest_that_is_not_utf8_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let json = dir.path().join("args_dump/args_dump.json");
+    let mut bytes = fs::read(&json).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"FLOAT32").unwrap() + 2;
+    bytes[at] = 0xff;
+    fs::write(&json, &bytes).unwrap();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').unwrap();
+    assert_eq!(line, 3);
+    let e = viewer::open(&dir.path().join("args_dump")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:{line}:{column}: not valid UTF-8 at byte offset {at}: a manifest is UTF-8 JSON",
+            json.display()
+        )
+    );
+}
+
+/// Found by a review: `total_args: 999` over 18 entries read without a word. The counts are
+/// warnings (the original's files must still read), each naming both numbers.
+#[test]
+fn top_level_counts_that_disagree_with_the_entries_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest(dir.path(), "args.bin", "0x0000000000000000", 0, 16);
+    let d = dir.path().join("args_dump");
+    let dump = viewer::open(&d).unwrap();
+    let json = d.join("args_dump.json").display().to_string();
+    assert_eq!(
+        dump.count_mismatches(),
+        [
+            format!("{json}: before_dispatch is 0 but args has 1 entries with stage before_dispatch"),
+            format!("{json}: input_args is 0 but args has 1 entries with role input")
+        ]
+    );
+    let text = fs::read_to_string(d.join("args_dump.json")).unwrap().replacen(
+        r#""total_args":1,"#,
+        r#""total_args":999,"before_dispatch":1,"input_args":1,"truncated_args":2,"#,
+        1,
+    );
+    fs::write(d.join("args_dump.json"), text).unwrap();
+    let dump = viewer::open(&d).unwrap();
+    assert_eq!(
+        dump.count_mismatches(),
+        [
+            format!("{json}: total_args is 999 but args has 1 entries"),
+            format!("{json}: truncated_args is 2 but args has 0 entries with truncated: true")
+        ]
+    );
+}
+
+/// The viewer's output and result for `args` over `dir`.
+fn view(dir: &Path, args: Args) -> (String, Result<(), String>) {
+    let mut out = Vec::new();
+    let r = viewer::run_to(
+        &Args {
+            dir: Some(dir.to_path_buf()),
+            format: "npy".into(),
+            ..args
+        },
+        &mut out,
+    );
+    (String::from_utf8(out).unwrap(), r.map_err(|e| e.to_string()))
+}
+
+/// Found by a review: the original's FP8/FP4 tensors were shown and compared as their raw
+/// byte values (`--expect 1` said "got 56" of FP8E4M3FN 1.0). They are bytes, shown in hex as
+/// the original's viewer shows them, and a comparison refuses them.
+#[test]
+fn fp8_and_fp4_are_shown_as_bytes_and_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    manifest_with(
+        dir.path(),
+        "args.bin",
+        r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+"kind":"tensor","dtype":"FP8E4M3FN","shape":[4],"bin_offset":0,"bin_size":4}"#,
+    );
+    fs::write(dir.path().join("args_dump/args.bin"), [0x38, 0x40, 0xb8, 0x7f]).unwrap();
+    let (out, r) = view(dir.path(), Args::default());
+    r.unwrap();
+    assert!(
+        out.ends_with(
+            "[0] task 0x0000000000000000 before input arg 0 FP8E4M3FN shape [4]\n  \
+             (dtype FP8E4M3FN is not decoded: bytes in hex) [38 40 b8 7f]\n"
+        ),
+        "{out}"
+    );
+    let (out, r) = view(
+        dir.path(),
+        Args {
+            element: Some("2".into()),
+            ..Args::default()
+        },
+    );
+    r.unwrap();
+    assert!(out.ends_with("  element [2] (flat 2) = bytes b8\n"), "{out}");
+    let (out, r) = view(
+        dir.path(),
+        Args {
+            expect: Some("1".parse().unwrap()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(
+        (out.as_str(), r),
+        (
+            "",
+            Err("dtype FP8E4M3FN cannot be decoded for a comparison".into())
+        )
+    );
+    // FP4E2M1, two elements a byte: no element size, so no bin_size check and no --element.
+    let json = dir.path().join("args_dump/args_dump.json");
+    let text = fs::read_to_string(&json)
+        .unwrap()
+        .replace("FP8E4M3FN", "FP4E2M1")
+        .replace("\"shape\":[4]", "\"shape\":[8]");
+    fs::write(&json, text).unwrap();
+    let (out, r) = view(dir.path(), Args::default());
+    r.unwrap();
+    assert!(
+        out.ends_with("  (dtype FP4E2M1 is not decoded: bytes in hex) [38 40 b8 7f]\n"),
+        "{out}"
+    );
+    let (_, r) = view(
+        dir.path(),
+        Args {
+            element: Some("2".into()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(r, Err("dtype FP4E2M1 cannot be decoded for --element".into()));
+}
+
+/// A dump in `dir`/args_dump of `entries` (JSON objects; `{i}` in each becomes its arg index)
+/// over `bin`.
+fn dump_of(dir: &Path, entries: &[&str], bin: &[u8]) -> std::path::PathBuf {
+    let d = dir.join("args_dump");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("args.bin"), bin).unwrap();
+    let args: Vec<String> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            format!(
+                r#"{{"task_id":"0x0000000000000000","func_id":[0],"arg_index":{i},"role":"input","stage":"before_dispatch",{e}}}"#
+            )
+        })
+        .collect();
+    fs::write(
+        d.join("args_dump.json"),
+        format!(
+            r#"{{"run_dir":"args_dump","dump_args_level":2,"total_args":{},"before_dispatch":{0},"input_args":{0},
+"bin_file":"args.bin","args":[{}]}}"#,
+            entries.len(),
+            args.join(",")
+        ),
+    )
+    .unwrap();
+    d
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Found by a review: scalars were compared as raw bits (FLOAT32 2.0 vs 2.25 printed "this
+/// 1073741800 vs other 1074790400"), a u64 above 2^53 through f64 (equal to its neighbour),
+/// and a "$Inf" scalar exported as NaN.
+#[test]
+fn scalars_compare_and_export_by_their_decoded_value() {
+    let this = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let d = dump_of(
+        this.path(),
+        &[
+            r#""kind":"scalar","dtype":"FLOAT32","value":2.0"#,
+            r#""kind":"scalar","dtype":"UINT64","value":4607182418800017408"#,
+            r#""kind":"scalar","dtype":"FLOAT32","value":"$Inf""#,
+        ],
+        &[],
+    );
+    dump_of(
+        other.path(),
+        &[
+            r#""kind":"scalar","dtype":"FLOAT32","value":2.25"#,
+            r#""kind":"scalar","dtype":"UINT64","value":4607182418800017409"#,
+            r#""kind":"scalar","dtype":"FLOAT32","value":"$Inf""#,
+        ],
+        &[],
+    );
+    let (out, r) = view(
+        this.path(),
+        Args {
+            diff_with: Some(other.path().to_path_buf()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(
+        out,
+        "before task 0x0000000000000000 input arg 0: DIFFERS: scalar this 2 vs other 2.25; |diff| 0.25\n\
+         before task 0x0000000000000000 input arg 1: DIFFERS: scalar this 4607182418800017408 vs other \
+         4607182418800017409; |diff| 1\n\
+         before task 0x0000000000000000 input arg 2: equal (scalar inf)\n"
+    );
+    assert_eq!(
+        r,
+        Err("2 compared entries differ, are incomplete or are missing".into())
+    );
+    let dump = viewer::open(&d).unwrap();
+    let files = viewer::export(&dump, &[2], viewer::Format::Npy, &this.path().join("x")).unwrap();
+    let npy = fs::read(&files[0]).unwrap();
+    assert_eq!(npy[npy.len() - 4..], f32::INFINITY.to_le_bytes());
+}
+
+/// Found by a review: an entry without a payload (level 3's unselected tensors, the original's
+/// overwritten ones) printed "equal (0 elements)", a truncated one "equal" on its kept
+/// elements, and --expect skipped scalars; each exited 0.
+#[test]
+fn comparisons_pass_only_on_data_they_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let tensor = r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":0"#;
+    dump_of(dir.path(), &[tensor], &[]);
+    let expect = |dir: &Path, v: &str| {
+        view(
+            dir,
+            Args {
+                expect: Some(v.parse().unwrap()),
+                ..Args::default()
+            },
+        )
+    };
+    assert_eq!(
+        expect(dir.path(), "0"),
+        (
+            "before task 0x0000000000000000 input arg 0: no data (bin_size 0); not compared\n".into(),
+            Err("nothing compared: none of the 1 matched entries has data".into())
+        )
+    );
+    // Against a dump whose twin was overwritten: not compared, nothing to compare.
+    let other = tempfile::tempdir().unwrap();
+    dump_of(
+        other.path(),
+        &[r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_size":0,"overwritten":true"#],
+        &[],
+    );
+    let full = tempfile::tempdir().unwrap();
+    let full_tensor = r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":16"#;
+    dump_of(full.path(), &[full_tensor], &f32s(&[1.0; 4]));
+    assert_eq!(
+        view(
+            full.path(),
+            Args {
+                diff_with: Some(other.path().to_path_buf()),
+                ..Args::default()
+            }
+        ),
+        (
+            "before task 0x0000000000000000 input arg 0: DATA OVERWRITTEN (host too slow) in the other \
+             dump; not compared\n"
+                .into(),
+            Err("nothing compared: none of the 1 matched entries has data in both dumps".into())
+        )
+    );
+    // A truncated payload: INCOMPLETE, and not a pass, whether its kept elements match or not.
+    let cut = tempfile::tempdir().unwrap();
+    let truncated =
+        r#""kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":8,"truncated":true"#;
+    dump_of(cut.path(), &[truncated], &f32s(&[1.0, 1.0]));
+    assert_eq!(
+        expect(cut.path(), "1"),
+        (
+            "before task 0x0000000000000000 input arg 0: INCOMPLETE: kept 2 of 4 elements (truncated); \
+             the 2 elements compared are equal\n"
+                .into(),
+            Err("1 compared entries differ, are incomplete or are missing".into())
+        )
+    );
+    assert_eq!(
+        view(
+            full.path(),
+            Args {
+                diff_with: Some(cut.path().to_path_buf()),
+                ..Args::default()
+            }
+        )
+        .0,
+        "before task 0x0000000000000000 input arg 0: INCOMPLETE: other kept 2 of 4 elements (truncated); \
+         the 2 elements compared are equal\n"
+    );
+    // Scalars under --expect: compared by value. With a tensor without data beside them, the
+    // scalar alone decides.
+    let s = tempfile::tempdir().unwrap();
+    dump_of(
+        s.path(),
+        &[r#""kind":"scalar","dtype":"FLOAT32","value":2.0"#, tensor],
+        &[],
+    );
+    assert_eq!(
+        expect(s.path(), "2"),
+        (
+            "before task 0x0000000000000000 input arg 0: equal (scalar 2)\n\
+             before task 0x0000000000000000 input arg 1: no data (bin_size 0); not compared\n"
+                .into(),
+            Ok(())
+        )
+    );
+    assert_eq!(
+        expect(s.path(), "3").0,
+        "before task 0x0000000000000000 input arg 0: DIFFERS: scalar got 2 vs expected 3; |diff| 1\n\
+         before task 0x0000000000000000 input arg 1: no data (bin_size 0); not compared\n"
     );
 }
