@@ -277,6 +277,13 @@ pub(crate) fn execute(
         };
         let start_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
         first_start.get_or_insert(start_ns);
+        let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
+        let mut end_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
+        let failure = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.0),
+            Err(panic) => Some(format!("panicked: {}", panic_message(panic.as_ref()))),
+        };
         let row = |end_ns| TaskRow {
             task_id: payload.id.raw(),
             reg_task_id: 0,
@@ -295,13 +302,6 @@ pub(crate) fn execute(
             start_ns,
             end_ns,
             finish_ns: None,
-        };
-        let outcome = catch_unwind(AssertUnwindSafe(|| (def.body)(&ctx)));
-        let mut end_ns = st.probes.lane.as_ref().map_or(0, |l| l.clock.now());
-        let failure = match outcome {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(e.0),
-            Err(panic) => Some(format!("panicked: {}", panic_message(panic.as_ref()))),
         };
         if let Some(why) = failure {
             // The failed kernel ran from start_ns to end_ns: its row, and its siblings' of this
