@@ -204,6 +204,12 @@ fn short_stage(e: &ArgEntry) -> &str {
     }
 }
 
+/// How a comparison names entry `e` under `label` (its stage, or `inout` for a before/after
+/// pair): `after task 0x… output arg 2`.
+fn entry_head(label: &str, e: &ArgEntry) -> String {
+    format!("{label} task {} {} arg {}", e.task_id, e.role, e.arg_index)
+}
+
 /// Writes the listing of `hits` (with the `Filtered:` line when they are not every entry).
 pub fn list(dump: &ArgsDump, hits: &[usize], out: &mut impl Write) -> io::Result<()> {
     let all = &dump.manifest.args;
@@ -879,7 +885,7 @@ pub fn diff_inout(
             continue;
         };
         pairs += 1;
-        let head = format!("inout task {} {} arg {}", e.task_id, e.role, e.arg_index);
+        let head = entry_head("inout", e);
         let o = compare_data(
             &head,
             e,
@@ -925,13 +931,7 @@ pub fn diff_with(
         let twin = index
             .get(&(e.task_number(), e.stage.as_str(), e.arg_index, e.role.as_str()))
             .copied();
-        let head = format!(
-            "{} task {} {} arg {}",
-            short_stage(e),
-            e.task_id,
-            e.role,
-            e.arg_index
-        );
+        let head = entry_head(short_stage(e), e);
         let Some(j) = twin else {
             writeln!(out, "{head}: MISSING in the other dump").map_err(ErrorKind::Output)?;
             t.failed += 1;
@@ -972,13 +972,7 @@ pub fn expect(
     let mut t = Tally::default();
     for &i in hits {
         let e = &dump.manifest.args[i];
-        let head = format!(
-            "{} task {} {} arg {}",
-            short_stage(e),
-            e.task_id,
-            e.role,
-            e.arg_index
-        );
+        let head = entry_head(short_stage(e), e);
         let a = data_of(dump, i, e)?;
         let o = match &a {
             Data::Tensor(x) => {
