@@ -405,6 +405,9 @@ pub fn eval(src: &str, env: &Env) -> Result<i64, ExprError> {
 #[derive(Clone, Debug, Default)]
 pub struct Template {
     parts: Vec<Part>,
+    /// The expansion's first allocation: the template's length and a few digits (the text
+    /// around `{}` bounds the literal parts), so most labels take one small allocation.
+    capacity: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -418,6 +421,13 @@ enum Part {
 impl Template {
     /// Splits `template` into literal text and compiled `{expr}` parts.
     pub fn parse(template: &str) -> Template {
+        Template {
+            parts: Self::parts(template),
+            capacity: template.len() + 8,
+        }
+    }
+
+    fn parts(template: &str) -> Vec<Part> {
         let mut parts = Vec::new();
         let mut rest = template;
         while let Some(open) = rest.find(['{', '}']) {
@@ -426,11 +436,11 @@ impl Template {
             }
             if rest[open..].starts_with('}') {
                 parts.push(Part::Broken(ExprError::template(template, "`}` without `{`")));
-                return Template { parts };
+                return parts;
             }
             let Some(close) = rest[open..].find('}') else {
                 parts.push(Part::Broken(ExprError::template(template, "`{` without `}`")));
-                return Template { parts };
+                return parts;
             };
             parts.push(Part::Expr(compile(&rest[open + 1..open + close])));
             rest = &rest[open + close + 1..];
@@ -438,7 +448,7 @@ impl Template {
         if !rest.is_empty() {
             parts.push(Part::Lit(rest.to_string()));
         }
-        Template { parts }
+        parts
     }
 
     /// The text of a template without `{expr}` parts, which names the same thing everywhere.
@@ -453,18 +463,7 @@ impl Template {
     /// The template with each `{expr}` replaced by its value in `env`.
     pub fn expand(&self, env: &Env) -> Result<String, ExprError> {
         use fmt::Write as _;
-        // The literal text and a few digits: one small allocation for most labels (a million
-        // labels are kept for a loop of a million).
-        let literal: usize = self
-            .parts
-            .iter()
-            .map(|p| match p {
-                Part::Lit(text) => text.len(),
-                _ => 0,
-            })
-            .sum();
-        let capacity = literal + 8;
-        let mut out = String::with_capacity(capacity);
+        let mut out = String::with_capacity(self.capacity);
         for part in &self.parts {
             match part {
                 Part::Lit(text) => out.push_str(text),
