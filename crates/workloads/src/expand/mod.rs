@@ -8,7 +8,12 @@
 //! `repeat` does not open a scope. Labels are global; a label refers to the latest task that
 //! carried it, and deps may only name earlier tasks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+// Labels and names are the user's own strings from their own file, so a hash that is fast
+// rather than one that resists chosen collisions: SipHash was most of what a million labels
+// cost to expand.
+use rustc_hash::FxHashMap as HashMap;
 
 use simpler_core::{DType, TaskId, Tensor, TensorCreateInfo, MAX_TENSOR_ARGS};
 use simpler_runtime::orchestrator::MAX_SCOPE_DEPTH;
@@ -113,12 +118,12 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         prog: Program::new(KernelSet::Library),
         names: vec![NameScope {
             path: "tensors".into(),
-            names: HashMap::new(),
+            names: HashMap::default(),
         }],
-        dead: HashMap::new(),
-        labels: HashMap::new(),
+        dead: HashMap::default(),
+        labels: HashMap::default(),
         dep_seen: Vec::new(),
-        external_names: HashMap::new(),
+        external_names: HashMap::default(),
         external_views: Vec::new(),
         depth: 0,
         manual_depth: None,
@@ -375,7 +380,7 @@ impl Expander {
         }
         self.names.push(NameScope {
             path: path.to_string(),
-            names: HashMap::new(),
+            names: HashMap::default(),
         });
         let r = self.stmts(&sc.body, &format!("{path}.scope.body"));
         let ended = self.names.pop().expect("pushed above");
