@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("end_to_end_from_files", |b| {
         b.iter(|| {
             let (graph, hz) = load_graph(&records, &deps, &names, 2).unwrap();
-            let a = analyze("bench".into(), hz, graph, 2, dir.path())
+            let a = analyze("bench".into(), hz, graph, dir.path())
                 .unwrap()
                 .unwrap();
             assert_eq!(a.graph.len(), TASKS as usize);
@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
     let (graph, hz) = load_graph(&records, &deps, &names, 2).unwrap();
     group.bench_function("paths_only", |b| {
         b.iter(|| {
-            analyze("bench".into(), hz, graph.clone(), 2, dir.path())
+            analyze("bench".into(), hz, graph.clone(), dir.path())
                 .unwrap()
                 .unwrap()
                 .observed

@@ -52,6 +52,10 @@ pub struct Graph {
     pub t1: u64,
     /// How many of deps.json's edges joined two timed tasks.
     pub coverage: EdgeCoverage,
+    /// The tolerance for "ended before" in the graph's unit (ns), as the happens-before
+    /// edges and core predecessors were decided with it: the observed path's walk uses the
+    /// same (`--tol` is in the file's ticks, converted once by [`crate::load_graph`]).
+    pub tol: u64,
 }
 
 /// How many of deps.json's edges (`edges[]` rows; self edges and edges of a task without a
@@ -205,6 +209,7 @@ impl GraphBuilder {
             t0,
             t1,
             coverage: self.coverage,
+            tol,
         }
     }
 }

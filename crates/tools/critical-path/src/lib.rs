@@ -80,15 +80,10 @@ impl Analysis {
     }
 }
 
-/// Both paths of `graph`; `None` for a graph without tasks. `dir` names the run in a
+/// Both paths of `graph` (the observed one with the tolerance the graph was built with,
+/// [`Graph::tol`]); `None` for a graph without tasks. `dir` names the run in a
 /// [`ErrorKind::Cycle`] error.
-pub fn analyze(
-    label: String,
-    clock_freq_hz: u64,
-    graph: Graph,
-    tol: u64,
-    dir: &Path,
-) -> Result<Option<Analysis>, Error> {
+pub fn analyze(label: String, clock_freq_hz: u64, graph: Graph, dir: &Path) -> Result<Option<Analysis>, Error> {
     let static_path = cpm::static_cpm(&graph).map_err(|c| ErrorKind::Cycle {
         dir: dir.to_path_buf(),
         ordered: c.ordered,
@@ -97,7 +92,7 @@ pub fn analyze(
     let Some(static_path) = static_path else {
         return Ok(None);
     };
-    let observed = observed::observed_path(&graph, tol);
+    let observed = observed::observed_path(&graph);
     Ok(Some(Analysis {
         label,
         clock_freq_hz,
@@ -152,7 +147,7 @@ pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
     let c = graph.coverage;
     warnings.extend(few_timed_edges(&run.deps, c.edges, c.joined, c.first_unjoined));
     print_warnings(&warnings);
-    let mut analysis = analyze(run.label.clone(), freq, graph, tol, &run.dir)?
+    let mut analysis = analyze(run.label.clone(), freq, graph, &run.dir)?
         .ok_or_else(|| Error::from(ErrorKind::NoTasks(run.records.clone())))?;
     analysis.warnings = warnings;
     Ok(analysis)

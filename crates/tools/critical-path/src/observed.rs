@@ -75,12 +75,13 @@ impl ObservedPath {
 
 /// Walks back from the first task with the latest end. At each task `v` the candidates are its
 /// happens-before predecessors (`data-wait`) and its same-core predecessor (`core-wait`), each
-/// only if it ended by `start[v] + tol` and started before `v`; the one with the latest end
+/// only if it ended by `start[v] + tol` (`Graph::tol`) and started before `v`; the one with the latest end
 /// wins (ties: the larger task id, then `data-wait`). No candidate, or a task seen before, ends
 /// the walk (`front-gap`). Then the frontier sweep from `t0`: `stall = max(0, start −
 /// frontier)`, `compute = max(0, end − max(start, frontier))`, `frontier = max(frontier, end)`,
 /// so Σcompute + Σstall = `end of the last task − t0`.
-pub fn observed_path(g: &Graph, tol: u64) -> ObservedPath {
+pub fn observed_path(g: &Graph) -> ObservedPath {
+    let tol = g.tol;
     let mut walk: Vec<(TaskIx, StallKind)> = Vec::new();
     let Some(sink) = (0..g.len() as TaskIx).reduce(|a, b| {
         if g.end[b as usize] > g.end[a as usize] {

@@ -127,9 +127,12 @@ fn render_run(w: &mut String, a: &Analysis, top: usize) {
     } else {
         format!("diff {}", check as i128 - mk as i128)
     };
+    // The analysis's unit: ns for every file read from disk (the reader hands over ns, whatever
+    // the file's clock), ticks of `clock_freq_hz` for a graph built in memory.
+    let unit = if f == 1_000_000_000 { "ns" } else { "ticks" };
     let _ = writeln!(
         w,
-        "  - tiling check: compute+stall = {check} ticks vs makespan {mk} ticks ({verdict})"
+        "  - tiling check: compute+stall = {check} {unit} vs makespan {mk} {unit} ({verdict})"
     );
 
     // Kernel families on the observed path, by compute (ties: first on the path first).

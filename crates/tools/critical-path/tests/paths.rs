@@ -41,7 +41,7 @@ fn analysis_at(
     for &(pred, succ) in edges {
         b.add_edge(DepEdge { pred, succ });
     }
-    analyze("case".into(), hz, b.build(names, tol), tol, Path::new("case"))
+    analyze("case".into(), hz, b.build(names, tol), Path::new("case"))
         .unwrap()
         .unwrap()
 }
@@ -243,6 +243,39 @@ fn the_reference_graph_in_the_original_layout_keeps_its_tick_zero() {
     assert_eq!((a.static_ids(), a.static_path.length), (vec![1, 3], 20_000));
     assert_eq!(a.observed_ids(), [2, 3]);
     assert_eq!((a.observed.compute, a.observed.stall), (29_000, 1_000));
+}
+
+/// Found by a review: `--tol` is in the file's ticks, and the happens-before edges were
+/// decided with it converted to ns (2 ticks at 50 MHz: 40 ns), but the observed walk took the
+/// raw figure as ns (2 ns). t1 ends one tick after t3 starts, within the tolerance: the static
+/// path kept t1 → t3 while the observed one ended at t3 with half the makespan a front gap.
+#[test]
+fn the_tolerance_is_the_files_ticks_for_the_observed_path_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("case");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(
+        run.join("chip_swimlane_records.json"),
+        r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":50000000,"core_types":["aiv","aiv","aiv"]},
+"aicore_tasks":[[0,1,0,1000,1100,0],[2,2,0,1000,1050,0],[1,3,0,1099,1200,0]],"aicpu_tasks":[]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        run.join("deps.json"),
+        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"3"}]}"#,
+    )
+    .unwrap();
+    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
+    let a = simpler_critical_path::analyze_run(&dirs[0], 2).unwrap();
+    assert_eq!(a.makespan(), 4_000); // ns: 200 ticks at 50 MHz
+    assert_eq!(a.static_ids(), [1, 3]);
+    assert_eq!(a.observed_ids(), [1, 3]);
+    assert_eq!((a.observed.compute, a.observed.stall), (4_000, 0));
+    let text = report::render(std::slice::from_ref(&a), 25);
+    assert!(
+        text.contains("tiling check: compute+stall = 4000 ns vs makespan 4000 ns (exact)"),
+        "{text}"
+    );
 }
 
 /// Found by a review: times near u64's end wrapped the path's sums (a static path of one task
