@@ -42,9 +42,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("end_to_end_from_files", |b| {
         b.iter(|| {
             let (graph, hz) = load_graph(&records, &deps, &names, 2).unwrap();
-            let a = analyze("bench".into(), hz, graph, dir.path())
-                .unwrap()
-                .unwrap();
+            let a = analyze("bench".into(), hz, graph, dir.path()).unwrap().unwrap();
             assert_eq!(a.graph.len(), TASKS as usize);
             a.static_path.length
         })

@@ -1,7 +1,8 @@
 //! Which folders hold a run to analyse, and which files each one uses.
 //!
 //! A folder is a run when it holds timing records (`chip_swimlane_records.json`, else
-//! `l2_swimlane_records.json`) and a `deps.json`; a name map (`name_map*.json`, the newest) is
+//! `l2_swimlane_records.json`, else the original's older `l2_perf_records.json`) and a
+//! `deps.json`; a name map (`name_map*.json`, the newest) is
 //! optional here (kernels without a name show as `cid<k>`), and the Perfetto trace
 //! (`merged_swimlane*.json`, the newest) is needed only for the CPM traces. Folders are found
 //! recursively under the given root; a file given as the root stands for its folder.
@@ -11,9 +12,10 @@ use std::path::{Path, PathBuf};
 use crate::{Error, ErrorKind};
 
 /// The records file names, in the order they are looked for in a folder.
-pub const RECORD_NAMES: [&str; 2] = [
-    "chip_swimlane_records.json",
+pub const RECORD_NAMES: [&str; 3] = [
+    simpler_artifacts::swimlane::CHIP_FILE_NAME,
     simpler_artifacts::swimlane::FILE_NAME,
+    simpler_artifacts::swimlane::PERF_FILE_NAME,
 ];
 
 /// The dependency graph's file name.

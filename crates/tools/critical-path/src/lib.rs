@@ -83,7 +83,12 @@ impl Analysis {
 /// Both paths of `graph` (the observed one with the tolerance the graph was built with,
 /// [`Graph::tol`]); `None` for a graph without tasks. `dir` names the run in a
 /// [`ErrorKind::Cycle`] error.
-pub fn analyze(label: String, clock_freq_hz: u64, graph: Graph, dir: &Path) -> Result<Option<Analysis>, Error> {
+pub fn analyze(
+    label: String,
+    clock_freq_hz: u64,
+    graph: Graph,
+    dir: &Path,
+) -> Result<Option<Analysis>, Error> {
     let static_path = cpm::static_cpm(&graph).map_err(|c| ErrorKind::Cycle {
         dir: dir.to_path_buf(),
         ordered: c.ordered,

@@ -278,6 +278,37 @@ fn the_tolerance_is_the_files_ticks_for_the_observed_path_too() {
     );
 }
 
+/// Found by a review: the original's older records name, `l2_perf_records.json`, was not
+/// looked for (the README says the timing tools read all three names). The interop case at
+/// 50 MHz (20 ns a tick): t0 [50, 150], r1t0 [180, 250], r1t1 [185, 270], r1t2 [300, 400],
+/// r1t3 [395, 450] (ticks after 1000000); r1t2 → r1t3 is dropped (r1t2 ends 5 ticks after
+/// r1t3 starts, past the 2-tick tolerance), so the static path is t0 → r1t1 → r1t2
+/// (100 + 85 + 100 ticks) and the observed one t0 → r1t3, its front gap none and r1t3's wait
+/// for t0 a stall of 400 − 155 ticks.
+#[test]
+fn the_originals_older_records_name_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("case");
+    std::fs::create_dir_all(&run).unwrap();
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/interop/swimlane/level2_five_columns");
+    for name in ["l2_perf_records.json", "deps.json", "name_map.json"] {
+        std::fs::copy(case.join(name), run.join(name)).unwrap();
+    }
+    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
+    assert_eq!(dirs.len(), 1);
+    assert_eq!(dirs[0].records, run.join("l2_perf_records.json"));
+    let a = simpler_critical_path::analyze_run(&dirs[0], 2).unwrap();
+    assert_eq!(a.makespan(), 8_000);
+    let r1 = 1u64 << 32;
+    assert_eq!(
+        (a.static_ids(), a.static_path.length),
+        (vec![0, r1 + 1, r1 + 2], 5_700)
+    );
+    assert_eq!(a.observed_ids(), [0, r1 + 3]);
+    assert_eq!((a.observed.compute, a.observed.stall), (3_100, 4_900));
+}
+
 /// Found by a review: times near u64's end wrapped the path's sums (a static path of one task
 /// where two chain). The reader now refuses a time more than 2^53 ns after the first, naming
 /// the row.
