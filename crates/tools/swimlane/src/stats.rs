@@ -7,12 +7,17 @@
 //! - with both scheduler stamps and level ≥ 2: Latency = finish − dispatch, Head OH = start −
 //!   dispatch (not clamped), Tail OH = finish − end, Prop = receive − dispatch.
 //!
-//! Per kernel: Avg Exec = Σexec / count; Avg Latency = Σlatency / count; Exec% = Σexec /
-//! Σlatency · 100 over the rows with scheduler stamps (0 when Σlatency is 0); the other
-//! columns are means over the rows that have the value, `-` when none has it (so at level 1
-//! Latency, Exec%, Head OH, Tail OH and Prop print `-`). Then the totals; `Total Test Time`
-//! (max finish − min dispatch) from level 2, `AICore Observed Span` (max end − min receive)
-//! at level 1; and the averages over every row when there is latency.
+//! Per kernel: Avg Exec = Σexec / count; Avg Latency, and Exec% = Σexec / Σlatency · 100, over
+//! the rows with scheduler stamps (Exec% 0 when Σlatency is 0); the other columns are means
+//! over the rows that have the value, `-` when none has it (so at level 1 Latency, Exec%,
+//! Head OH, Tail OH and Prop print `-`). Then the totals; `Total Test Time` (max finish − min
+//! dispatch) from level 2, `AICore Observed Span` (max end − min receive) at level 1; and,
+//! when there is latency, the per-task averages over the rows with scheduler stamps.
+//!
+//! The original drops an AICore row without an AICPU row when it reads the file (a task is
+//! built from the AICPU side); we keep it, without stamps (`docs/swimlane.md` §2). So every
+//! figure that involves latency is taken over the stamped rows only, and matches the
+//! original's on the same file; the rows without stamps are in Count, Avg Exec and TOTAL.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -187,7 +192,7 @@ impl Statistics {
                 s.name,
                 s.count,
                 s.exec_us / s.count as f64,
-                two(timed.then(|| s.latency.sum / s.count as f64)),
+                two(s.latency.get()),
                 if timed {
                     format!("{:.1}%", s.exec_percent())
                 } else {
@@ -231,19 +236,30 @@ impl Statistics {
             )?,
             _ => {}
         }
-        if timed && count > 0 && latency > 0.0 {
+        let stamped: u64 = self.kernels.iter().map(|s| s.latency.count).sum();
+        let stamped_exec = self.kernels.iter().fold(0.0, |t, s| t + s.timed_exec_us);
+        if timed && stamped > 0 && latency > 0.0 {
             writeln!(w, "\n--- Task execution vs Scheduler overhead ---")?;
             writeln!(
                 w,
                 "  Per-task (all):  Avg Exec = {:.2} us,  Avg Latency (dispatch->finish) = {:.2} us,  Exec/Latency = {:.2}%",
-                exec / count as f64,
-                latency / count as f64,
-                exec / latency * 100.0
+                stamped_exec / stamped as f64,
+                latency / stamped as f64,
+                stamped_exec / latency * 100.0
             )?;
             writeln!(
                 w,
                 "  (Latency = dispatch→finish; Exec = AICore kernel time per task)"
             )?;
+            if stamped < count {
+                let unstamped = count - stamped;
+                writeln!(
+                    w,
+                    "  ({unstamped} row{} without scheduler stamps {} in TOTAL, not in this line)",
+                    if unstamped == 1 { "" } else { "s" },
+                    if unstamped == 1 { "is" } else { "are" },
+                )?;
+            }
         }
         Ok(())
     }

@@ -95,6 +95,53 @@ fn an_empty_table_totals_zero_not_negative_zero() {
     );
 }
 
+/// Found by a review: an AICore row without an AICPU row (kept, without stamps; the original
+/// drops it) counted in the per-task line's Exec and count but not in its Latency: Avg
+/// Latency 4.67 µs and Exec/Latency 800% where the original prints 7.00 and 85.71% for the
+/// same file. Latency figures are now over the stamped rows only.
+#[test]
+fn rows_without_scheduler_stamps_stay_out_of_the_latency_figures() {
+    // 1 MHz: a cycle is a µs. t1 and t2 (kernel 0) run 5 and 7 µs in latencies of 6 and 8;
+    // t3 (no deps.json task, kernel -1) runs 100 µs on core 1 with no aicpu_tasks row.
+    let text = statistics(&[
+        (
+            "chip_swimlane_records.json",
+            r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
+"aicore_tasks":[[0,1,0,100,105,0],[0,2,1,108,115,0],[1,3,0,100,200,0]],
+"aicpu_tasks":[[0,0,100,106],[0,1,108,116]]}"#,
+        ),
+        (
+            "deps.json",
+            r#"{"tasks":[{"task_id":"1","kernel_ids":[0,-1,-1]},{"task_id":"2","kernel_ids":[0,-1,-1]}],"tensors":[],"edges":[]}"#,
+        ),
+    ]);
+    let fields = |prefix: &str| {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap();
+        line.split_whitespace().map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        fields("-1 ")[..6],
+        ["-1", "func_-1_", "1", "100.00", "-", "-"],
+        "{text}"
+    );
+    assert_eq!(
+        fields("0 ")[..6],
+        ["0", "func_0_a", "2", "6.00", "7.00", "85.7%"],
+        "{text}"
+    );
+    assert_eq!(fields("TOTAL"), ["TOTAL", "3", "112.00", "14.00"], "{text}");
+    assert!(
+        text.contains(
+            "  Per-task (all):  Avg Exec = 6.00 us,  Avg Latency (dispatch->finish) = 7.00 us,  Exec/Latency = 85.71%\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  (1 row without scheduler stamps is in TOTAL, not in this line)\n"),
+        "{text}"
+    );
+}
+
 #[test]
 fn level_one_has_no_scheduler_processes_and_names_kernels_from_deps() {
     let dir = tempfile::tempdir().unwrap();
