@@ -91,6 +91,10 @@ pub struct Input {
     /// The tasks deps.json lists without an active kernel (dummy and alloc tasks), which have
     /// no timing rows below level 4.
     pub kernel_less: FxHashSet<u64>,
+    /// Rows of a level-2+ file left out for want of a scheduler stamp (an `aicore_tasks` row
+    /// without its `aicpu_tasks` row, or a kernel still running when the run stopped): the
+    /// original's reader drops them too, and the model needs both stamps of every row.
+    pub unstamped: usize,
 }
 
 /// Reads the rows of the records file at `path`.
@@ -129,6 +133,22 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
     let header = read_swimlane(path, &mut Rows(input))?;
     for note in &header.notes {
         eprintln!("warning: {}: {note}", path.display());
+    }
+    // Below level 2 no row has stamps: they stay, and the model refuses the file by name.
+    if header.level.has_dispatch() {
+        let before = input.tasks.len();
+        input
+            .tasks
+            .retain(|t| t.dispatch_ns.is_some() && t.finish_ns.is_some());
+        input.unstamped = before - input.tasks.len();
+        if input.unstamped > 0 {
+            eprintln!(
+                "warning: {}: {} rows without a dispatch or finish time are left out of the model \
+                 (the original's reader drops them too)",
+                path.display(),
+                input.unstamped
+            );
+        }
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ simpler_artifacts::opaque_error! {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The path given does not exist, or the folder holds no records.
-    #[error("{}: no l2_swimlane_records.json or chip_swimlane_records.json (run with --enable-l2-swimlane)", .0.display())]
+    #[error("{}: no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json (run with --enable-l2-swimlane)", .0.display())]
     NoRecords(PathBuf),
     /// There is no deps.json to tell which task waited for which.
     #[error(
@@ -33,8 +33,8 @@ pub enum ErrorKind {
     NoTasks(PathBuf),
     /// A row has no dispatch or finish time.
     #[error(
-        "{}: task {task} has no dispatch/finish time (the records are below level 2, or no aicpu_tasks row \
-         matches its aicore_tasks row); the overhead model needs both for every task",
+        "{}: task {task} has no dispatch/finish time (the records are below level 2, which records no \
+         scheduler stamps); the overhead model needs both for every task",
         .path.display()
     )]
     NoSchedulerStamps {

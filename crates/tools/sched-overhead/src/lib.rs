@@ -92,14 +92,7 @@ pub fn records_of(run: &Path) -> Result<PathBuf, Error> {
     if run.is_file() {
         return Ok(run.to_path_buf());
     }
-    [
-        "chip_swimlane_records.json",
-        simpler_artifacts::swimlane::FILE_NAME,
-    ]
-    .iter()
-    .map(|n| run.join(n))
-    .find(|p| p.is_file())
-    .ok_or_else(|| ErrorKind::NoRecords(run.to_path_buf()).into())
+    simpler_artifacts::swimlane::find_in(run).ok_or_else(|| ErrorKind::NoRecords(run.to_path_buf()).into())
 }
 
 /// Reads a run: its records and its deps.json (`deps`, else the one beside the records).

@@ -31,6 +31,7 @@ fn run(tasks: Vec<TimedTask>, edges: Vec<(u64, u64)>) -> Analysis {
             phases: Vec::new(),
             edges,
             kernel_less: Default::default(),
+            unstamped: 0,
         },
         Path::new("records.json"),
     )
@@ -166,6 +167,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
         phases: phases.clone(),
         edges: vec![],
         kernel_less: Default::default(),
+        unstamped: 0,
     };
     let a = analyze(&input, Path::new("r")).unwrap();
     let l = &a.loops[0];
@@ -193,6 +195,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
             phases,
             edges: vec![],
             kernel_less: Default::default(),
+            unstamped: 0,
         },
         Path::new("r"),
     )
@@ -260,12 +263,13 @@ fn inputs_the_model_cannot_use_are_named() {
         phases: Vec::new(),
         edges: Vec::new(),
         kernel_less: Default::default(),
+        unstamped: 0,
     };
     let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "run/l2_swimlane_records.json: task 5 has no dispatch/finish time (the records are below level 2, or no \
-         aicpu_tasks row matches its aicore_tasks row); the overhead model needs both for every task"
+        "run/l2_swimlane_records.json: task 5 has no dispatch/finish time (the records are below level 2, \
+         which records no scheduler stamps); the overhead model needs both for every task"
     );
     let err = analyze(&Input::default(), Path::new("r.json")).unwrap_err();
     assert_eq!(
@@ -278,7 +282,7 @@ fn inputs_the_model_cannot_use_are_named() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: no l2_swimlane_records.json or chip_swimlane_records.json (run with --enable-l2-swimlane)",
+            "{}: no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json (run with --enable-l2-swimlane)",
             dir.path().display()
         )
     );
@@ -299,4 +303,34 @@ fn inputs_the_model_cannot_use_are_named() {
         err.to_string().contains("invalid l2_swimlane_records.json"),
         "{err}"
     );
+}
+
+/// Found by a review: an `aicore_tasks` row without its `aicpu_tasks` row (AICPU records lost,
+/// in a real capture) made the whole file unusable ("task 3 has no dispatch/finish time"),
+/// where the original's reader drops the row and runs every part. Such rows are now left out
+/// and counted; the model runs on the others.
+#[test]
+fn rows_without_scheduler_stamps_are_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("chip_swimlane_records.json");
+    // 1 MHz: t1 and t2 on core 0 (stamped), t3 on core 1 without an aicpu_tasks row.
+    std::fs::write(
+        &records,
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
+"aicore_tasks":[[0,1,0,100,105,0],[0,2,1,108,115,0],[1,3,0,100,200,0]],
+"aicpu_tasks":[[0,0,100,106],[0,1,108,116]]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("deps.json"),
+        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"2"}]}"#,
+    )
+    .unwrap();
+    let input = simpler_sched_overhead::load(&records, None).unwrap();
+    assert_eq!(input.unstamped, 1);
+    assert_eq!(input.tasks.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+    let a = analyze(&input, &records).unwrap();
+    assert_eq!(a.rows, 2);
+    // The window is t1's start to t2's end: 15 µs, in ns.
+    assert_eq!((a.tasks.w0, a.tasks.w1), (0, 15_000));
 }
