@@ -396,6 +396,60 @@ fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
     assert_eq!(w.read::<f32>(&sum).unwrap(), vec![1.0; 8]);
 }
 
+/// Found by a review: a task that waits for dep-pool room can hold its own ring's head with the
+/// RETAIN pin it took as it was linked (here T's explicit dependency on H, the ring's oldest
+/// task). Then no reclaim can come, the other consumers' entries stay in use, and the wait
+/// only ended on the deadlock timeout (DEP_POOL_OVERFLOW after 500 ms) though every producer
+/// had completed, and T needed no entry at all. The wait now counts T's pending producers
+/// again as it goes.
+#[test]
+fn a_task_waiting_for_dep_pool_room_behind_its_own_pin_goes_on_when_its_producers_complete() {
+    let mut w = worker();
+    w.register_kernel(12, "slow_inc", CoreType::Aiv, |ctx| {
+        std::thread::sleep(Duration::from_millis(20));
+        let x = ctx.view::<f32>(0)?;
+        for k in 0..x.len() {
+            x.set(k, x.get(k) + 1.0);
+        }
+        Ok(())
+    })
+    .unwrap();
+    w.register_kernel(13, "sleep", CoreType::Aiv, |_| {
+        std::thread::sleep(Duration::from_millis(20));
+        Ok(())
+    })
+    .unwrap();
+    let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
+    let copies = w.alloc_tensor(&[5, 8], DType::Float32).unwrap();
+    w.run(&two_schedulers_with("ring_dep_pool", "4"), move |o| {
+        // Ring 1, in order: H (20 ms: pending, so pinned, when T links it), Q (20 ms), four
+        // readers of Q's x (one dep-pool entry each while Q runs: the pool is full), then T
+        // (depends on H, reads x).
+        let h = o.scope(|o| o.submit_aiv(13, &TaskArgs::new()))?.id();
+        o.scope(|o| {
+            let mut q = TaskArgs::new();
+            q.inout(x);
+            o.submit_aiv(12, &q)
+        })?;
+        o.scope(|o| {
+            for r in 0..4 {
+                let mut c = TaskArgs::new();
+                c.input(x).output_existing(copies.view(&[1, 8], &[r, 0])?);
+                o.submit_aiv(3, &c)?;
+            }
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        })?;
+        o.scope(|o| {
+            let mut t = TaskArgs::new();
+            t.input(x).output_existing(copies.view(&[1, 8], &[4, 0])?).dep(h);
+            o.submit_aiv(3, &t)?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        })
+    })
+    .unwrap();
+    assert_eq!(w.read::<f32>(&copies).unwrap(), vec![1.0; 40]);
+}
+
 /// Slots are reused as fast as they retire (window 16) while consumers hold RETAIN pins on
 /// runtime outputs and WAIT-only pins on explicit deps; every value must still be right.
 #[test]

@@ -480,6 +480,56 @@ fn tensor_map_overflow() {
     still_usable(&w);
 }
 
+/// Found by a review: a task that needs tensor-map room while its own RETAIN pin holds its
+/// ring's oldest task (H, here, through an explicit dependency) waits for a reclaim that
+/// cannot come until it is submitted. Its need cannot shrink (the original orders the steps
+/// the same way), so the deadlock timeout still ends the run; the message now names the pin
+/// and the way out.
+#[test]
+fn tensor_map_overflow_behind_the_tasks_own_pin_names_the_pin() {
+    let mut w = worker();
+    // H runs 50 ms: still pending when T links it, so T pins it whatever the timing.
+    w.register_kernel(5, "slow50", CoreType::Aiv, |_| {
+        std::thread::sleep(Duration::from_millis(50));
+        Ok(())
+    })
+    .unwrap();
+    let xs: Vec<_> = (0..4)
+        .map(|_| w.alloc_tensor(&[4], DType::Float32).unwrap())
+        .collect();
+    let c = CallConfig {
+        tensormap_capacity: 3,
+        ..Default::default()
+    };
+    let (code, msg) = fatal(&w, &c, move |o| {
+        let h = o.scope(|o| o.submit_aiv(5, &TaskArgs::new()))?.id();
+        for x in &xs[..3] {
+            o.scope(|o| {
+                let mut a = TaskArgs::new();
+                a.inout(*x);
+                o.submit_aiv(0, &a)
+            })?;
+        }
+        o.scope(|o| {
+            let mut a = TaskArgs::new();
+            a.inout(xs[3]).dep(h);
+            o.submit_aiv(0, &a)
+        })?;
+        Ok(())
+    });
+    assert_eq!(code, FatalCode::TensorMapOverflow);
+    assert!(
+        msg.starts_with(
+            "tensor map (global) exhausted (capacity 3 entries): 1 inserts needed, 3 entries in use; \
+             no task of any ring retired for 500 ms; the oldest task (1, 0) of ring 1 is held by a RETAIN \
+             pin of the task being submitted (an explicit dependency or an output it reads; a WAIT-only \
+             dependency takes no pin); scope open at "
+        ),
+        "{msg}"
+    );
+    still_usable(&w);
+}
+
 #[test]
 fn kernel_failure_and_timeout() {
     let w = worker();

@@ -210,10 +210,19 @@ impl Orchestrator {
         if st.progress != progress {
             *st = fresh();
         } else if st.since.elapsed() >= DEADLOCK_TIMEOUT {
-            let detail = format!(
+            let mut detail = format!(
                 "{detail}; no task of any ring retired for {} ms",
                 DEADLOCK_TIMEOUT.as_millis()
             );
+            if let Some(head) = self.own_pinned_head() {
+                detail.push_str(&format!(
+                    "; the oldest task ({}, {}) of ring {} is held by a RETAIN pin of the task being submitted \
+                     (an explicit dependency or an output it reads; a WAIT-only dependency takes no pin)",
+                    head.ring(),
+                    head.local(),
+                    head.ring()
+                ));
+            }
             return Err(self.exhausted(what, ring, capacity, &detail));
         }
         st.rounds += 1;

@@ -472,6 +472,62 @@ impl Orchestrator {
         }
     }
 
+    /// Waits until `ring`'s dependency pool has room for this submit's pending producers
+    /// (`need` of them at first) and returns how many it must take then.
+    ///
+    /// Unlike [`Self::reserve_pool`] it counts the producers again after each round of
+    /// waiting, and a producer that completed is progress: the task waiting may itself hold
+    /// its ring's head with a RETAIN pin taken as it was linked (an explicit dependency on the
+    /// ring's oldest task), so the reclaim the wait hopes for may never come, while its
+    /// producers still complete and then need no entry.
+    fn reserve_dep_entries(&mut self, ring: usize, mut need: u64) -> Result<u64, Stopped> {
+        let mut state = None;
+        let mut waited = false;
+        loop {
+            let tail = self.shared.rings[ring].dep_tail.load(Ordering::Acquire);
+            let pool = &self.rings[ring].dep_pool;
+            if pool.has_room(need, tail) {
+                self.done_waiting(waited);
+                return Ok(need);
+            }
+            let cap = pool.capacity();
+            let detail = format!(
+                "one task needs {need} entries, {} in use",
+                pool.top() - tail.min(pool.top())
+            );
+            waited = true;
+            self.wait_for_room(Exhausted::DepPool, ring, cap, &detail, &mut state)?;
+            let pending = self.pending_producers();
+            if pending < need {
+                need = pending;
+                state = None;
+            }
+        }
+    }
+
+    /// A ring's oldest task that the task being submitted holds with a RETAIN pin, if any: while
+    /// it waits for room, that ring reclaims nothing (named in the deadlock-timeout fatal).
+    pub(super) fn own_pinned_head(&self) -> Option<TaskId> {
+        self.scratch.fanin.iter().find_map(|p| {
+            let head = self.shared.rings[usize::from(p.id.ring())]
+                .last_alive
+                .load(Ordering::Acquire);
+            (p.pinned && p.id.local() == head).then_some(p.id)
+        })
+    }
+
+    /// How many of this submit's producers are still PENDING as the task linked them (a slot
+    /// that retired its task reads PENDING too, for its next task, so the task is compared).
+    fn pending_producers(&self) -> u64 {
+        let shared = &*self.shared;
+        (self.scratch.fanin.iter())
+            .filter(|p| {
+                let fan = shared.slot(p.slot).fan.lock();
+                fan.local == p.id.local() && fan.state == TaskState::Pending
+            })
+            .count() as u64
+    }
+
     /// How many of this submit's producers are still pending (only they take dep-pool entries),
     /// after waiting, while they complete, until that many can fit in `ring`'s pool at all.
     ///
@@ -488,16 +544,8 @@ impl Orchestrator {
         loop {
             // Producers held in this thread's publication batch must reach the schedulers.
             self.publish_ready();
-            let shared = &*self.shared;
-            let completed = shared.completions.total();
-            // A producer still PENDING as the task linked it (a slot that retired its task
-            // reads PENDING too, for its next task).
-            let pending = (self.scratch.fanin.iter())
-                .filter(|p| {
-                    let fan = shared.slot(p.slot).fan.lock();
-                    fan.local == p.id.local() && fan.state == TaskState::Pending
-                })
-                .count() as u64;
+            let completed = self.shared.completions.total();
+            let pending = self.pending_producers();
             if pending <= cap {
                 return Ok(pending);
             }
@@ -976,7 +1024,7 @@ impl Orchestrator {
             // With room now, the pool has room when taken (only this thread takes from it).
             if !self.rings[ring].dep_pool.has_room(need, tail) {
                 need = self.pending_producers_within(ring)?;
-                self.reserve_pool(Exhausted::DepPool, ring, need)?;
+                need = self.reserve_dep_entries(ring, need)?;
             }
             self.rings[ring].dep_pool.take(need);
         }
