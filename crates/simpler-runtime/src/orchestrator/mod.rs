@@ -5,6 +5,7 @@
 //! call returns [`Stopped`] once the run is fatal; propagate it with `?`.
 
 mod backpressure;
+pub use backpressure::DEADLOCK_TIMEOUT;
 mod scope;
 pub(crate) mod scope_release;
 mod submit;

@@ -162,6 +162,11 @@ pub struct Verdict {
     pub first: usize,
     /// Sizes not predicted to deadlock but not proven safe, one line each.
     pub unproven: Vec<String>,
+    /// Sizes below what the recorded run never waited at (tmr), one line each: the run waits
+    /// for reclaim there, so a task that holds the ring's oldest slot for the deadlock timeout
+    /// (500 ms, the original's rule) stops it. Said, not counted in the exit status: the
+    /// recording holds no kernel durations to prove or refute it.
+    pub waits: Vec<String>,
 }
 
 impl Verdict {
@@ -223,9 +228,27 @@ pub fn verdict(analysis: &Analysis, proposed: &RuntimeEnv) -> Verdict {
             )),
         }
     }
+    let mut waits = Vec::new();
+    if analysis.reclaims {
+        for f in &analysis.figures {
+            if f.resource == RingResource::DepPool {
+                continue; // its waits are the unproven lines' timing already
+            }
+            let size = caps[f.resource as usize][f.ring];
+            if size < f.never_waits {
+                waits.push(format!(
+                    "{} ring {}: {size} is below {}, the size at which the recorded run never waited",
+                    f.resource.key(),
+                    f.ring,
+                    f.never_waits
+                ));
+            }
+        }
+    }
     Verdict {
         predictions,
         first,
         unproven,
+        waits,
     }
 }

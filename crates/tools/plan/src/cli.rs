@@ -332,12 +332,24 @@ pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> (String, u8) {
     let mut s = String::new();
     match v.predictions.first() {
         None => {
-            if v.unproven.is_empty() {
+            if v.unproven.is_empty() && v.waits.is_empty() {
                 s.push_str("no deadlock predicted: every open scope's hold fits, and every size is at least what no wrap and no timing can exceed\n");
+            } else if v.unproven.is_empty() {
+                s.push_str("no deadlock predicted from the holds: every open scope's hold fits, and every size is at least what no wrap and no dependency timing can exceed\n");
             } else {
                 s.push_str("no deadlock predicted from the holds, but not proven:\n");
                 for u in &v.unproven {
                     s.push_str(&format!("  {u}\n"));
+                }
+            }
+            if !v.waits.is_empty() {
+                s.push_str(&format!(
+                    "the run waits for reclaim at these sizes; one task that keeps a ring's oldest slot for {} ms while it waits \
+                     stops the run (the deadlock timeout, as in the original; the recording holds no kernel durations to rule it out):\n",
+                    simpler_runtime::orchestrator::DEADLOCK_TIMEOUT.as_millis()
+                ));
+                for w in &v.waits {
+                    s.push_str(&format!("  {w}\n"));
                 }
             }
         }

@@ -148,6 +148,24 @@ fn a_streaming_workload_peaks_far_above_its_structural_minimum() {
     assert_eq!((f.held, f.structural_min), (2, 4));
     assert!(f.peak >= 32, "peak {}", f.peak);
     assert_eq!(held(&a, RingResource::Heap, 1), (2048, 2048));
+    // --check below the never-waits window: no deadlock from the holds (exit 0), but the run
+    // waits there, and a task that keeps the ring's head 500 ms would stop it: said, one line
+    // per such size (found by a review: "every size is proven" while a run with a 1 s
+    // kernel stopped on FLOW_CONTROL_DEADLOCK at that window every time).
+    let v = verdict(&a, &parse_check("ring_task_window=4").unwrap());
+    assert_eq!((v.status(), v.unproven.len()), (0, 0), "{v:?}");
+    assert_eq!(
+        v.waits,
+        [format!(
+            "ring_task_window ring 1: 4 is below {}, the size at which the recorded run never waited",
+            f.never_waits
+        )]
+    );
+    let at = format!("ring_task_window={}", f.never_waits);
+    assert_eq!(
+        verdict(&a, &parse_check(&at).unwrap()).waits,
+        Vec::<String>::new()
+    );
     let s = search(&target, &a, RuntimeKind::Tmr, 1).unwrap();
     let min = |res, ring| s.verified(res, ring).unwrap().min;
     assert_eq!(min(RingResource::TaskWindow, 1), 4);
