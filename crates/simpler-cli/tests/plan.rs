@@ -172,6 +172,55 @@ fn a_run_folder_is_verified_with_its_own_parameters() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// Found by a review: a run folder of a workload file is planned by replaying its deps.json,
+/// which merges sibling scopes (deps.json does not show where they began), so its verified
+/// windows can be far above what the file's scopes need; the plan said nothing of it.
+#[test]
+fn a_workload_run_folder_says_its_replay_merges_sibling_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("wl");
+    let p = prefix.to_str().unwrap();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let out = simpler(&[
+        "run",
+        file,
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--output-prefix",
+        p,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = simpler(&["plan", p, "--verify", "0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("capacity plan for replay of "),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "note: {p} holds a run of a workload vector_example; its deps.json is replayed, and a replay puts \
+             the consecutive sibling scopes of each depth into one scope"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    // An example's folder is re-run as the example: no note.
+    let ex = dir.path().join("ex");
+    let e = ex.to_str().unwrap();
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--enable-dep-gen",
+        "--output-prefix",
+        e,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = simpler(&["plan", e, "--verify", "0"]);
+    assert!(!text(&out.stderr).contains("note:"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn plan_errors_name_what_is_wrong() {
     let out = simpler(&["plan", "no_such_thing"]);

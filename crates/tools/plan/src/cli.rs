@@ -94,8 +94,9 @@ fn recorded_file(input: &Path) -> Option<PathBuf> {
 /// run whose manifest predates recorded parameters is re-run from its deps.json unless its
 /// case was the default one: re-running the defaults verified sizes for another graph.
 fn folder_target(folder: &Path) -> Option<Target> {
+    let manifest = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok();
     let example = || {
-        let m = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()?;
+        let m = manifest.as_ref()?;
         let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
         let e = simpler_examples::find(name)?;
         if m.params.is_empty() && !matches!(case, "" | "(default)") {
@@ -105,7 +106,20 @@ fn folder_target(folder: &Path) -> Option<Target> {
         Target::example(e, params).ok()
     };
     let deps = folder.join("deps.json");
-    example().or_else(|| deps.is_file().then_some(Target::Deps(deps)))
+    let target = example().or_else(|| deps.is_file().then_some(Target::Deps(deps)));
+    if let (Some(Target::Deps(_)), Some(m)) = (&target, &manifest) {
+        if m.subject.starts_with("workload ") {
+            eprintln!(
+                "note: {} holds a run of a {}; its deps.json is replayed, and a replay puts the consecutive \
+                 sibling scopes of each depth into one scope (deps.json does not show where they began: \
+                 docs/workloads.md, --from-deps), so the windows it verifies can be larger than the file's own \
+                 scopes need; `simpler plan FILE.json` plans the file itself",
+                folder.display(),
+                m.subject
+            );
+        }
+    }
+    target
 }
 
 /// Everything `plan` computed.
