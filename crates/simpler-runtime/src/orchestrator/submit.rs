@@ -430,8 +430,9 @@ impl Orchestrator {
                     Exhausted::Heap,
                     alloc.heap.size(),
                     format!(
-                        "{bytes} bytes requested, {} bytes in use by live tasks",
-                        alloc.heap_in_use()
+                        "{bytes} bytes requested, {} bytes in use by live tasks; {}",
+                        alloc.heap_in_use(),
+                        alloc.heap.free_stretches(alloc.seen_heap_tail)
                     ),
                 ),
                 SlotRefusal::Window => (

@@ -53,6 +53,35 @@ impl HeapAllocator {
         published_tail.max(self.anchor).min(self.top)
     }
 
+    /// Where a request could go now, in words, for a fatal's message: the free stretch at the
+    /// top (to the heap's end, or to the oldest live output when the top is a lap ahead) and,
+    /// on the same lap, the one below the oldest live output, with the rules that refuse
+    /// them (see the module docs).
+    pub fn free_stretches(&self, published_tail: u64) -> String {
+        let size = self.size;
+        let (top, tail) = (self.top, self.tail(published_tail));
+        if top == tail || size == 0 {
+            return format!("the heap is empty ({size} bytes free)");
+        }
+        let top_lap = (top - 1) / size;
+        let ptop = top - top_lap * size;
+        let ptail = tail % size;
+        if top_lap == tail / size {
+            format!(
+                "free: {} bytes from the top to the heap's end and {ptail} below the oldest live output \
+                 (an output never straddles the end, and below the oldest live output it needs more room \
+                 than it asks)",
+                size - ptop
+            )
+        } else {
+            format!(
+                "free: {} bytes between the top and the oldest live output (an output there needs more \
+                 room than it asks)",
+                ptail.saturating_sub(ptop % size)
+            )
+        }
+    }
+
     /// Allocates `req` bytes; returns the virtual start offset.
     pub fn try_alloc(&mut self, req: u64, published_tail: u64) -> Result<u64, HeapRefusal> {
         let size = self.size;
@@ -128,6 +157,31 @@ mod tests {
         // Next lap: top 1536 physical, tail 2048: the gap of 512 must be > req.
         assert_eq!(h.try_alloc(512, 2048), Err(HeapRefusal::Full));
         assert_eq!(h.try_alloc(511, 2048), Ok(5632));
+    }
+
+    /// Found by a review: "2048 bytes requested, 14336 bytes in use" on a 16384-byte heap did
+    /// not say why the 2048 free bytes were refused; the message now names the stretches.
+    #[test]
+    fn the_free_stretches_are_named_with_their_rules() {
+        let mut h = HeapAllocator::new(4096);
+        assert_eq!(h.free_stretches(0), "the heap is empty (4096 bytes free)");
+        h.try_alloc(3072, 0).unwrap();
+        // Same lap, tail 2048: 1024 to the end, 2048 below the oldest live output.
+        assert_eq!(h.try_alloc(2048, 2048), Err(HeapRefusal::Full));
+        assert_eq!(
+            h.free_stretches(2048),
+            "free: 1024 bytes from the top to the heap's end and 2048 below the oldest live output \
+             (an output never straddles the end, and below the oldest live output it needs more room \
+             than it asks)"
+        );
+        // A lap ahead: top 1536 physical, tail 2048: the 512 between them.
+        h.try_alloc(1536, 2048).unwrap();
+        assert_eq!(h.try_alloc(512, 2048), Err(HeapRefusal::Full));
+        assert_eq!(
+            h.free_stretches(2048),
+            "free: 512 bytes between the top and the oldest live output (an output there needs more room \
+             than it asks)"
+        );
     }
 
     #[test]
