@@ -221,6 +221,118 @@ fn a_workload_run_folder_says_its_replay_merges_sibling_scopes() {
     assert!(!text(&out.stderr).contains("note:"), "{}", text(&out.stderr));
 }
 
+/// Found by a review: the samples of a run that stopped on a fatal end inside the scope that
+/// drove it (its end sample never came), and the plan read them as complete: `--check` at
+/// the very size that failed said "no deadlock predicted", and the plan suggested sizes that
+/// failed again. A stopped recording is now re-recorded at the default sizes when the folder
+/// names what to run, refused when it does not, and `--check` on it says what it can.
+#[test]
+fn a_recording_that_stopped_is_not_planned_as_if_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("vec");
+    let p = prefix.to_str().unwrap();
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--runtime-env",
+        "ring_task_window=4",
+        "--enable-scope-stats",
+        "--output-prefix",
+        p,
+    ]);
+    assert_eq!(out.status.code(), Some(65), "{}", text(&out.stderr));
+    let stopped =
+        "the recorded run stopped on fatal 1 (SCOPE_DEADLOCK): scope at vector_example.rs:90 already \
+                   holds 3 tasks on ring 1";
+    let out = simpler(&["plan", p, "--check", "ring_task_window=4"]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with(stopped), "{stdout}");
+    assert!(
+        stdout.ends_with("deadlock predicted: these sizes are at most the recorded run's, which stopped\n"),
+        "{stdout}"
+    );
+    let out = simpler(&["plan", p, "--check", "ring_task_window=8"]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("\nnot proven: no deadlock predicted from the samples before the stop; "),
+        "{}",
+        text(&out.stdout)
+    );
+    // The plan records the example again, at the default sizes: ring 1's window needs 8.
+    let out = simpler(&["plan", p, "--verify", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("note: {p}: {stopped}, whose task window is 4 slots")),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout)
+            .contains("ring_task_window      1       16384           4           8           8          16  vector_example.rs:90"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A workload file's folder without a deps.json names nothing to run again: refused.
+    let wl = dir.path().join("wl");
+    let w = wl.to_str().unwrap();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let out = simpler(&[
+        "run",
+        file,
+        "--runtime-env",
+        "ring_task_window=4",
+        "--enable-scope-stats",
+        "--output-prefix",
+        w,
+    ]);
+    assert_eq!(out.status.code(), Some(65), "{}", text(&out.stderr));
+    let out = simpler(&["plan", w, "--verify", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(
+            "the folder names nothing to run again (no built-in example in its run.json, no deps.json): record a \
+             run that completes"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Found by a review: a recording made at a capacity below what its peak asks never to wait
+/// was throttled there, so its peak (and the never-waits sizes from it) can be below what the
+/// run needs; the plan did not say so.
+#[test]
+fn a_recording_throttled_by_its_capacity_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tools/plan/tests/data/streaming.json"
+    );
+    let plan_of = |name: &str, env: &[&str]| {
+        let p = dir.path().join(name).to_str().unwrap().to_owned();
+        let mut args = vec!["run", file, "--enable-scope-stats", "--output-prefix", &p];
+        args.extend(env);
+        let out = simpler(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let out = simpler(&["plan", &p, "--verify", "0"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    // Recorded at a window of 8 on ring 1: its peak is the 8 that capacity let through.
+    let throttled = plan_of("w8", &["--runtime-env", "ring_task_window=16384,8,4,4"]);
+    assert!(
+        throttled.contains(
+            "\n  ring_task_window ring 1: recorded at 8, below the size its peak asks never to wait (16): \
+             back-pressure may have held the occupancy down"
+        ),
+        "{throttled}"
+    );
+    // At the default sizes its peak is far above that, and nothing is said.
+    let free = plan_of("default", &[]);
+    assert!(!free.contains("recorded at"), "{free}");
+}
+
 #[test]
 fn plan_errors_name_what_is_wrong() {
     let out = simpler(&["plan", "no_such_thing"]);

@@ -298,7 +298,13 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
                 if let Some(p) = stack.iter_mut().rev().find(|f| f.ring == ring) {
                     advance(p, head);
                 }
-                events.push(hold(&stack, ring, head, (after, i), reclaims));
+                events.push(hold(
+                    &stack,
+                    ring,
+                    (head, Counters::tail(s)),
+                    (after, i),
+                    reclaims,
+                ));
                 stack.push(Frame {
                     site: s.site.clone(),
                     ring,
@@ -325,7 +331,7 @@ pub fn analyze_with(metadata: Metadata, samples: &[Sample], reclaims: bool) -> R
                 }
                 advance(top, head);
                 let bt = top.begin_tail;
-                let e = hold(&stack, ring, head, (after, i), reclaims);
+                let e = hold(&stack, ring, (head, Counters::tail(s)), (after, i), reclaims);
                 events.push(e);
                 for (r, (h, t)) in [
                     (RingResource::TaskWindow, (head.task, bt.task)),
@@ -415,10 +421,17 @@ fn advance(f: &mut Frame, head: Counters) {
     f.cursor = head;
 }
 
+/// The hold at a boundary of `ring` whose counters are `head` and `tail`.
+///
+/// What is held runs from the pinning scope's first task on. Its counters before that task
+/// are the last boundary's, so a heap that wrapped or rebased for that task (a new lap, the
+/// bytes skipped at the end wasted, not held) counted the skip as held. The ring's tail is
+/// never past the pinning scope's first task while it is held, and it is the first task's
+/// start after a rebase, so the hold is taken from the later of the two.
 fn hold(
     stack: &[Frame],
     ring: usize,
-    head: Counters,
+    (head, tail): (Counters, Counters),
     (after, sample): (usize, usize),
     reclaims: bool,
 ) -> HoldEvent {
@@ -436,7 +449,8 @@ fn hold(
     let (tasks, heap, dep, pinning_site) = match pin {
         Some((c, site)) => (
             head.task.saturating_sub(c.task),
-            head.heap.saturating_sub(c.heap),
+            head.heap
+                .saturating_sub(if reclaims { c.heap.max(tail.heap) } else { c.heap }),
             head.dep.saturating_sub(c.dep),
             site.clone(),
         ),

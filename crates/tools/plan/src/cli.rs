@@ -122,6 +122,24 @@ fn folder_target(folder: &Path) -> Option<Target> {
     target
 }
 
+/// How the run that wrote a run folder's recording stopped, when it did not complete (its
+/// run.json's status and fatal): `stopped on fatal 1 (SCOPE_DEADLOCK): ...`. Its scope samples
+/// end inside the scope that drove the fatal, whose end sample never came.
+fn stopped_recording(folder: &Path) -> Option<String> {
+    use simpler_artifacts::manifest::RunStatus;
+    let m = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()?;
+    let fatal = m.fatal.as_ref().map_or_else(String::new, |f| {
+        format!(" on fatal {} ({}): {}", f.code, f.name, f.message)
+    });
+    match m.status {
+        RunStatus::Completed => None,
+        RunStatus::Running => Some("did not end (its run.json still says running: the process died)".into()),
+        RunStatus::Fatal => Some(format!("stopped{fatal}")),
+        RunStatus::Timeout => Some(format!("timed out{fatal}")),
+        RunStatus::Interrupted => Some("was interrupted".into()),
+    }
+}
+
 /// Everything `plan` computed.
 pub struct Plan {
     /// What was planned.
@@ -177,11 +195,29 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             }
             .into());
         }
+        let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+        let target = folder_target(folder);
+        if let Some(stopped) = stopped_recording(folder) {
+            // Found by a review: the samples of a run that stopped lack the scope that drove
+            // it, and the plan suggested the very sizes that had failed.
+            let Some(target) = target else {
+                return Err(ErrorKind::StoppedRecording {
+                    folder: folder.to_path_buf(),
+                    stopped,
+                }
+                .into());
+            };
+            eprintln!(
+                "note: {}: the recorded run {stopped}; its samples end inside the scope that drove it, so the plan \
+                 records {} again at the default sizes instead",
+                folder.display(),
+                target.subject()
+            );
+            return plan_target(target, args, keep);
+        }
         let t = Instant::now();
         let analysis = analyze_file(&file)?;
         let analysis_time = t.elapsed();
-        let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
-        let target = folder_target(folder);
         let runtime = args.runtime.unwrap_or(if analysis.reclaims {
             RuntimeKind::Tmr
         } else {
@@ -211,6 +247,15 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         ));
     }
     let target = Target::resolve(&args.input, &args.params)?;
+    plan_target(target, args, keep)
+}
+
+/// The plan of `target`, recorded afresh (into `keep`, else a temporary folder).
+fn plan_target(
+    target: Target,
+    args: &Args,
+    keep: Option<&Path>,
+) -> Result<(Plan, Option<tempfile::TempDir>), Error> {
     let runtime = args.runtime.unwrap_or(target.default_runtime());
     let (dir, tmp) = match keep {
         Some(d) => (d.to_path_buf(), None),
@@ -276,8 +321,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     if let Some(proposed) = args.check {
         let file = recorded_file(&args.input);
-        let (analysis, _tmp) = match file {
-            Some(f) => (analyze_file(&f)?, None),
+        let (analysis, _tmp) = match &file {
+            Some(f) => (analyze_file(f)?, None),
             None => {
                 let target = Target::resolve(&args.input, &args.params)?;
                 let runtime = args.runtime.unwrap_or(target.default_runtime());
@@ -289,7 +334,14 @@ pub fn run(args: Args) -> Result<u8, Error> {
                 (analyze_file(&f)?, Some(t))
             }
         };
-        let (text, status) = check_text(&analysis, &proposed);
+        let stopped = file
+            .as_deref()
+            .and_then(|f| f.parent().and_then(Path::parent))
+            .and_then(stopped_recording);
+        let (text, status) = match stopped {
+            Some(stopped) => check_stopped_text(&analysis, &proposed, &stopped),
+            None => check_text(&analysis, &proposed),
+        };
         return out.write_all(text.as_bytes()).map(|()| status).map_err(|source| {
             ErrorKind::Write {
                 path: "<stdout>".into(),
@@ -331,6 +383,39 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
     let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
     eprintln!("wrote {} and {}", path.display(), html.display());
     Ok(())
+}
+
+/// The `--check` report on a recording whose run stopped before it completed: its samples end
+/// inside the scope that drove the stop, so they cannot clear any size. At the recorded sizes
+/// or below, the stop itself is the prediction (exit 5); with any size raised, what the
+/// samples predict is printed, and no better than "not proven" (exit 6) can be said.
+pub fn check_stopped_text(analysis: &Analysis, proposed: &RuntimeEnv, stopped: &str) -> (String, u8) {
+    use crate::check::{effective, EXIT_DEADLOCK, EXIT_UNPROVEN};
+    let recorded = effective(analysis, &RuntimeEnv::default());
+    let raised = effective(analysis, proposed)
+        .iter()
+        .zip(&recorded)
+        .any(|(p, r)| p.iter().zip(r).any(|(p, r)| p > r));
+    let mut s = format!(
+        "the recorded run {stopped}\n  (its samples end inside the scope that drove it, so they cannot show what that scope needs)\n"
+    );
+    if !raised {
+        s.push_str("deadlock predicted: these sizes are at most the recorded run's, which stopped\n");
+        return (s, EXIT_DEADLOCK);
+    }
+    let (text, status) = check_text(analysis, proposed);
+    if status == EXIT_DEADLOCK {
+        s.push_str(&text);
+        return (s, EXIT_DEADLOCK);
+    }
+    s.push_str(
+        "not proven: no deadlock predicted from the samples before the stop; record a run that completes to check these sizes\n",
+    );
+    for line in text.lines().skip(1) {
+        s.push_str(line);
+        s.push('\n');
+    }
+    (s, EXIT_UNPROVEN)
 }
 
 /// The `--check` report and its exit status ([`crate::check::Verdict::status`]).

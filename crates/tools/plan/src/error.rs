@@ -75,6 +75,20 @@ pub enum ErrorKind {
         /// The collector's verdict.
         why: String,
     },
+    /// The run folder's recording stopped before it completed and there is nothing to record
+    /// it again from (no built-in example named in its run.json, no deps.json).
+    #[error(
+        "{}: the recorded run {stopped}; its samples end inside the scope that drove it, so they cannot show \
+         what that scope needs, and the folder names nothing to run again (no built-in example in its run.json, \
+         no deps.json): record a run that completes, at larger sizes such as the defaults (docs/sizing-rings.md)",
+        .folder.display()
+    )]
+    StoppedRecording {
+        /// The run folder.
+        folder: PathBuf,
+        /// How the run ended (`stopped on fatal 1 (SCOPE_DEADLOCK): ...`).
+        stopped: String,
+    },
     /// The run folder's deps.json (read for the dep pool's worst case) is invalid; the source
     /// names the file and where.
     #[error("the recorded graph, read for the dependency pool's worst case")]

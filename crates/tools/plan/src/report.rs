@@ -165,9 +165,26 @@ pub fn text(subject: &str, analysis: &Analysis, search: Option<&SearchResult>) -
     }
     let _ = writeln!(
         s,
-        "peak: occupancy at the scope boundaries (task window: tasks in flight; the window must be peak+1); \
-         structural: what open scopes hold at once, below it the run must stop on a fatal"
+        "peak: the scopes' high water (a scope's end head − its begin tail: what was in use as it began plus \
+         all it allocated, an upper bound on the occupancy; at or above it, the task window above it, the run \
+         never waits); structural: what open scopes hold at once, below it the run must stop on a fatal"
     );
+    for f in analysis
+        .figures
+        .iter()
+        .filter(|f| f.capacity.is_some_and(|c| f.never_waits > c) && f.resource != RingResource::DepPool)
+    {
+        let _ = writeln!(
+            s,
+            "  {} ring {}: recorded at {}, below the size its peak asks never to wait ({}): back-pressure may \
+             have held the occupancy down, so the run can need more than that never to wait (record at larger \
+             sizes, such as the defaults, to see)",
+            f.resource.key(),
+            f.ring,
+            f.capacity.unwrap_or(0),
+            f.never_waits
+        );
+    }
     match search {
         Some(sr) => {
             let _ = writeln!(

@@ -394,6 +394,30 @@ fn assert_minimums_together(s: &SearchResult) {
 /// HEAP_RING_DEADLOCK although 16384 passes. `--check` must not call such a size safe, the
 /// suggestion must pass on its own, and 3 × the hold (the size no wrap and no timing can
 /// deadlock) must pass.
+/// Found by a review: a heap that rebases for a scope's first task (the ring empty, the
+/// request not fitting before the end: the next lap, the end's bytes skipped) counted the
+/// skip as held, from the last boundary's top: 4096 bytes held where the scope holds 3072, a
+/// structural minimum of 4096 that 3072 beats, and `--check ring_heap=3072` predicting a
+/// deadlock that never comes.
+#[test]
+fn a_heap_rebase_skip_is_not_held() {
+    let target = Target::resolve(&data("heap_rebase.json"), &[]).unwrap();
+    let (a, _dir) = recorded(&target);
+    assert_eq!(held(&a, RingResource::Heap, 1), (3072, 3072));
+    let v = verdict(
+        &a,
+        &parse_check("ring_heap=1048576:3072:1048576:1048576").unwrap(),
+    );
+    assert!(v.predictions.is_empty(), "{v:?}");
+    // And 3072 does complete (each task waits for the one before: the deadlock timeout is
+    // far off at 20 ms a task).
+    let env = parse_check("ring_heap=1048576:3072:1048576:1048576").unwrap();
+    assert!(
+        target.run(RuntimeKind::Tmr, &env, None).passed(),
+        "3072 completes"
+    );
+}
+
 #[test]
 fn heap_sizes_above_a_passing_one_are_not_called_safe() {
     let target = Target::resolve(&data("heap_wrap.json"), &[]).unwrap();
