@@ -435,5 +435,30 @@ fn top_peaks(out: &mut String, l: &Loaded) {
             row.index
         );
     }
-    out.push_str("</tbody></table></section>");
+    out.push_str("</tbody></table>");
+    unended_note(out, l);
+    out.push_str("</section>");
+}
+
+/// Under Top Peaks, when scopes never ended (the run stopped inside them): their peaks are
+/// not in the table, and the scope that drove the stop is one of them, most likely the one
+/// begun last (named). Found by a review: after a fatal, Top Peaks named a sibling scope that
+/// ended normally as the peak, without a word about the one that did not end.
+fn unended_note(out: &mut String, l: &Loaded) {
+    let begins = l.unpaired.iter().filter(|(k, _)| k.phase == Phase::Begin);
+    let Some((last, _)) = begins.clone().max_by_key(|(_, v)| v.first_line) else {
+        return;
+    };
+    let count: u64 = begins.map(|(_, v)| v.count).sum();
+    let site = l.sites.get(last.site as usize).map_or("", String::as_str);
+    let _ = write!(
+        out,
+        "<p class=\"chip warn\" id=\"unended-scopes\">{} scope(s) never ended (the run stopped inside them), \
+         so their peaks are not above; the last one begun, most likely what drove the stop, is at <span class=\"mono\">{}</span> \
+         (ring_depth {}, depth {}). See Incomplete statistics.</p>",
+        format::int(count),
+        html(site),
+        last.ring,
+        last.depth
+    );
 }

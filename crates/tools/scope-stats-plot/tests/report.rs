@@ -135,6 +135,16 @@ fn unpaired_begins_after_a_fatal_are_counted_with_their_sites() {
     assert!(html.contains("1 total paired scopes"));
     assert_eq!(peak_row(&html, "task_window", "1")["data-site"], "orch.rs:20");
     assert!(tags(&html, "<tr class=\"peak-row\" data-resource=\"task_window\"").len() == 1);
+    // Found by a review: Top Peaks named orch.rs:20, a scope that ended normally, and said
+    // nothing of the two that never did; the last one begun (orch.rs:30) drove the stop.
+    assert!(
+        html.contains(
+            "<p class=\"chip warn\" id=\"unended-scopes\">2 scope(s) never ended (the run stopped inside them), \
+             so their peaks are not above; the last one begun, most likely what drove the stop, is at \
+             <span class=\"mono\">orch.rs:30</span> (ring_depth 1, depth 1). See Incomplete statistics.</p>"
+        ),
+        "{html}"
+    );
 }
 
 #[test]
