@@ -357,14 +357,8 @@ fn a_creator_met_again_after_a_wait_only_edge_is_retained_until_its_consumer_ran
     }
 }
 
-/// A task links more pending producers than its ring's dep pool holds (8 against 4), so the
-/// orchestrator waits for them to complete; they retire as they do (their scope has ended),
-/// and a retired producer's slot reads PENDING for its next task: it must count as done, or
-/// the wait never ends (DEP_POOL exhausted after the deadlock timeout).
-#[test]
-fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
-    let mut w = worker();
-    // slow_inc: inc after 20 ms.
+/// Registers kernel 12, `slow_inc`: `inc` after 20 ms.
+fn register_slow_inc(w: &mut Worker) {
     w.register_kernel(12, "slow_inc", CoreType::Aiv, |ctx| {
         std::thread::sleep(Duration::from_millis(20));
         let x = ctx.view::<f32>(0)?;
@@ -374,6 +368,16 @@ fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
         Ok(())
     })
     .unwrap();
+}
+
+/// A task links more pending producers than its ring's dep pool holds (8 against 4), so the
+/// orchestrator waits for them to complete; they retire as they do (their scope has ended),
+/// and a retired producer's slot reads PENDING for its next task: it must count as done, or
+/// the wait never ends (DEP_POOL exhausted after the deadlock timeout).
+#[test]
+fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
+    let mut w = worker();
+    register_slow_inc(&mut w);
     let x = w.alloc_tensor(&[8], DType::Float32).unwrap();
     let sum = w.alloc_tensor(&[8], DType::Float32).unwrap();
     w.run(&two_schedulers_with("ring_dep_pool", "4"), move |o| {
@@ -405,15 +409,7 @@ fn a_task_waiting_for_dep_pool_room_counts_retired_producers_as_done() {
 #[test]
 fn a_task_waiting_for_dep_pool_room_behind_its_own_pin_goes_on_when_its_producers_complete() {
     let mut w = worker();
-    w.register_kernel(12, "slow_inc", CoreType::Aiv, |ctx| {
-        std::thread::sleep(Duration::from_millis(20));
-        let x = ctx.view::<f32>(0)?;
-        for k in 0..x.len() {
-            x.set(k, x.get(k) + 1.0);
-        }
-        Ok(())
-    })
-    .unwrap();
+    register_slow_inc(&mut w);
     w.register_kernel(13, "sleep", CoreType::Aiv, |_| {
         std::thread::sleep(Duration::from_millis(20));
         Ok(())

@@ -216,29 +216,38 @@ fn reference_report_to_the_printed_digit() {
     );
 }
 
+/// A run folder `case` holding `records` as `chip_swimlane_records.json` and a deps.json
+/// with the edges `(pred, succ)`, analysed with `--tol 2`.
+fn analyze_files(records: &str, edges: &[(u64, u64)]) -> Analysis {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("case");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("chip_swimlane_records.json"), records).unwrap();
+    let edges: Vec<String> = edges
+        .iter()
+        .map(|(p, s)| format!(r#"{{"pred":"{p}","succ":"{s}"}}"#))
+        .collect();
+    std::fs::write(
+        run.join("deps.json"),
+        format!(r#"{{"tasks":[],"tensors":[],"edges":[{}]}}"#, edges.join(",")),
+    )
+    .unwrap();
+    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
+    simpler_critical_path::analyze_run(&dirs[0], 2).unwrap()
+}
+
 /// Found by a review: the reference's 1 MHz graph in the original runtime's own file layout
 /// (raw ticks, no `simpler` metadata), read from disk. Its rows start at tick 0, which the
 /// shared reader took as "absent" and measured from the next timestamp (tick 10): makespan
 /// 0.020 ms and static path t3 instead of 0.030 ms and t1 → t3.
 #[test]
 fn the_reference_graph_in_the_original_layout_keeps_its_tick_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("case");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(
-        run.join("chip_swimlane_records.json"),
+    let a = analyze_files(
         r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
 "aicore_tasks":[[0,1,0,0,10,0],[1,2,0,0,19,0],[1,3,1,20,30,0]],
 "aicpu_tasks":[[0,0,0,10],[1,0,0,19],[1,1,20,30]]}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        run.join("deps.json"),
-        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"3"}]}"#,
-    )
-    .unwrap();
-    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
-    let a = simpler_critical_path::analyze_run(&dirs[0], 2).unwrap();
+        &[(1, 3)],
+    );
     assert_eq!(a.makespan(), 30_000); // ns: 30 ticks at 1 MHz
     assert_eq!((a.static_ids(), a.static_path.length), (vec![1, 3], 20_000));
     assert_eq!(a.observed_ids(), [2, 3]);
@@ -251,22 +260,11 @@ fn the_reference_graph_in_the_original_layout_keeps_its_tick_zero() {
 /// path kept t1 → t3 while the observed one ended at t3 with half the makespan a front gap.
 #[test]
 fn the_tolerance_is_the_files_ticks_for_the_observed_path_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("case");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(
-        run.join("chip_swimlane_records.json"),
+    let a = analyze_files(
         r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":50000000,"core_types":["aiv","aiv","aiv"]},
 "aicore_tasks":[[0,1,0,1000,1100,0],[2,2,0,1000,1050,0],[1,3,0,1099,1200,0]],"aicpu_tasks":[]}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        run.join("deps.json"),
-        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"3"}]}"#,
-    )
-    .unwrap();
-    let dirs = simpler_critical_path::input::discover(dir.path()).unwrap();
-    let a = simpler_critical_path::analyze_run(&dirs[0], 2).unwrap();
+        &[(1, 3)],
+    );
     assert_eq!(a.makespan(), 4_000); // ns: 200 ticks at 50 MHz
     assert_eq!(a.static_ids(), [1, 3]);
     assert_eq!(a.observed_ids(), [1, 3]);
