@@ -273,7 +273,8 @@ fn a_recording_that_stopped_is_not_planned_as_if_complete() {
         "{}",
         text(&out.stdout)
     );
-    // A workload file's folder without a deps.json names nothing to run again: refused.
+    // A workload file's folder names nothing to run again in full (its deps.json holds what
+    // was submitted before the stop): refused.
     let wl = dir.path().join("wl");
     let w = wl.to_str().unwrap();
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
@@ -283,6 +284,7 @@ fn a_recording_that_stopped_is_not_planned_as_if_complete() {
         "--runtime-env",
         "ring_task_window=4",
         "--enable-scope-stats",
+        "--enable-dep-gen",
         "--output-prefix",
         w,
     ]);
@@ -291,8 +293,8 @@ fn a_recording_that_stopped_is_not_planned_as_if_complete() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains(
-            "the folder names nothing to run again (no built-in example in its run.json, no deps.json): record a \
-             run that completes"
+            "the folder names nothing to run again in full (no built-in example in its run.json; a deps.json \
+             holds only what was submitted before the stop): record a run that completes"
         ),
         "{}",
         text(&out.stderr)

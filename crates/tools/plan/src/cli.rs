@@ -200,7 +200,8 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         if let Some(stopped) = stopped_recording(folder) {
             // Found by a review: the samples of a run that stopped lack the scope that drove
             // it, and the plan suggested the very sizes that had failed.
-            let Some(target) = target else {
+            // A replay of its deps.json would re-run only what was submitted before the stop.
+            let Some(target) = target.filter(|t| !matches!(t, Target::Deps(_))) else {
                 return Err(ErrorKind::StoppedRecording {
                     folder: folder.to_path_buf(),
                     stopped,

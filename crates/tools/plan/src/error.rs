@@ -76,11 +76,13 @@ pub enum ErrorKind {
         why: String,
     },
     /// The run folder's recording stopped before it completed and there is nothing to record
-    /// it again from (no built-in example named in its run.json, no deps.json).
+    /// it again from in full (no built-in example named in its run.json; its deps.json, if any,
+    /// holds only what was submitted before the stop).
     #[error(
         "{}: the recorded run {stopped}; its samples end inside the scope that drove it, so they cannot show \
-         what that scope needs, and the folder names nothing to run again (no built-in example in its run.json, \
-         no deps.json): record a run that completes, at larger sizes such as the defaults (docs/sizing-rings.md)",
+         what that scope needs, and the folder names nothing to run again in full (no built-in example in its \
+         run.json; a deps.json holds only what was submitted before the stop): record a run that completes, \
+         at larger sizes such as the defaults (docs/sizing-rings.md)",
         .folder.display()
     )]
     StoppedRecording {
