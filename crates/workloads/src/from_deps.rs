@@ -425,7 +425,10 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         }
     }
 
-    let mut prog = Program::new(KernelSet::Noops(Vec::new()));
+    let mut prog = Program::new(
+        KernelSet::Noops(Vec::new()),
+        crate::program::scope_site("replay root".into()),
+    );
     // External buffers, by address.
     let mut addrs: Vec<u64> = buffers.keys().copied().collect();
     addrs.sort_unstable();
@@ -577,7 +580,8 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             };
             stack.push(m);
             in_scope.push(0);
-            prog.ops.push(Op::Begin(m));
+            let site = crate::program::scope_site(format!("replay depth {}", stack.len()));
+            prog.ops.push(Op::Begin(m, site));
         }
         let depth = stack.len();
         in_scope[depth] += 1;

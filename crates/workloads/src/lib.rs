@@ -158,9 +158,10 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
         WorkloadError::new(path, shorten(&e.into_inner().to_string()))
     })?;
     let settings = validate_settings(&spec)?;
-    let program = expand::expand(&spec, &spec.constants)?;
+    let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
+    let program = expand::expand(&spec, &spec.constants, &name)?;
     Ok(Workload {
-        name: spec.name.clone().unwrap_or_else(|| default_name.to_string()),
+        name,
         file: None,
         settings,
         spec,
@@ -432,7 +433,7 @@ pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome, Erro
         w.program.clone()
     } else {
         let constants = parse_params(&overrides.params, &w.spec.constants)?;
-        Arc::new(expand::expand(&w.spec, &constants).map_err(|e| e.in_file(w.where_()))?)
+        Arc::new(expand::expand(&w.spec, &constants, &w.name).map_err(|e| e.in_file(w.where_()))?)
     };
     let mut config = build_config(&w.settings, &program, overrides);
     if config.subject.is_none() {

@@ -3,7 +3,7 @@
 //! `--from-deps` compile to this.
 
 use simpler_core::{ArgTag, DType, DepKind, Tensor, TensorCreateInfo};
-use simpler_runtime::{CoreType, MixedKernels, ScopeMode};
+use simpler_runtime::{CoreType, MixedKernels, ScopeMode, Site};
 
 /// Where a symbolic tensor's buffer comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,8 +50,9 @@ pub(crate) struct SubmitOp {
 /// One operation of the flat program.
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
-    /// Opens a scope.
-    Begin(ScopeMode),
+    /// Opens a scope, at the site scope stats and fatal messages name: the scope statement's
+    /// place in the file ([`scope_site`]).
+    Begin(ScopeMode, Site),
     /// Closes the innermost scope.
     End,
     /// Submits a task; its id goes to the next entry of the task table.
@@ -128,12 +129,15 @@ pub(crate) struct Program {
     pub output_bytes: u64,
     pub checks: Vec<Check>,
     pub kernels: KernelSet,
+    /// The root scope's site: the workload's name, or a replay's.
+    pub root_site: Site,
 }
 
 impl Program {
-    /// An empty program with the given kernel set.
-    pub fn new(kernels: KernelSet) -> Program {
+    /// An empty program with the given kernel set, whose root scope is at `root_site`.
+    pub fn new(kernels: KernelSet, root_site: Site) -> Program {
         Program {
+            root_site,
             externals: Vec::new(),
             ops: Vec::new(),
             outputs: 0,
@@ -173,4 +177,26 @@ impl Program {
         self.outputs += 1;
         self.outputs - 1
     }
+}
+
+/// The site of a scope opened by the statement at `text` (`"<workload>:<path>.scope"`, or a
+/// replay's depth), interned: one `&'static str` per distinct text for the life of the
+/// process, as [`Site::named`] asks (a text is leaked once, however many expansions name it).
+pub(crate) fn scope_site(text: String) -> Site {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SITES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut sites = SITES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let interned = match sites.get(text.as_str()) {
+        Some(&s) => s,
+        None => {
+            let s: &'static str = Box::leak(text.into_boxed_str());
+            sites.insert(s);
+            s
+        }
+    };
+    Site::named(interned)
 }

@@ -2,7 +2,6 @@
 //! replays the operations on the orchestrator (rebasing each symbolic view onto its real
 //! buffer), and evaluates the golden checks.
 
-use std::panic::Location;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
@@ -96,7 +95,7 @@ fn orchestrate(o: &mut Orchestrator, prog: &Program, externals: &[Tensor]) -> si
     let mut dep_kinds: Vec<DepKind> = Vec::new();
     for op in &prog.ops {
         match op {
-            Op::Begin(mode) => o.begin_scope(*mode, Location::caller()),
+            Op::Begin(mode, site) => o.begin_scope(*mode, *site),
             Op::End => o.end_scope(),
             Op::Alloc(outs) => {
                 let infos: Vec<_> = outs.iter().map(|(ci, _)| *ci).collect();
@@ -249,7 +248,7 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
     }
     let ext = Arc::new(externals);
     let (p, x) = (prog.clone(), ext.clone());
-    let report = w.run(cfg, move |o| orchestrate(o, &p, &x))?;
+    let report = w.run_at(cfg, prog.root_site, move |o| orchestrate(o, &p, &x))?;
     let checks = prog
         .checks
         .iter()

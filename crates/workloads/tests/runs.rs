@@ -291,6 +291,58 @@ fn the_100k_task_synthetic_file_is_under_2_kb_and_completes() {
     assert!(out.passed());
 }
 
+/// Found by a review: every scope of a workload file had the runner's own call site
+/// (`runner.rs:99`) as its site, so scope stats, the plan's "set by" column and a fatal could
+/// not say which scope of the file drove a resource. A scope's site is now its statement's
+/// place in the file (`<workload>:<path>.scope`), the root scope's `<workload>:body`, and every
+/// iteration of a `repeat` shares its scope statement's site.
+#[test]
+fn a_workload_scope_is_named_by_its_statement_in_the_file() {
+    let text = r#"{ "runtime_env": { "ring_task_window": 4 },
+        "body": [ { "dummy": {} },
+                  { "repeat": { "var": "i", "count": 2, "body": [
+                      { "scope": { "body": [ { "dummy": {} } ] } } ] } },
+                  { "scope": { "body": [ { "repeat": { "var": "j", "count": 8, "body": [ { "dummy": {} } ] } } ] } } ] }"#;
+    let w = simpler_workloads::load_str(text, "sites").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = Overrides {
+        settings: Settings {
+            enable_scope_stats: Some(true),
+            output_prefix: Some(dir.path().join("run")),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = run_workload(&w, &o).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("scope at sites:body[2].scope already holds 3 tasks on ring 1"),
+        "{e:#}"
+    );
+    let samples = std::fs::read_to_string(dir.path().join("run/scope_stats/scope_stats.jsonl")).unwrap();
+    let sites: Vec<String> = samples
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["site"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        sites,
+        [
+            "sites:body",
+            "sites:body[1].repeat.body[0].scope",
+            "sites:body[1].repeat.body[0].scope",
+            "sites:body[1].repeat.body[0].scope",
+            "sites:body[1].repeat.body[0].scope",
+            "sites:body[2].scope",
+        ]
+    );
+}
+
 #[test]
 fn file_settings_apply_unless_overridden() {
     let text = r#"{ "runtime": "hbg", "runtime_env": { "ring_dep_pool": [64, 128, 256, 512] },

@@ -252,7 +252,7 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
         .find("<section id=\"capacity-plan\">")
         .expect("no plan section")..];
     let section = &section[..section.find("</section>").unwrap()];
-    assert!(section.contains("<tr><td>ring_task_window</td><td>1</td><td>16384</td><td>4</td><td>8</td><td><code>runner.rs:99</code></td><td>8</td><td>16</td></tr>"), "{section}");
+    assert!(section.contains("<tr><td>ring_task_window</td><td>1</td><td>16384</td><td>4</td><td>8</td><td><code>vector_example:body[1].scope</code></td><td>8</td><td>16</td></tr>"), "{section}");
     assert!(
         section.contains("&quot;ring_task_window&quot;: [8, 16, 4, 4]"),
         "{section}"

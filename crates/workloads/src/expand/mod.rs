@@ -109,13 +109,21 @@ struct Expander {
     steps: u64,
     /// Formula elements evaluated so far (see [`MAX_FORMULA_ELEMENTS_TOTAL`]).
     formula_elements: u64,
+    /// The workload's name, the first part of its scopes' sites.
+    workload: String,
+    /// Each scope statement's site by its path, made once however often it runs.
+    scope_sites: HashMap<String, simpler_runtime::Site>,
 }
 
-/// Validates `spec` with `constants` and expands it into a program.
-pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> WResult<Program> {
+/// Validates `spec` with `constants` and expands it into a program; `name` (the workload's)
+/// begins its scopes' sites.
+pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>, name: &str) -> WResult<Program> {
     let mut x = Expander {
         env: Env::with_constants(constants),
-        prog: Program::new(KernelSet::Library),
+        prog: Program::new(
+            KernelSet::Library,
+            crate::program::scope_site(format!("{name}:body")),
+        ),
         names: vec![NameScope {
             path: "tensors".into(),
             names: HashMap::default(),
@@ -129,6 +137,8 @@ pub(crate) fn expand(spec: &WorkloadSpec, constants: &BTreeMap<String, i64>) -> 
         manual_depth: None,
         steps: 0,
         formula_elements: 0,
+        workload: name.to_string(),
+        scope_sites: HashMap::default(),
     };
     for (i, t) in spec.tensors.iter().enumerate() {
         x.external(t, &format!("tensors[{i}]"))?;
@@ -372,7 +382,15 @@ impl Expander {
             Mode::Auto => ScopeMode::Auto,
             Mode::Manual => ScopeMode::Manual,
         };
-        self.prog.ops.push(Op::Begin(mode));
+        let site = match self.scope_sites.get(path) {
+            Some(&site) => site,
+            None => {
+                let site = crate::program::scope_site(format!("{}:{path}.scope", self.workload));
+                self.scope_sites.insert(path.to_string(), site);
+                site
+            }
+        };
+        self.prog.ops.push(Op::Begin(mode, site));
         self.depth += 1;
         let started_manual = mode == ScopeMode::Manual && self.manual_depth.is_none();
         if started_manual {
