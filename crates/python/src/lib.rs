@@ -16,7 +16,6 @@ mod kernel;
 mod lend;
 mod orchestrator;
 mod report;
-mod sites;
 mod tensor;
 mod worker;
 

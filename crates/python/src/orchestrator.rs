@@ -379,7 +379,7 @@ pub struct ScopeGuard {
 #[pymethods]
 impl ScopeGuard {
     fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyOrchestrator>> {
-        let site = crate::sites::named(&self.site);
+        let site = simpler_runtime::Site::interned(&self.site);
         let mode = self.mode;
         self.orch.get().orch.with(|o| o.begin_scope(mode, site))?;
         Ok(self.orch.clone_ref(py))

@@ -133,7 +133,7 @@ impl PyWorker {
         let cfg = settings.into_config();
         let kernels = Arc::new(KernelTable::of(self.worker.kernels(), self.python_kernels));
         let raised: Arc<Mutex<Option<PyErr>>> = Arc::default();
-        let root = crate::sites::named(site);
+        let root = simpler_runtime::Site::interned(site);
         let slot = raised.clone();
         let result = py.detach(|| {
             self.worker.run_at(&cfg, root, move |orch| {

@@ -38,6 +38,29 @@ impl Site {
         Site(Repr::Named(text))
     }
 
+    /// The site named `text`, interned: one `&'static str` per distinct text for the life of
+    /// the process (leaked once, however often it is named), as [`Site::named`] asks. For
+    /// sites named at run time: a Python caller's `file.py:LINE`, a workload file's scope
+    /// statement. Their number is bounded by the code or file that names them.
+    pub fn interned(text: &str) -> Site {
+        use std::collections::HashSet;
+        use std::sync::{Mutex, OnceLock};
+        static SITES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+        let mut set = SITES
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let interned = match set.get(text) {
+            Some(&s) => s,
+            None => {
+                let leaked: &'static str = Box::leak(text.to_owned().into_boxed_str());
+                set.insert(leaked);
+                leaked
+            }
+        };
+        Site::named(interned)
+    }
+
     /// An identity for interning: equal for the same static location or the same static text.
     pub(crate) fn key(self) -> (bool, usize) {
         match self.0 {
@@ -85,5 +108,13 @@ mod tests {
         assert_ne!(Site::named(TEXT).key(), Site::named("a.py:2").key());
         let loc = Location::caller();
         assert_eq!(Site::caller(loc).key(), Site::from(loc).key());
+    }
+
+    #[test]
+    fn an_interned_text_is_one_site() {
+        let a = Site::interned(&format!("w:body[{}].scope", 0));
+        assert_eq!(a.key(), Site::interned("w:body[0].scope").key());
+        assert_ne!(a.key(), Site::interned("w:body[1].scope").key());
+        assert_eq!(a.to_string(), "w:body[0].scope");
     }
 }

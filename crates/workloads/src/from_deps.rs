@@ -427,7 +427,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
 
     let mut prog = Program::new(
         KernelSet::Noops(Vec::new()),
-        crate::program::scope_site("replay root".into()),
+        simpler_runtime::Site::interned("replay root"),
     );
     // External buffers, by address.
     let mut addrs: Vec<u64> = buffers.keys().copied().collect();
@@ -580,7 +580,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             };
             stack.push(m);
             in_scope.push(0);
-            let site = crate::program::scope_site(format!("replay depth {}", stack.len()));
+            let site = simpler_runtime::Site::interned(&format!("replay depth {}", stack.len()));
             prog.ops.push(Op::Begin(m, site));
         }
         let depth = stack.len();

@@ -51,7 +51,7 @@ pub(crate) struct SubmitOp {
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
     /// Opens a scope, at the site scope stats and fatal messages name: the scope statement's
-    /// place in the file ([`scope_site`]).
+    /// place in the file (`<workload>:<path>.scope`), or a replay's depth.
     Begin(ScopeMode, Site),
     /// Closes the innermost scope.
     End,
@@ -177,26 +177,4 @@ impl Program {
         self.outputs += 1;
         self.outputs - 1
     }
-}
-
-/// The site of a scope opened by the statement at `text` (`"<workload>:<path>.scope"`, or a
-/// replay's depth), interned: one `&'static str` per distinct text for the life of the
-/// process, as [`Site::named`] asks (a text is leaked once, however many expansions name it).
-pub(crate) fn scope_site(text: String) -> Site {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static SITES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut sites = SITES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let interned = match sites.get(text.as_str()) {
-        Some(&s) => s,
-        None => {
-            let s: &'static str = Box::leak(text.into_boxed_str());
-            sites.insert(s);
-            s
-        }
-    };
-    Site::named(interned)
 }
