@@ -93,10 +93,9 @@ fn recorded_file(input: &Path) -> Option<PathBuf> {
 /// parameters it recorded (real kernels and golden), else its deps.json (replay). An example
 /// run whose manifest predates recorded parameters is re-run from its deps.json unless its
 /// case was the default one: re-running the defaults verified sizes for another graph.
-fn folder_target(folder: &Path) -> Option<Target> {
-    let manifest = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok();
+fn folder_target(folder: &Path, manifest: Option<&RunManifest>) -> Option<Target> {
     let example = || {
-        let m = manifest.as_ref()?;
+        let m = manifest?;
         let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
         let e = simpler_examples::find(name)?;
         if m.params.is_empty() && !matches!(case, "" | "(default)") {
@@ -107,7 +106,7 @@ fn folder_target(folder: &Path) -> Option<Target> {
     };
     let deps = folder.join("deps.json");
     let target = example().or_else(|| deps.is_file().then_some(Target::Deps(deps)));
-    if let (Some(Target::Deps(_)), Some(m)) = (&target, &manifest) {
+    if let (Some(Target::Deps(_)), Some(m)) = (&target, manifest) {
         if m.subject.starts_with("workload ") {
             eprintln!(
                 "note: {} holds a run of a {}; its deps.json is replayed, and a replay puts the consecutive \
@@ -122,12 +121,16 @@ fn folder_target(folder: &Path) -> Option<Target> {
     target
 }
 
+/// The run folder's `run.json`, if it has a readable one.
+fn read_manifest(folder: &Path) -> Option<RunManifest> {
+    RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()
+}
+
 /// How the run that wrote a run folder's recording stopped, when it did not complete (its
 /// run.json's status and fatal): `stopped on fatal 1 (SCOPE_DEADLOCK): ...`. Its scope samples
 /// end inside the scope that drove the fatal, whose end sample never came.
-fn stopped_recording(folder: &Path) -> Option<String> {
+fn stopped_recording(m: &RunManifest) -> Option<String> {
     use simpler_artifacts::manifest::RunStatus;
-    let m = RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()?;
     let fatal = m.fatal.as_ref().map_or_else(String::new, |f| {
         format!(" on fatal {} ({}): {}", f.code, f.name, f.message)
     });
@@ -196,8 +199,9 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             .into());
         }
         let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
-        let target = folder_target(folder);
-        if let Some(stopped) = stopped_recording(folder) {
+        let manifest = read_manifest(folder);
+        let target = folder_target(folder, manifest.as_ref());
+        if let Some(stopped) = manifest.as_ref().and_then(stopped_recording) {
             // Found by a review: the samples of a run that stopped lack the scope that drove
             // it, and the plan suggested the very sizes that had failed.
             // A replay of its deps.json would re-run only what was submitted before the stop.
@@ -338,6 +342,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
         let stopped = file
             .as_deref()
             .and_then(|f| f.parent().and_then(Path::parent))
+            .and_then(read_manifest)
+            .as_ref()
             .and_then(stopped_recording);
         let (text, status) = match stopped {
             Some(stopped) => check_stopped_text(&analysis, &proposed, &stopped),
