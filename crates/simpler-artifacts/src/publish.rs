@@ -380,6 +380,14 @@ pub struct GuardedFile {
 }
 
 impl GuardedFile {
+    /// A run's work file that feeds the artifact `final_name` (a body or part file streamed
+    /// while the run goes on, copied or renamed into the artifact at its close): written
+    /// through the page cache, not stopped by an interrupt, and subject to the test-only fault
+    /// rules for `final_name`, so a test can fail the stream as a full disk would.
+    pub fn work_file(file: File, final_name: &str) -> GuardedFile {
+        GuardedFile::new(Target::Cached(file), final_name, false)
+    }
+
     fn new(file: Target, final_name: &str, interruptible: bool) -> GuardedFile {
         GuardedFile {
             file,

@@ -306,6 +306,58 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
     assert_no_temporaries(&prefix);
 }
 
+/// Found by a review: scope stats whose body file could not be written (a full disk, a file
+/// size limit) were published as a metadata line without samples, marked "written", and the
+/// run exited 0; `plan` then sized rings from no samples. The body fails at the run's close
+/// (vector_example's few samples sit in the writer's buffer until then) and mid-run (a
+/// workload of 3000 scopes), after 500 bytes, which the metadata line alone fits in: either way scope stats fail, nothing is published, the body
+/// file is removed, and the message names it.
+#[test]
+fn scope_stats_whose_samples_cannot_be_written_fail_and_publish_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/synthetic_100k.json");
+    let cases: [&[&str]; 2] = [
+        &["vector_example"],
+        &[workload, "--param", "S=3000", "--param", "G=1"],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let prefix = dir.path().join(format!("run{i}"));
+        let mut args = vec!["run"];
+        args.extend_from_slice(case);
+        args.extend([
+            "--enable-scope-stats",
+            "--enable-dep-gen",
+            "--output-prefix",
+            prefix.to_str().unwrap(),
+        ]);
+        let out = simpler_cmd(&args)
+            .env("SIMPLER_FAULT_WRITE", "scope_stats.jsonl:fail=500")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(3), "{case:?}\n{stdout}\n{stderr}");
+        assert!(
+            stderr.contains("requested diagnostics were not fully written: scope_stats failed")
+                && stderr.contains(".body: No space left on device"),
+            "{case:?}\n{stderr}"
+        );
+        assert!(!prefix.join("scope_stats/scope_stats.jsonl").exists(), "{case:?}");
+        assert_no_temporaries(&prefix);
+        assert_no_temporaries(&prefix.join("scope_stats"));
+        let m = assert_only_manifest_files(&prefix);
+        let entries = m["diagnostics"].as_array().unwrap();
+        let ss = entries.iter().find(|d| d["name"] == "scope_stats").unwrap();
+        assert_eq!(ss["outcome"], "failed", "{case:?}: {ss}");
+        let reason = ss["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("samples received, none published"),
+            "{case:?}: {reason}"
+        );
+        let dg = entries.iter().find(|d| d["name"] == "dep_gen").unwrap();
+        assert_eq!(dg["outcome"], "written", "{case:?}: the other diagnostic is unharmed");
+    }
+}
+
 /// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with
 /// CAP_SYS_ADMIN); elsewhere the test says it skipped.
 #[test]

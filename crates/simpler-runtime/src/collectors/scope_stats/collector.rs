@@ -7,13 +7,16 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use simpler_artifacts::publish::GuardedFile;
+
 use super::probe::{Phase, RecordBuffer, ScopeRecord};
+use super::ARTIFACT_NAME;
 use crate::collectors::channel::{BufferChannel, CollectorThread};
 
 /// Sample lines written so far, in a body file next to the artifact.
 pub(crate) struct Body {
     pub path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<GuardedFile>,
     sites: HashMap<(bool, usize), String>,
 }
 
@@ -21,7 +24,8 @@ impl Body {
     fn create(dir: &Path, run_epoch: u64) -> io::Result<Body> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!(".scope_stats.{run_epoch}.body"));
-        let out = BufWriter::with_capacity(64 << 10, File::create(&path)?);
+        let file = GuardedFile::work_file(File::create(&path)?, ARTIFACT_NAME);
+        let out = BufWriter::with_capacity(64 << 10, file);
         Ok(Body {
             path,
             out,

@@ -13,7 +13,10 @@
 //!
 //! Verdicts (first match wins): a saturated counter or `received + dropped != total` →
 //! `partial_cut_unknown` (counts unknown); a fatal, drops or host refusal → `partial_safe`;
-//! otherwise `published`. An unproven stop is always `partial_cut_unknown`.
+//! otherwise `published`. An unproven stop is always `partial_cut_unknown`. Whatever the
+//! verdict, when the body file could not be written whole (a full disk, a file-size limit)
+//! nothing is published: the body is removed and the diagnostic fails, saying how many
+//! samples were lost (a file of the samples that reached the disk would understate peaks).
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -132,6 +135,9 @@ pub(crate) struct ExportJob {
     pub verdict: CollectionVerdict,
     /// A background job's hold on its run's folder and manifest ([`PendingManifest`]).
     pub manifest: Option<PendingManifest>,
+    /// Set when the samples could not be stored ([`storage_failure`]): the job publishes
+    /// nothing and fails with this.
+    pub failure: Option<String>,
 }
 
 impl ExportJob {
@@ -159,6 +165,9 @@ impl ExportJob {
     /// Writes `metadata + body` through the publish path: replacing an existing file when
     /// `overwrite`, else failing (and leaving that file untouched). Returns the path and size.
     pub fn publish(&self, overwrite: bool) -> Result<(PathBuf, u64), String> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
         let dest = self.prefix.join(ARTIFACT);
         let result = publish_with(&dest, Options::closing(overwrite), |out| {
             serde_json::to_writer(&mut *out, &self.metadata)?;
@@ -210,16 +219,33 @@ fn outcome(path: Option<PathBuf>, verdict: &str, c: &Collected) -> ScopeStatsOut
     }
 }
 
+/// Closes the body file: its path, or `None` when there is none or it could not be written
+/// whole (its first storage error, mid-run or at this final flush): then the file is removed
+/// and [`storage_failure`] says what was lost.
 fn close_body(c: &mut Collected) -> Option<PathBuf> {
     let body = c.body.take()?;
-    match body.close() {
-        Ok(p) => Some(p),
-        Err(e) => {
-            c.error
-                .get_or_insert_with(|| format!("closing the body file: {e}"));
-            None
-        }
+    let path = body.path.clone();
+    let closed = body.close();
+    if let Err(e) = &closed {
+        c.error
+            .get_or_insert_with(|| format!("writing {}: {e}", path.display()));
     }
+    if c.error.is_some() {
+        let _ = std::fs::remove_file(&path);
+        return None;
+    }
+    closed.ok()
+}
+
+/// Why nothing is published when host storage failed (a full disk, a file-size limit): the
+/// samples that reached the file are not all of those the host kept, so a file of them would
+/// understate every peak. `None` when storage did not fail.
+fn storage_failure(c: &Collected) -> Option<String> {
+    let error = c.error.as_ref()?;
+    Some(format!(
+        "{error}; {} samples received, none published",
+        c.received
+    ))
 }
 
 /// Closes a run whose producer stop is proven (`fin`) or not (`None`).
@@ -275,6 +301,7 @@ pub(crate) fn close_run(
         run_epoch,
         verdict: verdict.clone(),
         manifest,
+        failure: storage_failure(&collected),
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), verdict.as_str(), &collected);
     out.total = known(total);
@@ -342,6 +369,7 @@ fn close_unproven(
         run_epoch,
         verdict: CollectionVerdict::PartialCutUnknown,
         manifest: None,
+        failure: storage_failure(&collected),
     };
     let mut out = outcome(Some(prefix.join(ARTIFACT)), "partial_cut_unknown", &collected);
     publish_into(&job, &mut out);

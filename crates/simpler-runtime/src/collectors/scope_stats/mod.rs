@@ -23,6 +23,8 @@ pub const RECORDS_PER_BUFFER: usize = 512;
 pub const BUFFERS: usize = 8;
 /// Relative path of the artifact under the output prefix.
 pub const ARTIFACT: &str = "scope_stats/scope_stats.jsonl";
+/// The artifact's file name (the last component of [`ARTIFACT`]).
+pub(crate) const ARTIFACT_NAME: &str = "scope_stats.jsonl";
 
 use std::path::Path;
 use std::sync::Arc;
