@@ -96,6 +96,36 @@ pub struct Metadata {
     pub absent: Vec<&'static str>,
 }
 
+impl Metadata {
+    /// Why a file of `samples` sample lines under this metadata does not hold every sample the
+    /// run took, as far as the metadata can tell: samples dropped on the device, host storage
+    /// that kept fewer than it received, or a sample count that is not `total − dropped` (the
+    /// file was cut or edited). `None` when nothing is known to be missing (or the counts are
+    /// unknown). Peaks read from such a file can be understated.
+    pub fn missing_samples(&self, samples: u64) -> Option<String> {
+        if let (Some(rx), Some(kept)) = (self.host_received_records, self.host_retained_records) {
+            if kept < rx {
+                return Some(format!(
+                    "host storage kept {kept} of the {rx} samples it received"
+                ));
+            }
+        }
+        let (Some(total), Some(dropped)) = (self.total, self.dropped) else {
+            return None;
+        };
+        if dropped > 0 {
+            return Some(format!("{dropped} of the run's {total} samples were dropped"));
+        }
+        let expected = total.saturating_sub(dropped);
+        (samples != expected).then(|| {
+            format!(
+                "the file has {samples} samples where its metadata line says the run took {expected}: \
+                 the file was cut or edited"
+            )
+        })
+    }
+}
+
 /// `collection_verdict` of the eleven-key metadata line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CollectionVerdict {

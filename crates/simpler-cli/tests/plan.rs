@@ -383,6 +383,64 @@ fn plan_errors_name_what_is_wrong() {
     );
 }
 
+/// Found by a review: a recording cut to its first 100 samples (of 202) was planned from
+/// without a word, under an empty name, and `scope-stats-plot` said so only inside its HTML.
+/// Now `plan` refuses a recording that lacks samples its metadata counts, and the report warns
+/// on the console; a whole copy outside its run folder is planned under its own path.
+#[test]
+fn a_recording_missing_samples_is_not_planned_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/synthetic_100k.json");
+    let run = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        workload,
+        "--enable-scope-stats",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let whole = std::fs::read_to_string(run.join("scope_stats/scope_stats.jsonl")).unwrap();
+    assert_eq!(whole.lines().count(), 203, "the metadata line and 202 samples");
+    let cut_dir = dir.path().join("cut");
+    std::fs::create_dir(&cut_dir).unwrap();
+    let cut = cut_dir.join("scope_stats.jsonl");
+    let first_101: String = whole.lines().take(101).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&cut, first_101).unwrap();
+    let out = simpler(&["plan", cut.to_str().unwrap(), "--verify", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {}: the file has 100 samples where its metadata line says the run took 202: the file was cut or \
+             edited; a plan needs every sample (peaks read from the rest can be understated): record the run again\n",
+            cut.display()
+        )
+    );
+    let out = simpler(&["scope-stats-plot", cut.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "warning: {}: the file has 100 samples where its metadata line says the run took 202",
+            cut.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+
+    std::fs::write(&cut, &whole).unwrap();
+    let out = simpler(&["plan", cut.to_str().unwrap(), "--verify", "0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "capacity plan for {} (202 scope samples)",
+            cut.display()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// A shipped workload's capture re-runs at the default sizes: `--from-deps` merges its 100
 /// sibling scopes into one of 100,000 tasks, so it widens that ring's task window and, since
 /// nothing of the merged scope retires until it ends, its dependency pool to the most

@@ -234,6 +234,20 @@ pub fn reclaims_of(path: &Path) -> bool {
 }
 
 /// Reads `scope_stats.jsonl` at `path` and analyses it (the runtime from [`reclaims_of`]).
+/// The run folder a recording belongs to: `<folder>` of `<folder>/scope_stats/<file>`; `None`
+/// for a file anywhere else (a copy, whose folder's run.json and deps.json are not its run's).
+pub fn run_folder_of(file: &Path) -> Option<&Path> {
+    let dir = file.parent()?;
+    if dir.file_name()? != "scope_stats" {
+        return None;
+    }
+    Some(
+        dir.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    )
+}
+
 pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
     let reader = Reader::open(path).map_err(|source| ErrorKind::ScopeStats {
         path: path.to_path_buf(),
@@ -247,14 +261,23 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
             source,
         })?);
     }
+    // Found by a review: a cut file (and one whose samples were dropped) was planned from
+    // without a word, and the plan suggested rings its run could not complete with.
+    if let Some(why) = metadata.missing_samples(samples.len() as u64) {
+        return Err(ErrorKind::IncompleteRecording {
+            path: path.to_path_buf(),
+            why,
+        }
+        .into());
+    }
     let mut analysis = analyze_with(metadata, &samples, reclaims_of(path)).map_err(|why| {
         Error::from(ErrorKind::Unpaired {
             path: path.to_path_buf(),
             why,
         })
     })?;
-    // The run folder's graph, when dep_gen recorded it (`<folder>/scope_stats/<file>`).
-    let deps = path.parent().and_then(Path::parent).map(|d| d.join("deps.json"));
+    // The run folder's graph, when dep_gen recorded it.
+    let deps = run_folder_of(path).map(|d| d.join("deps.json"));
     if let Some(deps) = deps.filter(|d| d.is_file()) {
         analysis.dep_pool_worst = Some(DepPoolWorstCase::read(&deps).map_err(ErrorKind::Deps)?);
     }

@@ -198,9 +198,10 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             }
             .into());
         }
-        let folder = file.parent().and_then(Path::parent).unwrap_or(Path::new("."));
-        let manifest = read_manifest(folder);
-        let target = folder_target(folder, manifest.as_ref());
+        let folder = crate::analysis::run_folder_of(&file);
+        let manifest = folder.and_then(read_manifest);
+        let target = folder.and_then(|f| folder_target(f, manifest.as_ref()));
+        let folder = folder.unwrap_or(&file);
         if let Some(stopped) = manifest.as_ref().and_then(stopped_recording) {
             // Found by a review: the samples of a run that stopped lack the scope that drove
             // it, and the plan suggested the very sizes that had failed.

@@ -45,6 +45,18 @@ pub enum ErrorKind {
         #[source]
         source: ReadError,
     },
+    /// The recording does not hold every sample its run took (see
+    /// `Metadata::missing_samples`): a plan from it could understate every peak.
+    #[error(
+        "{}: {why}; a plan needs every sample (peaks read from the rest can be understated): record the run again",
+        .path.display()
+    )]
+    IncompleteRecording {
+        /// The file.
+        path: PathBuf,
+        /// What is missing.
+        why: String,
+    },
     /// The samples' begin/end pairs do not nest.
     #[error("{}: {why}", .path.display())]
     Unpaired {

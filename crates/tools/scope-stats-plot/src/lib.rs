@@ -71,6 +71,12 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
         eprintln!("warning: {w}");
     }
     let loaded = load::load(jsonl)?;
+    // Said on the console as well as in the report (found by a review: only the HTML did).
+    if let Some(t) = &loaded.truncated {
+        eprintln!("warning: {}: incomplete file: {t}", jsonl.display());
+    } else if let Some(why) = loaded.meta.missing_samples(loaded.samples) {
+        eprintln!("warning: {}: {why}", jsonl.display());
+    }
     if let Some(v) = loaded.meta.version.filter(|v| !(4..=6).contains(v)) {
         eprintln!("warning: {}: {}", jsonl.display(), unknown_schema(v));
     }
