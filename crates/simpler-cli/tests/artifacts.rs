@@ -354,7 +354,10 @@ fn scope_stats_whose_samples_cannot_be_written_fail_and_publish_nothing() {
             "{case:?}: {reason}"
         );
         let dg = entries.iter().find(|d| d["name"] == "dep_gen").unwrap();
-        assert_eq!(dg["outcome"], "written", "{case:?}: the other diagnostic is unharmed");
+        assert_eq!(
+            dg["outcome"], "written",
+            "{case:?}: the other diagnostic is unharmed"
+        );
     }
 }
 
