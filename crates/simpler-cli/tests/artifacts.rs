@@ -900,6 +900,36 @@ fn a_run_whose_folder_cannot_be_claimed_never_started_and_exits_1_not_3() {
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "not a folder");
 }
 
+/// Found by a review: a run refused because its `running` manifest could not be written had
+/// already removed the earlier run's files, and its error did not say so.
+#[test]
+fn a_run_refused_after_removing_the_earlier_files_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    dep_gen_run(&prefix);
+    let out = simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "run.json:fail=10")
+    .output()
+    .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: run refused before it started: output folder {}: cannot write the run manifest, after removing \
+             the earlier run's deps.json, deps_viewer.txt, name_map.json, run.json: No space left on device",
+            prefix.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(files(&prefix), [".simpler.lock"]);
+}
+
 /// Found by a review: `swimlane -o` onto the run's deps.json or records, and `deps-viewer -o`
 /// onto the records, replaced them and exited 0.
 #[test]

@@ -119,7 +119,14 @@ impl RunOutput {
         };
         manifest.write(folder).map_err(|e| ClaimError::Io {
             folder: folder.to_path_buf(),
-            what: "cannot write the run manifest".into(),
+            // Found by a review: the refusal did not say the earlier run's files were gone.
+            what: match claimed.removed() {
+                [] => "cannot write the run manifest".into(),
+                removed => format!(
+                    "cannot write the run manifest, after removing the earlier run's {}",
+                    removed.join(", ")
+                ),
+            },
             source: e.source,
         })?;
         Ok(RunOutput {
