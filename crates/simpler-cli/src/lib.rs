@@ -66,7 +66,7 @@ where
         }
     };
     if handle_interrupts {
-        install_interrupt_handler();
+        install_interrupt_handler(cli.command.runs());
     }
     let result = match cli.command {
         Command::Run(args) if args.runs_a_file() => workload_cmd::run(&args),
@@ -93,17 +93,44 @@ where
     report(result)
 }
 
+impl Command {
+    /// Whether the command runs orchestrations (a run, a benchmark, a plan's trials), whose
+    /// close after an interrupt writes what was collected and may take its time; the other
+    /// commands are tools that read files and write one output.
+    fn runs(&self) -> bool {
+        matches!(self, Command::Run(_) | Command::Bench(_) | Command::Plan(_))
+    }
+}
+
+/// How long a tool may take to stop after an interrupt before it exits anyway: a write it is
+/// making stops at its next block (removing its temporary) far sooner, but a read blocked on
+/// its input (a pipe no one writes, a stalled network file) never returns.
+const TOOL_STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// SIGINT/SIGTERM: the first stops the run through its unproven close (and stops any file a
-/// tool is writing, removing its temporary); a second exits at once. Either way no partial file
-/// ever sits under a final name (every file is published by rename).
-fn install_interrupt_handler() {
-    let installed = ctrlc::set_handler(|| {
-        if simpler_artifacts::interrupt::request() == 1 {
-            eprintln!("simpler: interrupted; stopping and closing what was collected (interrupt again to exit at once)");
-        } else {
+/// tool is writing, removing its temporary); a second exits at once, and so does a tool (not
+/// `runs`) still running [`TOOL_STOP_GRACE`] after the first. Either way no partial file ever
+/// sits under a final name (every file is published by rename).
+fn install_interrupt_handler(runs: bool) {
+    let installed = ctrlc::set_handler(move || {
+        if simpler_artifacts::interrupt::request() > 1 {
             eprintln!("simpler: interrupted again; exiting now");
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
+        if runs {
+            eprintln!("simpler: interrupted; stopping and closing what was collected (interrupt again to exit at once)");
+            return;
+        }
+        eprintln!("simpler: interrupted; stopping (interrupt again to exit at once)");
+        // Found by a review: a tool blocked reading a pipe ignored SIGTERM until SIGKILL.
+        std::thread::spawn(|| {
+            std::thread::sleep(TOOL_STOP_GRACE);
+            eprintln!(
+                "simpler: still running {} s after the interrupt (blocked reading its input?); exiting now",
+                TOOL_STOP_GRACE.as_secs()
+            );
+            std::process::exit(i32::from(exit::INTERRUPTED));
+        });
     });
     if let Err(e) = installed {
         eprintln!("warning: no SIGINT/SIGTERM handler ({e}); an interrupt kills the process at once");

@@ -632,6 +632,40 @@ fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     assert_no_temporaries(&prefix);
 }
 
+/// Found by a review: a tool blocked reading its input (a pipe no one writes) printed the
+/// run's "closing what was collected" on SIGTERM and went on waiting until SIGKILL.
+#[test]
+fn a_tool_blocked_reading_a_pipe_exits_after_one_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("deps.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = simpler_cmd(&["deps-viewer", fifo.to_str().unwrap()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "TERM");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("deps-viewer still blocked 20 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_eq!(
+        stderr,
+        "simpler: interrupted; stopping (interrupt again to exit at once)\n\
+         simpler: still running 2 s after the interrupt (blocked reading its input?); exiting now\n"
+    );
+}
+
 #[test]
 fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
