@@ -66,6 +66,24 @@ class CallConfig:
         return replace(self, output_prefix=str(_native.output_folder(base)))
 
 
+def as_config(value) -> CallConfig:
+    """``value`` as a ``CallConfig``: one itself, ``None`` (every field unset), or a dict of its
+    fields (``{"enable_dep_gen": True}``); anything else, or an unknown field, is a
+    ``TypeError`` that names the fields."""
+    __tracebackhide__ = True
+    if value is None:
+        return CallConfig()
+    if isinstance(value, CallConfig):
+        return value
+    names = [f.name for f in fields(CallConfig)]
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise TypeError(f"unknown CallConfig field(s) {', '.join(map(repr, unknown))}; fields: {', '.join(names)}")
+        return CallConfig(**value)
+    raise TypeError(f"config must be a CallConfig or a dict of its fields ({', '.join(names)}), not {type(value).__name__}")
+
+
 @contextmanager
 def removed_if_left_empty(before: CallConfig, after: CallConfig):
     """Runs the block; when it raises and ``after`` names a folder that ``before`` did not
@@ -83,4 +101,4 @@ def removed_if_left_empty(before: CallConfig, after: CallConfig):
         raise
 
 
-__all__ = ["CallConfig"]
+__all__ = ["CallConfig", "as_config"]

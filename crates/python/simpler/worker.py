@@ -1,14 +1,16 @@
 """``Worker``: external tensors to and from NumPy, runs of Python orchestrations, background
 diagnostics and the ``flush_diagnostics`` barrier."""
 
+import contextvars
+import inspect
 import os
 import sys
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _native, _session
-from .config import CallConfig, removed_if_left_empty
+from .config import CallConfig, as_config, removed_if_left_empty
 from ._native import Orchestrator, Report, Tensor
 from .kernel import KernelContext
 
@@ -43,12 +45,37 @@ def numpy_dtype(t: Tensor) -> np.dtype:
     return np.dtype(dt)
 
 
+def native_order(array: np.ndarray) -> np.ndarray:
+    """``array``, byte-swapped to the machine's order when it is not (``>f4`` on x86)."""
+    if array.dtype.isnative:
+        return array
+    return array.astype(array.dtype.newbyteorder("="))
+
+
 def _dtype_of(array: np.ndarray) -> str:
     for name, dt in NUMPY_DTYPES.items():
         if array.dtype == np.dtype(dt):
             return name
     raise _native.TensorError(
         f"NumPy dtype {array.dtype} has no runtime dtype; dtypes: {', '.join(NUMPY_DTYPES)}"
+    )
+
+
+def check_orchestration(orchestration) -> None:
+    """A ``TypeError`` for what cannot be an orchestration function: a generator function or
+    an ``async def`` (``w.run`` calls the function once; neither would run its body)."""
+    __tracebackhide__ = True
+    if not callable(orchestration):
+        raise TypeError(f"the orchestration must be a function of the orchestrator, not {type(orchestration).__name__}")
+    if inspect.isgeneratorfunction(orchestration) or inspect.isasyncgenfunction(orchestration):
+        kind = "a generator function (it has a yield)"
+    elif inspect.iscoroutinefunction(orchestration):
+        kind = "an async def"
+    else:
+        return
+    raise TypeError(
+        f"the orchestration {getattr(orchestration, '__qualname__', orchestration)!s} is {kind}: w.run calls it "
+        "once and none of its body would run; write it as a plain def without yield"
     )
 
 
@@ -77,9 +104,9 @@ class Worker:
 
     @property
     def runtime(self) -> str:
-        """The runtime of this worker's runs: the pytest plugin's ``--runtime`` while a test
-        runs under it (read at each run, so a worker a module-scoped fixture built before the
-        session also takes it), else the one it was built with."""
+        """The runtime of this worker's runs: the pytest plugin's ``--runtime`` during its
+        session (read at each run, so a worker built at module level or in a fixture of any
+        scope takes it too), else the one it was built with."""
         active = _session.active
         if active is not None and active.runtime is not None:
             return active.runtime
@@ -91,22 +118,27 @@ class Worker:
 
     # ---- tensors -------------------------------------------------------------------------
 
-    def alloc(self, shape: Sequence[int], dtype: str = "float32") -> Tensor:
-        """A zeroed external tensor."""
-        return self._native.alloc(list(shape), dtype)
+    def alloc(self, shape: Union[int, Sequence[int]], dtype="float32") -> Tensor:
+        """A zeroed external tensor; ``dtype`` a name (``"float32"``) or a NumPy dtype
+        (``np.float32``)."""
+        __tracebackhide__ = True
+        return self._native.alloc(shape, dtype)
 
     def tensor(self, array) -> Tensor:
         """A new external tensor holding a copy of ``array`` (a NumPy array or anything
-        ``np.asarray`` takes)."""
-        array = np.asarray(array)
+        ``np.asarray`` takes; either byte order)."""
+        __tracebackhide__ = True
+        array = native_order(np.asarray(array))
         t = self._native.alloc(list(array.shape), _dtype_of(array))
         self.write(t, array)
         return t
 
     def write(self, t: Tensor, array) -> None:
-        """Copies ``array`` into the elements of view ``t`` (same shape, same dtype)."""
+        """Copies ``array`` into the elements of view ``t`` (same shape, same dtype; either
+        byte order)."""
+        __tracebackhide__ = True
         dt = numpy_dtype(t)
-        array = np.asarray(array)
+        array = native_order(np.asarray(array))
         if array.dtype != dt:
             raise _native.TensorError(f"array dtype {array.dtype} does not match the tensor's {t.dtype}")
         if tuple(array.shape) != tuple(t.shape):
@@ -116,6 +148,7 @@ class Worker:
 
     def read(self, t: Tensor) -> np.ndarray:
         """The elements of view ``t`` as a new NumPy array of its shape."""
+        __tracebackhide__ = True
         dt = numpy_dtype(t)
         data = self._native.read_bytes(t)
         return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(t.shape)
@@ -136,8 +169,16 @@ class Worker:
         """Registers the Python callable ``body`` as kernel ``func_id`` (submitted by ``name``
         or id) on ``core`` (``"aiv"`` or ``"aic"``); ``body(ctx)`` gets a ``KernelContext``
         once per block. Only these kernels run Python; with any registered, every submit of
-        this worker releases the GIL (``docs/python.md``, "Cost")."""
-        self._native.register_kernel(func_id, name, core, lambda native: body(KernelContext(native)))
+        this worker releases the GIL (``docs/python.md``, "Cost"). The blocks of a task run
+        concurrently: each writes only its own part (``ctx.write(i, values, offset=lo)``). A
+        kernel returns ``None``. Refused while a run of this worker is in flight."""
+        __tracebackhide__ = True
+
+        def kernel(native):
+            __tracebackhide__ = True
+            return body(KernelContext(native))
+
+        self._native.register_kernel(func_id, name, core, kernel)
 
     def kernels(self):
         """``(func_id, name, core)`` of every registered kernel."""
@@ -148,36 +189,44 @@ class Worker:
     def run(
         self,
         orchestration: Callable[[Orchestrator], None],
-        config: Optional[CallConfig] = None,
+        config: Union[CallConfig, dict, None] = None,
         render_views: Optional[bool] = None,
     ) -> Report:
         """Runs ``orchestration(o)`` and returns its ``Report``.
 
-        The root scope's site is this call's ``file.py:LINE``. A run that stops on a fatal
-        raises ``FatalError`` (``code``, ``name``, ``resource``, ``ring``, ``capacity``,
-        ``site``, ``key``, ``report``); an exception raised by the orchestration stops the run
-        with EXPLICIT_ORCH_FATAL (9) and is the ``FatalError``'s ``__cause__``. With a
-        diagnostic on and no ``output_prefix``, the artifacts go to a new
-        ``outputs/<name>_<case>_<stamp>/``. ``render_views`` (default: on under the pytest
-        plugin) renders ``scope_stats.html``, ``deps_viewer.txt`` and ``merged_swimlane.json``
-        after the run, as ``simpler run`` does.
+        ``config`` is a ``CallConfig`` or a dict of its fields. The root scope's site is this
+        call's ``file.py:LINE``. The orchestration runs in a copy of this call's context
+        (``contextvars``: ``np.errstate``, ``decimal``), each Python kernel call in a copy of
+        it too. A run that stops on a fatal raises ``FatalError`` (``code``, ``name``,
+        ``resource``, ``ring``, ``capacity``, ``site``, ``key``, ``report``), whose
+        ``__cause__`` is the Python exception behind it: one the orchestration raised (which
+        stops the run with EXPLICIT_ORCH_FATAL (9)), a ``StoppedError`` it let propagate, or
+        a kernel's. An exception that is not an ``Exception`` (``KeyboardInterrupt``,
+        ``SystemExit``) stops the run and is raised as itself. With a diagnostic on and no
+        ``output_prefix``, the artifacts go to a new ``outputs/<name>_<case>_<stamp>/``.
+        ``render_views`` (default: on under the pytest plugin) renders ``scope_stats.html``,
+        ``deps_viewer.txt`` and ``merged_swimlane.json`` after the run, as ``simpler run``
+        does.
         """
+        __tracebackhide__ = True
         site = caller_site()
-        layered, cfg, views = self._effective(config, render_views, site)
+        check_orchestration(orchestration)
+        layered, cfg, views = self._effective(as_config(config), render_views, site)
         base = CallConfig(runtime=self.runtime, clusters=self.clusters)
+        context, kernel_context = contextvars.copy_context(), contextvars.copy_context()
         with removed_if_left_empty(layered, cfg):
-            return self._native.run(orchestration, cfg, base, site, views)
+            return self._native.run(orchestration, cfg, base, site, views, context, kernel_context)
 
-    def _effective(self, config: Optional[CallConfig], render_views: Optional[bool], site: str):
+    def _effective(self, config: CallConfig, render_views: Optional[bool], site: str):
         """The run's config under the plugin's flags (as layered, then with its output folder
         made when a diagnostic is on) and whether views are rendered."""
-        cfg = config if config is not None else CallConfig()
+        cfg = config
         active = _session.active
+        folder_base = _session.folder_base()
+        if folder_base is None:
+            folder_base = site.split(".")[0] + "_default"
         if active is not None:
             cfg = active.config.under(cfg)
-            folder_base = active.folder_base
-        else:
-            folder_base = site.split(".")[0] + "_default"
         if render_views is None:
             render_views = active is not None
         return cfg, cfg.with_output_folder(folder_base), render_views

@@ -6,6 +6,7 @@
 //! position (`add_scalar`'s first scalar is an f32, `busy`'s a u64), otherwise an integer is
 //! its two's complement and a float its f32 bits.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use simpler_core::{ArgTag, DType, TaskArgs, TaskId, TensorArg};
@@ -33,46 +34,54 @@ impl PyArg {
     }
 }
 
-fn tagged(tag: ArgTag, t: &PyTensor) -> PyArg {
-    let inner = TensorArg::with_tag(tag, t.inner).expect("a tag that takes a tensor");
-    PyArg { inner }
+/// `t` tagged `tag`; anything but a `Tensor` is a `TypeError` that says what to pass.
+fn tagged(tag: ArgTag, t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
+    let name = tag.name();
+    let Ok(t) = t.cast::<PyTensor>() else {
+        let ty = t.get_type().qualname().map(|n| n.to_string()).unwrap_or_default();
+        let hint = match ty.as_str() {
+            "ndarray" => "; wrap NumPy arrays with w.tensor(array) first",
+            _ => "",
+        };
+        return Err(PyTypeError::new_err(format!(
+            "{name}(t) takes a Tensor (from w.tensor, w.alloc, a view or a task's output), not a {ty}{hint}"
+        )));
+    };
+    let inner = TensorArg::with_tag(tag, t.get().inner).expect("a tag that takes a tensor");
+    Ok(PyArg { inner })
 }
 
 /// Read by the task; waits for earlier writers of overlapping views.
 #[pyfunction(name = "INPUT")]
-fn input(t: PyTensor) -> PyArg {
-    tagged(ArgTag::Input, &t)
+fn input(t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
+    tagged(ArgTag::Input, t)
 }
 /// Read and written in place; waits for earlier writers and readers' writers.
 #[pyfunction(name = "INOUT")]
-fn inout(t: PyTensor) -> PyArg {
-    tagged(ArgTag::Inout, &t)
+fn inout(t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
+    tagged(ArgTag::Inout, t)
 }
 /// Written into an existing buffer (no WAW edge).
 #[pyfunction(name = "OUTPUT_EXISTING")]
-fn output_existing(t: PyTensor) -> PyArg {
-    tagged(ArgTag::OutputExisting, &t)
+fn output_existing(t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
+    tagged(ArgTag::OutputExisting, t)
 }
 /// Passed to the kernel without any dependency tracking.
 #[pyfunction(name = "NO_DEP")]
-fn no_dep(t: PyTensor) -> PyArg {
-    tagged(ArgTag::NoDep, &t)
+fn no_dep(t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
+    tagged(ArgTag::NoDep, t)
 }
-/// A new buffer the runtime allocates: `OUTPUT((16384,), "float32")` or `OUTPUT(create_info)`.
+/// A new buffer the runtime allocates: `OUTPUT((16384,), "float32")` (a shape and a dtype
+/// name or NumPy dtype, float32 by default) or `OUTPUT(create_info)`.
 #[pyfunction(name = "OUTPUT")]
-#[pyo3(signature = (shape, dtype = "float32"))]
-fn output(shape: &Bound<'_, PyAny>, dtype: &str) -> PyResult<PyArg> {
+#[pyo3(signature = (shape, dtype = None))]
+fn output(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyArg> {
     let ci = match shape.extract::<PyCreateInfo>() {
-        Ok(ci) => ci,
-        Err(_) => {
-            let dims: Vec<u32> = shape.extract()?;
-            let ci = simpler_core::TensorCreateInfo::new(&dims, crate::tensor::dtype(dtype)?)
-                .map_err(crate::tensor::tensor_err)?;
-            PyCreateInfo { inner: ci }
-        }
+        Ok(ci) => ci.inner,
+        Err(_) => crate::tensor::create_info(shape, dtype)?,
     };
     Ok(PyArg {
-        inner: TensorArg::Output(ci.inner),
+        inner: TensorArg::Output(ci),
     })
 }
 
@@ -103,6 +112,16 @@ fn scalar(value: &Bound<'_, PyAny>, kind: &str) -> PyResult<PyScalar> {
         }
     };
     Ok(PyScalar { bits, dtype })
+}
+
+/// A submit's `block_num` (0 goes on to the runtime, which refuses it with INVALID_ARGS).
+pub fn block_num(n: i128) -> PyResult<u16> {
+    u16::try_from(n).map_err(|_| {
+        SimplerError::new_err(format!(
+            "block_num {n} is out of range: a task has 1 to {} blocks",
+            u16::MAX
+        ))
+    })
 }
 
 /// What a submit's options say besides the positional arguments.

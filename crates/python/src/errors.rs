@@ -72,9 +72,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// A [`FatalError`] whose attributes hold the fatal's facts and, when the run started, its
-/// report (`report`, a `Report`).
-pub fn fatal_error(py: Python<'_>, fatal: &Fatal, report: Option<Py<PyAny>>) -> PyErr {
-    let err = FatalError::new_err(fatal.to_string());
+/// report (`report`, a `Report`). `call` names the orchestrator call that raised the fatal
+/// (`"o.submit at e12.py:7"`), appended to the text; `message` stays the runtime's.
+pub fn fatal_error(py: Python<'_>, fatal: &Fatal, report: Option<Py<PyAny>>, call: Option<&str>) -> PyErr {
+    let err = FatalError::new_err(match call {
+        Some(call) => format!("{fatal} (raised by {call})"),
+        None => fatal.to_string(),
+    });
     let ctx = fatal.context.as_ref();
     let set = |value: &Bound<'_, PyBaseException>| -> PyResult<()> {
         value.setattr("code", fatal.code.code())?;

@@ -36,7 +36,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 /// A runner's error: its run error as the run's exception, anything else as `WorkloadError`.
 fn failed(py: Python<'_>, run: Result<RunError, String>, render_views: bool) -> PyErr {
     match run {
-        Ok(e) => match finish(py, Err(e), render_views, None) {
+        Ok(e) => match finish(py, Err(e), render_views, Default::default()) {
             Err(err) => err,
             Ok(_) => WorkloadError::new_err("the run failed without an error"),
         },
@@ -60,7 +60,7 @@ fn workload_outcome(py: Python<'_>, o: Outcome, render_views: bool) -> PyResult<
             ),
         ));
     }
-    let report = finish(py, Ok(o.report), render_views, None)?;
+    let report = finish(py, Ok(o.report), render_views, Default::default())?;
     Ok((report, checks))
 }
 
@@ -92,7 +92,10 @@ fn run_example(
     match outcome {
         Ok(o) => {
             let checks = vec![(o.golden.passed(), o.golden.describe())];
-            Ok((finish(py, Ok(o.report), render_views, None)?, checks))
+            Ok((
+                finish(py, Ok(o.report), render_views, Default::default())?,
+                checks,
+            ))
         }
         Err(e) => Err(failed(
             py,

@@ -15,7 +15,10 @@ mod files;
 mod kernel;
 mod lend;
 mod orchestrator;
+mod pyerr;
+mod ranged;
 mod report;
+mod runs;
 mod tensor;
 mod worker;
 

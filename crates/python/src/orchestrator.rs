@@ -3,7 +3,12 @@
 //! explicit fatals.
 //!
 //! The Python object borrows the run's [`Orchestrator`] for exactly the duration of the
-//! orchestration function (see [`call_orchestration`]); afterwards every call raises.
+//! orchestration function (see [`call_orchestration`]); afterwards every call raises. The
+//! function runs in the `contextvars.Context` that `w.run` copied from its caller.
+//!
+//! What the run's `FatalError` needs from here is kept in [`Raised`]: the exception the
+//! function raised (a `StoppedError` it let propagate too) and the orchestrator call that
+//! raised the fatal (`o.submit at e12.py:7`), when one did.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,9 +20,10 @@ use simpler_runtime::platform::kernel::KernelRegistry;
 use simpler_runtime::{CoreType, MixedKernels, OrchResult, Orchestrator, ScopeMode, Stopped, TaskOutputs};
 use simpler_workloads::kernels::{self, ScalarType};
 
-use crate::args::{convert, Options};
+use crate::args::{block_num, convert, Options};
 use crate::errors::{stopped_error, SimplerError, StoppedError};
 use crate::lend::{Lending, Lent};
+use crate::pyerr::python_error_text;
 use crate::tensor::PyTensor;
 
 /// A kernel as a submit resolves it.
@@ -159,7 +165,20 @@ pub struct PyOrchestrator {
     /// The last [`Stopped`] a call returned, handed back to the runtime when the function
     /// lets the `StoppedError` propagate.
     stopped: Mutex<Option<Stopped>>,
+    /// The call that raised the run's fatal (`"o.submit at e12.py:7"`), when one of this
+    /// orchestrator's calls did.
+    origin: Mutex<Option<String>>,
     kernels: Arc<KernelTable>,
+}
+
+/// What a run's `FatalError` gets from the Python side: the exception to chain and the
+/// orchestrator call that raised the fatal.
+#[derive(Default)]
+pub struct Raised {
+    /// The exception behind the fatal (the orchestration's, or a kernel's).
+    pub cause: Option<PyErr>,
+    /// `"o.submit at e12.py:7"`.
+    pub call_site: Option<String>,
 }
 
 impl PyOrchestrator {
@@ -177,6 +196,23 @@ impl PyOrchestrator {
         *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some(s);
     }
 
+    /// Runs the orchestrator call `f` (named `call`, e.g. `"o.submit"`); when it stops a run
+    /// that was not fatal before, keeps `call` and the Python caller's site as the fatal's
+    /// origin. (One relaxed load per call.)
+    fn call<R: Send>(
+        &self,
+        py: Python<'_>,
+        call: &str,
+        f: impl FnOnce(&mut Orchestrator) -> Result<R, Stopped> + Send,
+    ) -> PyResult<Result<R, Stopped>> {
+        let (was_fatal, r) = self.with(py, |o| (o.is_fatal(), f(o)))?;
+        if let (false, Err(_)) = (was_fatal, &r) {
+            let site = caller_site(py).unwrap_or_else(|_| "?".into());
+            *self.origin.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{call} at {site}"));
+        }
+        Ok(r)
+    }
+
     /// A submit's result as a Python `Task`, or the `StoppedError`.
     fn task(&self, py: Python<'_>, r: Result<TaskOutputs, Stopped>) -> PyResult<PyTask> {
         match r {
@@ -188,9 +224,11 @@ impl PyOrchestrator {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn submit_one(
         &self,
         py: Python<'_>,
+        call: &str,
         kernels: MixedKernels,
         scalar_types: &[ScalarType],
         items: &Bound<'_, PyAny>,
@@ -204,7 +242,7 @@ impl PyOrchestrator {
         };
         let mut deps = Vec::new();
         let args = convert(items, &opts, &mut deps)?;
-        let r = self.with(py, |o| o.submit(kernels, &args))?;
+        let r = self.call(py, call, |o| o.submit(kernels, &args))?;
         self.task(py, r)
     }
 }
@@ -227,10 +265,11 @@ impl PyOrchestrator {
         kernel: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
         deps: Option<&Bound<'_, PyAny>>,
-        block_num: u16,
+        block_num: i128,
     ) -> PyResult<PyTask> {
         let k = self.kernels.resolve(kernel)?;
-        self.submit_one(py, mixed(k), k.scalar_types, args.as_any(), deps, block_num)
+        let b = self::block_num(block_num)?;
+        self.submit_one(py, "o.submit", mixed(k), k.scalar_types, args.as_any(), deps, b)
     }
 
     /// Submits a dependency-only task (no kernel); it may carry outputs.
@@ -241,31 +280,44 @@ impl PyOrchestrator {
         args: &Bound<'_, PyTuple>,
         deps: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
-        self.submit_one(py, MixedKernels::NONE, &[], args.as_any(), deps, 1)
+        self.submit_one(
+            py,
+            "o.submit_dummy",
+            MixedKernels::NONE,
+            &[],
+            args.as_any(),
+            deps,
+            1,
+        )
     }
 
     /// Submits `kernel` once per argument list in `batch` (each a list of tagged tensors and
-    /// scalars) in one call: the batch API for many similar tasks. Returns the tasks.
+    /// scalars) in one call: the batch API for many similar tasks. Returns the tasks. An error
+    /// names the list that failed; the lists before it were submitted.
     #[pyo3(signature = (kernel, batch, block_num = 1))]
     fn submit_many(
         &self,
         py: Python<'_>,
         kernel: &Bound<'_, PyAny>,
         batch: &Bound<'_, PyAny>,
-        block_num: u16,
+        block_num: i128,
     ) -> PyResult<Vec<PyTask>> {
         let k = self.kernels.resolve(kernel)?;
         let opts = Options {
             deps: None,
-            block_num,
+            block_num: self::block_num(block_num)?,
             scalar_types: k.scalar_types,
         };
         let mut tasks = Vec::new();
         let mut deps = Vec::new();
-        for items in batch.try_iter()? {
-            let args = convert(&items?, &opts, &mut deps)?;
-            let r = self.with(py, |o| o.submit(mixed(k), &args))?;
-            tasks.push(self.task(py, r)?);
+        for (i, items) in batch.try_iter()?.enumerate() {
+            let one = |tasks: &mut Vec<PyTask>, deps: &mut Vec<_>| -> PyResult<()> {
+                let args = convert(&items?, &opts, deps)?;
+                let r = self.call(py, "o.submit_many", |o| o.submit(mixed(k), &args))?;
+                tasks.push(self.task(py, r)?);
+                Ok(())
+            };
+            one(&mut tasks, &mut deps).map_err(|e| in_batch(py, e, i))?;
         }
         Ok(tasks)
     }
@@ -278,7 +330,7 @@ impl PyOrchestrator {
         for info in infos.iter() {
             cis.push(create_info(&info)?);
         }
-        let r = self.with(py, |o| o.alloc_tensors(&cis))?;
+        let r = self.call(py, "o.alloc_tensors", |o| o.alloc_tensors(&cis))?;
         Ok(self.task(py, r)?.outputs())
     }
 
@@ -340,6 +392,37 @@ impl PyOrchestrator {
     }
 }
 
+/// `e`, the error of list `i` of a `submit_many` batch, as the same exception type with a text
+/// that names the list and says the lists before it were submitted (and `e` as its cause);
+/// a `StoppedError` keeps its `code` and `name`.
+fn in_batch(py: Python<'_>, e: PyErr, i: usize) -> PyErr {
+    let before = match i {
+        0 => "none was submitted".to_string(),
+        1 => "list 0 before it was submitted".to_string(),
+        n => format!("the {n} lists before it were submitted"),
+    };
+    let text = format!(
+        "submit_many: argument list {i} of the batch failed ({before}): {}",
+        e.value(py)
+    );
+    let wrapped = (|| -> PyResult<PyErr> {
+        let value = e.get_type(py).call1((text,))?;
+        for attr in ["code", "name"] {
+            if let Ok(v) = e.value(py).getattr(attr) {
+                value.setattr(attr, v)?;
+            }
+        }
+        Ok(PyErr::from_value(value))
+    })();
+    match wrapped {
+        Ok(w) => {
+            w.set_cause(py, Some(e));
+            w
+        }
+        Err(_) => e,
+    }
+}
+
 /// A create-info from a `TensorCreateInfo`, an `OUTPUT(...)` argument or `(shape, dtype)`.
 fn create_info(info: &Bound<'_, PyAny>) -> PyResult<TensorCreateInfo> {
     if let Ok(ci) = info.extract::<crate::tensor::PyCreateInfo>() {
@@ -350,13 +433,13 @@ fn create_info(info: &Bound<'_, PyAny>) -> PyResult<TensorCreateInfo> {
             return Ok(ci);
         }
     }
-    let (shape, dtype): (Vec<u32>, String) = info.extract().map_err(|_| {
+    let (shape, dtype): (Bound<'_, PyAny>, Bound<'_, PyAny>) = info.extract().map_err(|_| {
         SimplerError::new_err(format!(
             "{} is not a TensorCreateInfo, an OUTPUT(...) or a (shape, dtype) pair",
             info.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })?;
-    TensorCreateInfo::new(&shape, crate::tensor::dtype(&dtype)?).map_err(crate::tensor::tensor_err)
+    crate::tensor::create_info(&shape, Some(&dtype))
 }
 
 /// The Python caller's `"<file base name>:<line>"` (the innermost Python frame).
@@ -401,48 +484,77 @@ impl ScopeGuard {
 }
 
 /// Calls the Python `func` with a Python orchestrator lent `orch`, on the run's orchestration
-/// thread. A Python exception other than the `StoppedError` of a fatal run is kept in `raised`
-/// (to chain it to the run's `FatalError`) and ends the run with EXPLICIT_ORCH_FATAL (9) and
-/// its text.
+/// thread, in `context` (a `contextvars.Context`). A Python exception (a `StoppedError` too) is
+/// kept in `raised` to chain it to the run's `FatalError`; one other than the `StoppedError`
+/// of a fatal run ends the run with EXPLICIT_ORCH_FATAL (9) and its text, and so does a
+/// returned generator or coroutine (the function ran none of its body).
 pub fn call_orchestration(
     orch: &mut Orchestrator,
     func: Py<PyAny>,
+    context: Py<PyAny>,
     kernels: Arc<KernelTable>,
-    raised: Arc<Mutex<Option<PyErr>>>,
+    raised: Arc<Mutex<Raised>>,
 ) -> OrchResult {
     Python::attach(|py| {
         let lent = PyOrchestrator {
             orch: Lent::new(orch, "orchestrator", "an orchestration function"),
             stopped: Mutex::new(None),
+            origin: Mutex::new(None),
             kernels,
         };
         let handle = Bound::new(py, lent).map_err(|e| e.to_string())?;
         let result = {
             let _loan = Lending(&handle.get().orch);
-            func.call1(py, (handle.clone(),))
+            context.call_method1(py, "run", (func, handle.clone()))
+        };
+        let origin = handle
+            .get()
+            .origin
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let keep = |cause: Option<PyErr>| {
+            let mut slot = raised.lock().unwrap_or_else(|p| p.into_inner());
+            (slot.cause, slot.call_site) = (cause, origin);
         };
         let err = match result {
-            Ok(_) => return Ok(()),
+            Ok(r) => {
+                keep(None);
+                return not_a_generator(r.bind(py)).map_err(Into::into);
+            }
             Err(e) => e,
         };
         let stopped = *handle.get().stopped.lock().unwrap_or_else(|p| p.into_inner());
         if let (true, Some(s)) = (err.is_instance_of::<StoppedError>(py), stopped) {
+            keep(Some(err));
             return Err(Box::new(s) as Box<dyn std::error::Error + Send + Sync>);
         }
         let text = python_error_text(py, &err);
-        *raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(err);
+        keep(Some(err));
         Err(text.into())
     })
 }
 
-/// `"TypeError: message"` for a Python exception.
-pub fn python_error_text(py: Python<'_>, err: &PyErr) -> String {
-    let ty = err
-        .get_type(py)
-        .qualname()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "Exception".into());
-    format!("{ty}: {}", err.value(py))
+/// `Ok` unless `r`, what the orchestration function returned, is a generator or a coroutine
+/// (an `async def` or a function with `yield`, whose body did not run): then it is closed
+/// and the error says so.
+fn not_a_generator(r: &Bound<'_, PyAny>) -> Result<(), String> {
+    if r.is_none() {
+        return Ok(());
+    }
+    let kind = match r.get_type().qualname().map(|n| n.to_string()).as_deref() {
+        Ok("generator") => "a generator (the function has a yield)",
+        Ok("coroutine") => "a coroutine (the function is an async def)",
+        Ok("async_generator") => "an async generator",
+        _ => return Ok(()),
+    };
+    if let Ok(close) = r.getattr("close") {
+        let _ = close.call0();
+    }
+    Err(format!(
+        "the orchestration function returned {kind}: w.run calls it once and none of its body ran; \
+         write it as a plain def without yield"
+    ))
 }
 
 /// Adds the classes to the module.

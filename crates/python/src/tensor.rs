@@ -3,8 +3,9 @@
 //! named as NumPy names them (`"float32"`, `"int64"`, `"bool"`, ...; `"bfloat16"` too, which
 //! NumPy lacks).
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PySlice, PyTuple};
+use pyo3::types::{PyBool, PyInt, PySlice, PyString, PyTuple};
 use simpler_core::{DType, Tensor, TensorCreateInfo, TensorError};
 
 use crate::errors::TensorError as PyTensorError;
@@ -15,6 +16,53 @@ pub fn dtype(name: &str) -> PyResult<DType> {
         let names: Vec<String> = DType::ALL.iter().map(|d| dtype_name(*d)).collect();
         PyTensorError::new_err(format!("unknown dtype {name:?}; dtypes: {}", names.join(", ")))
     })
+}
+
+/// A dtype from a name (`"float32"`) or anything `numpy.dtype` takes (`np.float32`,
+/// `np.dtype(">f4")`: the byte order does not matter, the device is little-endian).
+pub fn dtype_arg(v: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if let Ok(name) = v.cast::<PyString>() {
+        return dtype(&name.to_cow()?);
+    }
+    let name = v
+        .py()
+        .import("numpy")
+        .and_then(|np| np.getattr("dtype")?.call1((v,)))
+        .and_then(|d| d.getattr("name")?.extract::<String>())
+        .map_err(|_| {
+            PyTensorError::new_err(format!(
+                "{} is neither a dtype name nor a NumPy dtype",
+                v.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
+    dtype(&name)
+}
+
+/// A shape from an int (one dimension, as NumPy takes it) or a sequence of ints; a negative
+/// or too large dimension is a `TensorError` that says so.
+pub fn shape_arg(v: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    let text = || v.repr().map(|r| r.to_string()).unwrap_or_default();
+    let dims: Vec<i128> = if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+        vec![v.extract()?]
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err(format!("a shape is an int or a sequence of ints, not {}", text()))
+        })?
+    };
+    dims.iter()
+        .map(|&d| match u32::try_from(d) {
+            Ok(d) => Ok(d),
+            Err(_) if d < 0 => Err(PyTensorError::new_err(format!(
+                "negative dimension {d} in shape {}: dimensions are sizes, 0 or more (no -1 to infer one)",
+                text()
+            ))),
+            Err(_) => Err(PyTensorError::new_err(format!(
+                "dimension {d} in shape {} is larger than {}",
+                text(),
+                u32::MAX
+            ))),
+        })
+        .collect()
 }
 
 /// The NumPy name of `d` (`"float32"`).
@@ -37,6 +85,18 @@ pub struct PyTensor {
 impl PyTensor {
     fn wrap(r: Result<Tensor, TensorError>) -> PyResult<PyTensor> {
         r.map(|inner| PyTensor { inner }).map_err(tensor_err)
+    }
+
+    /// `Tensor(shape=[..], strides=[..], offset=.., dtype=.., addr=0x..)`.
+    pub fn text(&self) -> String {
+        format!(
+            "Tensor(shape={:?}, strides={:?}, offset={}, dtype={}, addr={:#x})",
+            self.inner.shape(),
+            self.inner.strides(),
+            self.inner.start_offset(),
+            dtype_name(self.inner.dtype()),
+            self.inner.addr()
+        )
     }
 }
 
@@ -87,9 +147,18 @@ impl PyTensor {
     fn slice(&self, dim: usize, start: u32, end: u32, step: u32) -> PyResult<PyTensor> {
         PyTensor::wrap(self.inner.slice(dim, start, end, step))
     }
-    /// The same elements with another row-major shape (contiguous views only).
+    /// The same elements with another row-major shape (contiguous views only):
+    /// `t.reshape(6, 4)` or `t.reshape((6, 4))`.
     #[pyo3(signature = (*shape))]
-    fn reshape(&self, shape: Vec<u32>) -> PyResult<PyTensor> {
+    fn reshape(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let one = shape
+            .get_item(0)
+            .ok()
+            .filter(|s| shape.len() == 1 && !s.is_instance_of::<PyInt>());
+        let shape = match one {
+            Some(sequence) => shape_arg(&sequence)?,
+            None => shape_arg(shape.as_any())?,
+        };
         PyTensor::wrap(self.inner.reshape(&shape))
     }
     /// Swaps dimensions `d0` and `d1`.
@@ -139,14 +208,7 @@ impl PyTensor {
         Ok(PyTensor { inner: out })
     }
     fn __repr__(&self) -> String {
-        format!(
-            "Tensor(shape={:?}, strides={:?}, offset={}, dtype={}, addr={:#x})",
-            self.inner.shape(),
-            self.inner.strides(),
-            self.inner.start_offset(),
-            dtype_name(self.inner.dtype()),
-            self.inner.addr()
-        )
+        self.text()
     }
 }
 
@@ -161,9 +223,13 @@ pub struct PyCreateInfo {
 #[pymethods]
 impl PyCreateInfo {
     #[new]
-    #[pyo3(signature = (shape, dtype = "float32", initial_value = None))]
-    fn new(shape: Vec<u32>, dtype: &str, initial_value: Option<f64>) -> PyResult<PyCreateInfo> {
-        let mut ci = TensorCreateInfo::new(&shape, self::dtype(dtype)?).map_err(tensor_err)?;
+    #[pyo3(signature = (shape, dtype = None, initial_value = None))]
+    fn new(
+        shape: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        initial_value: Option<f64>,
+    ) -> PyResult<PyCreateInfo> {
+        let mut ci = create_info(shape, dtype)?;
         if let Some(v) = initial_value {
             ci = ci.with_initial_value(v);
         }
@@ -186,6 +252,16 @@ impl PyCreateInfo {
             dtype_name(self.inner.dtype())
         )
     }
+}
+
+/// A create-info of `shape` (an int or a sequence) and `dtype` (a name or a NumPy dtype;
+/// `None` is float32).
+pub fn create_info(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<TensorCreateInfo> {
+    let dtype = match dtype {
+        Some(d) => dtype_arg(d)?,
+        None => DType::Float32,
+    };
+    TensorCreateInfo::new(&shape_arg(shape)?, dtype).map_err(tensor_err)
 }
 
 /// Adds the classes to the module.

@@ -2,19 +2,26 @@
 //! converts NumPy arrays), runs of Python orchestrations, background diagnostics and the flush
 //! barrier. Every worker has the built-in kernel library of the workload files registered
 //! (`crates/workloads/src/kernels.rs`).
+//!
+//! A run's `FatalError` chains the Python exception behind it (the orchestration's, a
+//! `StoppedError` it let propagate, or a kernel's); an exception that is not an `Exception`
+//! (`KeyboardInterrupt`, `SystemExit`) stops the run and is raised as itself.
 
 use std::sync::{Arc, Mutex};
 
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simpler_runtime::config::Settings;
-use simpler_runtime::{CoreType, RunError, RunReport, Worker};
+use simpler_runtime::memory::{is_heap_addr, MemoryError};
+use simpler_runtime::{CoreType, FatalCode, RunError, RunReport, Worker};
 
 use crate::errors::{fatal_error, run_error, DiagnosticsError, SimplerError, TensorError};
 use crate::kernel::call_kernel;
-use crate::orchestrator::{call_orchestration, KernelTable};
+use crate::orchestrator::{call_orchestration, KernelTable, Raised};
 use crate::report::PyReport;
-use crate::tensor::{dtype, PyTensor};
+use crate::runs::Runs;
+use crate::tensor::{dtype_arg, shape_arg, PyTensor};
 
 /// See the module docs.
 #[pyclass(name = "NativeWorker", module = "simpler._native")]
@@ -22,11 +29,22 @@ pub struct PyWorker {
     worker: Worker,
     /// True once a Python callable is registered as a kernel.
     python_kernels: bool,
+    /// The runs in flight, as the Python kernels see them.
+    runs: Arc<Runs>,
 }
 
-/// A memory error as the Python exception.
-fn memory_err(e: simpler_runtime::memory::MemoryError) -> PyErr {
-    TensorError::new_err(e.to_string())
+/// A memory error of `w.read`/`w.write`/`w.free` on `t` as the Python exception; an output of
+/// a run (a ring-heap address) is named as such.
+fn memory_err(t: &PyTensor, e: MemoryError) -> PyErr {
+    match e {
+        MemoryError::UnknownAddress(a) if is_heap_addr(a) => TensorError::new_err(format!(
+            "{} is an output of a run (a run's outputs live only while it runs, in its ring heap): \
+             w.read, w.write and w.free take external tensors (w.tensor, w.alloc); write results \
+             into one with OUTPUT_EXISTING or INOUT",
+            t.text()
+        )),
+        e => TensorError::new_err(e.to_string()),
+    }
 }
 
 #[pymethods]
@@ -41,6 +59,7 @@ impl PyWorker {
         Ok(PyWorker {
             worker,
             python_kernels: false,
+            runs: Arc::default(),
         })
     }
 
@@ -61,34 +80,57 @@ impl PyWorker {
         self.worker.hold_background_writer(hold);
     }
 
-    /// Allocates a zeroed external tensor.
-    fn alloc(&self, shape: Vec<u32>, dtype_name: &str) -> PyResult<PyTensor> {
+    /// Allocates a zeroed external tensor: `shape` an int or a sequence of ints, `dtype` a
+    /// name (`"float32"`) or a NumPy dtype (`np.float32`).
+    fn alloc(&self, shape: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let shape = shape_arg(shape)?;
+        let dtype = dtype_arg(dtype)?;
         let inner = self
             .worker
-            .alloc_tensor(&shape, dtype(dtype_name)?)
-            .map_err(memory_err)?;
+            .alloc_tensor(&shape, dtype)
+            .map_err(|e| TensorError::new_err(e.to_string()))?;
         Ok(PyTensor { inner })
     }
 
     /// Frees an external tensor's buffer.
     fn free(&self, t: PyTensor) -> PyResult<()> {
-        self.worker.free_tensor(&t.inner).map_err(memory_err)
+        self.worker.free_tensor(&t.inner).map_err(|e| memory_err(&t, e))
     }
 
     /// Writes the view's elements from little-endian bytes (row-major).
     fn write_bytes(&self, t: PyTensor, data: &[u8]) -> PyResult<()> {
-        self.worker.write_bytes(&t.inner, data).map_err(memory_err)
+        self.worker
+            .write_bytes(&t.inner, data)
+            .map_err(|e| memory_err(&t, e))
     }
 
     /// Reads the view's elements as little-endian bytes (row-major).
     fn read_bytes<'py>(&self, py: Python<'py>, t: PyTensor) -> PyResult<Bound<'py, PyBytes>> {
-        let v = self.worker.read_bytes(&t.inner).map_err(memory_err)?;
+        let v = self.worker.read_bytes(&t.inner).map_err(|e| memory_err(&t, e))?;
         Ok(PyBytes::new(py, &v))
     }
 
     /// Registers the Python callable `body` as kernel `func_id` named `name` on `core`
     /// (`"aiv"` or `"aic"`), replacing any kernel of that id; `body(ctx)` runs once per block.
-    fn register_kernel(&mut self, func_id: u32, name: &str, core: &str, body: Py<PyAny>) -> PyResult<()> {
+    /// Refused while a run of this worker is in flight.
+    fn register_kernel(
+        slf: &Bound<'_, Self>,
+        func_id: u32,
+        name: &str,
+        core: &str,
+        body: Py<PyAny>,
+    ) -> PyResult<()> {
+        if slf.borrow().runs.in_flight() {
+            return Err(SimplerError::new_err(
+                "cannot register a kernel while a run of this worker is in flight; register kernels before w.run",
+            ));
+        }
+        // Another call that holds the worker (a flush, a read from another thread) is brief.
+        let mut this = slf.try_borrow_mut().map_err(|_| {
+            SimplerError::new_err(
+                "cannot register a kernel while another call uses this worker; retry after it returns",
+            )
+        })?;
         let core = match core {
             "aiv" => CoreType::Aiv,
             "aic" => CoreType::Aic,
@@ -98,10 +140,14 @@ impl PyWorker {
                 )))
             }
         };
-        self.worker
-            .register_kernel(func_id, name, core, move |ctx| call_kernel(&body, ctx))
+        let runs = this.runs.clone();
+        let kernel: Arc<str> = format!("{name} (func_id {func_id})").into();
+        this.worker
+            .register_kernel(func_id, name, core, move |ctx| {
+                call_kernel(&body, &kernel, &runs, ctx)
+            })
             .map_err(|e| SimplerError::new_err(e.0))?;
-        self.python_kernels = true;
+        this.python_kernels = true;
         Ok(())
     }
 
@@ -115,9 +161,12 @@ impl PyWorker {
     }
 
     /// Runs `orchestration(o)` with the settings of `config` over `base` (the worker's
-    /// runtime and clusters); `site` is the root scope's site. With `render_views` the views
-    /// of the artifacts are rendered after the run, as `simpler run` does.
-    #[pyo3(signature = (orchestration, config, base, site, render_views))]
+    /// runtime and clusters); `site` is the root scope's site. The orchestration runs in the
+    /// `contextvars.Context` `context`, each Python kernel call in a copy of `kernel_context`.
+    /// With `render_views` the views of the artifacts are rendered after the run, as
+    /// `simpler run` does.
+    #[pyo3(signature = (orchestration, config, base, site, render_views, context, kernel_context))]
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         py: Python<'_>,
@@ -126,31 +175,44 @@ impl PyWorker {
         base: &Bound<'_, PyAny>,
         site: &str,
         render_views: bool,
+        context: Py<PyAny>,
+        kernel_context: Py<PyAny>,
     ) -> PyResult<Py<PyReport>> {
         let mut under = crate::config::settings(base)?;
         under.record_fanin = under.record_fanin.or(Some(true));
         let settings: Settings = under.overlaid(&crate::config::settings(config)?);
         let cfg = settings.into_config();
         let kernels = Arc::new(KernelTable::of(self.worker.kernels(), self.python_kernels));
-        let raised: Arc<Mutex<Option<PyErr>>> = Arc::default();
+        let raised: Arc<Mutex<Raised>> = Arc::default();
         let root = simpler_runtime::Site::interned(site);
         let slot = raised.clone();
+        let in_flight = self.runs.begin(kernel_context);
         let result = py.detach(|| {
             self.worker.run_at(&cfg, root, move |orch| {
-                call_orchestration(orch, orchestration, kernels, slot)
+                call_orchestration(orch, orchestration, context, kernels, slot)
             })
         });
-        let cause = raised.lock().unwrap_or_else(|p| p.into_inner()).take();
-        finish(py, result, render_views, cause)
+        let mut raised = std::mem::take(&mut *raised.lock().unwrap_or_else(|p| p.into_inner()));
+        if let Err(RunError::Fatal { fatal, .. }) = &result {
+            if fatal.code == FatalCode::KernelFailed {
+                if let Some(e) = self.runs.take(&fatal.message) {
+                    raised.cause = Some(e);
+                }
+            }
+        }
+        drop(in_flight);
+        finish(py, result, render_views, raised)
     }
 }
 
-/// The report of a run, or its exception (with `cause` chained to a fatal).
+/// The report of a run, or its exception: the `FatalError` of a fatal run with the Python
+/// exception behind it chained (and the orchestrator call that raised the fatal named), or that
+/// exception itself when it is not an `Exception` (`KeyboardInterrupt`, `SystemExit`).
 pub fn finish(
     py: Python<'_>,
     result: Result<RunReport, RunError>,
     render_views: bool,
-    cause: Option<PyErr>,
+    raised: Raised,
 ) -> PyResult<Py<PyReport>> {
     let render = |r: &mut RunReport| {
         if render_views {
@@ -166,8 +228,12 @@ pub fn finish(
         }
         Err(RunError::Fatal { fatal, mut report }) => {
             let lost = render(&mut report);
+            let cause = match raised.cause {
+                Some(c) if !c.is_instance_of::<PyException>(py) => return Err(c),
+                c => c,
+            };
             let obj = Py::new(py, PyReport::new(&report, Some(&fatal), lost))?;
-            let err = fatal_error(py, &fatal, Some(obj.into_any()));
+            let err = fatal_error(py, &fatal, Some(obj.into_any()), raised.call_site.as_deref());
             if let Some(c) = cause {
                 err.set_cause(py, Some(c));
             }

@@ -20,20 +20,22 @@ def test_heap_exhaustion_is_a_fatal_error_with_its_facts():
 
     def orch(o):
         with o.scope():  # heap-scope
-            o.submit_dummy(OUTPUT((8192,), "float32"))
+            o.submit_dummy(OUTPUT((8192,), "float32"))  # heap-submit
 
     with pytest.raises(simpler.FatalError) as info:
         w.run(orch, simpler.CallConfig(runtime_env={"ring_heap": 1024}))
     e = info.value
     site = f"test_errors.py:{this_line_of('# heap-scope')}"
+    submit = f"test_errors.py:{this_line_of('# heap-submit')}"
     assert (e.code, e.name) == (2, "HEAP_RING_DEADLOCK")
     assert (e.resource, e.ring, e.capacity, e.site, e.key) == ("heap", 1, 1024, site, "ring_heap")
     assert str(e).startswith(
         "fatal 2 (HEAP_RING_DEADLOCK): heap of ring 1 exhausted (capacity 1024 bytes): a task needs 32768 bytes"
     )
     assert f"scope open at {site} (depth 1)" in str(e)
-    assert str(e).endswith("raise runtime_env ring_heap")
-    assert e.message == str(e)[len("fatal 2 (HEAP_RING_DEADLOCK): "):]
+    # The runtime's message, then the orchestrator call that raised the fatal.
+    assert e.message.endswith("raise runtime_env ring_heap")
+    assert str(e) == f"fatal 2 (HEAP_RING_DEADLOCK): {e.message} (raised by o.submit_dummy at {submit})"
     assert (e.report.status, e.report.fatal_code, e.report.fatal_name) == ("fatal", 2, "HEAP_RING_DEADLOCK")
     assert isinstance(e, simpler.SimplerError)
 
@@ -65,13 +67,16 @@ def test_calls_after_a_fatal_raise_stopped_and_the_run_reports_the_fatal():
             o.submit_dummy(OUTPUT((8192,), "float32"))
         except simpler.StoppedError as s:
             seen.append((s.code, s.name, str(s)))
+            kept.append(s)
             raise
 
+    kept = []
     with pytest.raises(simpler.FatalError) as info:
         w.run(orch, simpler.CallConfig(runtime_env={"ring_heap": 1024}, runtime="hbg"))
     assert seen == [(2, "HEAP_RING_DEADLOCK", "the run is stopped by fatal 2 (HEAP_RING_DEADLOCK)")]
     assert info.value.code == 2
-    assert info.value.__cause__ is None
+    # The StoppedError the orchestration let propagate is the cause: its traceback has the submit.
+    assert info.value.__cause__ is kept[0]
 
 
 def test_an_exception_in_the_orchestration_is_explicit_orch_fatal_with_it_as_cause():
@@ -79,13 +84,16 @@ def test_an_exception_in_the_orchestration_is_explicit_orch_fatal_with_it_as_cau
 
     def orch(o):
         o.submit("noop")
-        raise ValueError("bad tile size")
+        raise ValueError("bad tile size")  # orch-raise
 
     with pytest.raises(simpler.FatalError) as info:
         w.run(orch)
     e = info.value
     assert (e.code, e.name) == (9, "EXPLICIT_ORCH_FATAL")
-    assert str(e) == "fatal 9 (EXPLICIT_ORCH_FATAL): orchestration returned an error: ValueError: bad tile size"
+    assert str(e) == (
+        "fatal 9 (EXPLICIT_ORCH_FATAL): orchestration returned an error: ValueError: bad tile size "
+        f"(at test_errors.py:{this_line_of('# orch-raise')} in orch)"
+    )
     assert isinstance(e.__cause__, ValueError)
     assert (e.resource, e.ring, e.capacity, e.site, e.key) == (None, None, None, None, None)
 
@@ -149,3 +157,74 @@ def test_unknown_kernels_and_untagged_tensors_are_named():
 
     with pytest.raises(simpler.FatalError, match="is a bare tensor: tag it INPUT"):
         w.run(bare)
+
+
+def test_a_refused_submit_is_named_and_its_stopped_error_is_the_cause():
+    import traceback
+
+    w = simpler.Worker()
+    a = w.tensor(np.ones(8, np.float32))
+
+    def orch(o):
+        o.submit("add", INPUT(a), INPUT(a), OUTPUT((8,)))
+        o.submit("add", INPUT(a), INPUT(a), OUTPUT((8,)), block_num=0)  # refused-submit
+        o.submit("add", INPUT(a), INPUT(a), OUTPUT((8,)))
+
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(orch)  # refused-run
+    e = info.value
+    submit = this_line_of("# refused-submit")
+    assert str(e) == (
+        f"fatal 5 (INVALID_ARGS): invalid submit in scope at test_errors.py:{this_line_of('# refused-run')}: "
+        f"block_num must be at least 1 (raised by o.submit at test_errors.py:{submit})"
+    )
+    assert isinstance(e.__cause__, simpler.StoppedError)
+    last = traceback.extract_tb(e.__cause__.__traceback__)[-1]
+    assert (last.lineno, last.name) == (submit, "orch")
+
+
+@pytest.mark.parametrize("runtime", ["tmr", "hbg"])
+def test_registering_a_kernel_during_a_run_is_a_clear_error(runtime):
+    w = simpler.Worker(runtime=runtime)
+    seen = []
+
+    def orch(o):
+        try:
+            w.register_kernel(30, "late", lambda ctx: None)
+        except simpler.SimplerError as e:
+            seen.append(str(e))
+        o.submit("noop")
+
+    assert w.run(orch).status == "completed"
+    assert seen == [
+        "cannot register a kernel while a run of this worker is in flight; register kernels before w.run"
+    ]
+    w.register_kernel(30, "late", lambda ctx: None)  # after the run: fine
+    assert (30, "late", "aiv") in w.kernels()
+
+
+def test_a_generator_or_async_orchestration_is_refused_at_once():
+    w = simpler.Worker()
+
+    def gen(o):
+        yield o.submit("noop")
+
+    async def coro(o):
+        o.submit("noop")
+
+    with pytest.raises(TypeError, match=r"the orchestration .*gen is a generator function \(it has a yield\): "
+                                        r"w.run calls it once and none of its body would run"):
+        w.run(gen)
+    with pytest.raises(TypeError, match=r"the orchestration .*coro is an async def"):
+        w.run(coro)
+    # Hidden behind a lambda, it is seen when it returns: the run stops before any submit.
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: gen(o))
+    assert str(info.value) == (
+        "fatal 9 (EXPLICIT_ORCH_FATAL): orchestration returned an error: the orchestration function returned "
+        "a generator (the function has a yield): w.run calls it once and none of its body ran; write it as a "
+        "plain def without yield"
+    )
+    assert info.value.report.tasks == 0
+    # Other return values stay allowed.
+    assert w.run(lambda o: o.submit("noop")).tasks == 1

@@ -131,3 +131,127 @@ def test_a_bare_level_flag_before_a_path_is_a_usage_error_that_says_how(pytester
         ), result.errlines
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--dump-args=7", "test_scene.py")
     assert result.ret == 4 and any("level 7 is not in 0-3" in t for t in result.errlines), result.errlines
+
+
+SCOPES_SCENE = '''
+import re
+import numpy as np
+import pytest
+import simpler
+from simpler import INPUT, OUTPUT
+
+
+def go(tag):
+    w = simpler.Worker()
+    a = w.tensor(np.ones(8, np.float32))
+    r = w.run(lambda o: o.submit("add", INPUT(a), INPUT(a), OUTPUT((8,))))
+    folder = r.output_dir.split("/")[-1] if r.output_dir else "None"
+    print("RUN", tag, r.runtime, re.sub(r"_\\d{8}_\\d{6}(_\\d+)?$", "", folder))
+
+
+go("import")
+
+
+@pytest.fixture(scope="session")
+def sess():
+    go("session-setup")
+    yield
+    go("session-teardown")
+
+
+@pytest.fixture(scope="module")
+def warm(sess):
+    go("module-setup")
+    yield
+    go("module-teardown")
+
+
+@pytest.fixture
+def fn_fix():
+    go("function-setup")
+    yield
+    go("function-teardown")
+
+
+@pytest.mark.parametrize("case", ["one"])
+def test_one(warm, fn_fix, case):
+    go("test")
+'''
+
+
+def runs(result):
+    found = [t.split("RUN ")[1].split() for t in result.outlines if "RUN " in t]
+    return {f[0]: f[1:] for f in found}
+
+
+def test_the_flags_reach_runs_in_fixtures_of_every_scope_and_at_import(pytester):
+    pytester.makepyfile(test_scopes=SCOPES_SCENE)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", "--runtime", "hbg", "--enable-dep-gen")
+    result.assert_outcomes(passed=1)
+    assert runs(result) == {
+        "import": ["hbg", "test_scopes_default"],
+        "session-setup": ["hbg", "sess_session"],
+        "module-setup": ["hbg", "warm_module"],
+        "function-setup": ["hbg", "test_one_one"],
+        "test": ["hbg", "test_one_one"],
+        "function-teardown": ["hbg", "test_one_one"],
+        "module-teardown": ["hbg", "warm_module"],
+        "session-teardown": ["hbg", "sess_session"],
+    }
+    folders = [p.name for p in (pytester.path / "outputs").iterdir()]
+    assert len(folders) == 8 and all((pytester.path / "outputs" / f / "deps.json").is_file() for f in folders)
+
+
+PROJECT_CONFTEST = '''
+def pytest_addoption(parser):
+    parser.addoption("--runtime", default="cpu", help="the project's own runtime option")
+    parser.addoption("--enable-dep-gen", action="store_true", help="the project's own switch")
+'''
+
+PROJECT_TEST = '''
+import simpler
+
+def test_x(request):
+    r = simpler.Worker().run(lambda o: o.submit("noop"))
+    print("PROJECT", request.config.getoption("--runtime"), r.runtime, r.output_dir is not None)
+'''
+
+
+def test_a_project_defining_the_same_options_keeps_them_and_the_plugin_reads_what_it_understands(pytester):
+    pytester.makeconftest(PROJECT_CONFTEST)
+    pytester.makepyfile(test_project=PROJECT_TEST)
+
+    def project(*args):
+        result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", *args)
+        result.assert_outcomes(passed=1)
+        return next(t.split("PROJECT ")[1].split() for t in result.outlines if "PROJECT " in t)
+
+    # The project's value "cpu" is not a runtime: the plugin leaves it to the project.
+    assert project() == ["cpu", "tmr", "False"]
+    # A runtime name and a switch mean what the plugin's flags mean: both are read.
+    assert project("--runtime", "hbg", "--enable-dep-gen") == ["hbg", "hbg", "True"]
+    # The plugin's other flags are still there.
+    assert project("--dump-args=1") == ["cpu", "tmr", "True"]
+
+
+def test_the_plugin_can_be_turned_off(pytester):
+    pytester.makepyfile(test_project=PROJECT_TEST.replace('request.config.getoption("--runtime")', '"-"'))
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", "-p", "no:simpler")
+    result.assert_outcomes(passed=1)
+    assert any("PROJECT - tmr False" in t for t in result.outlines)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:simpler", "--enable-dep-gen")
+    assert result.ret == 4 and any("unrecognized arguments: --enable-dep-gen" in t for t in result.errlines)
+
+
+def test_a_failing_run_does_not_print_the_packages_source(pytester):
+    pytester.makepyfile(test_fail='''
+import simpler
+
+def test_fails():
+    simpler.Worker().run(lambda o: o.submit("no_such_kernel"))
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    text = "\n".join(result.outlines)
+    assert "FatalError: fatal 9 (EXPLICIT_ORCH_FATAL)" in text
+    assert "return self._native.run(" not in text and "def run(" not in text

@@ -30,14 +30,10 @@ def test_blocks_split_the_work_and_chain_with_library_kernels():
     n, blocks = 1024, 4
 
     def halves(ctx):
-        t = ctx.tensor(1)
-        part = t.numel // ctx.block_num
-        lo = ctx.block_idx * part
+        # The blocks run concurrently: each writes only its own range of the output.
+        lo, hi = ctx.block_range(1)
         assert (ctx.tensor_count, ctx.scalar_count) == (2, 0)
-        src = ctx.read(0)
-        out = ctx.read(1)
-        out[lo:lo + part] = src[lo:lo + part] / 2
-        ctx.write(1, out)
+        ctx.write(1, ctx.read(0)[lo:hi] / 2, offset=lo)
 
     w.register_kernel(21, "halve", halves)
     a = w.tensor(np.full(n, 8.0, np.float32))
@@ -102,3 +98,40 @@ def test_the_kernel_context_is_only_valid_during_its_call():
     with pytest.raises(simpler.SimplerError) as info:
         kept[0].read(0)
     assert str(info.value) == "this kernel context belongs to a kernel call that has returned; use it only inside it"
+
+
+def test_a_kernel_exception_is_the_fatal_errors_cause_with_its_traceback_and_location():
+    import traceback
+
+    w = simpler.Worker()
+    table = {"present": 1}
+
+    def lookup(ctx):
+        return table["missing"]  # lookup-line
+
+    w.register_kernel(26, "lookup", lookup)
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit("lookup"))
+    line = next(i + 1 for i, t in enumerate(open(__file__).read().splitlines()) if t.endswith("# lookup-line"))
+    e = info.value
+    assert (e.code, e.name) == (104, "KERNEL_FAILED")
+    assert str(e).endswith(f"KeyError: 'missing' (at test_python_kernels.py:{line} in lookup)")
+    assert isinstance(e.__cause__, KeyError)
+    last = traceback.extract_tb(e.__cause__.__traceback__)[-1]
+    assert (last.lineno, last.name) == (line, "lookup")
+
+
+def test_a_kernel_that_returns_a_value_fails_and_its_output_is_untouched():
+    w = simpler.Worker()
+    x = w.tensor(np.arange(8, dtype=np.float32))
+    y = w.alloc((8,), "float32")
+    w.register_kernel(27, "ret", lambda ctx: ctx.read(0) * 2)
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit("ret", INPUT(x), OUTPUT_EXISTING(y)))
+    assert (info.value.code, info.value.name) == (104, "KERNEL_FAILED")
+    assert str(info.value).startswith("fatal 104 (KERNEL_FAILED): kernel ret (func_id 27) of task (0, 0) block 0 on ")
+    assert str(info.value).endswith(
+        ": the kernel returned a value of type ndarray: a kernel's results go through ctx.write, "
+        "and its return must be None"
+    )
+    np.testing.assert_array_equal(w.read(y), np.zeros(8, np.float32))

@@ -1,0 +1,99 @@
+"""What NumPy users write is taken, or refused with an error that says what to write instead:
+NumPy dtypes, tuple shapes, negative dimensions, big-endian arrays, NumPy arrays where a
+Tensor goes, a dict as the config, one `NAME=VALUE` string as params, an output read after its
+run, a failing list of a batch, an out-of-range `block_num`."""
+
+import numpy as np
+import pytest
+
+import simpler
+from simpler import INPUT, OUTPUT, OUTPUT_EXISTING
+
+
+def test_numpy_dtypes_shapes_and_byte_orders_are_taken():
+    w = simpler.Worker()
+    assert w.alloc((4,), np.float32).dtype == "float32"
+    assert w.alloc(4, np.dtype("int32")).shape == (4,)
+    assert OUTPUT((3,), np.float16).tag == "OUTPUT"
+    assert simpler.TensorCreateInfo((2, 2), np.uint8).dtype == "uint8"
+    t = w.alloc((24,), "float32")
+    assert t.reshape((6, 4)).shape == t.reshape(6, 4).shape == (6, 4)
+    a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    big = a.astype(">f4")
+    x = w.tensor(big)
+    assert x.dtype == "float32"
+    np.testing.assert_array_equal(w.read(x), a)
+    w.write(x, (a * 2).astype(">f4"))
+    np.testing.assert_array_equal(w.read(x), a * 2)
+
+    def orch(o):
+        c = o.submit("add", INPUT(x), INPUT(x), OUTPUT((4, 5), np.float32)).output(0)
+        o.submit("copy", INPUT(c), OUTPUT_EXISTING(x))
+
+    w.run(orch)
+    np.testing.assert_array_equal(w.read(x), a * 4)
+
+
+def test_bad_shapes_dtypes_and_tags_say_what_to_write():
+    w = simpler.Worker()
+    t = w.alloc((24,), "float32")
+    with pytest.raises(simpler.TensorError, match=r"negative dimension -1 in shape \(-1,\): dimensions are sizes, "
+                                                  r"0 or more \(no -1 to infer one\)"):
+        t.reshape(-1)
+    with pytest.raises(simpler.TensorError, match=r"negative dimension -1 in shape \(-1,\)"):
+        w.alloc((-1,))
+    with pytest.raises(simpler.TensorError, match=r"unknown dtype \"float64\""):
+        w.alloc((4,), np.float64)
+    with pytest.raises(TypeError, match=r"INPUT\(t\) takes a Tensor .*not a ndarray; "
+                                        r"wrap NumPy arrays with w.tensor\(array\) first"):
+        INPUT(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match=r"OUTPUT_EXISTING\(t\) takes a Tensor .*not a int$"):
+        OUTPUT_EXISTING(3)
+
+
+def test_a_config_dict_and_a_params_string_are_taken(tmp_path):
+    w = simpler.Worker()
+    r = w.run(lambda o: o.submit("noop"), {"enable_dep_gen": True, "output_prefix": str(tmp_path / "o")})
+    assert r.artifacts["dep_gen"] == [str(tmp_path / "o" / "deps.json")]
+    with pytest.raises(TypeError, match=r"unknown CallConfig field\(s\) 'enable_dep_gn'; fields: runtime, "):
+        w.run(lambda o: None, {"enable_dep_gn": True})
+    with pytest.raises(TypeError, match=r"config must be a CallConfig or a dict of its fields \(.*\), not str"):
+        w.run(lambda o: None, "enable_dep_gen")
+    assert simpler.run_example("vector_example", params="size=64").passed
+    with pytest.raises(simpler.WorkloadError, match=r"--param size=x: expected a non-negative integer"):
+        simpler.run_example("vector_example", params="size=x")
+
+
+def test_an_output_read_after_its_run_is_named():
+    w = simpler.Worker()
+    kept = []
+    w.run(lambda o: kept.append(o.submit("fill", OUTPUT((4,)), 1.0).output(0)))
+    with pytest.raises(simpler.TensorError) as info:
+        w.read(kept[0])
+    assert str(info.value).startswith("Tensor(shape=[4], ")
+    assert str(info.value).endswith(
+        "is an output of a run (a run's outputs live only while it runs, in its ring heap): w.read, w.write and "
+        "w.free take external tensors (w.tensor, w.alloc); write results into one with OUTPUT_EXISTING or INOUT"
+    )
+
+
+def test_a_failing_list_of_a_batch_is_named_and_the_ones_before_it_were_submitted():
+    w = simpler.Worker()
+    x = w.alloc((4,), "float32")
+    batch = [[INPUT(x)], [INPUT(x)], [x], [INPUT(x)]]
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit_many("noop", batch))
+    cause = info.value.__cause__
+    assert isinstance(cause, simpler.SimplerError)
+    assert str(cause).startswith(
+        "submit_many: argument list 2 of the batch failed (the 2 lists before it were submitted): argument "
+    )
+    assert "is a bare tensor: tag it INPUT(t)" in str(cause)
+    assert info.value.report.tasks == 2
+
+
+def test_an_out_of_range_block_num_states_the_limit():
+    w = simpler.Worker()
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit("noop", block_num=70000))
+    assert str(info.value.__cause__) == "block_num 70000 is out of range: a task has 1 to 65535 blocks"
