@@ -614,3 +614,13 @@ fn formulas_together_are_capped() {
         "the workload's formulas cover at most 67108864 elements together (their values are held until the run); with this one they cover 83886080",
     );
 }
+
+/// Found by a review: a constant (or a `runtime_env` key) given twice kept the last value
+/// without a word, where deps.json and scope stats refuse duplicate keys.
+#[test]
+fn a_key_given_twice_is_an_error() {
+    let e = error(r#"{ "constants": { "N": 1, "N": 2 }, "body": [] }"#);
+    assert!(e.to_string().starts_with("constants: duplicate key `N`"), "{e}");
+    let e = error(r#"{ "runtime_env": { "ring_heap": 4096, "ring_heap": 8192 }, "body": [] }"#);
+    assert!(e.to_string().starts_with("runtime_env: duplicate key `ring_heap`"), "{e}");
+}
