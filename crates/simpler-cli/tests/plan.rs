@@ -370,6 +370,34 @@ fn plan_errors_name_what_is_wrong() {
         "{}",
         text(&out.stderr)
     );
+    // Found by a review: a cut deps.json was read as a workload file and refused for its
+    // `tasks` key, and a file that is not UTF-8 was an error "writing" it.
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    common::dep_gen_run(&run);
+    let deps = std::fs::read(run.join("deps.json")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &deps[..2000]).unwrap();
+    let out = simpler(&["plan", cut.to_str().unwrap(), "--verify", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {}: not valid JSON: EOF while parsing a value at line 1 column 2000\n",
+            cut.display()
+        )
+    );
+    let bytes = dir.path().join("bytes.json");
+    std::fs::write(&bytes, b"\xff{}").unwrap();
+    let out = simpler(&["plan", bytes.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: reading {}: stream did not contain valid UTF-8\n",
+            bytes.display()
+        )
+    );
     // A broken scope_stats.jsonl: the file and the line.
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("scope_stats.jsonl");

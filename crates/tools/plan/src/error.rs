@@ -119,6 +119,23 @@ pub enum ErrorKind {
     /// The scope-stats HTML report could not be re-rendered with the plan section.
     #[error("re-rendering the scope-stats report")]
     Report(#[source] simpler_scope_stats_plot::Error),
+    /// An input file could not be read.
+    #[error("reading {}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input `*.json` file is not JSON at all (so neither a deps.json nor a workload file).
+    #[error("{}: not valid JSON: {error}", .path.display())]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error, with the line and column.
+        error: serde_json::Error,
+    },
     /// The report could not be written.
     #[error("writing {}", .path.display())]
     Write {

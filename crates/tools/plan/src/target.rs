@@ -61,9 +61,10 @@ impl Trial {
 }
 
 impl Target {
-    /// Resolves `input`: an existing `*.json` file is a deps.json when it has a `tasks` array
-    /// of a captured graph (`"edges"` key), a workload file otherwise; anything else names a
-    /// built-in example.
+    /// Resolves `input`: an existing `*.json` file is a deps.json when it has the `tasks` or
+    /// the `edges` of a captured graph (keys no workload file has), a workload file otherwise;
+    /// anything else names a built-in example. A file that is not JSON is an error as such
+    /// (before, a cut deps.json was read as a workload and refused for its `tasks` key).
     /// `params` (`--param KEY=VALUE`) belong to an example, and are an error for a file.
     pub fn resolve(input: &Path, params: &[String]) -> Result<Target, Error> {
         if input.is_file() && !params.is_empty() {
@@ -73,17 +74,18 @@ impl Target {
             .into());
         }
         if input.is_file() {
-            let text = std::fs::read_to_string(input).map_err(|source| ErrorKind::Write {
+            let text = std::fs::read_to_string(input).map_err(|source| ErrorKind::Read {
                 path: input.to_path_buf(),
                 source,
             })?;
-            let is_deps = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| {
-                    v.as_object()
-                        .map(|o| o.contains_key("edges") && o.contains_key("tasks"))
-                })
-                .unwrap_or(false);
+            let value =
+                serde_json::from_str::<serde_json::Value>(&text).map_err(|error| ErrorKind::NotJson {
+                    path: input.to_path_buf(),
+                    error,
+                })?;
+            let is_deps = value
+                .as_object()
+                .is_some_and(|o| o.contains_key("edges") || o.contains_key("tasks"));
             if is_deps {
                 return Ok(Target::Deps(input.to_path_buf()));
             }
