@@ -622,5 +622,9 @@ fn a_key_given_twice_is_an_error() {
     let e = error(r#"{ "constants": { "N": 1, "N": 2 }, "body": [] }"#);
     assert!(e.to_string().starts_with("constants: duplicate key `N`"), "{e}");
     let e = error(r#"{ "runtime_env": { "ring_heap": 4096, "ring_heap": 8192 }, "body": [] }"#);
-    assert!(e.to_string().starts_with("runtime_env: duplicate key `ring_heap`"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("runtime_env: duplicate key `ring_heap`"),
+        "{e}"
+    );
 }
