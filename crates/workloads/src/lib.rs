@@ -208,6 +208,14 @@ fn file_settings(spec: &WorkloadSpec) -> Result<Settings, WorkloadError> {
             })?),
         ),
     };
+    // Found by a review: "" was taken, and a diagnostic then failed as a command-line error
+    // naming neither the file nor the field.
+    if d.output_prefix.as_deref() == Some("") {
+        return Err(WorkloadError::new(
+            "diagnostics.output_prefix".to_string(),
+            "an empty path: give a folder, or leave the key out for the default one".to_string(),
+        ));
+    }
     Ok(Settings {
         runtime: spec.runtime.as_deref().and_then(RuntimeKind::from_name),
         clusters: spec.clusters,

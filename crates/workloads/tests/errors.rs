@@ -628,3 +628,14 @@ fn a_key_given_twice_is_an_error() {
         "{e}"
     );
 }
+
+/// Found by a review: an empty `output_prefix` was taken, and a diagnostic then failed as a
+/// command-line error (exit 2) naming neither the file nor the field.
+#[test]
+fn an_empty_output_prefix_is_an_error() {
+    let e = error(r#"{ "diagnostics": { "enable_dep_gen": true, "output_prefix": "" }, "body": [] }"#);
+    assert_eq!(
+        e.to_string(),
+        "diagnostics.output_prefix: an empty path: give a folder, or leave the key out for the default one"
+    );
+}
