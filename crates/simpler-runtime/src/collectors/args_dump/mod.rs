@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use simpler_artifacts::args_dump::{BIN_FILE, DIR, JSON_FILE};
 use simpler_artifacts::manifest::{DiagnosticEntry, Outcome};
-use simpler_artifacts::publish::{publish_with, Options};
+use simpler_artifacts::publish::{publish_with, Options, Publication};
 use simpler_core::{ArgTag, DType, Tensor, MAX_DIMS};
 
 use super::{Collector, Finals, Outcomes, Probes, RunFacts, StartCtx};
@@ -325,7 +325,10 @@ struct Counts {
 
 /// What the collector thread holds.
 pub(crate) struct Streamed {
-    files: Option<(BufWriter<File>, BufWriter<File>)>,
+    /// The payloads, streamed straight into `args.bin`'s publication (its temporary is
+    /// `bin_part`, renamed into place at the close: a copy took twice the dump's size on disk),
+    /// and the entries, wrapped into `args_dump.json` at the close.
+    files: Option<(Publication, BufWriter<File>)>,
     bin_part: PathBuf,
     entries_part: PathBuf,
     counts: Counts,
@@ -486,7 +489,7 @@ fn consume(st: &mut Streamed, buf: &ArgBuffer) -> io::Result<()> {
         }
         write_entry(&mut st.line, r, c.bin_bytes);
         entries.write_all(&st.line)?;
-        bin.write_all(d)?;
+        bin.sink().write_all(d)?;
         c.bin_bytes += d.len() as u64;
         c.total += 1;
         match r.stage {
@@ -509,15 +512,24 @@ fn spawn(
     run_epoch: u64,
 ) -> CollectorThread<ArgBuffer, Streamed> {
     let init = move || {
-        let bin_part = dir.join(format!(".args.bin.{run_epoch}.part"));
+        let bin_name = format!(".args.bin.{run_epoch}.part");
+        let bin_part = dir.join(&bin_name);
         let entries_part = dir.join(format!(".args_entries.{run_epoch}.part"));
         let files = std::fs::create_dir_all(&dir).and_then(|()| {
-            let f = |p: &Path| File::create(p).map(|f| BufWriter::with_capacity(1 << 20, f));
-            Ok((f(&bin_part)?, f(&entries_part)?))
+            let bin = Publication::begin_named(&dir.join(BIN_FILE), Options::closing(true), &bin_name)
+                .map_err(|e| io::Error::new(e.source.kind(), e.to_string()))?;
+            let entries = File::create(&entries_part).map(|f| BufWriter::with_capacity(1 << 20, f))?;
+            Ok((bin, entries))
         });
         let (files, error) = match files {
             Ok(f) => (Some(f), None),
-            Err(e) => (None, Some(format!("creating the args dump part files: {e}"))),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "creating the args dump part files in {}: {e}",
+                    dir.display()
+                )),
+            ),
         };
         Streamed {
             files,
@@ -530,7 +542,9 @@ fn spawn(
     };
     CollectorThread::spawn("simpler-args-dump", channel, init, |st, buf: &ArgBuffer| {
         if let Err(e) = consume(st, buf) {
-            st.error.get_or_insert(format!("streaming the args dump: {e}"));
+            let dir = st.bin_part.parent().unwrap_or(Path::new("."));
+            st.error
+                .get_or_insert(format!("streaming the args dump into {}: {e}", dir.display()));
             st.files = None;
         }
     })
@@ -667,19 +681,16 @@ fn close(
         let _ = std::fs::remove_file(&st.bin_part);
         let _ = std::fs::remove_file(&st.entries_part);
     };
-    let finished = st.files.take().map(|(bin, entries)| -> io::Result<()> {
-        bin.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        entries.into_inner().map_err(|e| e.into_error())?.sync_all()
-    });
-    match finished {
-        Some(Ok(())) => {}
-        Some(Err(e)) => {
-            out.write_failed = true;
-            out.problem = Some(format!("finishing the args dump part files: {e}"));
-        }
-        None => {}
+    let (bin, entries) = match st.files.take() {
+        Some((bin, entries)) => (Some(bin), Some(entries)),
+        None => (None, None),
+    };
+    if let Some(Err(e)) = entries.map(|e| e.into_inner().map_err(|e| e.into_error())?.sync_all()) {
+        out.write_failed = true;
+        out.problem = Some(format!("finishing {}: {e}", st.entries_part.display()));
     }
     if out.write_failed {
+        drop(bin);
         remove_parts(&st);
         return out;
     }
@@ -689,24 +700,18 @@ fn close(
     let has_bin = !(level == DumpArgsLevel::Hybrid && c.bin_bytes == 0);
     // The payloads first, through the publish path like every artifact; the manifest that
     // names them last, so a manifest never points at a missing or an earlier run's args.bin.
-    if has_bin {
-        let bin = dir.join(BIN_FILE);
-        let published = publish_with(&bin, Options::closing(true), |sink| {
-            let mut part = File::open(&st.bin_part)?;
-            io::copy(&mut part, sink).map(drop)
-        });
-        let _ = std::fs::remove_file(&st.bin_part);
-        match published {
-            Ok(_) => out.bin = Some(bin),
-            Err(e) => {
-                out.write_failed = true;
-                out.problem = Some(format!("cannot write the payloads to {}: {e}", bin.display()));
-                let _ = std::fs::remove_file(&st.entries_part);
-                return out;
-            }
+    match bin.filter(|_| has_bin).map(Publication::commit) {
+        Some(Ok(published)) => out.bin = Some(published.path),
+        Some(Err(e)) => {
+            out.write_failed = true;
+            out.problem = Some(e.to_string());
+            let _ = std::fs::remove_file(&st.entries_part);
+            return out;
         }
-    } else {
-        let _ = std::fs::remove_file(&st.bin_part);
+        // No payloads (a hybrid dump of scalars only), or no part files: the temporary goes.
+        None => {
+            let _ = std::fs::remove_file(&st.bin_part);
+        }
     }
     let dest = dir.join(JSON_FILE);
     let written = publish_with(&dest, Options::closing(true), |sink| {
