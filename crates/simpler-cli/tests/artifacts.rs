@@ -388,7 +388,26 @@ fn a_full_tmpfs_leaves_no_partial_file() {
         prefix.to_str().unwrap(),
     ]);
     let files_left = files(&prefix);
+    // Found by a review: the swimlane's and the args dump's failures on a full disk did not
+    // say which file they were writing. Every diagnostic on, into a 16 KiB tmpfs.
     let _ = Command::new("umount").arg(&mnt).status();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt.to_str().unwrap()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(mounted);
+    let every = simpler(&every_diagnostic("vector_example", &mnt.join("every")));
+    let _ = Command::new("umount").arg(&mnt).status();
+    let failed: Vec<String> = text(&every.stdout)
+        .lines()
+        .filter(|l| l.contains("FAILED:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(every.status.code(), Some(3), "{failed:?}");
+    assert!(!failed.is_empty());
+    for line in &failed {
+        assert!(line.contains(mnt.to_str().unwrap()), "names no file: {line}");
+    }
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("No space left on device"), "{stderr}");

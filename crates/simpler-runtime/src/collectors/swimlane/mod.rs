@@ -217,10 +217,15 @@ struct Spill {
     rows: u64,
 }
 
+/// `e` with the spill file's path in front (a full disk said only "No space left on device").
+fn at(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
 impl Spill {
     fn create(path: PathBuf) -> io::Result<Spill> {
         Ok(Spill {
-            out: BufWriter::with_capacity(256 << 10, File::create(&path)?),
+            out: BufWriter::with_capacity(256 << 10, File::create(&path).map_err(|e| at(&path, e))?),
             path,
             rows: 0,
         })
@@ -229,14 +234,18 @@ impl Spill {
     fn put(&mut self, words: &[u64]) -> io::Result<()> {
         self.rows += 1;
         for w in words {
-            self.out.write_all(&w.to_le_bytes())?;
+            self.out
+                .write_all(&w.to_le_bytes())
+                .map_err(|e| at(&self.path, e))?;
         }
         Ok(())
     }
 
     /// Flushes the file; rows are then read back with [`Spilled::rows`], as often as needed.
     fn seal(self) -> io::Result<Sealed> {
-        self.out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let path = &self.path;
+        let file = self.out.into_inner().map_err(|e| at(path, e.into_error()))?;
+        file.sync_all().map_err(|e| at(path, e))?;
         Ok(Sealed {
             path: self.path,
             rows: self.rows,
