@@ -317,6 +317,28 @@ pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
     ))
 }
 
+/// Why the run in `folder` left no file of the diagnostic `name` (`dep_gen`, `l2_swimlane`,
+/// `args_dump`, `scope_stats`), as its run.json tells it: `"its run.json says dep_gen failed:
+/// <reason>"`, or `"its run.json lists no dep_gen: the run did not ask for it"`. `None` without
+/// a readable run.json, or when it says the diagnostic was written (the file was then removed
+/// or moved since). For a tool's error about a missing input, which otherwise could only guess.
+pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
+    let m = RunManifest::read(&folder.join(FILE_NAME)).ok()?;
+    let Some(d) = m.diagnostics.iter().find(|d| d.name == name) else {
+        return Some(format!(
+            "its {FILE_NAME} lists no {name}: the run did not ask for it"
+        ));
+    };
+    match (d.outcome, &d.reason) {
+        (Outcome::Written, _) => None,
+        (outcome, Some(reason)) => Some(format!(
+            "its {FILE_NAME} says {name} {}: {reason}",
+            outcome.as_str()
+        )),
+        (outcome, None) => Some(format!("its {FILE_NAME} says {name} {}", outcome.as_str())),
+    }
+}
+
 /// Why `artifact` should not be trusted as the complete output of a finished run, judged by the
 /// manifest beside it; `None` when the manifest vouches for it, or when there is no manifest
 /// (a file from the original runtime, or written by hand).

@@ -268,3 +268,60 @@ fn the_viewer_warns_of_counts_that_disagree_with_the_entries() {
         text(&list.stderr)
     );
 }
+
+/// Found by a review: the viewer met a run folder whose dump failed (or was never asked for)
+/// with "run with --dump-args to produce one"; it now says what the run's manifest says. The
+/// dump's own args_dump.json is taken for its folder.
+#[test]
+fn a_missing_dump_is_explained_by_the_runs_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let failed = dir.path().join("failed");
+    let out = common::simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--dump-args",
+        "--output-prefix",
+        failed.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "args_dump.json:fail=100")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = simpler(&["dump-viewer", failed.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: no args_dump.json in {} or its args_dump/ (its run.json says args_dump failed: cannot write {}",
+            failed.display(),
+            failed.join("args_dump/args_dump.json").display()
+        )),
+        "{err}"
+    );
+    let other = dir.path().join("other");
+    common::dep_gen_run(&other);
+    let out = simpler(&["dump-viewer", other.to_str().unwrap()]);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: no args_dump.json in {} or its args_dump/ (its run.json lists no args_dump: the run did not ask for it)\n",
+            other.display()
+        )
+    );
+    let good = dir.path().join("good");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--dump-args=2",
+        "--output-prefix",
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let by_dir = simpler(&["dump-viewer", good.to_str().unwrap()]);
+    let by_file = simpler(&[
+        "dump-viewer",
+        good.join("args_dump/args_dump.json").to_str().unwrap(),
+    ]);
+    assert!(by_file.status.success(), "{}", text(&by_file.stderr));
+    assert_eq!(text(&by_file.stdout), text(&by_dir.stdout));
+}

@@ -17,8 +17,8 @@ simpler_artifacts::opaque_error! {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// No dump under the given folder (or under ./outputs/).
-    #[error("no args_dump.json in {} or its args_dump/ (run with --dump-args to produce one)", .0.display())]
-    NoDump(PathBuf),
+    #[error("no args_dump.json in {} or its args_dump/ ({})", .0.display(), .1.as_deref().unwrap_or("run with --dump-args to produce one"))]
+    NoDump(PathBuf, Option<String>),
     /// The dump could not be read or is invalid (file, line and column in the message).
     #[error(transparent)]
     Read(ReadError),

@@ -78,6 +78,10 @@ pub struct Args {
 /// Finds the dump folder: `dir` itself, `dir/args_dump`, or the newest `outputs/*/args_dump`.
 pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(d) = dir {
+        // The dump's own file names its folder (`args_dump/args_dump.json`).
+        if d.file_name().is_some_and(|n| n == args_dump::JSON_FILE) && d.is_file() {
+            return Ok(d.parent().unwrap_or(Path::new(".")).to_path_buf());
+        }
         if d.join(args_dump::JSON_FILE).is_file() {
             return Ok(d.to_path_buf());
         }
@@ -85,7 +89,10 @@ pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
         if sub.join(args_dump::JSON_FILE).is_file() {
             return Ok(sub);
         }
-        return Err(ErrorKind::NoDump(d.to_path_buf()).into());
+        // What the run's manifest says became of its dump (found by a review: a dump that
+        // failed was met with "run with --dump-args").
+        let why = simpler_artifacts::manifest::why_missing(d, "args_dump");
+        return Err(ErrorKind::NoDump(d.to_path_buf(), why).into());
     }
     let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
     for e in std::fs::read_dir("outputs").into_iter().flatten().flatten() {
@@ -99,7 +106,7 @@ pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
         }
     }
     best.map(|(_, p)| p)
-        .ok_or_else(|| ErrorKind::NoDump(PathBuf::from("outputs/*")).into())
+        .ok_or_else(|| ErrorKind::NoDump(PathBuf::from("outputs/*"), None).into())
 }
 
 /// Reads a dump folder.
