@@ -289,6 +289,27 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         if let Err(message) = check_bin_size(i, e, product) {
             return Err(ReadError::Invalid { path, message });
         }
+        // Found by a review: an entry whose task id is not one could be listed but never
+        // selected, and a shape past NumPy's 64 dimensions was exported to a `.npy` nothing
+        // loads.
+        if e.task_number().is_none() {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: task_id `{}` is not a task id (hex, `0x0000000100000002`)",
+                    e.task_id
+                ),
+            });
+        }
+        if e.shape.len() > MAX_NPY_DIMS {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: a shape of {} dimensions; at most {MAX_NPY_DIMS}",
+                    e.shape.len()
+                ),
+            });
+        }
     }
     // The payload file sits beside the manifest: a plain file name, never a path (a hostile
     // manifest must not make the viewer read, and export, any file of the machine).
@@ -656,6 +677,10 @@ pub fn element(dtype: &str, bytes: &[u8], k: usize) -> Option<f64> {
     number(dtype, bytes, k).map(Number::as_f64)
 }
 
+/// The most dimensions a shape may have: NumPy's limit, so that every entry exports to a
+/// `.npy` that loads.
+pub const MAX_NPY_DIMS: usize = 64;
+
 /// A scalar entry's `value` decoded by its dtype: FLOAT32 as a float (the original writes NaN
 /// as `null`, ±inf as `"$Inf"` / `"-$Inf"`), integer dtypes exactly (a negative value or the
 /// raw u64 the original writes for the narrower ones, cut to the dtype's width), BOOL as 0/1,
@@ -675,7 +700,12 @@ pub fn scalar_number(e: &ArgEntry) -> Result<Option<Number>, String> {
         ("FLOAT32", Value::Null) => Ok(Some(Number::Float(f64::NAN))),
         ("FLOAT32", Value::String(t)) if t == "$Inf" => Ok(Some(Number::Float(f64::INFINITY))),
         ("FLOAT32", Value::String(t)) if t == "-$Inf" => Ok(Some(Number::Float(f64::NEG_INFINITY))),
-        ("FLOAT32", Value::Number(n)) => Ok(n.as_f64().map(Number::Float)),
+        // A finite value beyond f32's range is not one a FLOAT32 scalar can hold (it was shown
+        // as written and exported as inf).
+        ("FLOAT32", Value::Number(n)) => match n.as_f64() {
+            Some(f) if f.abs() > f64::from(f32::MAX) => Err(bad("a number within FLOAT32's range")),
+            f => Ok(f.map(Number::Float)),
+        },
         ("FLOAT32", _) => Err(bad("a number, null (NaN), \"$Inf\" or \"-$Inf\"")),
         ("BOOL", Value::Bool(b)) => Ok(Some(Number::Int(i128::from(*b)))),
         (_, Value::Null) => Ok(None),
@@ -797,6 +827,14 @@ mod tests {
         );
         assert!(matches!(scalar("FLOAT32", json!(null)), Ok(Some(Float(f))) if f.is_nan()));
         assert_eq!(
+            scalar("FLOAT32", json!(1e308)),
+            Err("value 1e+308 is not a FLOAT32 value: expected a number within FLOAT32's range".into())
+        );
+        assert_eq!(
+            scalar("FLOAT32", json!(f64::from(f32::MAX))),
+            Ok(Some(Float(f64::from(f32::MAX))))
+        );
+        assert_eq!(
             scalar("FLOAT32", json!("abc")),
             Err(
                 "value \"abc\" is not a FLOAT32 value: expected a number, null (NaN), \"$Inf\" or \"-$Inf\""
@@ -845,6 +883,36 @@ mod tests {
             "{err}"
         );
         assert_eq!(payload_buffer(Path::new("x"), &e, 16).unwrap().capacity(), 16);
+    }
+
+    /// Found by a review: an entry whose task id is not one was listed but could never be
+    /// selected, and a shape of 1001 dimensions was exported to a `.npy` NumPy cannot load.
+    #[test]
+    fn a_task_id_that_is_not_one_and_a_shape_past_numpys_limit_are_refused() {
+        let entry = |task: &str, dims: usize| {
+            format!(
+                r#"{{"run_dir":"args_dump","bin_file":null,"args":[{{"task_id":"{task}","arg_index":0,
+                "role":"input","stage":"before_dispatch","kind":"scalar","dtype":"INT32","value":1,
+                "shape":{:?},"numel":1}}]}}"#,
+                vec![1u64; dims]
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut read = |text: String| {
+            std::fs::write(dir.path().join(JSON_FILE), text).unwrap();
+            read_dir(dir.path()).map(drop).map_err(|e| e.to_string())
+        };
+        assert_eq!(read(entry("0x0000000100000002", 64)), Ok(()));
+        let err = read(entry("../../x", 1)).unwrap_err();
+        assert!(
+            err.ends_with("args[0]: task_id `../../x` is not a task id (hex, `0x0000000100000002`)"),
+            "{err}"
+        );
+        let err = read(entry("0x1", 65)).unwrap_err();
+        assert!(
+            err.ends_with("args[0]: a shape of 65 dimensions; at most 64"),
+            "{err}"
+        );
     }
 
     #[test]

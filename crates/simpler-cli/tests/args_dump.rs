@@ -324,4 +324,12 @@ fn a_missing_dump_is_explained_by_the_runs_manifest() {
     ]);
     assert!(by_file.status.success(), "{}", text(&by_file.stderr));
     assert_eq!(text(&by_file.stdout), text(&by_dir.stdout));
+    // A NaN tolerance compared every difference as equal.
+    let out = simpler(&["dump-viewer", good.to_str().unwrap(), "--diff", "--atol", "nan"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("invalid value 'nan' for '--atol <ATOL>': a tolerance is a number ≥ 0"),
+        "{}",
+        text(&out.stderr)
+    );
 }

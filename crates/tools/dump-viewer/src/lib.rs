@@ -70,9 +70,18 @@ pub struct Args {
     /// this value (an integer is compared exactly with integer dtypes).
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub expect: Option<Number>,
-    /// Absolute tolerance of the comparisons.
-    #[arg(long, default_value_t = 0.0)]
+    /// Absolute tolerance of the comparisons (a number ≥ 0).
+    #[arg(long, default_value_t = 0.0, value_parser = tolerance)]
     pub atol: f64,
+}
+
+/// `--atol`'s value: a finite or infinite number ≥ 0 (NaN compared every difference as equal).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v >= 0.0 => Ok(v),
+        Ok(_) => Err("a tolerance is a number ≥ 0".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Finds the dump folder: `dir` itself, `dir/args_dump`, or the newest `outputs/*/args_dump`.
