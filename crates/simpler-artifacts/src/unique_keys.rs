@@ -74,6 +74,35 @@ impl<'de> Visitor<'de> for UniqueVisitor {
     }
 }
 
+/// A JSON object into a map whose keys must be unique, for a derived struct's map field
+/// (`#[serde(deserialize_with = "unique_map")]`): a key given twice is an error naming it
+/// (serde's maps keep the last value silently, where the file's author meant one of the two).
+pub fn unique_map<'de, D, V>(d: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for Unique<V> {
+        type Value = std::collections::BTreeMap<String, V>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = std::collections::BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique(std::marker::PhantomData))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,7 @@ pub struct WorkloadSpec {
     #[serde(default)]
     pub runtime: Option<String>,
     /// Ring size overrides: `ring_task_window`, `ring_heap`, `ring_dep_pool`.
-    #[serde(default, deserialize_with = "unique_keys")]
+    #[serde(default, deserialize_with = "simpler_artifacts::unique_keys::unique_map")]
     pub runtime_env: BTreeMap<String, EnvValue>,
     /// Diagnostics to enable.
     #[serde(default)]
@@ -39,7 +39,7 @@ pub struct WorkloadSpec {
     #[serde(default)]
     pub tensormap_capacity: Option<usize>,
     /// Named integer constants usable in every expression (`--param NAME=V` overrides).
-    #[serde(default, deserialize_with = "unique_keys")]
+    #[serde(default, deserialize_with = "simpler_artifacts::unique_keys::unique_map")]
     pub constants: BTreeMap<String, i64>,
     /// External tensors, allocated and filled before the run.
     #[serde(default)]
@@ -49,34 +49,6 @@ pub struct WorkloadSpec {
     /// Expected values of external tensors after the run.
     #[serde(default)]
     pub checks: Vec<CheckSpec>,
-}
-
-/// A JSON object as a map whose keys must be unique: a key given twice is an error (serde's
-/// maps keep the last value silently, where the file's author meant one of the two).
-fn unique_keys<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    V: Deserialize<'de>,
-{
-    struct Unique<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
-        type Value = BTreeMap<String, V>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut out = BTreeMap::new();
-            while let Some(key) = map.next_key::<String>()? {
-                if out.contains_key(&key) {
-                    return Err(serde::de::Error::custom(format_args!("duplicate key `{key}`")));
-                }
-                let value = map.next_value()?;
-                out.insert(key, value);
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_map(Unique(std::marker::PhantomData))
 }
 
 /// An integer that may be an expression over loop variables and constants.
