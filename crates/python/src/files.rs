@@ -122,11 +122,13 @@ fn run_file(
 ) -> PyResult<(Py<PyReport>, Checks)> {
     match py.detach(run) {
         Ok(outcome) => workload_outcome(py, outcome, render_views),
-        Err(e) => Err(failed(
-            py,
-            e.into_run_error().map_err(|e| chain(&e)),
-            render_views,
-        )),
+        Err(e) => Err({
+            // What a stopped `--from-deps` re-run approximated, as `simpler run` says it.
+            for a in e.approximations() {
+                eprintln!("approximated: {a}");
+            }
+            failed(py, e.into_run_error().map_err(|e| chain(&e)), render_views)
+        }),
     }
 }
 

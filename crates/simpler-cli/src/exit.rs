@@ -66,7 +66,7 @@ pub fn example_error(e: simpler_examples::Error) -> anyhow::Error {
 pub fn workload_error(e: simpler_workloads::Error) -> anyhow::Error {
     use simpler_workloads::ErrorKind;
     match e.into_kind() {
-        ErrorKind::Run(run) => run.into(),
+        ErrorKind::Run(run) | ErrorKind::RunApproximated { run, .. } => run.into(),
         ErrorKind::Config(config) => config.into(),
         other => simpler_workloads::Error::from(other).into(),
     }

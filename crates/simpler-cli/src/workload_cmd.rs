@@ -99,6 +99,9 @@ fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
     let mut o = overrides(args)?;
     prepare_prefix(&mut o, &Settings::default(), "from_deps")?;
     let mut outcome = run_from_deps(path, &o).map_err(|e| {
+        for a in e.approximations() {
+            eprintln!("{}: approximated: {a}", path.display());
+        }
         let mut e = workload_error(e);
         report_stopped("from-deps", &mut e);
         e

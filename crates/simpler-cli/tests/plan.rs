@@ -494,4 +494,22 @@ fn from_deps_of_synthetic_100k_completes_at_default_sizes() {
         stdout.contains("approximated    ring 1's dependency pool raised from 16384 to "),
         "{stdout}"
     );
+    // A re-run that stops says, once, what it approximated (the library no longer prints it
+    // itself: the error carries it to the command).
+    let out = simpler(&[
+        "run",
+        "--from-deps",
+        deps.to_str().unwrap(),
+        "--runtime-env",
+        "ring_dep_pool=4",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(68), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches(": approximated: ring 1's task window raised from 16384 to 131072")
+            .count(),
+        1,
+        "{stderr}"
+    );
 }

@@ -125,6 +125,15 @@ pub enum ErrorKind {
     /// The run stopped (a fatal, an unusable output folder, ...).
     #[error(transparent)]
     Run(#[from] simpler_runtime::RunError),
+    /// A `--from-deps` re-run stopped, and the re-run had approximated the captured graph
+    /// (`FromDepsReport::approximations`), which may be why: the caller says so.
+    #[error("{run}")]
+    RunApproximated {
+        /// The runtime's error.
+        run: simpler_runtime::RunError,
+        /// What the re-run approximated.
+        approximations: Vec<String>,
+    },
     /// A kernel of the library could not be registered.
     #[error(transparent)]
     Kernel(#[from] simpler_runtime::KernelError),
@@ -183,10 +192,19 @@ pub enum ErrorKind {
 }
 
 impl Error {
+    /// What a `--from-deps` re-run that stopped had approximated of its graph (empty for
+    /// every other error).
+    pub fn approximations(&self) -> &[String] {
+        match &*self.kind {
+            ErrorKind::RunApproximated { approximations, .. } => approximations,
+            _ => &[],
+        }
+    }
+
     /// The runtime's error, when the run itself stopped; the error back otherwise.
     pub fn into_run_error(self) -> Result<simpler_runtime::RunError, Error> {
         match *self.kind {
-            ErrorKind::Run(e) => Ok(e),
+            ErrorKind::Run(e) | ErrorKind::RunApproximated { run: e, .. } => Ok(e),
             kind => Err(Error { kind: Box::new(kind) }),
         }
     }

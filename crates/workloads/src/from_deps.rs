@@ -906,13 +906,19 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
     config.validate()?;
     let run = match runner::run_program(prog, &config) {
         Ok(run) => run,
-        Err(e) => {
-            // The run stopped: say what the re-run approximated, which may be why.
-            for a in &report.approximations {
-                eprintln!("{}: approximated: {a}", path.display());
-            }
-            return Err(e);
+        // The run stopped: the error carries what the re-run approximated, which may be why
+        // (a library does not print: `plan` runs many such trials).
+        Err(e) if !report.approximations.is_empty() => {
+            return Err(match e.into_run_error() {
+                Ok(run) => ErrorKind::RunApproximated {
+                    run,
+                    approximations: report.approximations,
+                }
+                .into(),
+                Err(other) => other,
+            })
         }
+        Err(e) => return Err(e),
     };
 
     // Map ids by submit order and compare the pairs.
