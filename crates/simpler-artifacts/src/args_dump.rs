@@ -898,7 +898,7 @@ mod tests {
             )
         };
         let dir = tempfile::tempdir().unwrap();
-        let mut read = |text: String| {
+        let read = |text: String| {
             std::fs::write(dir.path().join(JSON_FILE), text).unwrap();
             read_dir(dir.path()).map(drop).map_err(|e| e.to_string())
         };

@@ -3,8 +3,9 @@
 //! The original's shape is `{"level": 2, "orchestrator_name": "<name>" | null,
 //! "callable_id_to_name": {"<id>": "<name>"}}`, which `simpler run` writes next to every run's
 //! artifacts ([`NameMap::to_json`]); a flat `{"<id>": "<name>"}` object (what earlier versions
-//! wrote) reads too. Keys are trimmed; entries whose key is not an integer or whose value is not
-//! a string are ignored; two keys naming one id (`"1"` and `"01"`) are an error.
+//! wrote) reads too. Keys are trimmed; entries whose key is not a kernel id (0 to 2^31 − 1) or
+//! whose value is not a string are left out, and [`NameMap::load_checked`] names them (the tools
+//! print that as a warning); two keys naming one id (`"1"` and `"01"`) are an error.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -25,6 +26,9 @@ impl std::fmt::Display for NameMapError {
 }
 
 impl std::error::Error for NameMapError {}
+
+/// At most this many ignored entries are named in [`NameMap::load_checked`]'s warning.
+const LISTED_IGNORED: usize = 10;
 
 /// The swimlane level the runtime's name maps declare (kernel ids are incore func ids).
 pub const LEVEL: i64 = 2;
@@ -72,8 +76,16 @@ impl NameMap {
         )
     }
 
-    /// Loads the map at `path`.
+    /// Loads the map at `path`; entries it cannot use are left out in silence (see
+    /// [`NameMap::load_checked`] for what they were).
     pub fn load(path: &Path) -> Result<NameMap, NameMapError> {
+        Self::load_checked(path).map(|(map, _)| map)
+    }
+
+    /// Loads the map at `path`, and says in words which entries it left out: a key that is not
+    /// a kernel id (`"abc"`, `"-1"`, past 2^31 − 1) or a name that is not a string (`5`,
+    /// `null`). Their kernels then show as `func_<id>`, which a user should be told.
+    pub fn load_checked(path: &Path) -> Result<(NameMap, Vec<String>), NameMapError> {
         let file = File::open(path)
             .map_err(|e: io::Error| NameMapError(format!("{}: cannot read name map: {e}", path.display())))?;
         let crate::unique_keys::UniqueKeys(value) =
@@ -100,16 +112,32 @@ impl NameMap {
         let level = top.get("level").and_then(serde_json::Value::as_i64);
         let map = match top.remove("callable_id_to_name") {
             Some(serde_json::Value::Object(inner)) => inner,
-            _ => top,
+            _ => {
+                // A flat map: the original's own keys are not entries.
+                top.remove("level");
+                top.remove("orchestrator_name");
+                top
+            }
         };
         // Two spellings of one id ("1", "01", " +1") would leave one of the names in silence.
         let mut names = HashMap::new();
         let mut spelled: HashMap<i32, String> = HashMap::new();
+        let mut ignored: Vec<String> = Vec::new();
         for (k, v) in map {
-            let serde_json::Value::String(name) = v else {
+            let id = k.trim().parse::<u32>().ok().and_then(|id| i32::try_from(id).ok());
+            let (Some(id), serde_json::Value::String(name)) = (id, &v) else {
+                let why = match (id, &v) {
+                    (None, _) => "not a kernel id, 0 to 2147483647",
+                    (Some(_), serde_json::Value::Null) => "null, not a name",
+                    (Some(_), serde_json::Value::Bool(_)) => "a boolean, not a name",
+                    (Some(_), serde_json::Value::Number(_)) => "a number, not a name",
+                    (Some(_), serde_json::Value::Array(_)) => "an array, not a name",
+                    (Some(_), _) => "an object, not a name",
+                };
+                ignored.push(format!("{k:?} ({why})"));
                 continue;
             };
-            let Ok(id) = k.trim().parse::<i32>() else { continue };
+            let name = name.clone();
             if let Some(first) = spelled.insert(id, k.clone()) {
                 return Err(NameMapError(format!(
                     "{}: invalid name map: keys {first:?} and {k:?} both name kernel {id}",
@@ -118,11 +146,27 @@ impl NameMap {
             }
             names.insert(id, name);
         }
-        Ok(NameMap {
+        let warnings = if ignored.is_empty() {
+            Vec::new()
+        } else {
+            let n = ignored.len();
+            if n > LISTED_IGNORED {
+                ignored.truncate(LISTED_IGNORED);
+                ignored.push(format!("and {} more", n - LISTED_IGNORED));
+            }
+            vec![format!(
+                "{n} name map {} ignored, so {} kernels show as func_<id>: {}",
+                if n == 1 { "entry is" } else { "entries are" },
+                if n == 1 { "its" } else { "their" },
+                ignored.join(", ")
+            )]
+        };
+        let map = NameMap {
             names,
             orchestrator_name,
             level,
-        })
+        };
+        Ok((map, warnings))
     }
 
     /// The orchestrator's name, when the map names it.
@@ -156,6 +200,81 @@ impl NameMap {
     }
 }
 
+/// Returns true if and only if `c` would move the cursor, colour a terminal or reorder text
+/// when printed: a control character (newline, CR, ESC, NUL, ...), a line or paragraph
+/// separator, or a bidirectional formatting mark.
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Appends `c` escaped: `\n`, `\r`, `\t`, `\0`, else `\u{<hex>}` (Rust's spelling).
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\0' => out.push_str("\\0"),
+        c => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        }
+    }
+}
+
+/// `name` (a kernel's, or any text from an input file) as a line of text output may show it:
+/// every character [`unprintable`] says is escaped (`a\nb`, `\u{1b}[31m`), so a name cannot
+/// add a line to a table, a heading, or a terminal's escape sequence. Other characters, a
+/// backslash included, are left as they are (a name that spells `\n` itself reads the same).
+pub fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(unprintable) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        if unprintable(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `name` as Markdown text, in a table cell or a line: [`printable`]'s escapes, then a
+/// backslash before `\`, `|`, `` ` ``, `[`, `]` and `*` (so a name cannot end a cell, open a
+/// code span, a link or emphasis), and `<`, `>`, `&` as HTML entities (a Markdown viewer shows
+/// raw HTML). Underscores are left alone: inside a word they emphasise nothing, and every
+/// kernel name has them.
+pub fn markdown(name: &str) -> std::borrow::Cow<'_, str> {
+    let special = |c: char| matches!(c, '\\' | '|' | '`' | '[' | ']' | '*' | '<' | '>' | '&');
+    if !name.chars().any(|c| unprintable(c) || special(c)) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            c if unprintable(c) => {
+                // The escape's own backslash, escaped for Markdown.
+                out.push('\\');
+                push_escaped(&mut out, c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            c if special(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The newest `name_map*.json` in `dir` (by modification time, then name).
 pub fn discover(dir: &Path) -> Option<PathBuf> {
     crate::find::newest_in(dir, "name_map", ".json")
@@ -164,14 +283,23 @@ pub fn discover(dir: &Path) -> Option<PathBuf> {
 /// `explicit` if given (an error if it cannot be read), else the newest `name_map*.json` in
 /// `dir` (a warning on stderr if it cannot be read). Returns the map and the file it came from;
 /// an empty map and `None` when there is none.
+///
+/// What the map leaves out ([`NameMap::load_checked`]) is a warning on stderr, naming the file.
 pub fn resolve(explicit: Option<&Path>, dir: &Path) -> Result<(NameMap, Option<PathBuf>), NameMapError> {
+    let load = |path: &Path| {
+        let (map, warnings) = NameMap::load_checked(path)?;
+        for w in warnings {
+            eprintln!("warning: {}: {w}", path.display());
+        }
+        Ok::<_, NameMapError>(map)
+    };
     if let Some(path) = explicit {
-        return Ok((NameMap::load(path)?, Some(path.to_path_buf())));
+        return Ok((load(path)?, Some(path.to_path_buf())));
     }
     let Some(found) = discover(dir) else {
         return Ok((NameMap::default(), None));
     };
-    match NameMap::load(&found) {
+    match load(&found) {
         Ok(names) => Ok((names, Some(found))),
         Err(e) => {
             eprintln!("warning: ignoring name map: {e}");
@@ -351,6 +479,69 @@ mod tests {
         assert_eq!(
             err,
             format!("{}: invalid name map: expected a JSON object", bad.display())
+        );
+    }
+
+    /// Found by a review: entries of the wrong type and keys that are not kernel ids were
+    /// dropped in silence, their kernels shown as `func_<id>`.
+    #[test]
+    fn ignored_entries_are_named_in_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("name_map.json");
+        fs::write(
+            &path,
+            r#"{"level": 2, "orchestrator_name": "o", "0": 5, "1": null, "2": ["x"], "3": "ok",
+                "abc": "a", "-1": "b", "18446744073709551616": "c", "4294967295": "d"}"#,
+        )
+        .unwrap();
+        let (map, warnings) = NameMap::load_checked(&path).unwrap();
+        assert_eq!((map.len(), map.get(3)), (1, Some("ok")));
+        assert_eq!(
+            warnings,
+            [
+                r#"7 name map entries are ignored, so their kernels show as func_<id>: "-1" (not a kernel id, 0 to 2147483647), "0" (a number, not a name), "1" (null, not a name), "18446744073709551616" (not a kernel id, 0 to 2147483647), "2" (an array, not a name), "4294967295" (not a kernel id, 0 to 2147483647), "abc" (not a kernel id, 0 to 2147483647)"#
+            ]
+        );
+        // In the original's shape only the entries of callable_id_to_name are looked at.
+        fs::write(
+            &path,
+            r#"{"level": 2, "other": 1, "callable_id_to_name": {"0": "a", "1": {"name": "b"}}}"#,
+        )
+        .unwrap();
+        let (_, warnings) = NameMap::load_checked(&path).unwrap();
+        assert_eq!(
+            warnings,
+            [r#"1 name map entry is ignored, so its kernels show as func_<id>: "1" (an object, not a name)"#]
+        );
+        fs::write(
+            &path,
+            r#"{"level": 2, "orchestrator_name": null, "callable_id_to_name": {"0": "a"}}"#,
+        )
+        .unwrap();
+        assert_eq!(NameMap::load_checked(&path).unwrap().1, Vec::<String>::new());
+        let many: Vec<String> = (0..12).map(|i| format!("\"k{i}\": \"x\"")).collect();
+        fs::write(&path, format!("{{{}}}", many.join(","))).unwrap();
+        let warning = &NameMap::load_checked(&path).unwrap().1[0];
+        assert!(
+            warning.starts_with("12 name map entries are ignored"),
+            "{warning}"
+        );
+        assert!(warning.ends_with(", and 2 more"), "{warning}");
+    }
+
+    /// Found by a review: names with a newline, a `|`, a CR or an ANSI escape added rows,
+    /// headings and terminal colours to the tools' tables and reports.
+    #[test]
+    fn names_are_escaped_for_text_and_markdown() {
+        assert!(matches!(printable("kernel_add"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            printable("a\nb\r|c\u{1b}[31m\0\u{202e}\\n"),
+            "a\\nb\\r|c\\u{1b}[31m\\0\\u{202e}\\n"
+        );
+        assert!(matches!(markdown("kernel_add_0"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            markdown("x | y\n## h <img src=x onerror=alert(1)> & `c` [l](u) *e* \\|"),
+            "x \\| y\\\\n## h &lt;img src=x onerror=alert(1)&gt; &amp; \\`c\\` \\[l\\](u) \\*e\\* \\\\\\|"
         );
     }
 

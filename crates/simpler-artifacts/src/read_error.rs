@@ -80,6 +80,13 @@ impl JsonReadError {
         self
     }
 
+    /// The same error, calling the file `artifact` (a records file read under another of its
+    /// names, such as the original's `l2_perf_records.json`).
+    pub(crate) fn with_artifact(mut self, artifact: &'static str) -> Self {
+        self.artifact = artifact;
+        self
+    }
+
     /// The file that could not be read.
     pub fn path(&self) -> &Path {
         &self.path

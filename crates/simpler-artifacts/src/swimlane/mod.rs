@@ -376,5 +376,6 @@ pub trait SwimlaneSink {
 
 /// Why a records file could not be read. The message names the file and, for malformed or
 /// incomplete content, the 1-based line and column, the row and the problem:
-/// `<path>:<line>:<column>: invalid l2_swimlane_records.json: aicore_tasks[1]: ...`.
+/// `<path>:<line>:<column>: invalid l2_swimlane_records.json: aicore_tasks[1]: ...`, the file
+/// called by its own name when it is one of [`FILE_NAMES`] (`invalid l2_perf_records.json`).
 pub type SwimlaneReadError = crate::read_error::JsonReadError;

@@ -21,7 +21,7 @@ use serde::{Deserialize, Deserializer};
 use super::join;
 use super::{
     BuildPhase, Core, CoreType, DummyRow, Header, Level, OrchRow, OrchestratorSource, SchedPhase,
-    SwimlaneFile, SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, NO_KERNEL,
+    SwimlaneFile, SwimlaneReadError, SwimlaneSink, TaskRow, FILE_NAME, FILE_NAMES, NO_KERNEL,
 };
 
 /// Reads the records file at `path` and hands its rows to `sink` (tasks, dummies, submit
@@ -31,13 +31,27 @@ use super::{
 /// times faster than its byte-by-byte `io::Read` reader; the rows it holds are about as large
 /// as the file anyway).
 pub fn read_swimlane<S: SwimlaneSink>(path: &Path, sink: &mut S) -> Result<Header, SwimlaneReadError> {
-    let io_error = |e| SwimlaneReadError::io(path, FILE_NAME, e);
+    let artifact = artifact_of(path);
+    let io_error = |e| SwimlaneReadError::io(path, artifact, e);
     let mut file = File::open(path).map_err(io_error)?;
     let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize + 1));
     file.read_to_end(&mut bytes).map_err(io_error)?;
-    let raw = parse_from(serde_json::Deserializer::from_slice(&bytes)).map_err(|e| e.with_path(path))?;
+    let raw = parse_from(serde_json::Deserializer::from_slice(&bytes))
+        .map_err(|e| e.with_path(path).with_artifact(artifact))?;
     drop(bytes);
-    normalise(raw, sink).map_err(|m| SwimlaneReadError::invalid(path, FILE_NAME, m))
+    normalise(raw, sink).map_err(|m| SwimlaneReadError::invalid(path, artifact, m))
+}
+
+/// The name errors give the records file at `path`: its own, when it is one of
+/// [`FILE_NAMES`] (the original's `l2_perf_records.json` is not called
+/// `l2_swimlane_records.json`), else [`FILE_NAME`], what the file is.
+fn artifact_of(path: &Path) -> &'static str {
+    let name = path.file_name();
+    FILE_NAMES
+        .iter()
+        .copied()
+        .find(|f| name.is_some_and(|n| n == *f))
+        .unwrap_or(FILE_NAME)
 }
 
 /// Reads a records file from any reader into `sink`; see [`read_swimlane`]. Errors name the
@@ -375,6 +389,37 @@ struct OrchRaw {
     end_cycles: u64,
 }
 
+/// A phase or span object whose start must not be after its end.
+trait Span {
+    /// `(start, end)` as written.
+    fn start_end(&self) -> (u64, u64);
+}
+
+impl Span for PhaseRaw {
+    fn start_end(&self) -> (u64, u64) {
+        (self.start_cycles, self.end_cycles)
+    }
+}
+
+impl Span for OrchRaw {
+    fn start_end(&self) -> (u64, u64) {
+        (self.start_cycles, self.end_cycles)
+    }
+}
+
+/// Why a span of `section` is refused: its start is after its end. A corrupt record, as an
+/// `aicore_tasks` row that ends before it starts is, not a span of no time: the tools
+/// subtract start from end.
+fn backwards<T: Span>(section: &str, span: &T) -> Option<String> {
+    let (start, end) = span.start_end();
+    let (start_key, end_key) = if section == "host_orchestrator_phases" {
+        ("start_host_ns", "end_host_ns")
+    } else {
+        ("start_cycles", "end_cycles")
+    };
+    (start > end).then(|| format!("{start_key} {start} is after {end_key} {end}"))
+}
+
 /// A `simpler_build_phases` object (ours).
 #[derive(Debug, Deserialize)]
 struct BuildPhaseRaw {
@@ -383,6 +428,17 @@ struct BuildPhaseRaw {
     end_cycles: u64,
     #[serde(default)]
     inference_ns: Option<u64>,
+}
+
+/// The first object of per-thread `lists` with a time `too_late` says is: its thread, its
+/// index and that time.
+fn first_late<T: Span>(lists: &[Vec<T>], too_late: impl Fn(u64) -> bool) -> Option<(usize, usize, u64)> {
+    lists.iter().enumerate().find_map(|(t, list)| {
+        list.iter().enumerate().find_map(|(j, o)| {
+            let (start, end) = o.start_end();
+            (too_late(start) || too_late(end)).then_some((t, j, end))
+        })
+    })
 }
 
 /// `metadata`.
@@ -602,14 +658,14 @@ impl<'a, T> Lists<'a, T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for Lists<'_, T> {
+impl<'de, T: Deserialize<'de> + Span> DeserializeSeed<'de> for Lists<'_, T> {
     type Value = Vec<Vec<T>>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Vec<T>>, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de, T: Deserialize<'de>> de::Visitor<'de> for Lists<'_, T> {
+impl<'de, T: Deserialize<'de> + Span> de::Visitor<'de> for Lists<'_, T> {
     type Value = Vec<Vec<T>>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an array of per-thread arrays of {} objects", self.section)
@@ -646,14 +702,14 @@ struct InnerList<'a, T> {
     row: std::marker::PhantomData<T>,
 }
 
-impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for InnerList<'_, T> {
+impl<'de, T: Deserialize<'de> + Span> DeserializeSeed<'de> for InnerList<'_, T> {
     type Value = Vec<T>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de, T: Deserialize<'de>> de::Visitor<'de> for InnerList<'_, T> {
+impl<'de, T: Deserialize<'de> + Span> de::Visitor<'de> for InnerList<'_, T> {
     type Value = Vec<T>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an array of {} objects", self.section)
@@ -661,7 +717,13 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for InnerList<'_, T> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
         let mut rows = Vec::new();
         loop {
-            match seq.next_element::<T>() {
+            let row = seq.next_element::<T>().and_then(|r| {
+                match r.as_ref().and_then(|r| backwards(self.section, r)) {
+                    Some(why) => Err(de::Error::custom(why)),
+                    None => Ok(r),
+                }
+            });
+            match row {
                 Ok(Some(r)) => rows.push(r),
                 Ok(None) => return Ok(rows),
                 Err(e) => {
@@ -676,9 +738,80 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for InnerList<'_, T> {
 
 // === normalisation ===
 
+/// Refuses aicore row `i` (with its aicpu row `aicpu`, `(index, row)`) when its times are in an
+/// order no run gives: the core received the task before the clock's zero or before the
+/// scheduler dispatched it, or the kernel ended after the scheduler saw it finish. Each is a
+/// corrupt row, not an overhead: the statistics would print a negative head overhead, an Exec%
+/// above 100 and a negative propagation. `recorded` says which times the layout recorded (a 0
+/// is "not recorded" in the original's; such a time is not compared).
+fn check_order(
+    i: usize,
+    r: &AicoreRaw,
+    aicpu: Option<(usize, AicpuRaw)>,
+    recorded: impl Fn(u64) -> bool,
+) -> Result<(), String> {
+    if !recorded(r.start) {
+        return Ok(());
+    }
+    if r.r2s > r.start {
+        return Err(format!(
+            "aicore_tasks[{i}]: receive_to_start {} is more than start {}: the core would have received \
+             the task before the clock's zero",
+            r.r2s, r.start
+        ));
+    }
+    let Some((j, a)) = aicpu else {
+        return Ok(());
+    };
+    let receive = r.start - r.r2s;
+    if recorded(a.dispatch) && receive < a.dispatch {
+        let what = if r.r2s == 0 {
+            format!("start {}", r.start)
+        } else {
+            format!(
+                "receive {receive} (start {} - receive_to_start {})",
+                r.start, r.r2s
+            )
+        };
+        return Err(format!(
+            "aicore_tasks[{i}]: {what} is before its dispatch {} (aicpu_tasks[{j}]): a core receives a \
+             task only after the scheduler dispatches it",
+            a.dispatch
+        ));
+    }
+    if recorded(a.finish) && r.end > a.finish {
+        return Err(format!(
+            "aicore_tasks[{i}]: end {} is after its finish {} (aicpu_tasks[{j}]): the scheduler sees a \
+             kernel finish only after it ends",
+            r.end, a.finish
+        ));
+    }
+    Ok(())
+}
+
 /// The latest time a row may have, ns after the base: 2^53 ns, about 104 days. Sums of
 /// thousands of such times still fit in a u64, and no run lasts that long.
 const MAX_SPAN_NS: u64 = 1 << 53;
+
+/// The fastest `metadata.clock_freq_hz` read: 100 GHz, a hundred times a chip's. Past it a
+/// cycle is less than a hundredth of a nanosecond, and at 2^64 − 1 Hz every time read as 0.
+const MAX_CLOCK_HZ: u64 = 100_000_000_000;
+
+/// At most this many rows are named in a note about rows left out; the count says the rest.
+const NAMED_ROWS: usize = 3;
+
+/// `aicore_tasks[3], aicore_tasks[7], ...`: the first [`NAMED_ROWS`] of `rows`.
+fn name_rows(section: &str, rows: &[usize]) -> String {
+    let mut named: Vec<String> = rows
+        .iter()
+        .take(NAMED_ROWS)
+        .map(|i| format!("{section}[{i}]"))
+        .collect();
+    if rows.len() > NAMED_ROWS {
+        named.push("...".into());
+    }
+    named.join(", ")
+}
 
 /// Cycles → nanoseconds since the base, as the original's reader maps them to µs.
 struct TimeBase {
@@ -725,6 +858,13 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         return Err(format!(
             "metadata.clock_freq_hz must be a whole number of cycles per second, not {} \
              (every time is converted with it)",
+            meta.clock_freq_hz
+        ));
+    }
+    if meta.clock_freq_hz > MAX_CLOCK_HZ as f64 {
+        return Err(format!(
+            "metadata.clock_freq_hz {} is more than {MAX_CLOCK_HZ} cycles per second (100 GHz): \
+             no device clock runs that fast, and every time would read as 0 ns",
             meta.clock_freq_hz
         ));
     }
@@ -834,6 +974,27 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
     {
         return Err(late(format!("aicpu_tasks[{i}]"), r.dispatch.max(r.finish)));
     }
+    // Phases and spans too: the tools sum their durations (sched-overhead's loop time).
+    let late_phase = raw.sched_phases.as_deref().and_then(|l| first_late(l, too_late));
+    if let Some((t, j, c)) = late_phase {
+        return Err(late(format!("aicpu_scheduler_phases[{t}][{j}]"), c));
+    }
+    let late_submit = raw.aicpu_orch.as_deref().and_then(|l| first_late(l, too_late));
+    if let Some((t, j, c)) = late_submit {
+        return Err(late(format!("aicpu_orchestrator_phases[{t}][{j}]"), c));
+    }
+    if let Some((i, b)) = (raw.build.iter().enumerate())
+        .find(|(_, b)| b.start_cycles > b.end_cycles || too_late(b.start_cycles) || too_late(b.end_cycles))
+    {
+        return Err(if b.start_cycles > b.end_cycles {
+            format!(
+                "simpler_build_phases[{i}]: start_cycles {} is after end_cycles {}",
+                b.start_cycles, b.end_cycles
+            )
+        } else {
+            late(format!("simpler_build_phases[{i}]"), b.end_cycles)
+        });
+    }
 
     // Join aicpu rows onto aicore rows by (core, reg).
     let joined = join::join(
@@ -872,15 +1033,36 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             .and_then(|m| m.get(core as usize).copied())
             .and_then(|t| u32::try_from(t).ok())
     };
+    // In the original's layout a 0 is "not recorded" (its reader maps it to 0 µs); in ours
+    // every time is one (the writer never writes a 0, and a 0 it did write is a time).
+    let ours = meta.simpler.is_some();
+    let recorded = |c: u64| ours || c != 0;
+    // A row without its start: its execution cannot be placed or timed. A tool that takes
+    // tick 0 as a time (critical-path) keeps it there, as the original `critical_path` does.
+    let keep_unstarted = sink.zero_is_a_time();
+    let mut unstarted: Vec<usize> = Vec::new();
+    let mut unstamped: Vec<usize> = Vec::new();
     let mut unmatched_aicore = 0usize;
     for (i, r) in raw.aicore.iter().enumerate() {
-        let aicpu = match joined.matched[i] {
+        let mut aicpu = match joined.matched[i] {
             join::Joined::NONE => None,
-            j => Some(raw.aicpu[j as usize]),
+            j => Some((j as usize, raw.aicpu[j as usize])),
         };
+        check_order(i, r, aicpu, recorded)?;
+        if !recorded(r.start) && !keep_unstarted {
+            unstarted.push(i);
+            continue;
+        }
         if aicpu.is_none() && level.has_dispatch() {
             unmatched_aicore += 1;
         }
+        if let Some((j, a)) = aicpu {
+            if !recorded(a.dispatch) || !recorded(a.finish) {
+                unstamped.push(j);
+                aicpu = None;
+            }
+        }
+        let aicpu = aicpu.map(|(_, a)| a);
         let info = info.as_ref().map(|v| v[i]);
         sink.task(TaskRow {
             task_id: r.token,
@@ -898,6 +1080,22 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             end_ns: time.ns(r.end),
             finish_ns: aicpu.map(|a| time.ns(a.finish)),
         });
+    }
+    if !unstarted.is_empty() {
+        notes.push(format!(
+            "{} aicore_tasks rows have a start of 0 (not recorded, in the original's layout) and are left out \
+             of the trace and the statistics ({})",
+            unstarted.len(),
+            name_rows("aicore_tasks", &unstarted)
+        ));
+    }
+    if !unstamped.is_empty() {
+        notes.push(format!(
+            "{} aicpu_tasks rows have a dispatch or finish of 0 (not recorded, in the original's layout): \
+             their rows are kept without scheduler stamps ({})",
+            unstamped.len(),
+            name_rows("aicpu_tasks", &unstamped)
+        ));
     }
     if !level.has_dispatch() {
         notes.push(format!(
@@ -1003,7 +1201,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         (None, None) => (Vec::new(), None),
     };
     for (thread, list) in orch_lists.into_iter().enumerate() {
-        for o in list {
+        for (j, o) in list.into_iter().enumerate() {
             let (start, end) = match host_base {
                 Some(origin) => (
                     o.start_cycles.saturating_sub(origin),
@@ -1011,6 +1209,14 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
                 ),
                 None => (time.ns(o.start_cycles), time.ns(o.end_cycles)),
             };
+            if host_base.is_some() && end > MAX_SPAN_NS {
+                return Err(format!(
+                    "host_orchestrator_phases[{thread}][{j}]: end_host_ns {} is more than 104 days after \
+                     the earliest submit ({}): not a run's timing",
+                    o.end_cycles,
+                    o.end_cycles - end
+                ));
+            }
             sink.orch(OrchRow {
                 task_id: o.task_id.unwrap_or(u64::MAX),
                 submit_idx: o.submit_idx,

@@ -389,8 +389,13 @@ fn a_row_that_ends_before_it_starts_is_refused_naming_it() {
         read(&json).unwrap_err(),
         "<input>:5:37: invalid l2_swimlane_records.json: aicpu_tasks[1]: finish 24 is before dispatch 25"
     );
-    // A dispatch that took no time is a row like any other.
-    read(&json.replace("[0,1,25,24]", "[0,1,25,25]")).unwrap();
+    // A dispatch that took no time is a row like any other (here round a kernel of no time).
+    read(
+        &json
+            .replace("[0,2,1,30,30,0]", "[0,2,1,25,25,0]")
+            .replace("[0,1,25,24]", "[0,1,25,25]"),
+    )
+    .unwrap();
 }
 
 /// Found by a review: one `core_to_thread` entry of 2^31 − 1 made the converter write an
@@ -473,4 +478,193 @@ fn a_repeated_aicore_key_is_noted_as_such() {
             "the records carry no kernel ids or blocks (the original's layout): they come from deps.json".to_string(),
         ]
     );
+}
+
+/// Our own layout (`metadata.simpler`): every time is one, 0 included.
+const OURS: &str = "\"metadata\":{\"clock_freq_hz\":1000000000,\"num_cores\":4,\"core_types\":[\"aic\",\"aiv\",\"aiv\",\"aiv\"],\"simpler\":{\"version\":2,\"clock\":\"monotonic_ns\",\"clusters\":1,\"scheduler_threads\":1}}";
+
+/// A level-2 file of `meta` with one row on core 1: `aicore` and `aicpu` as written.
+fn one_row(meta: &str, aicore: &str, aicpu: &str) -> String {
+    format!("{{\"chip_swimlane_level\":2,{meta},\"aicore_tasks\":[[1,5,0,500,600,0],{aicore}],\"aicpu_tasks\":[[1,0,400,700],{aicpu}]}}")
+}
+
+/// Found by a review: a row whose kernel started before its dispatch (a start of 1, or of 0
+/// in our layout), received before the clock's zero (`receive_to_start` 2^64 − 1) or was
+/// dispatched after its end gave an Exec% of 512.6 or 104.5, a negative head overhead and a
+/// negative propagation, with exit 0; sched-overhead clamped the same rows to other numbers.
+#[test]
+fn a_row_in_an_impossible_order_is_refused_naming_it_and_its_dispatch() {
+    let err = |meta: &str, aicore: &str, aicpu: &str| read(&one_row(meta, aicore, aicpu)).unwrap_err();
+    for meta in [OURS, META] {
+        assert_eq!(
+            err(meta, "[2,6,0,1,900,0]", "[2,0,800,950]"),
+            "<input>: invalid l2_swimlane_records.json: aicore_tasks[1]: start 1 is before its dispatch 800 \
+             (aicpu_tasks[1]): a core receives a task only after the scheduler dispatches it"
+        );
+        // Dispatched after the kernel's end.
+        assert!(err(meta, "[2,6,0,810,900,0]", "[2,0,950,960]")
+            .ends_with("aicore_tasks[1]: start 810 is before its dispatch 950 (aicpu_tasks[1]): a core receives a task only after the scheduler dispatches it"));
+        assert_eq!(
+            err(meta, "[2,6,0,850,900,100]", "[2,0,800,950]"),
+            "<input>: invalid l2_swimlane_records.json: aicore_tasks[1]: receive 750 (start 850 - receive_to_start 100) \
+             is before its dispatch 800 (aicpu_tasks[1]): a core receives a task only after the scheduler dispatches it"
+        );
+        assert_eq!(
+            err(meta, "[2,6,0,850,900,18446744073709551615]", "[2,0,800,950]"),
+            "<input>: invalid l2_swimlane_records.json: aicore_tasks[1]: receive_to_start 18446744073709551615 is \
+             more than start 850: the core would have received the task before the clock's zero"
+        );
+        assert_eq!(
+            err(meta, "[2,6,0,850,990,0]", "[2,0,800,950]"),
+            "<input>: invalid l2_swimlane_records.json: aicore_tasks[1]: end 990 is after its finish 950 \
+             (aicpu_tasks[1]): the scheduler sees a kernel finish only after it ends"
+        );
+        // In order, to the tick: read.
+        read(&one_row(meta, "[2,6,0,850,950,50]", "[2,0,800,950]")).unwrap();
+    }
+    // Our writer never writes a 0: a start of 0 is a time, before the dispatch.
+    assert!(err(OURS, "[2,6,0,0,900,0]", "[2,0,800,950]")
+        .ends_with("aicore_tasks[1]: start 0 is before its dispatch 800 (aicpu_tasks[1]): a core receives a task only after the scheduler dispatches it"));
+}
+
+/// Found by a review: in the original's layout a 0 is "not recorded", but a row starting at 0
+/// was drawn from the trace's 0 and counted in Exec, and a dispatch of 0 made a latency of the
+/// whole clock. Such rows are left out, or kept without stamps, and counted in a note; a tool
+/// that takes tick 0 as a time (critical-path) still gets the row.
+#[test]
+fn the_originals_zeros_are_left_out_and_counted() {
+    let json = format!(
+        "{{\"chip_swimlane_level\":2,{META},\"aicore_tasks\":[[1,5,0,500,600,0],[2,6,0,0,900,0],[3,7,0,0,0,0],[1,8,1,700,800,0]],\
+         \"aicpu_tasks\":[[1,0,400,700],[2,0,800,950],[1,1,0,850]]}}"
+    );
+    let (h, all) = read(&json).unwrap();
+    let rows: Vec<(u64, Option<u64>, u64, Option<u64>)> = all
+        .tasks
+        .iter()
+        .map(|t| (t.task_id, t.dispatch_ns, t.start_ns, t.finish_ns))
+        .collect();
+    // 50 MHz, base cycle 400: row 0 from dispatch 0 ns; row 3 has no stamps.
+    assert_eq!(rows, [(5, Some(0), 2000, Some(6000)), (8, None, 6000, None)]);
+    assert_eq!(
+        h.notes[..2],
+        [
+            "2 aicore_tasks rows have a start of 0 (not recorded, in the original's layout) and are left out \
+             of the trace and the statistics (aicore_tasks[1], aicore_tasks[2])",
+            "1 aicpu_tasks rows have a dispatch or finish of 0 (not recorded, in the original's layout): \
+             their rows are kept without scheduler stamps (aicpu_tasks[2])",
+        ]
+    );
+    #[derive(Default)]
+    struct Ticks(Vec<u64>);
+    impl SwimlaneSink for Ticks {
+        fn task(&mut self, row: TaskRow) {
+            self.0.push(row.task_id);
+        }
+        fn zero_is_a_time(&self) -> bool {
+            true
+        }
+    }
+    let mut ticks = Ticks::default();
+    let h = read_swimlane_from(json.as_bytes(), &mut ticks).unwrap();
+    assert_eq!(ticks.0, [5, 6, 7, 8]);
+    assert!(!h.notes.iter().any(|n| n.contains("start of 0")), "{:?}", h.notes);
+}
+
+/// Found by a review: a clock of 2^64 − 1 Hz was read, and every time became 0 ns (a total
+/// test time of 0.00 us, a makespan of 0).
+#[test]
+fn a_clock_past_100_ghz_is_refused() {
+    let err = read("{\"chip_swimlane_level\":1,\"metadata\":{\"clock_freq_hz\":18446744073709551615}}")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "<input>: invalid l2_swimlane_records.json: metadata.clock_freq_hz 18446744073709552000 is more than \
+         100000000000 cycles per second (100 GHz): no device clock runs that fast, and every time would read as 0 ns"
+    );
+    read("{\"chip_swimlane_level\":1,\"metadata\":{\"clock_freq_hz\":100000000000}}").unwrap();
+}
+
+/// Found by a review: a scheduler or orchestrator phase that started after it ended was read
+/// as one of no time, where an AICore row in that state is refused.
+#[test]
+fn a_phase_that_ends_before_it_starts_is_refused_naming_it() {
+    let phases = "[[{\"kind\":\"complete\",\"start_cycles\":100,\"end_cycles\":110}],\n[{\"kind\":\"dispatch\",\"start_cycles\":100,\"end_cycles\":110},\n{\"kind\":\"dispatch\",\"start_cycles\":130,\"end_cycles\":120}]]";
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":3,{META},\"aicpu_scheduler_phases\":{phases}}}")).unwrap_err(),
+        "<input>:3:56: invalid l2_swimlane_records.json: aicpu_scheduler_phases[1][1]: start_cycles 130 is after end_cycles 120"
+    );
+    let host = "[[{\"submit_idx\":0,\"task_id\":5,\"start_host_ns\":7000000500,\"end_host_ns\":7000000400}]]";
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":4,{META},\"host_orchestrator_phases\":{host}}}")).unwrap_err(),
+        format!(
+            "<input>:1:{}: invalid l2_swimlane_records.json: host_orchestrator_phases[0][0]: start_host_ns 7000000500 is after end_host_ns 7000000400",
+            META.len() + 136
+        )
+    );
+    let orch = "[[{\"submit_idx\":0,\"task_id\":5,\"start_cycles\":9,\"end_cycles\":8}]]";
+    assert!(read(&format!(
+        "{{\"chip_swimlane_level\":4,{META},\"aicpu_orchestrator_phases\":{orch}}}"
+    ))
+    .unwrap_err()
+    .ends_with("aicpu_orchestrator_phases[0][0]: start_cycles 9 is after end_cycles 8"));
+    let build = "[{\"phase\":\"launch\",\"start_cycles\":9,\"end_cycles\":8}]";
+    assert!(read(&format!(
+        "{{\"chip_swimlane_level\":1,{OURS},\"simpler_build_phases\":{build}}}"
+    ))
+    .unwrap_err()
+    .ends_with("simpler_build_phases[0]: start_cycles 9 is after end_cycles 8"));
+}
+
+/// The bound on times (2^53 ns after the first) holds for phases and spans too: the tools sum
+/// their durations.
+#[test]
+fn phases_past_104_days_are_refused_naming_them() {
+    let phases = "[[{\"kind\":\"dispatch\",\"start_cycles\":100,\"end_cycles\":9007199254740993}]]";
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":3,{OURS},\"aicpu_scheduler_phases\":{phases}}}")).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: aicpu_scheduler_phases[0][0]: 9007199254740993 cycles at \
+         1000000000 Hz is more than 104 days after the earliest timestamp (0): not a run's timing"
+    );
+    let host = "[[{\"submit_idx\":0,\"start_host_ns\":5,\"end_host_ns\":6},{\"submit_idx\":1,\"start_host_ns\":7,\"end_host_ns\":9007199254740998}]]";
+    assert_eq!(
+        read(&format!("{{\"chip_swimlane_level\":4,{META},\"host_orchestrator_phases\":{host}}}")).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: host_orchestrator_phases[0][1]: end_host_ns 9007199254740998 \
+         is more than 104 days after the earliest submit (5): not a run's timing"
+    );
+}
+
+/// Found by a review: errors reading the original's `l2_perf_records.json` called it
+/// "invalid l2_swimlane_records.json".
+#[test]
+fn errors_name_the_file_under_the_name_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in FILE_NAMES {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            "{\"chip_swimlane_level\":9,\n\"metadata\":{\"clock_freq_hz\":1}}",
+        )
+        .unwrap();
+        assert_eq!(
+            read_swimlane_file(&path).unwrap_err().to_string(),
+            format!(
+                "{}: invalid {name}: chip_swimlane_level 9 is not a recorded level (1 to 4)",
+                path.display()
+            )
+        );
+        std::fs::write(&path, "{\"chip_swimlane_level\":1,\n\"aicore_tasks\":[[1]]}").unwrap();
+        assert_eq!(
+            read_swimlane_file(&path).unwrap_err().to_string(),
+            format!(
+                "{}:2:19: invalid {name}: aicore_tasks[0]: 1 columns, expected [core_id, task_token, reg_task_id, start, end, receive_to_start]",
+                path.display()
+            )
+        );
+    }
+    let other = dir.path().join("records.json");
+    std::fs::write(&other, "{").unwrap();
+    assert!(read_swimlane_file(&other)
+        .unwrap_err()
+        .to_string()
+        .contains(": invalid l2_swimlane_records.json: "));
 }

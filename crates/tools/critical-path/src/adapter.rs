@@ -26,6 +26,9 @@ pub struct TimedSlice {
     pub start: u64,
     /// When the kernel returned.
     pub end: u64,
+    /// How many rows its task should have, when the records say: its SPMD block count times
+    /// its active kernels (this runtime's `simpler_task_info`); `None` in the original's files.
+    pub expected_rows: Option<u32>,
 }
 
 /// The run-level facts of a records file this tool needs.
@@ -57,6 +60,25 @@ pub struct TaskKernels {
     /// deps.json may omit them or list another number).
     #[serde(default)]
     pub kernel_ids: Vec<i32>,
+    /// The SPMD block count, when the file gives it.
+    #[serde(default)]
+    pub block_num: Option<u32>,
+}
+
+impl TaskKernels {
+    /// How many timing rows the task should have: its block count times its active kernels,
+    /// when the file gives both.
+    pub fn expected_rows(&self) -> Option<u32> {
+        expected_rows(self.block_num?, &self.kernel_ids)
+    }
+}
+
+/// `block_num` × the active (non-negative) entries of `kernel_ids`; `None` when either is 0
+/// (not recorded).
+fn expected_rows(block_num: u32, kernel_ids: &[i32]) -> Option<u32> {
+    let active = kernel_ids.iter().filter(|&&k| k >= 0).count() as u32;
+    let rows = block_num.saturating_mul(active);
+    (rows > 0).then_some(rows)
 }
 
 impl simpler_artifacts::deps::DepsElement for TaskKernels {}
@@ -80,6 +102,7 @@ pub fn read_slices(path: &Path, on_slice: impl FnMut(TimedSlice)) -> Result<Timi
                 core: row.core_id,
                 start: row.start_ns,
                 end: row.end_ns,
+                expected_rows: expected_rows(row.block_num, &row.kernel_ids),
             });
         }
         /// The original `critical_path` works on raw ticks: a row at tick 0 is at tick 0.

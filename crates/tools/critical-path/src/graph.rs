@@ -52,10 +52,24 @@ pub struct Graph {
     pub t1: u64,
     /// How many of deps.json's edges joined two timed tasks.
     pub coverage: EdgeCoverage,
+    /// Tasks with more rows than their block count and kernels give (rows of another task
+    /// under its token?), each analysed as one task: said as a warning.
+    pub overfull: Vec<OverfullTask>,
     /// The tolerance for "ended before" in the graph's unit (ns), as the happens-before
     /// edges and core predecessors were decided with it: the observed path's walk uses the
     /// same (`--tol` is in the file's ticks, converted once by [`crate::load_graph`]).
     pub tol: u64,
+}
+
+/// A task whose rows outnumber what its block count and kernels give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverfullTask {
+    /// Raw task id (the rows' task token).
+    pub task: u64,
+    /// Its rows' indices in `aicore_tasks`, ascending.
+    pub rows: Vec<u32>,
+    /// The rows it should have.
+    pub expected: u32,
 }
 
 /// How many of deps.json's edges (`edges[]` rows; self edges and edges of a task without a
@@ -112,6 +126,8 @@ pub struct GraphBuilder {
     blocks: Vec<u32>,
     /// First active kernel id per task; `None` until deps.json names one.
     kernel: Vec<Option<i32>>,
+    /// Rows each task should have (the records', else deps.json's), when known.
+    expected: Vec<Option<u32>>,
     slices: Vec<CoreSlice>,
     /// `(succ, pred)` of every deps.json edge whose two ends are timed and differ.
     edges: Vec<(TaskIx, TaskIx)>,
@@ -126,6 +142,8 @@ struct CoreSlice {
     start: u64,
     end: u64,
     task: TaskIx,
+    /// Its index in the records (`aicore_tasks[row]`).
+    row: u32,
 }
 
 impl GraphBuilder {
@@ -139,16 +157,20 @@ impl GraphBuilder {
             self.end.push(s.end);
             self.blocks.push(0);
             self.kernel.push(None);
+            self.expected.push(None);
         }
         let i = ix as usize;
         self.start[i] = self.start[i].min(s.start);
         self.end[i] = self.end[i].max(s.end);
         self.blocks[i] += 1;
+        self.expected[i] = self.expected[i].max(s.expected_rows);
+        let row = self.slices.len() as u32;
         self.slices.push(CoreSlice {
             core: s.core,
             start: s.start,
             end: s.end,
             task: ix,
+            row,
         });
     }
 
@@ -158,7 +180,9 @@ impl GraphBuilder {
             self.kernel_less.insert(t.task_id);
         }
         if let Some(&ix) = self.index.get(&t.task_id) {
-            self.kernel[ix as usize] = t.kernel_ids.iter().copied().find(|k| *k >= 0);
+            let i = ix as usize;
+            self.kernel[i] = t.kernel_ids.iter().copied().find(|k| *k >= 0);
+            self.expected[i] = self.expected[i].or(t.expected_rows());
         }
     }
 
@@ -193,6 +217,7 @@ impl GraphBuilder {
         let n = self.ids.len();
         let (name, names) = name_tasks(&self.kernel, names);
         let (hb_offsets, hb_preds) = hb_edges(n, &self.edges, &self.start, &self.end, tol);
+        let overfull = overfull_tasks(&self.ids, &self.blocks, &self.expected, &self.slices);
         let core_prev = core_predecessors(n, self.slices, &self.start, tol);
         let t0 = self.start.iter().copied().min().unwrap_or(0);
         let t1 = self.end.iter().copied().max().unwrap_or(0);
@@ -209,9 +234,47 @@ impl GraphBuilder {
             t0,
             t1,
             coverage: self.coverage,
+            overfull,
             tol,
         }
     }
+}
+
+/// The tasks with more rows than `expected`, with their rows (found in `slices` only when
+/// there is such a task).
+fn overfull_tasks(
+    ids: &[u64],
+    blocks: &[u32],
+    expected: &[Option<u32>],
+    slices: &[CoreSlice],
+) -> Vec<OverfullTask> {
+    let over: FxHashMap<TaskIx, usize> = (0..ids.len())
+        .filter(|&i| expected[i].is_some_and(|e| blocks[i] > e))
+        .enumerate()
+        .map(|(k, i)| (i as TaskIx, k))
+        .collect();
+    if over.is_empty() {
+        return Vec::new();
+    }
+    let mut tasks: Vec<OverfullTask> = vec![
+        OverfullTask {
+            task: 0,
+            rows: Vec::new(),
+            expected: 0
+        };
+        over.len()
+    ];
+    for (&i, &k) in &over {
+        tasks[k].task = ids[i as usize];
+        tasks[k].expected = expected[i as usize].unwrap_or(0);
+    }
+    // Slices are in records order here.
+    for s in slices {
+        if let Some(&k) = over.get(&s.task) {
+            tasks[k].rows.push(s.row);
+        }
+    }
+    tasks
 }
 
 /// Interns one name per kernel id (and `unknown`).
@@ -346,6 +409,7 @@ mod tests {
             core,
             start,
             end,
+            expected_rows: None,
         }
     }
 
@@ -362,10 +426,12 @@ mod tests {
         b.add_task(TaskKernels {
             task_id: 7,
             kernel_ids: vec![-1, 3, -1],
+            block_num: None,
         });
         b.add_task(TaskKernels {
             task_id: 8,
             kernel_ids: vec![5, -1, -1],
+            block_num: None,
         });
         let names = NameMap::from_pairs([(3, "k_add".to_owned())]);
         let g = b.build(&names, 0);
@@ -395,5 +461,50 @@ mod tests {
         assert_eq!(g.preds(1), &[0]);
         assert_eq!(g.core_prev[1], Some(CorePrev { holder: 0, end: 25 }));
         assert_eq!((g.t0, g.t1), (12, 40));
+        assert!(g.overfull.is_empty());
+    }
+
+    /// Found by a review: two rows that share a task token (one block, one kernel) were
+    /// merged into one task without a word; the task and its rows are now reported.
+    #[test]
+    fn rows_past_a_tasks_blocks_and_kernels_are_reported() {
+        let mut b = GraphBuilder::default();
+        let one = |task, core, start, end| TimedSlice {
+            expected_rows: Some(1),
+            ..slice(task, core, start, end)
+        };
+        b.add_slice(one(0, 0, 10, 20));
+        b.add_slice(one(1, 1, 21, 30));
+        b.add_slice(one(0, 2, 31, 40)); // another task's row under token 0
+        b.add_slice(slice(2, 3, 41, 50)); // the original's layout: no count in the records...
+        b.add_slice(slice(2, 4, 41, 50));
+        b.add_slice(slice(3, 5, 41, 50)); // ...and deps.json says 4 blocks of 1 kernel
+        b.add_task(TaskKernels {
+            task_id: 2,
+            kernel_ids: vec![-1, 7, -1],
+            block_num: Some(1),
+        });
+        b.add_task(TaskKernels {
+            task_id: 3,
+            kernel_ids: vec![-1, 7, -1],
+            block_num: Some(4),
+        });
+        let g = b.build(&NameMap::default(), 0);
+        assert_eq!(
+            g.overfull,
+            [
+                OverfullTask {
+                    task: 0,
+                    rows: vec![0, 2],
+                    expected: 1
+                },
+                OverfullTask {
+                    task: 2,
+                    rows: vec![3, 4],
+                    expected: 1
+                },
+            ]
+        );
+        assert_eq!(g.len(), 4);
     }
 }

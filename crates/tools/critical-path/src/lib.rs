@@ -151,11 +151,51 @@ pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
     let (graph, freq) = loaded.inspect_err(|_| print_warnings(&warnings))?;
     let c = graph.coverage;
     warnings.extend(few_timed_edges(&run.deps, c.edges, c.joined, c.first_unjoined));
+    warnings.extend(overfull_warning(&run.records, &graph.overfull));
     print_warnings(&warnings);
     let mut analysis = analyze(run.label.clone(), freq, graph, &run.dir)?
         .ok_or_else(|| Error::from(ErrorKind::NoTasks(run.records.clone())))?;
     analysis.warnings = warnings;
     Ok(analysis)
+}
+
+/// At most this many tasks are named in [`overfull_warning`]; the count says the rest.
+const NAMED_OVERFULL: usize = 3;
+
+/// The warning about tasks with more rows than their blocks and kernels give: their rows are
+/// merged into one task (a task token another task's rows repeat, in a corrupt or edited
+/// file), so the analysis has fewer tasks than the run.
+fn overfull_warning(records: &Path, overfull: &[graph::OverfullTask]) -> Option<String> {
+    overfull.first()?;
+    let shown: Vec<String> = overfull
+        .iter()
+        .take(NAMED_OVERFULL)
+        .map(|t| {
+            let rows: Vec<String> = t.rows.iter().map(|r| format!("aicore_tasks[{r}]")).collect();
+            format!(
+                "task {} has {} rows ({}) where its block count and kernels give {}",
+                trace::task_display(t.task),
+                t.rows.len(),
+                rows.join(", "),
+                t.expected
+            )
+        })
+        .collect();
+    let more = match overfull.len() - shown.len() {
+        0 => String::new(),
+        n => format!(", and {n} more such tasks"),
+    };
+    let whose = if overfull.len() == 1 {
+        "its"
+    } else {
+        "each such task's"
+    };
+    Some(format!(
+        "{}: {}{more}: {whose} rows are analysed as one task, so the analysis has fewer tasks than \
+         the run (another task's rows under its token?)",
+        records.display(),
+        shown.join("; ")
+    ))
 }
 
 fn print_warnings(warnings: &[String]) {

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use simpler_artifacts::name_map::{markdown, printable};
+
 use crate::observed::StallKind;
 use crate::Analysis;
 
@@ -86,9 +88,9 @@ pub fn render(analyses: &[Analysis], top: usize) -> String {
 fn render_run(w: &mut String, a: &Analysis, top: usize) {
     let g = &a.graph;
     let (f, mk) = (a.clock_freq_hz, a.makespan());
-    let _ = writeln!(w, "\n## Rank `{}`\n", a.label);
+    let _ = writeln!(w, "\n## Rank `{}`\n", printable(&a.label));
     for warning in &a.warnings {
-        let _ = writeln!(w, "> **Warning:** {warning}\n");
+        let _ = writeln!(w, "> **Warning:** {}\n", printable(warning));
     }
     let _ = writeln!(
         w,
@@ -158,7 +160,8 @@ fn render_run(w: &mut String, a: &Analysis, top: usize) {
     for (fam, c, s, n) in families.into_iter().take(top) {
         let _ = writeln!(
             w,
-            "| {fam} | {:.3} | {:.1}% | {:.3} | {n} |",
+            "| {} | {:.3} | {:.1}% | {:.3} | {n} |",
+            markdown(fam),
             ms(c, f),
             pct(c, mk),
             ms(s, f)
@@ -179,7 +182,7 @@ fn render_run(w: &mut String, a: &Analysis, top: usize) {
         let _ = writeln!(
             w,
             "| {i} | {} | {:.1} | {:.1} ({:.2}%) | {:.1} ({:.2}%) | {} |",
-            g.name_of(s.task),
+            markdown(g.name_of(s.task)),
             us(g.dur(s.task), f),
             us(s.compute, f),
             pct(s.compute, mk),
@@ -200,7 +203,7 @@ pub fn summary_line(a: &Analysis) -> String {
         .collect();
     format!(
         "[{}] makespan={:.3}ms  CPM={:.2}ms({:.0}%)  compute={:.1}%  stall={:.1}% ({})",
-        a.label,
+        printable(&a.label),
         ms(mk, f),
         ms(a.static_path.length, f),
         pct(a.static_path.length, mk),

@@ -30,12 +30,14 @@ fn analysis_at(
             core,
             start,
             end,
+            expected_rows: None,
         });
     }
     for &(task, _, _, _) in slices {
         b.add_task(TaskKernels {
             task_id: task,
             kernel_ids: vec![-1, task as i32 % 3, -1],
+            block_num: None,
         });
     }
     for &(pred, succ) in edges {

@@ -105,6 +105,41 @@ fn node_style(graph: &Graph, n: usize) -> NodeStyle {
     NodeStyle { shape, style, fill }
 }
 
+/// The most characters of a node's name hint (its kernel names) a label shows. Graphviz
+/// refuses a quoted string past 16 KiB with an opaque syntax error; no picture needs a name
+/// this long.
+pub const MAX_LABEL_NAME_CHARS: usize = 256;
+
+/// `text` (a name from the name map or the file) as label text: cut to
+/// [`MAX_LABEL_NAME_CHARS`] characters (then `…`), and with control characters, NUL included,
+/// written as escapes (`\u{0}`, `\n`; `simpler_artifacts::name_map::printable`), which
+/// Graphviz would refuse or act on.
+pub fn label_text(text: &str) -> String {
+    let cut = match text.char_indices().nth(MAX_LABEL_NAME_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    };
+    simpler_artifacts::name_map::printable(&cut).into_owned()
+}
+
+/// The shown tasks whose name hint [`label_text`] cuts: each one's label (`graph.display`)
+/// and the hint's length in characters.
+pub fn cut_labels(view: &View<'_>, names: Option<&NameMap>) -> Vec<(String, usize)> {
+    let graph = view.graph();
+    view.nodes()
+        .filter_map(|n| {
+            let chars = name_hint(graph, n, names).chars().count();
+            (chars > MAX_LABEL_NAME_CHARS).then(|| (graph.display(n), chars))
+        })
+        .collect()
+}
+
+/// `text` in a Graphviz HTML-like label: HTML-escaped, and each backslash doubled (Graphviz
+/// reads `\\` in such a label as one backslash, and `\N` as the node's name).
+fn html_label(text: &str) -> String {
+    simpler_artifacts::html::escape(text).replace('\\', "\\\\")
+}
+
 /// Escapes a DOT double-quoted string.
 fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -152,7 +187,11 @@ pub fn emit(
         let key = node_key(id);
         let style = node_style(graph, n);
         let marker = fire_marker(graph, &adj, n);
-        let mut label = format!("{} · {}", graph.display(n), name_hint(graph, n, names));
+        let mut label = format!(
+            "{} · {}",
+            graph.display(n),
+            label_text(&name_hint(graph, n, names))
+        );
         if !marker.is_empty() {
             label = format!("{marker} {label}");
         }
@@ -314,7 +353,7 @@ fn table_label(header: &str, slots: &[Slot], d: &Details, fill: &str, spmd: bool
     let _ = write!(
         t,
         "<TR><TD BGCOLOR=\"{fill}\"><B>{}</B></TD></TR>",
-        simpler_artifacts::html::escape(header)
+        html_label(header)
     );
     for s in slots.iter().filter(|s| s.arg.arg_type.is_write()) {
         let _ = write!(
@@ -336,12 +375,13 @@ fn slot_text(s: &Slot, d: &Details) -> String {
     };
     let mark = if s.inferred { " ?" } else { "" };
     let tensor = d.tensors.get(&id).map(|(_, t)| t);
-    let dtype = a
-        .dtype
-        .as_deref()
-        .or(tensor.map(|t| t.dtype.as_str()))
-        .unwrap_or("?")
-        .to_lowercase();
+    let dtype = label_text(
+        &a.dtype
+            .as_deref()
+            .or(tensor.map(|t| t.dtype.as_str()))
+            .unwrap_or("?")
+            .to_lowercase(),
+    );
     let mut text = format!(
         "arg{} {}{mark} {}:{}",
         a.idx,
@@ -377,7 +417,7 @@ fn slot_text(s: &Slot, d: &Details) -> String {
 /// Escapes `text` for an HTML-like label while keeping the `<BR/>` line breaks it contains.
 fn html_text_keep_br(text: &str) -> String {
     text.split("<BR/>")
-        .map(simpler_artifacts::html::escape)
+        .map(html_label)
         .collect::<Vec<_>>()
         .join("<BR/>")
 }
@@ -488,6 +528,45 @@ digraph deps {
         assert_eq!(name_hint(&g, 1, Some(&names)), "f9");
         let dot = plain(&View::full(&g), &[false]);
         assert!(dot.contains("  T0_1 -> T0_2 [id=\"E0\", class=\"hidden-edge\", color=\"#eef2f7\"];\n"));
+    }
+
+    /// Found by a review: a kernel name with a NUL or longer than 16 KiB made Graphviz fail
+    /// with an opaque syntax error, and in a tensor table a name's `\\` showed as `\`.
+    #[test]
+    fn hostile_names_reach_graphviz_escaped_and_cut() {
+        let g = Graph::from_parts([(1, task([0, -1, -1], 1)), (2, task([1, -1, -1], 1))], [], 0);
+        let names = NameMap::from_pairs([(0, "a\0b\\\\c\u{1b}\nd".to_string()), (1, "k".repeat(20_000))]);
+        let dot = emit(
+            &View::full(&g),
+            &[],
+            Some(&names),
+            None,
+            DotOptions {
+                direction: Direction::Lr,
+                show_tensor_info: false,
+            },
+        );
+        // Each escape's backslash, and each of the name's, doubled for DOT (which shows one).
+        assert!(
+            dot.contains(r#"label="1 · a\\0b\\\\c\\u{1b}\\nd ↓0 ↑0""#),
+            "{dot}"
+        );
+        assert!(!dot.contains('\0') && !dot.contains('\u{1b}'));
+        assert!(
+            dot.contains(&format!(
+                "label=\"2 · {}… ↓0 ↑0\"",
+                "k".repeat(MAX_LABEL_NAME_CHARS)
+            )),
+            "{}",
+            &dot[..400]
+        );
+        assert_eq!(
+            cut_labels(&View::full(&g), Some(&names)),
+            [("2".to_string(), 20_000)]
+        );
+        // A table label (--show-tensor-info): HTML-escaped, backslashes doubled.
+        let table = table_label(r"a\\b <c>", &[], &Details::default(), "#fff", false);
+        assert!(table.contains(r"<B>a\\\\b &lt;c&gt;</B>"), "{table}");
     }
 
     #[test]

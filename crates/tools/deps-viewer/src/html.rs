@@ -112,6 +112,14 @@ pub fn write_html_view(
         eprintln!("{warning}");
     }
 
+    let cut = dot::cut_labels(view, names);
+    if let Some((first, chars)) = cut.first() {
+        eprintln!(
+            "warning: {} task label(s) cut to their first {} characters of kernel names (first: task {first}, {chars} characters): Graphviz refuses longer strings",
+            cut.len(),
+            dot::MAX_LABEL_NAME_CHARS
+        );
+    }
     let details = if options.show_tensor_info {
         Some(detail::load(input, view)?)
     } else {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::adapter::Engine;
 use crate::head_tail::{Distribution, PERCENTILES};
-use crate::sched_loop::{ThreadLoop, WORK_PHASES};
+use crate::sched_loop::{Sum, ThreadLoop, WORK_PHASES};
 use crate::switch::{CoreSwitch, EngineSwitch};
 use crate::tasks::engine_ix as slot;
 use crate::Analysis;
@@ -202,16 +202,20 @@ fn part5(w: &mut String, loops: &[ThreadLoop], tail: Option<&Distribution>) {
     );
     for l in loops {
         let total = l.total_ns();
+        let share = |part: Sum| match (part.get(), total.get()) {
+            (Some(p), Some(t)) => pct(p, t),
+            _ => "-".into(),
+        };
         let _ = writeln!(
             w,
-            "  {:<6} {:>7} {:>9.0} {:>9} {:>11} {:>9} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8}",
+            "  {:<6} {:>7} {:>9} {:>9} {:>11} {:>9} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8}",
             l.thread,
             l.loops,
-            l.ns_per_loop(),
-            pct(l.phase_ns[0], total),
-            pct(l.phase_ns[1], total),
-            pct(l.phase_ns[2], total),
-            pct(l.idle_ns, total),
+            l.ns_per_loop().map_or_else(|| "-".into(), |v| format!("{v:.0}")),
+            share(l.phase_ns[0]),
+            share(l.phase_ns[1]),
+            share(l.phase_ns[2]),
+            share(l.idle_ns),
             l.finishes,
             l.logical_tasks,
             l.fanout,
@@ -219,28 +223,46 @@ fn part5(w: &mut String, loops: &[ThreadLoop], tail: Option<&Distribution>) {
             l.dominant()
         );
     }
-    let (hit, miss): (u64, u64) = loops.iter().fold((0, 0), |(h, m), l| {
-        (h.saturating_add(l.pop_hit), m.saturating_add(l.pop_miss))
-    });
-    let _ = writeln!(
-        w,
-        "  Pop: hit={hit}, miss={miss}, hit_rate={}",
-        pct(hit, hit.saturating_add(miss))
-    );
-    let (ns, n): (u64, u64) = loops.iter().fold((0, 0), |(t, n), l| {
-        (t.saturating_add(l.total_ns()), n.saturating_add(l.loops))
-    });
-    let avg = if n == 0 { 0.0 } else { ns as f64 / n as f64 };
-    let _ = writeln!(w, "  Avg scheduler loop iteration: {avg:.0} ns");
-    if let (Some(t), true) = (tail, avg > 0.0) {
-        let _ = writeln!(w, "  Avg Tail OH = {:.1} x loop ({:.0} ns)", t.mean / avg, t.mean);
+    let hit: Sum = loops.iter().map(|l| l.pop_hit).sum();
+    let miss: Sum = loops.iter().map(|l| l.pop_miss).sum();
+    // The rate's total in u128: two counts that each fit may not fit together.
+    let rate = match (hit.get(), miss.get()) {
+        (Some(h), Some(m)) if h > 0 || m > 0 => {
+            format!(
+                "{:.1}%",
+                h as f64 * 100.0 / (u128::from(h) + u128::from(m)) as f64
+            )
+        }
+        (Some(_), Some(_)) => "0.0%".into(),
+        _ => "- (a count overflowed)".into(),
+    };
+    let _ = writeln!(w, "  Pop: hit={hit}, miss={miss}, hit_rate={rate}");
+    let ns: Sum = loops.iter().map(ThreadLoop::total_ns).sum();
+    let n: Sum = loops.iter().map(|l| Sum::of(l.loops)).sum();
+    match (ns.get(), n.get()) {
+        (Some(ns), Some(n)) => {
+            let avg = if n == 0 { 0.0 } else { ns as f64 / n as f64 };
+            let _ = writeln!(w, "  Avg scheduler loop iteration: {avg:.0} ns");
+            if let (Some(t), true) = (tail, avg > 0.0) {
+                let _ = writeln!(w, "  Avg Tail OH = {:.1} x loop ({:.0} ns)", t.mean / avg, t.mean);
+            }
+        }
+        _ => {
+            let _ = writeln!(
+                w,
+                "  Avg scheduler loop iteration: overflowed (the phase records' time or loop count sums past 2^64 - 1)"
+            );
+        }
     }
     let dominant = WORK_PHASES
         .iter()
         .enumerate()
-        .map(|(i, k)| (*k, loops.iter().map(|l| l.phase_ns[i]).sum::<u64>()))
-        .chain(std::iter::once(("idle", loops.iter().map(|l| l.idle_ns).sum())))
-        .max_by_key(|&(_, ns)| ns)
+        .map(|(i, k)| (*k, loops.iter().map(|l| l.phase_ns[i]).sum::<Sum>()))
+        .chain(std::iter::once((
+            "idle",
+            loops.iter().map(|l| l.idle_ns).sum::<Sum>(),
+        )))
+        .max_by_key(|&(_, ns)| ns.rank())
         .map_or("idle", |(k, _)| k);
     let _ = writeln!(w, "  Dominant phase: {dominant}");
 }

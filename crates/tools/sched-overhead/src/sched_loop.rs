@@ -12,25 +12,76 @@ use crate::adapter::{Phase, TimedTask};
 /// The phases that count as work; the gaps between them are idle.
 pub const WORK_PHASES: [&str; 3] = ["complete", "async_poll", "dispatch"];
 
+/// A sum of values from the records that says when it passed `u64::MAX`, instead of
+/// saturating or wrapping into a figure that reads as measured (a hit count of 2^64 − 1 and a
+/// hit rate of 100.0 % from counters of 2^64 − 1 each). Shown as the number, or `overflowed`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sum(Option<u64>);
+
+impl Sum {
+    /// The empty sum.
+    pub const ZERO: Sum = Sum(Some(0));
+
+    /// A sum of one value.
+    pub fn of(v: u64) -> Sum {
+        Sum(Some(v))
+    }
+
+    /// Adds `v`.
+    pub fn add(&mut self, v: u64) {
+        self.0 = self.0.and_then(|s| s.checked_add(v));
+    }
+
+    /// This sum plus `other`.
+    pub fn plus(self, other: Sum) -> Sum {
+        Sum(self.0.zip(other.0).and_then(|(a, b)| a.checked_add(b)))
+    }
+
+    /// The value; `None` when the sum overflowed.
+    pub fn get(self) -> Option<u64> {
+        self.0
+    }
+
+    /// The value, an overflowed sum taken as larger than any (to find the largest).
+    pub fn rank(self) -> u128 {
+        self.0.map_or(u128::MAX, u128::from)
+    }
+}
+
+impl std::fmt::Display for Sum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => std::fmt::Display::fmt(&v, f),
+            None => f.pad("overflowed"),
+        }
+    }
+}
+
+impl std::iter::Sum for Sum {
+    fn sum<I: Iterator<Item = Sum>>(iter: I) -> Sum {
+        iter.fold(Sum::ZERO, Sum::plus)
+    }
+}
+
 /// One scheduler thread's loop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThreadLoop {
     /// The thread.
     pub thread: u32,
     /// ns per work phase, in [`WORK_PHASES`] order.
-    pub phase_ns: [u64; 3],
+    pub phase_ns: [Sum; 3],
     /// ns between work records.
-    pub idle_ns: u64,
+    pub idle_ns: Sum,
     /// Largest `loop_iter`.
     pub loops: u64,
     /// Σ `tasks_processed` over `complete` records.
-    pub finishes: u64,
+    pub finishes: Sum,
     /// Tasks whose final finish was on a core this thread serves.
-    pub logical_tasks: u64,
+    pub logical_tasks: Sum,
     /// Σ `pop_hit` over `dispatch` records.
-    pub pop_hit: u64,
+    pub pop_hit: Sum,
     /// Σ `pop_miss` over `dispatch` records.
-    pub pop_miss: u64,
+    pub pop_miss: Sum,
     /// Dependency pairs out of the tasks billed to this thread.
     pub fanout: u64,
     /// Dependency pairs into the tasks billed to this thread.
@@ -39,25 +90,26 @@ pub struct ThreadLoop {
 
 impl ThreadLoop {
     /// Work + idle.
-    pub fn total_ns(&self) -> u64 {
-        self.phase_ns.iter().sum::<u64>() + self.idle_ns
+    pub fn total_ns(&self) -> Sum {
+        self.phase_ns.iter().copied().sum::<Sum>().plus(self.idle_ns)
     }
 
-    /// Mean loop iteration, ns (0 without loops).
-    pub fn ns_per_loop(&self) -> f64 {
-        if self.loops == 0 {
+    /// Mean loop iteration, ns (0 without loops); `None` when the time overflowed.
+    pub fn ns_per_loop(&self) -> Option<f64> {
+        let total = self.total_ns().get()?;
+        Some(if self.loops == 0 {
             0.0
         } else {
-            self.total_ns() as f64 / self.loops as f64
-        }
+            total as f64 / self.loops as f64
+        })
     }
 
-    /// The phase (or idle) with the most time.
+    /// The phase (or idle) with the most time (an overflowed time counts as the most).
     pub fn dominant(&self) -> &'static str {
-        let mut best = ("idle", self.idle_ns);
+        let mut best = ("idle", self.idle_ns.rank());
         for (name, ns) in WORK_PHASES.iter().zip(self.phase_ns) {
-            if ns > best.1 {
-                best = (name, ns);
+            if ns.rank() > best.1 {
+                best = (name, ns.rank());
             }
         }
         best.0
@@ -111,33 +163,33 @@ pub fn per_thread(phases: &[Phase], rows: &[TimedTask], edges: &[(u64, u64)]) ->
             records.sort_by_key(|p| p.start_ns);
             let mut l = ThreadLoop {
                 thread,
-                phase_ns: [0; 3],
-                idle_ns: 0,
+                phase_ns: [Sum::ZERO; 3],
+                idle_ns: Sum::ZERO,
                 loops: 0,
-                finishes: 0,
-                logical_tasks: 0,
-                pop_hit: 0,
-                pop_miss: 0,
+                finishes: Sum::ZERO,
+                logical_tasks: Sum::ZERO,
+                pop_hit: Sum::ZERO,
+                pop_miss: Sum::ZERO,
                 fanout: fanout.get(&thread).copied().unwrap_or(0),
                 fanin: fanin.get(&thread).copied().unwrap_or(0),
             };
             let mut prev_end: Option<u64> = None;
             for p in records {
                 if let Some(pe) = prev_end {
-                    l.idle_ns += p.start_ns.saturating_sub(pe);
+                    l.idle_ns.add(p.start_ns.saturating_sub(pe));
                 }
                 let kind = WORK_PHASES
                     .iter()
                     .position(|k| *k == p.kind)
                     .expect("retained work phases");
-                l.phase_ns[kind] += p.end_ns.saturating_sub(p.start_ns);
+                l.phase_ns[kind].add(p.end_ns.saturating_sub(p.start_ns));
+                // Checked: the counters are the file's, and a sum that wrapped or saturated
+                // would print a count and a rate as if they were measured.
                 match p.kind.as_str() {
-                    // Saturating: the counters are the file's, and a sum that wrapped would
-                    // print a small rate as if it were measured.
-                    "complete" => l.finishes = l.finishes.saturating_add(p.tasks_processed),
+                    "complete" => l.finishes.add(p.tasks_processed),
                     "dispatch" => {
-                        l.pop_hit = l.pop_hit.saturating_add(p.pop_hit);
-                        l.pop_miss = l.pop_miss.saturating_add(p.pop_miss);
+                        l.pop_hit.add(p.pop_hit);
+                        l.pop_miss.add(p.pop_miss);
                     }
                     _ => {}
                 }
@@ -145,7 +197,7 @@ pub fn per_thread(phases: &[Phase], rows: &[TimedTask], edges: &[(u64, u64)]) ->
                 prev_end = Some(prev_end.map_or(p.end_ns, |pe| pe.max(p.end_ns)));
             }
             l.logical_tasks = if any_mapped {
-                logical.get(&thread).copied().unwrap_or(0)
+                Sum::of(logical.get(&thread).copied().unwrap_or(0))
             } else {
                 l.finishes
             };

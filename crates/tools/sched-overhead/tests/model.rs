@@ -6,6 +6,7 @@ use std::path::Path;
 use simpler_sched_overhead::adapter::{Engine, Input, Phase, TimedTask};
 use simpler_sched_overhead::head_tail::{heads_and_tails, Distribution};
 use simpler_sched_overhead::overhead::Verdict;
+use simpler_sched_overhead::sched_loop::Sum;
 use simpler_sched_overhead::{analyze, report, Analysis};
 
 /// The reference's `_task(core, dispatch, start, end, finish)` for task `id` (cores 0.. are
@@ -172,15 +173,20 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
     let a = analyze(&input, Path::new("r")).unwrap();
     let l = &a.loops[0];
     assert_eq!(
-        (a.loops.len(), l.logical_tasks, l.finishes, l.loops),
-        (1, 1, 2, 2)
+        (a.loops.len(), l.logical_tasks.get(), l.finishes.get(), l.loops),
+        (1, Some(1), Some(2), 2)
     );
     // Work 2 + 2 ns, idle the 10 ns between them (the `idle` record itself is not work).
     assert_eq!(
-        (l.phase_ns, l.idle_ns, l.pop_hit, l.pop_miss),
-        ([2, 0, 2], 10, 3, 1)
+        (
+            l.phase_ns.map(Sum::get),
+            l.idle_ns.get(),
+            l.pop_hit.get(),
+            l.pop_miss.get()
+        ),
+        ([Some(2), Some(0), Some(2)], Some(10), Some(3), Some(1))
     );
-    assert_eq!((l.ns_per_loop(), l.dominant()), (7.0, "idle"));
+    assert_eq!((l.ns_per_loop(), l.dominant()), (Some(7.0), "idle"));
 
     // The rows on different threads: the final finish (12, core 0) is thread 0's... moved to
     // thread 1, which then holds the logical task; thread 0 keeps its one finish.
@@ -200,12 +206,12 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
         Path::new("r"),
     )
     .unwrap();
-    let per: Vec<(u32, u64, u64)> = a
+    let per: Vec<(u32, Option<u64>, Option<u64>)> = a
         .loops
         .iter()
-        .map(|l| (l.thread, l.logical_tasks, l.finishes))
+        .map(|l| (l.thread, l.logical_tasks.get(), l.finishes.get()))
         .collect();
-    assert_eq!(per, [(0, 0, 1), (1, 1, 1)]);
+    assert_eq!(per, [(0, Some(0), Some(1)), (1, Some(1), Some(1))]);
 }
 
 #[test]
@@ -333,4 +339,52 @@ fn rows_without_scheduler_stamps_are_left_out_and_counted() {
     assert_eq!(a.rows, 2);
     // The window is t1's start to t2's end: 15 µs, in ns.
     assert_eq!((a.tasks.w0, a.tasks.w1), (0, 15_000));
+}
+
+/// Found by a review: `dispatch` records with `pop_hit` and `pop_miss` of 2^64 − 1 printed
+/// `hit=18446744073709551615` (a saturated sum) and `hit_rate=100.0%`; sums that pass
+/// `u64::MAX` now say `overflowed`, and the figures built on them are not printed.
+#[test]
+fn sums_that_overflow_say_so() {
+    let huge = |start, loop_iter| Phase {
+        pop_hit: u64::MAX,
+        pop_miss: u64::MAX,
+        ..phase(0, "dispatch", start, start + 2, loop_iter, 1)
+    };
+    let input = |phases| Input {
+        tasks: vec![row(7, 0, 0, 1, 10, 12)],
+        phases,
+        edges: vec![],
+        kernel_less: Default::default(),
+        unstamped: 0,
+    };
+    let a = analyze(&input(vec![huge(0, 1), huge(20, 2)]), Path::new("r")).unwrap();
+    assert_eq!(
+        (a.loops[0].pop_hit.get(), a.loops[0].pop_miss.get()),
+        (None, None)
+    );
+    let text = report::render(&a);
+    assert!(
+        text.contains("  Pop: hit=overflowed, miss=overflowed, hit_rate=- (a count overflowed)\n"),
+        "{text}"
+    );
+    // One record of 2^64 − 1 each is exact; the rate's total (2^65 − 2) does not wrap.
+    let a = analyze(&input(vec![huge(0, 1)]), Path::new("r")).unwrap();
+    let text = report::render(&a);
+    assert!(
+        text.contains("  Pop: hit=18446744073709551615, miss=18446744073709551615, hit_rate=50.0%\n"),
+        "{text}"
+    );
+    // Loop counts of two threads that sum past u64::MAX: no average loop, no Tail OH ratio.
+    let mut other = huge(0, u64::MAX);
+    other.thread = 1;
+    let a = analyze(&input(vec![huge(0, u64::MAX), other]), Path::new("r")).unwrap();
+    let text = report::render(&a);
+    assert!(
+        text.contains(
+            "  Avg scheduler loop iteration: overflowed (the phase records' time or loop count sums past 2^64 - 1)\n  Dominant phase:"
+        ),
+        "{text}"
+    );
+    assert_eq!(Sum::of(u64::MAX).plus(Sum::of(1)).to_string(), "overflowed");
 }

@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use simpler_artifacts::name_map::printable;
 use simpler_artifacts::swimlane::{Level, TaskRow};
 
 use crate::names::{kernel_name, Names};
@@ -157,7 +158,9 @@ impl Statistics {
         }
     }
 
-    /// Writes the table as the original prints it (values in µs, two decimals).
+    /// Writes the table as the original prints it (values in µs, two decimals). Names are
+    /// printed with their control characters escaped (`simpler_artifacts::name_map::printable`),
+    /// so a name cannot add a row or colour the terminal.
     pub fn write<W: Write>(&self, mut w: W) -> io::Result<()> {
         let rule = "-".repeat(140);
         writeln!(
@@ -165,7 +168,7 @@ impl Statistics {
             "Source chip_swimlane_level: {} ({}; recorded in {})",
             self.level.number(),
             self.level.description(),
-            self.source
+            printable(&self.source)
         )?;
         writeln!(
             w,
@@ -189,7 +192,7 @@ impl Statistics {
                 w,
                 "{:<8} {:<12} {:>5}   {:>12.2}  {:>15}  {:>6}   {:>15}  {:>15}  {:>12}  {:>13}",
                 s.func_id,
-                s.name,
+                printable(&s.name),
                 s.count,
                 s.exec_us / s.count as f64,
                 two(s.latency.get()),

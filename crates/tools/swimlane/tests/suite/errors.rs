@@ -40,7 +40,7 @@ fn a_bad_row_names_file_line_column_and_row() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{}:6:10: invalid l2_swimlane_records.json: aicore_tasks[3]: invalid type: string \"x\", expected an integer",
+            "{}:6:10: invalid chip_swimlane_records.json: aicore_tasks[3]: invalid type: string \"x\", expected an integer",
             records.display()
         )
     );
@@ -62,7 +62,7 @@ fn a_level_the_original_does_not_record_is_refused() {
     assert_eq!(
         convert_err(&records, None, None).to_string(),
         format!(
-            "{}: invalid l2_swimlane_records.json: chip_swimlane_level 5 is not a recorded level (1 to 4)",
+            "{}: invalid chip_swimlane_records.json: chip_swimlane_level 5 is not a recorded level (1 to 4)",
             records.display()
         )
     );
