@@ -469,6 +469,33 @@ fn a_recording_missing_samples_is_not_planned_from() {
     );
 }
 
+/// Found by a review: a scope site with a newline (a hand-edited or hostile file) split the
+/// plan's table into rows of its own; it is shown escaped.
+#[test]
+fn a_site_with_a_newline_stays_in_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let file = run.join("scope_stats/scope_stats.jsonl");
+    let text_in = std::fs::read_to_string(&file).unwrap();
+    let edited = text_in.replace("\"vector_example.rs:90\"", "\"x\\n=== fake \\u001b[31m\"");
+    assert_ne!(edited, text_in);
+    let copy = dir.path().join("edited.jsonl");
+    std::fs::write(&copy, edited).unwrap();
+    let out = simpler(&["plan", copy.to_str().unwrap(), "--verify", "0"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("  x\\n=== fake \\u{1b}[31m\n"), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("===")), "{stdout}");
+}
+
 /// A shipped workload's capture re-runs at the default sizes: `--from-deps` merges its 100
 /// sibling scopes into one of 100,000 tasks, so it widens that ring's task window and, since
 /// nothing of the merged scope retires until it ends, its dependency pool to the most

@@ -256,10 +256,16 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
     let metadata = reader.metadata().clone();
     let mut samples = Vec::new();
     for s in reader {
-        samples.push(s.map_err(|source| ErrorKind::ScopeStats {
+        let mut s = s.map_err(|source| ErrorKind::ScopeStats {
             path: path.to_path_buf(),
             source,
-        })?);
+        })?;
+        // A site is shown in the table's last column and in verdicts: one with a newline (or
+        // a terminal's escape) made rows of its own (found by a review).
+        if let std::borrow::Cow::Owned(shown) = simpler_artifacts::name_map::printable(&s.site) {
+            s.site = shown;
+        }
+        samples.push(s);
     }
     // Found by a review: a cut file (and one whose samples were dropped) was planned from
     // without a word, and the plan suggested rings its run could not complete with.

@@ -16,8 +16,8 @@ use crate::target::{Target, Trial};
 /// `simpler plan`: how big each ring must be.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// A run folder (with scope_stats/scope_stats.jsonl), a workload FILE.json, a deps.json or
-    /// a built-in example name.
+    /// A run folder (with scope_stats/scope_stats.jsonl), a recording FILE.jsonl, a workload
+    /// FILE.json, a deps.json or a built-in example name.
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
     /// Runtime of the re-runs (and of the recording run) [default: the workload's, else tmr].
@@ -80,13 +80,14 @@ fn check_arg(spec: &str) -> Result<RuntimeEnv, String> {
     })
 }
 
-/// The scope_stats.jsonl of a run folder, if `input` is one (or is the file itself).
+/// The scope_stats.jsonl of a run folder, if `input` is one, or the file itself: any
+/// `*.jsonl` (a recording copied under another name is one too; no other input is JSON Lines).
 fn recorded_file(input: &Path) -> Option<PathBuf> {
     if input.is_dir() {
         let f = input.join("scope_stats").join("scope_stats.jsonl");
         return f.is_file().then_some(f);
     }
-    (input.file_name()? == "scope_stats.jsonl").then(|| input.to_path_buf())
+    (input.extension()? == "jsonl").then(|| input.to_path_buf())
 }
 
 /// The re-run target of a run folder: the built-in example its manifest names, with the
