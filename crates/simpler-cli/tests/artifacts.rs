@@ -1017,6 +1017,43 @@ fn a_run_refused_after_removing_the_earlier_files_names_them() {
     assert_eq!(files(&prefix), [".simpler.lock"]);
 }
 
+/// Found by a review: with the run's deps.json missing because dep_gen failed, critical-path
+/// asked whether the run used --enable-dep-gen, and deps-viewer warned the file was not one of
+/// the run's before failing on "No such file". Both now say what run.json says.
+#[test]
+fn a_tool_missing_its_input_says_what_the_runs_manifest_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--enable-l2-swimlane",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "deps.json:fail=10")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let why = format!(
+        "its run.json says dep_gen failed: no deps.json: cannot write {}: No space left on device",
+        prefix.join("deps.json").display()
+    );
+    let out = simpler(&["critical-path", prefix.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&why), "{}", text(&out.stderr));
+    let deps = prefix.join("deps.json");
+    let out = simpler(&["deps-viewer", deps.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: {}: no such file: {why}", deps.display())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
 /// Found by a review: `swimlane -o` onto the run's deps.json or records, and `deps-viewer -o`
 /// onto the records, replaced them and exited 0.
 #[test]

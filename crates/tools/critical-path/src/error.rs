@@ -24,10 +24,11 @@ pub enum ErrorKind {
     /// No folder under the root holds timing records with a deps.json beside them.
     #[error(
         "no chip_swimlane_records.json, l2_swimlane_records.json or l2_perf_records.json with a deps.json beside it under {}; \
-         did the run use --enable-l2-swimlane and --enable-dep-gen?",
-        .0.display()
+         {}",
+        .0.display(),
+        .1.as_deref().unwrap_or("did the run use --enable-l2-swimlane and --enable-dep-gen?")
     )]
-    NoRuns(PathBuf),
+    NoRuns(PathBuf, Option<String>),
     /// A folder could not be listed.
     #[error("cannot list {}", .path.display())]
     Walk {

@@ -104,7 +104,14 @@ pub fn discover(root: &Path) -> Result<Vec<RunDir>, Error> {
         }
     }
     if runs.is_empty() {
-        return Err(ErrorKind::NoRuns(root.to_path_buf()).into());
+        // A run folder's run.json says what became of the two diagnostics (found by a review:
+        // a run whose dep_gen failed was asked whether it used --enable-dep-gen).
+        let why: Vec<String> = ["l2_swimlane", "dep_gen"]
+            .iter()
+            .filter_map(|d| simpler_artifacts::manifest::why_missing(root, d))
+            .collect();
+        let why = (!why.is_empty()).then(|| why.join("; "));
+        return Err(ErrorKind::NoRuns(root.to_path_buf(), why).into());
     }
     runs.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(runs)

@@ -38,6 +38,15 @@ pub enum ErrorKind {
         /// The folder searched (relative to the working directory).
         dir: PathBuf,
     },
+    /// The input does not exist, and the run folder's run.json says why (dep_gen failed, was
+    /// withheld, or the run did not ask for it).
+    #[error("{}: no such file: {why}", .path.display())]
+    Missing {
+        /// The input named.
+        path: PathBuf,
+        /// What the run's manifest says.
+        why: String,
+    },
     /// `--focus` is neither a raw task id nor `RING,LOCAL`.
     #[error(
         "invalid --focus task '{text}': expected a raw task id (e.g. 4294967296) or RING,LOCAL \

@@ -49,6 +49,17 @@ use view::View;
 pub fn run(args: Args) -> Result<(), Error> {
     cli::check_format_flags(&args).map_err(ErrorKind::Usage)?;
     let input = input::resolve_input(args.deps_json.as_deref())?;
+    // A missing input whose run folder says why (found by a review: the manifest check first
+    // warned it was "not a file of" the run, then the read failed with "No such file").
+    if !input.exists() {
+        let folder = input
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Some(why) = simpler_artifacts::manifest::why_missing(folder, "dep_gen") {
+            return Err(ErrorKind::Missing { path: input, why }.into());
+        }
+    }
     let warning = warn_if_untrusted(&input);
     let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
     let output = args
