@@ -226,7 +226,7 @@ fn push_escaped(out: &mut String, c: char) {
 }
 
 /// `name` (a kernel's, or any text from an input file) as a line of text output may show it:
-/// every character [`unprintable`] says is escaped (`a\nb`, `\u{1b}[31m`), so a name cannot
+/// every control character, line or paragraph separator and bidi mark is escaped (`a\nb`, `\u{1b}[31m`), so a name cannot
 /// add a line to a table, a heading, or a terminal's escape sequence. Other characters, a
 /// backslash included, are left as they are (a name that spells `\n` itself reads the same).
 pub fn printable(name: &str) -> std::borrow::Cow<'_, str> {
