@@ -49,7 +49,10 @@ type View = (u32, u32, u32, u32, i32, u8);
 fn view_s() -> impl Strategy<Value = View> {
     // Layout 0 (the plain 2-D box) most often, so the hot index's grid fills up.
     let layout = prop_oneof![6 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8), 1 => Just(4u8)];
-    (0u32..16, 1u32..17, 0u32..16, 1u32..17, 0i32..3, layout)
+    // Empty views too (no rows or no columns): found by a review, an empty box at offset 0
+    // sent the hot index's bucket walk to u64::MAX.
+    let extent = prop_oneof![12 => 1u32..17, 1 => Just(0u32)];
+    (0u32..16, extent.clone(), 0u32..16, extent, 0i32..3, layout)
 }
 
 fn op() -> impl Strategy<Value = Op> {

@@ -390,6 +390,12 @@ impl HotIndex {
             out.extend(g.cells.all().flatten().map(Cell::candidate));
             return;
         };
+        if shape[0] == 0 || shape[1] == 0 {
+            // An empty box meets none (`check_overlap`'s answer too, the version rule not
+            // applying here). Found by a review: its last bucket, `off + 0 - 1`, wrapped at
+            // offset 0, and the walk over the buckets to u64::MAX never ended.
+            return;
+        }
         // Same layout: an entry overlaps only if its box meets the consumer's in dims 0 and 1.
         // Its offset there is then in [consumer's - edge + 1, consumer's end) (its shape is at
         // most a bucket edge), so only the buckets of that range can hold it; when every entry
@@ -416,7 +422,9 @@ impl HotIndex {
                 }
             }
         };
-        let probes = (rows.end() - rows.start() + 1).saturating_mul(cols.end() - cols.start() + 1);
+        let probes = (rows.end() - rows.start())
+            .saturating_add(1)
+            .saturating_mul((cols.end() - cols.start()).saturating_add(1));
         if probes > g.cells.len() as u64 {
             // A consumer wider than the occupied buckets: filtering them all is cheaper.
             g.cells.all().for_each(|cell| meeting(out, cell));
