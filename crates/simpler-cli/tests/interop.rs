@@ -76,3 +76,47 @@ fn scope_stats_plot_renders_a_version_4_file() {
     let page = std::fs::read_to_string(dir.path().join("scope_stats.html")).unwrap();
     assert!(page.contains("id=\"dep_pool-unknown\""));
 }
+
+/// Found by a review: an empty view starting past its buffer's end (a legal empty slice at
+/// the end) grew the re-run's buffer to reach it; a buffer no longer whole rows of 16 made
+/// two disjoint column halves overlap, and the replay lost the captured edge and wired a false
+/// one, exiting 0. Both runtimes now re-wire exactly the captured pair.
+#[test]
+fn an_empty_view_past_the_end_does_not_resize_the_replayed_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("rep.json");
+    std::fs::write(
+        &w,
+        r#"{ "name": "rep", "tensors": [ {"name":"A","shape":[16,16]} ], "body": [
+         {"submit":{"label":"left","kernel":"fill","args":[{"inout":"A","view":{"shape":[16,8],"offsets":[0,0]}}],"scalars":[1]}},
+         {"submit":{"label":"right","kernel":"fill","args":[{"inout":"A","view":{"shape":[16,8],"offsets":[0,8]}}],"scalars":[2]}},
+         {"submit":{"label":"e","kernel":"noop","args":[{"input":"A","view":{"shape":[0,14],"offsets":[16,2]}}]}},
+         {"submit":{"label":"r","kernel":"noop","args":[{"input":"A","view":{"shape":[16,8],"offsets":[0,8]}}]}} ] }"#,
+    )
+    .unwrap();
+    for runtime in ["tmr", "hbg"] {
+        let run = dir.path().join(format!("run-{runtime}"));
+        let (code, _, err) = simpler(&[
+            "run",
+            w.to_str().unwrap(),
+            "--runtime",
+            runtime,
+            "--enable-dep-gen",
+            "--output-prefix",
+            run.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, err) = simpler(&[
+            "run",
+            "--from-deps",
+            run.join("deps.json").to_str().unwrap(),
+            "--runtime",
+            runtime,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("edges      1 of 1 captured (pred, succ) pairs wired; 0 missing, 0 extra"),
+            "{runtime}: {out}"
+        );
+    }
+}

@@ -351,6 +351,13 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             if start > MAX_START_OFFSET {
                 continue; // reported below when the view is built
             }
+            if extent == 0 {
+                // An empty view holds no element, wherever it starts: one starting past the
+                // buffer's end (a legal empty slice at its end) grew the buffer to reach it,
+                // and a buffer no longer whole rows made disjoint writers overlap (found by a
+                // review: a missing and a false edge in the replay).
+                continue;
+            }
             if let Some(b) = buffers.get_mut(&t.buffer_addr) {
                 // The view is built in the same dtype.
                 let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(b.dtype);
