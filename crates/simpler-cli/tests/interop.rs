@@ -77,46 +77,52 @@ fn scope_stats_plot_renders_a_version_4_file() {
     assert!(page.contains("id=\"dep_pool-unknown\""));
 }
 
-/// Found by a review: an empty view starting past its buffer's end (a legal empty slice at
-/// the end) grew the re-run's buffer to reach it; a buffer no longer whole rows of 16 made
-/// two disjoint column halves overlap, and the replay lost the captured edge and wired a false
-/// one, exiting 0. Both runtimes now re-wire exactly the captured pair.
+/// Found by a review, two ways a replay lost a captured edge and exited 0:
+/// - an empty view starting past its buffer's end (a legal empty slice at the end) grew the
+///   re-run's buffer to reach it; a buffer no longer whole rows of 16 made two disjoint column
+///   halves overlap: the captured edge lost, a false one wired;
+/// - `manual_dep` was inferred against the tensor map as it was before the task, not as its
+///   earlier INOUT argument left it (having removed the entry it covered): the second argument
+///   was marked manual_dep, never registered, and the later reader's edge was lost.
+///
+/// Both runtimes now re-wire exactly the captured pairs.
 #[test]
-fn an_empty_view_past_the_end_does_not_resize_the_replayed_buffer() {
+fn a_replay_rewires_exactly_what_was_captured() {
     let dir = tempfile::tempdir().unwrap();
-    let w = dir.path().join("rep.json");
-    std::fs::write(
-        &w,
-        r#"{ "name": "rep", "tensors": [ {"name":"A","shape":[16,16]} ], "body": [
+    let empty_view = r#"{ "name": "rep", "tensors": [ {"name":"A","shape":[16,16]} ], "body": [
          {"submit":{"label":"left","kernel":"fill","args":[{"inout":"A","view":{"shape":[16,8],"offsets":[0,0]}}],"scalars":[1]}},
          {"submit":{"label":"right","kernel":"fill","args":[{"inout":"A","view":{"shape":[16,8],"offsets":[0,8]}}],"scalars":[2]}},
          {"submit":{"label":"e","kernel":"noop","args":[{"input":"A","view":{"shape":[0,14],"offsets":[16,2]}}]}},
-         {"submit":{"label":"r","kernel":"noop","args":[{"input":"A","view":{"shape":[16,8],"offsets":[0,8]}}]}} ] }"#,
-    )
-    .unwrap();
-    for runtime in ["tmr", "hbg"] {
-        let run = dir.path().join(format!("run-{runtime}"));
-        let (code, _, err) = simpler(&[
-            "run",
-            w.to_str().unwrap(),
-            "--runtime",
-            runtime,
-            "--enable-dep-gen",
-            "--output-prefix",
-            run.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let (code, out, err) = simpler(&[
-            "run",
-            "--from-deps",
-            run.join("deps.json").to_str().unwrap(),
-            "--runtime",
-            runtime,
-        ]);
-        assert_eq!(code, 0, "{err}");
-        assert!(
-            out.contains("edges      1 of 1 captured (pred, succ) pairs wired; 0 missing, 0 extra"),
-            "{runtime}: {out}"
-        );
+         {"submit":{"label":"r","kernel":"noop","args":[{"input":"A","view":{"shape":[16,8],"offsets":[0,8]}}]}} ] }"#;
+    let two_inouts = r#"{ "name": "self2", "tensors": [ {"name":"X","shape":[8,8]} ], "body": [
+         {"submit":{"label":"E","kernel":"fill","args":[{"inout":"X","view":{"shape":[1,4],"offsets":[0,0]}}],"scalars":[1]}},
+         {"submit":{"label":"b","kernel":"noop","args":[{"inout":"X","view":{"shape":[2,4],"offsets":[0,0]}},{"inout":"X","view":{"shape":[1,8],"offsets":[0,0]}}]}},
+         {"submit":{"label":"r","kernel":"noop","args":[{"input":"X","view":{"shape":[1,4],"offsets":[0,4]}}]}} ] }"#;
+    for (name, text, pairs) in [("empty_view", empty_view, 1), ("two_inouts", two_inouts, 2)] {
+        let w = dir.path().join(format!("{name}.json"));
+        std::fs::write(&w, text).unwrap();
+        for runtime in ["tmr", "hbg"] {
+            let run = dir.path().join(format!("{name}-{runtime}"));
+            let (code, _, err) = simpler(&[
+                "run",
+                w.to_str().unwrap(),
+                "--runtime",
+                runtime,
+                "--enable-dep-gen",
+                "--output-prefix",
+                run.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let deps = run.join("deps.json");
+            let (code, out, err) =
+                simpler(&["run", "--from-deps", deps.to_str().unwrap(), "--runtime", runtime]);
+            assert_eq!(code, 0, "{err}");
+            assert!(
+                out.contains(&format!(
+                    "edges      {pairs} of {pairs} captured (pred, succ) pairs wired; 0 missing, 0 extra"
+                )) && !out.contains("approximated"),
+                "{name} on {runtime}: {out}"
+            );
+        }
     }
 }

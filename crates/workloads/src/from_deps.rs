@@ -48,8 +48,8 @@ use simpler_artifacts::deps::{
     read_deps, split_task_id, ArgType, DepFlag, DepsFile, DepsGaps, EdgeSource, Gap, Scope,
 };
 use simpler_core::{
-    compute_fanin, register_outputs, ArgTag, DType, DepKind, Edge, FaninSink, TaskId, Tensor, TensorArg,
-    TensorCreateInfo, TensorMap, TensorMapConfig, TensorParts,
+    register_outputs, ArgTag, DType, DepKind, TaskId, Tensor, TensorArg, TensorCreateInfo, TensorMap,
+    TensorMapConfig, TensorParts,
 };
 use simpler_runtime::config::{RingResource, Settings};
 use simpler_runtime::platform::kernel::MAX_FUNC_ID;
@@ -104,16 +104,6 @@ impl FromDepsReport {
     /// deps.json still holds the whole logical graph).
     pub fn complete(&self) -> bool {
         self.not_reproduced.is_empty() && self.edges.extra.is_empty()
-    }
-}
-
-/// Discards edges: the inference pass only needs the tensor map's evolution.
-struct NoSink;
-
-impl FaninSink for NoSink {
-    type Error = std::convert::Infallible;
-    fn edge(&mut self, _: &Edge<'_>) -> Result<(), Self::Error> {
-        Ok(())
     }
 }
 
@@ -784,8 +774,12 @@ fn sim_arg(a: &ArgOp, addr: u64) -> Option<TensorArg> {
 /// earlier writers ([`ArgTag::rule`])
 /// and whose slice overlaps a live tensor-map entry, yet has no tensor-map edge in the capture,
 /// must have been `manual_dep` (or read a `manual_dep` writer's buffer, which gives the same
-/// edges): mark it so. Then advance the inference map exactly as the runtime would. Returns
-/// the number of arguments marked.
+/// edges): mark it so. The map is advanced argument by argument exactly as the runtime's
+/// lookups advance it (`compute_fanin`), so an argument is judged against what the task's
+/// earlier arguments left: an INOUT that covers an entry removes it before the next argument
+/// looks (found by a review: judged against the map as it was before the task, such an
+/// argument was marked, never registered, and a later reader's edge was lost). Then the
+/// task's writers are registered. Returns the number of arguments marked.
 fn infer_manual_dep(
     captured_id: u64,
     index: usize,
@@ -796,36 +790,35 @@ fn infer_manual_dep(
 ) -> usize {
     let mut marked = 0;
     for (a, &(idx, addr)) in args.iter_mut().zip(meta) {
-        let ArgOp::Tensor { tag, t } = a else { continue };
-        if !tag.rule().effective(t.view.manual_dep()).waits_for_writers {
-            continue;
-        }
-        if tensormap_args.contains(&(captured_id, idx)) {
-            continue;
-        }
-        let Some(probe) =
-            sim_arg(&ArgOp::Tensor { tag: *tag, t: *t }, addr).and_then(|a| a.tensor().copied())
-        else {
+        let Some(arg) = sim_arg(a, addr) else { continue };
+        let (Some(probe), rule) = (arg.tensor().copied(), arg.rule()) else {
             continue;
         };
-        let mut hits = 0;
-        let _ = sim.lookup(&probe, false, |_, _, _| {
-            hits += 1;
-            Ok::<(), ()>(())
-        });
-        if hits > 0 {
-            t.view = t.view.with_manual_dep(true);
-            marked += 1;
+        if !rule.waits_for_writers {
+            continue;
         }
+        if !tensormap_args.contains(&(captured_id, idx)) {
+            let mut hits = 0;
+            let _ = sim.lookup(&probe, false, |_, _, _| {
+                hits += 1;
+                Ok::<(), ()>(())
+            });
+            if hits > 0 {
+                if let ArgOp::Tensor { t, .. } = a {
+                    t.view = t.view.with_manual_dep(true);
+                    marked += 1;
+                }
+                continue;
+            }
+        }
+        let _ = sim.lookup(&probe, rule.supersedes_covered, |_, _, _| Ok::<(), ()>(()));
     }
     let sim_args: Vec<TensorArg> = args
         .iter()
         .zip(meta)
         .filter_map(|(a, &(_, addr))| sim_arg(a, addr))
         .collect();
-    let id = TaskId::new(0, index as u32);
-    let _ = compute_fanin(id, false, &sim_args, std::iter::empty(), sim, &mut NoSink);
-    let _ = register_outputs(id, false, &sim_args, sim);
+    let _ = register_outputs(TaskId::new(0, index as u32), false, &sim_args, sim);
     marked
 }
 
