@@ -361,22 +361,38 @@ fn scope_stats_whose_samples_cannot_be_written_fail_and_publish_nothing() {
     }
 }
 
-/// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with
-/// CAP_SYS_ADMIN); elsewhere the test says it skipped.
-#[test]
-fn a_full_tmpfs_leaves_no_partial_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let mnt = dir.path().join("tiny");
+/// A tmpfs of `size` mounted at `dir/name`, where this machine lets the test mount one (root
+/// with CAP_SYS_ADMIN); `None`, after saying the test skipped, elsewhere. The caller unmounts.
+fn mount_tmpfs(dir: &Path, name: &str, size: &str) -> Option<PathBuf> {
+    let mnt = dir.join(name);
     std::fs::create_dir(&mnt).unwrap();
     let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt.to_str().unwrap()])
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}"),
+            "tmpfs",
+            mnt.to_str().unwrap(),
+        ])
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !mounted {
         eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
-        return;
+        return None;
     }
+    Some(mnt)
+}
+
+/// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with
+/// CAP_SYS_ADMIN); elsewhere the test says it skipped.
+#[test]
+fn a_full_tmpfs_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mnt) = mount_tmpfs(dir.path(), "tiny", "256k") else {
+        return;
+    };
     let prefix = mnt.join("run");
     let out = simpler(&[
         "run",
@@ -391,13 +407,9 @@ fn a_full_tmpfs_leaves_no_partial_file() {
     // Found by a review: the swimlane's and the args dump's failures on a full disk did not
     // say which file they were writing. Every diagnostic on, into a 16 KiB tmpfs.
     let _ = Command::new("umount").arg(&mnt).status();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt.to_str().unwrap()])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(mounted);
-    let every = simpler(&every_diagnostic("vector_example", &mnt.join("every")));
-    let _ = Command::new("umount").arg(&mnt).status();
+    let small = mount_tmpfs(dir.path(), "small", "16k").expect("mounted once already");
+    let every = simpler(&every_diagnostic("vector_example", &small.join("every")));
+    let _ = Command::new("umount").arg(&small).status();
     let failed: Vec<String> = text(&every.stdout)
         .lines()
         .filter(|l| l.contains("FAILED:"))
@@ -406,7 +418,7 @@ fn a_full_tmpfs_leaves_no_partial_file() {
     assert_eq!(every.status.code(), Some(3), "{failed:?}");
     assert!(!failed.is_empty());
     for line in &failed {
-        assert!(line.contains(mnt.to_str().unwrap()), "names no file: {line}");
+        assert!(line.contains(small.to_str().unwrap()), "names no file: {line}");
     }
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
@@ -427,17 +439,9 @@ fn a_full_tmpfs_leaves_no_partial_file() {
 #[test]
 fn the_args_dump_needs_its_own_size_on_disk_not_twice_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mnt = dir.path().join("small");
-    std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=1200k", "tmpfs", mnt.to_str().unwrap()])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+    let Some(mnt) = mount_tmpfs(dir.path(), "small", "1200k") else {
         return;
-    }
+    };
     let prefix = mnt.join("run");
     let out = simpler(&[
         "run",

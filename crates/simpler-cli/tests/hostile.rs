@@ -6,17 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{every_diagnostic, simpler, simpler_in, text};
-
-/// Exit status and stderr; asserts the process did not panic (101) or abort (134).
-fn run_checked(args: &[&str]) -> (i32, String, String) {
-    let out = simpler(args);
-    let code = out.status.code().expect("exited, not killed by a signal");
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(code != 101 && code != 134, "{args:?} crashed ({code}): {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (code, stdout, stderr)
-}
+use common::{every_diagnostic, run_checked, simpler_in, text};
 
 fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
     let p = dir.join(name);

@@ -9,18 +9,8 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{simpler, text};
+use common::run_checked as run;
 use serde_json::{json, Value};
-
-/// Exit status, stdout and stderr of `simpler args`; asserts it did not panic or abort.
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = simpler(args);
-    let code = out.status.code().expect("exited, not killed by a signal");
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(code != 101 && code != 134, "{args:?} crashed ({code}): {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (code, stdout, stderr)
-}
 
 /// A timed run of vector_example with its dependencies, into `dir/run`.
 fn timed_run(dir: &Path) -> PathBuf {

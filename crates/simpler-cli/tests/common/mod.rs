@@ -61,3 +61,14 @@ pub fn dep_gen_run(prefix: &Path) -> Output {
     assert!(out.status.success(), "{}", text(&out.stderr));
     out
 }
+
+/// Exit status, stdout and stderr of `simpler args`; asserts the process did not panic (101)
+/// or abort (134), for the tests of hostile input.
+pub fn run_checked(args: &[&str]) -> (i32, String, String) {
+    let out = simpler(args);
+    let code = out.status.code().expect("exited, not killed by a signal");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(code != 101 && code != 134, "{args:?} crashed ({code}): {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (code, stdout, stderr)
+}
