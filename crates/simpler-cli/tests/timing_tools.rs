@@ -439,3 +439,38 @@ fn a_merged_trace_of_another_run_is_not_copied() {
     assert!(!a.join("CPM_static.json").exists() && !a.join("CPM_observed.json").exists());
     assert!(a.join("critical_path_report.md").is_file());
 }
+
+/// Found by a review: rows sharing a task id past its block count and kernels were merged
+/// into one task by sched-overhead without a word (critical-path warns). It now warns on
+/// stderr and at the top of its report, in critical-path's words.
+#[test]
+fn sched_overhead_warns_of_rows_merged_into_one_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("chip_swimlane_records.json");
+    // 1 MHz: task 1 on cores 0 and 1, though deps.json gives it 1 block of 1 kernel.
+    fs::write(
+        &records,
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
+"aicore_tasks":[[0,1,0,100,105,0],[1,1,0,100,107,0]],
+"aicpu_tasks":[[0,0,100,106],[1,0,100,108]]}"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("deps.json"),
+        r#"{"tasks":[{"task_id":"1","kernel_ids":[0,-1,-1],"block_num":1}],"tensors":[],"edges":[]}"#,
+    )
+    .unwrap();
+    let out = simpler(&["sched-overhead", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let warning = format!(
+        "warning: {}: task t1 has 2 rows where its block count and kernels give 1: its rows are \
+         analysed as one task, so the analysis has fewer tasks than the run (another task's rows \
+         under its token?)",
+        records.display()
+    );
+    // After the reader's note that the counts come from deps.json.
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().last(), Some(warning.as_str()), "{stderr}");
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().nth(2), Some(warning.as_str()), "{stdout}");
+}

@@ -7,7 +7,8 @@ use clap::ValueEnum;
 /// `simpler deps-viewer`: a text or HTML view of a deps.json dependency graph.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
-    /// The deps.json to view [default: the newest deps.json under ./outputs/].
+    /// The deps.json to view [default: that of the newest run under ./outputs/ (the folder of
+    /// the newest run.json); an error if it has none].
     #[arg(value_name = "DEPS_JSON")]
     pub deps_json: Option<PathBuf>,
     /// Output file (default: deps_viewer.txt / deps_viewer.html next to DEPS_JSON;

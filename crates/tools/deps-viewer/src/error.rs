@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use simpler_artifacts::deps::DepsReadError;
+use simpler_artifacts::find::NotInNewestRun;
 use simpler_artifacts::name_map::NameMapError;
 use simpler_artifacts::publish::PublishError;
 
@@ -38,6 +39,11 @@ pub enum ErrorKind {
         /// The folder searched (relative to the working directory).
         dir: PathBuf,
     },
+    /// No input was given and the newest run under `./outputs/` has no deps.json: the
+    /// message names its folder, says why from its run.json and names the newest other
+    /// deps.json, which is not read (`simpler_artifacts::find::newest_run_artifact`).
+    #[error(transparent)]
+    NotInNewestRun(#[from] NotInNewestRun),
     /// The input does not exist, and the run folder's run.json says why (dep_gen failed, was
     /// withheld, or the run did not ask for it).
     #[error("{}: no such file: {why}", .path.display())]

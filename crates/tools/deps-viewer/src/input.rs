@@ -2,30 +2,40 @@
 
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::find::newest_run_artifact;
+
 use crate::cli::{EdgeMode, Format};
 use crate::{Error, ErrorKind};
 
 /// Where runs write their artifacts, relative to the working directory.
 pub const OUTPUTS_DIR: &str = "outputs";
 
-/// Returns `explicit`, or the newest `deps.json` anywhere under `./outputs/`
-/// ([`ErrorKind::NoInput`] if there is none).
+/// File name of the dependency graph.
+pub const DEPS_FILE: &str = "deps.json";
+
+/// Returns `explicit`, or the newest run's `deps.json` under `./outputs/`
+/// ([`resolve_input_under`]).
 pub fn resolve_input(explicit: Option<&Path>) -> Result<PathBuf, Error> {
+    resolve_input_under(explicit, Path::new(OUTPUTS_DIR))
+}
+
+/// Returns `explicit`, or the `deps.json` of the newest run under `root` (the folder of the
+/// newest `run.json`; `simpler_artifacts::find::newest_run_artifact`). A newest run without
+/// one is [`ErrorKind::NotInNewestRun`], which says why and names the newest other deps.json;
+/// an older run's graph is never shown as if it were the latest's. Without any `run.json`
+/// under `root` (the original runtime's files), the newest `deps.json` anywhere under it;
+/// [`ErrorKind::NoInput`] if there is none.
+pub fn resolve_input_under(explicit: Option<&Path>, root: &Path) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
-    match newest_deps_json(Path::new(OUTPUTS_DIR)) {
+    match newest_run_artifact(root, &[DEPS_FILE], "dep_gen")? {
         Some(path) => Ok(path),
         None => Err(ErrorKind::NoInput {
-            dir: PathBuf::from(OUTPUTS_DIR),
+            dir: root.to_path_buf(),
         }
         .into()),
     }
-}
-
-/// The newest `deps.json` under `root` (recursively, by modification time, then path).
-pub fn newest_deps_json(root: &Path) -> Option<PathBuf> {
-    simpler_artifacts::find::newest_named(root, "deps.json")
 }
 
 /// The default output next to `deps_json`: `deps_viewer[_<mode>][_focus_<ring>_<local>].<ext>`.
@@ -78,24 +88,70 @@ mod tests {
         );
     }
 
-    #[test]
-    fn newest_deps_json_searches_recursively() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(newest_deps_json(dir.path()), None);
-        let a = dir.path().join("a/deep");
-        let b = dir.path().join("b");
-        fs::create_dir_all(&a).unwrap();
-        fs::create_dir_all(&b).unwrap();
-        fs::write(a.join("deps.json"), "{}").unwrap();
-        fs::write(b.join("deps.json"), "{}").unwrap();
-        fs::write(b.join("other.json"), "{}").unwrap();
-        let later = SystemTime::now() + std::time::Duration::from_secs(30);
+    /// Writes `text` to `path` (and its folder) with a modification time `secs` after a fixed
+    /// instant.
+    fn put(path: &Path, text: &str, secs: u64) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + secs);
         fs::File::options()
             .write(true)
-            .open(a.join("deps.json"))
+            .open(path)
             .unwrap()
-            .set_modified(later)
+            .set_modified(t)
             .unwrap();
-        assert_eq!(newest_deps_json(dir.path()), Some(a.join("deps.json")));
+    }
+
+    #[test]
+    fn without_run_json_the_newest_deps_json_anywhere_is_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = resolve_input_under(None, dir.path()).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::NoInput { .. }), "{err}");
+        put(&dir.path().join("a/deep/deps.json"), "{}", 20);
+        put(&dir.path().join("b/deps.json"), "{}", 10);
+        put(&dir.path().join("b/other.json"), "{}", 30);
+        assert_eq!(
+            resolve_input_under(None, dir.path()).unwrap(),
+            dir.path().join("a/deep/deps.json")
+        );
+        let explicit = Path::new("x/deps.json");
+        assert_eq!(resolve_input_under(Some(explicit), dir.path()).unwrap(), explicit);
+    }
+
+    /// Found by a review: the newest run, run without --enable-dep-gen, has no deps.json, and
+    /// the viewer showed an earlier run's (it printed the path, but the graph was read as the
+    /// latest run's). It now fails, says why, and names the earlier file to pass.
+    #[test]
+    fn a_newest_run_without_deps_json_is_an_error_naming_the_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("run_a"), dir.path().join("run_b"));
+        let manifest = |diagnostics: &str| {
+            format!(
+                r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"completed","diagnostics":{diagnostics}}}"#
+            )
+        };
+        put(
+            &a.join("run.json"),
+            &manifest(r#"[{"name":"dep_gen","outcome":"written","files":[{"name":"deps.json","bytes":2}]}]"#),
+            10,
+        );
+        put(&a.join("deps.json"), "{}", 9);
+        put(&b.join("run.json"), &manifest("[]"), 20);
+        let err = resolve_input_under(None, dir.path()).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::NotInNewestRun(_)), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the newest run, {}, has no deps.json: its run.json lists no dep_gen: the run did \
+                 not ask for it; the newest deps.json is {}: pass it to use it",
+                b.display(),
+                a.join("deps.json").display()
+            )
+        );
+        put(&b.join("deps.json"), "{}", 19);
+        assert_eq!(
+            resolve_input_under(None, dir.path()).unwrap(),
+            b.join("deps.json")
+        );
     }
 }

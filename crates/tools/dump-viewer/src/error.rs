@@ -19,6 +19,11 @@ pub enum ErrorKind {
     /// No dump under the given folder (or under ./outputs/).
     #[error("no args_dump.json in {} or its args_dump/ ({})", .0.display(), .1.as_deref().unwrap_or("run with --dump-args to produce one"))]
     NoDump(PathBuf, Option<String>),
+    /// No folder was given and the newest run under `./outputs/` has no dump: the message
+    /// names its folder, says why from its run.json and names the newest other dump, which is
+    /// not read (`simpler_artifacts::find::newest_run_artifact`).
+    #[error(transparent)]
+    NotInNewestRun(#[from] simpler_artifacts::find::NotInNewestRun),
     /// The dump could not be read or is invalid (file, line and column in the message).
     #[error(transparent)]
     Read(ReadError),

@@ -25,7 +25,8 @@ pub use error::{Error, ErrorKind};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
     /// The dump folder (holding args_dump.json) or a run folder holding args_dump/
-    /// [default: the newest outputs/*/args_dump].
+    /// [default: the args_dump/ of the newest run under ./outputs/ (the folder of the newest
+    /// run.json); an error if it has none].
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Only this task (hex id, e.g. 0x0000000100000002).
@@ -84,7 +85,8 @@ fn tolerance(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Finds the dump folder: `dir` itself, `dir/args_dump`, or the newest `outputs/*/args_dump`.
+/// Finds the dump folder: `dir` itself, `dir/args_dump`, or the newest run's `args_dump` under
+/// `./outputs/` ([`locate_under`]).
 pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(d) = dir {
         // The dump's own file names its folder (`args_dump/args_dump.json`).
@@ -103,19 +105,18 @@ pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
         let why = simpler_artifacts::manifest::why_missing(d, "args_dump");
         return Err(ErrorKind::NoDump(d.to_path_buf(), why).into());
     }
-    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
-    for e in std::fs::read_dir("outputs").into_iter().flatten().flatten() {
-        let cand = e.path().join(args_dump::DIR);
-        let Ok(m) = std::fs::metadata(cand.join(args_dump::JSON_FILE)) else {
-            continue;
-        };
-        let t = m.modified().unwrap_or(std::time::UNIX_EPOCH);
-        if best.as_ref().is_none_or(|(bt, _)| t > *bt) {
-            best = Some((t, cand));
-        }
-    }
-    best.map(|(_, p)| p)
-        .ok_or_else(|| ErrorKind::NoDump(PathBuf::from("outputs/*"), None).into())
+    locate_under(Path::new("outputs"))
+}
+
+/// The dump folder of the newest run under `root` (the folder of the newest run.json;
+/// `simpler_artifacts::find::newest_run_artifact`): [`ErrorKind::NotInNewestRun`] when that
+/// run has none, which says why and names the newest other dump, never read in its place.
+/// Without any run.json under `root`, the newest `args_dump/args_dump.json` anywhere under it.
+pub fn locate_under(root: &Path) -> Result<PathBuf, Error> {
+    let rel = format!("{}/{}", args_dump::DIR, args_dump::JSON_FILE);
+    let json = simpler_artifacts::find::newest_run_artifact(root, &[&rel], "args_dump")?
+        .ok_or_else(|| ErrorKind::NoDump(root.join("*"), None))?;
+    Ok(json.parent().unwrap_or(root).to_path_buf())
 }
 
 /// Reads a dump folder.

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::de::IgnoredAny;
 use simpler_artifacts::deps::{read_deps, DepsReadError, DepsSink, EdgeEnds, TaskHead};
 use simpler_artifacts::swimlane::{
@@ -56,6 +56,9 @@ pub struct TimedTask {
     pub func_id: i32,
     /// The scheduler thread that served the core, if known.
     pub sched_thread: Option<u32>,
+    /// How many rows its task should have, when the records say: its SPMD block count times
+    /// its active kernels (this runtime's `simpler_task_info`); `None` in the original's files.
+    pub expected_rows: Option<u32>,
 }
 
 /// One scheduler loop phase record (swimlane level ≥ 3), times in ns.
@@ -91,6 +94,10 @@ pub struct Input {
     /// The tasks deps.json lists without an active kernel (dummy and alloc tasks), which have
     /// no timing rows below level 4.
     pub kernel_less: FxHashSet<u64>,
+    /// The rows each deps.json task should have (its `block_num` times its active
+    /// `kernel_ids`), for the tasks whose entry gives both: what a task's rows are checked
+    /// against when the records do not say (kept only when a row's records do not).
+    pub expected_rows: FxHashMap<u64, u32>,
     /// Rows of a level-2+ file left out for want of a scheduler stamp (an `aicore_tasks` row
     /// without its `aicpu_tasks` row, or a kernel still running when the run stopped): the
     /// original's reader drops them too, and the model needs both stamps of every row.
@@ -115,6 +122,7 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
                 finish_ns: row.finish_ns,
                 func_id: row.func_id,
                 sched_thread: row.sched_thread,
+                expected_rows: expected_rows(row.block_num, &row.kernel_ids),
             });
         }
         fn sched_phase(&mut self, p: SchedPhase) {
@@ -153,18 +161,29 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
     Ok(())
 }
 
-/// Reads the unique dependency pairs of the deps.json at `path`.
+/// Reads the unique dependency pairs of the deps.json at `path`, and the rows its tasks should
+/// have when a row read before does not say ([`Input::expected_rows`]).
 pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
+    // This runtime's records give every row's count: the map would only cost memory.
+    let counts_needed = input.tasks.iter().any(|t| t.expected_rows.is_none());
     struct Pairs<'a> {
         seen: FxHashSet<(u64, u64)>,
         out: &'a mut Vec<(u64, u64)>,
         kernel_less: &'a mut FxHashSet<u64>,
+        expected_rows: Option<&'a mut FxHashMap<u64, u32>>,
     }
     impl DepsSink for Pairs<'_> {
         type Task = TaskHead;
         type Tensor = IgnoredAny;
         type Edge = EdgeEnds;
         fn task(&mut self, t: TaskHead) {
+            if let (Some(map), Some(blocks), Some(kernels)) =
+                (self.expected_rows.as_deref_mut(), t.block_num, &t.kernel_ids)
+            {
+                if let Some(rows) = expected_rows(blocks, kernels) {
+                    map.insert(t.task_id, rows);
+                }
+            }
             if t.kernel_ids.is_some_and(|k| k.iter().all(|&k| k < 0)) {
                 self.kernel_less.insert(t.task_id);
             }
@@ -182,7 +201,16 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
             seen: FxHashSet::default(),
             out: &mut input.edges,
             kernel_less: &mut input.kernel_less,
+            expected_rows: counts_needed.then_some(&mut input.expected_rows),
         },
     )
     .map(|_| ())
+}
+
+/// `block_num` × the active (non-negative) entries of `kernel_ids`: the rows a task should
+/// have; `None` when either is 0 (not recorded).
+fn expected_rows(block_num: u32, kernel_ids: &[i32]) -> Option<u32> {
+    let active = kernel_ids.iter().filter(|&&k| k >= 0).count() as u32;
+    let rows = block_num.saturating_mul(active);
+    (rows > 0).then_some(rows)
 }

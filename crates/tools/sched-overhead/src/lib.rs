@@ -56,6 +56,9 @@ pub struct Analysis {
     pub loops: Vec<ThreadLoop>,
     /// Part 6.
     pub critical: Attribution,
+    /// What the reader of the report must know about the figures (tasks whose rows were
+    /// merged): printed on stderr by [`run`] and at the top of the report.
+    pub warnings: Vec<String>,
 }
 
 /// Runs the model on `input`. `records` names the file in errors.
@@ -73,6 +76,9 @@ pub fn analyze(input: &Input, records: &Path) -> Result<Analysis, Error> {
     let (heads, tails) = head_tail::heads_and_tails(&input.tasks);
     let loops = sched_loop::per_thread(&input.phases, &input.tasks, &input.edges);
     let critical = critical::attribute(&tasks, &input.edges);
+    let warnings = merged_rows_warning(records, &tasks.overfull)
+        .into_iter()
+        .collect();
     Ok(Analysis {
         rows: input.tasks.len(),
         tasks,
@@ -84,6 +90,33 @@ pub fn analyze(input: &Input, records: &Path) -> Result<Analysis, Error> {
         tail: Distribution::of(tails),
         loops,
         critical,
+        warnings,
+    })
+}
+
+/// The warning about tasks with more rows than their block count and kernels give: their
+/// rows are merged into one task (another task's rows under its id, in a corrupt or edited
+/// file), so the model has fewer tasks than the run. Worded as `simpler critical-path` words
+/// it; the count and the first such task.
+fn merged_rows_warning(records: &Path, overfull: &[tasks::OverfullTask]) -> Option<String> {
+    let first = overfull.first()?;
+    let task = report::task_label(first.task);
+    let tail = "analysed as one task, so the analysis has fewer tasks than the run (another task's \
+                rows under its token?)";
+    Some(match overfull.len() {
+        1 => format!(
+            "{}: task {task} has {} rows where its block count and kernels give {}: its rows are {tail}",
+            records.display(),
+            first.rows,
+            first.expected
+        ),
+        n => format!(
+            "{}: {n} tasks have more rows than their block count and kernels give (first: task \
+             {task} has {} rows where they give {}): each such task's rows are {tail}",
+            records.display(),
+            first.rows,
+            first.expected
+        ),
     })
 }
 
@@ -134,6 +167,9 @@ pub fn run(args: Args) -> Result<(), Error> {
     let records = records_of(&args.run)?;
     let input = load(&records, args.deps_json.as_deref())?;
     let analysis = analyze(&input, &records)?;
+    for w in &analysis.warnings {
+        eprintln!("warning: {w}");
+    }
     simpler_artifacts::out!("{}", report::render(&analysis));
     Ok(())
 }

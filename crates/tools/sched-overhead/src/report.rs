@@ -1,4 +1,5 @@
-//! The text report: the question it answers on the first line, then Parts 1–6
+//! The text report: the question it answers on the first line, the counts and the warnings
+//! about them, then Parts 1–6
 //! (`../shared/reference/timing-analysis.md` §3, "Output sections"). Times in µs (2 decimals),
 //! shares in percent of the makespan.
 
@@ -45,6 +46,9 @@ pub fn render(a: &Analysis) -> String {
         a.rows,
         us(a.overhead.makespan)
     );
+    for warning in &a.warnings {
+        let _ = writeln!(w, "warning: {warning}");
+    }
     part1(&mut w, a);
     part2(&mut w, a);
     part3(&mut w, &a.switches, &a.engine_switches, a.switch_bound);

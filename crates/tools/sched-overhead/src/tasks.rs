@@ -32,6 +32,19 @@ pub struct MissingStamps {
     pub task: u64,
 }
 
+/// A task whose rows outnumber what its block count and kernels give: rows of another task
+/// under its id (a corrupt or edited file), merged into its span all the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverfullTask {
+    /// Raw task id.
+    pub task: u64,
+    /// Its rows.
+    pub rows: u32,
+    /// The rows it should have: its block count times its active kernels, from the records,
+    /// else from deps.json.
+    pub expected: u32,
+}
+
 /// The tasks of a run and its window `[w0, w1]` (earliest start, latest end).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tasks {
@@ -41,13 +54,20 @@ pub struct Tasks {
     pub w0: u64,
     /// Latest end.
     pub w1: u64,
+    /// The tasks with more rows than they should have, in first-row order: each is one span
+    /// all the same, so the model has fewer tasks than the run (said as a warning).
+    pub overfull: Vec<OverfullTask>,
 }
 
 impl Tasks {
-    /// Builds the spans of `input` (rows and dependency pairs); `Ok(None)` without rows.
+    /// Builds the spans of `input` (rows and dependency pairs); `Ok(None)` without rows. The
+    /// rows that share a task id make one span; a task with more rows than its block count
+    /// and kernels give is listed in [`Tasks::overfull`].
     pub fn new(input: &Input) -> Result<Option<Tasks>, MissingStamps> {
         let mut index: FxHashMap<u64, usize> = FxHashMap::default();
         let mut spans: Vec<TaskSpan> = Vec::new();
+        // Per span: its rows, and the rows its records say it should have.
+        let mut rows: Vec<(u32, Option<u32>)> = Vec::new();
         for r in &input.tasks {
             let (Some(dispatch), Some(finish)) = (r.dispatch_ns, r.finish_ns) else {
                 return Err(MissingStamps { task: r.id });
@@ -62,8 +82,12 @@ impl Tasks {
                     engines: [false; 2],
                     ready: 0,
                 });
+                rows.push((0, None));
                 spans.len() - 1
             });
+            let (count, expected) = &mut rows[i];
+            *count = count.saturating_add(1);
+            *expected = (*expected).max(r.expected_rows);
             let s = &mut spans[i];
             s.dispatch = s.dispatch.min(dispatch);
             s.start = s.start.min(r.start_ns);
@@ -86,7 +110,24 @@ impl Tasks {
         }
         let w0 = input.tasks.iter().map(|r| r.start_ns).min().unwrap_or(0);
         let w1 = input.tasks.iter().map(|r| r.end_ns).max().unwrap_or(0);
-        Ok(Some(Tasks { spans, w0, w1 }))
+        let overfull = spans
+            .iter()
+            .zip(rows)
+            .filter_map(|(s, (rows, expected))| {
+                let expected = expected.or_else(|| input.expected_rows.get(&s.id).copied())?;
+                (rows > expected).then_some(OverfullTask {
+                    task: s.id,
+                    rows,
+                    expected,
+                })
+            })
+            .collect();
+        Ok(Some(Tasks {
+            spans,
+            w0,
+            w1,
+            overfull,
+        }))
     }
 
     /// `w1 − w0`.

@@ -22,6 +22,7 @@ fn row(id: u64, core: u32, dispatch: u64, start: u64, end: u64, finish: u64) -> 
         finish_ns: Some(finish),
         func_id: 0,
         sched_thread: Some(0),
+        expected_rows: None,
     }
 }
 
@@ -32,6 +33,7 @@ fn run(tasks: Vec<TimedTask>, edges: Vec<(u64, u64)>) -> Analysis {
             phases: Vec::new(),
             edges,
             kernel_less: Default::default(),
+            expected_rows: Default::default(),
             unstamped: 0,
         },
         Path::new("records.json"),
@@ -168,6 +170,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
         phases: phases.clone(),
         edges: vec![],
         kernel_less: Default::default(),
+        expected_rows: Default::default(),
         unstamped: 0,
     };
     let a = analyze(&input, Path::new("r")).unwrap();
@@ -201,6 +204,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
             phases,
             edges: vec![],
             kernel_less: Default::default(),
+            expected_rows: Default::default(),
             unstamped: 0,
         },
         Path::new("r"),
@@ -269,6 +273,7 @@ fn inputs_the_model_cannot_use_are_named() {
         phases: Vec::new(),
         edges: Vec::new(),
         kernel_less: Default::default(),
+        expected_rows: Default::default(),
         unstamped: 0,
     };
     let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
@@ -356,6 +361,7 @@ fn sums_that_overflow_say_so() {
         phases,
         edges: vec![],
         kernel_less: Default::default(),
+        expected_rows: Default::default(),
         unstamped: 0,
     };
     let a = analyze(&input(vec![huge(0, 1), huge(20, 2)]), Path::new("r")).unwrap();
@@ -387,4 +393,103 @@ fn sums_that_overflow_say_so() {
         "{text}"
     );
     assert_eq!(Sum::of(u64::MAX).plus(Sum::of(1)).to_string(), "overflowed");
+}
+
+/// Found by a review: rows that share a task id past what its block count and kernels give
+/// (another task's rows under its id) were merged into one task without a word, where
+/// `simpler critical-path` warns. The warning, worded as critical-path's, is kept with the
+/// analysis (printed on stderr by `run`) and heads the report.
+#[test]
+fn rows_merged_into_one_task_past_its_blocks_are_warned_about() {
+    let counted = |id, core, start, expected| TimedTask {
+        expected_rows: expected,
+        ..row(id, core, start, start + 1_000, start + 2_000, start + 3_000)
+    };
+    let input = |tasks, expected_rows| Input {
+        tasks,
+        phases: Vec::new(),
+        edges: Vec::new(),
+        kernel_less: Default::default(),
+        expected_rows,
+        unstamped: 0,
+    };
+    let records = Path::new("run/l2_swimlane_records.json");
+    // t1: 2 blocks of 1 kernel, 2 rows: nothing to say. t3: the original's records say
+    // nothing, and nothing is known.
+    let fine = vec![
+        counted(1, 0, 0, Some(2)),
+        counted(1, 1, 0, Some(2)),
+        counted(3, 0, 10_000, None),
+        counted(3, 1, 10_000, None),
+    ];
+    let a = analyze(&input(fine.clone(), Default::default()), records).unwrap();
+    assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+    assert!(!report::render(&a).contains("warning"));
+
+    // t2 has 3 rows where its records give 1.
+    let mut one = fine.clone();
+    one.extend([
+        counted(2, 0, 20_000, Some(1)),
+        counted(2, 1, 20_000, Some(1)),
+        counted(2, 0, 30_000, Some(1)),
+    ]);
+    let a = analyze(&input(one, Default::default()), records).unwrap();
+    let expected = "run/l2_swimlane_records.json: task t2 has 3 rows where its block count and \
+                    kernels give 1: its rows are analysed as one task, so the analysis has fewer \
+                    tasks than the run (another task's rows under its token?)";
+    assert_eq!(a.warnings, [expected]);
+    let text = report::render(&a);
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(
+        head[1],
+        "Tasks: 3 (7 rows)   Makespan: 31.00 us (first start → last end)"
+    );
+    assert_eq!(head[2], format!("warning: {expected}"));
+
+    // And t3, whose count comes from deps.json when the records do not give one.
+    let mut two = fine;
+    two.extend([counted(2, 0, 20_000, Some(1)), counted(2, 1, 20_000, Some(1))]);
+    let deps_counts = [(3, 1)].into_iter().collect();
+    let a = analyze(&input(two, deps_counts), records).unwrap();
+    assert_eq!(
+        a.warnings,
+        [
+            "run/l2_swimlane_records.json: 2 tasks have more rows than their block count and \
+          kernels give (first: task t3 has 2 rows where they give 1): each such task's rows are \
+          analysed as one task, so the analysis has fewer tasks than the run (another task's \
+          rows under its token?)"
+        ]
+    );
+}
+
+/// The counts of the original's records come from deps.json's `block_num` and `kernel_ids`.
+#[test]
+fn deps_json_gives_the_row_counts_the_originals_records_lack() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("chip_swimlane_records.json");
+    // 1 MHz: task 1 on cores 0 and 1, though deps.json gives it 1 block of 1 kernel.
+    std::fs::write(
+        &records,
+        r#"{"chip_swimlane_level":2,"metadata":{"clock_freq_hz":1000000,"core_types":["aic","aic"]},
+"aicore_tasks":[[0,1,0,100,105,0],[1,1,0,100,107,0]],
+"aicpu_tasks":[[0,0,100,106],[1,0,100,108]]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("deps.json"),
+        r#"{"tasks":[{"task_id":"1","kernel_ids":[0,-1,-1],"block_num":1}],"tensors":[],"edges":[]}"#,
+    )
+    .unwrap();
+    let input = simpler_sched_overhead::load(&records, None).unwrap();
+    assert_eq!(input.expected_rows.get(&1), Some(&1));
+    let a = analyze(&input, &records).unwrap();
+    assert_eq!(
+        a.warnings,
+        [format!(
+            "{}: task t1 has 2 rows where its block count and kernels give 1: its rows are \
+             analysed as one task, so the analysis has fewer tasks than the run (another task's \
+             rows under its token?)",
+            records.display()
+        )]
+    );
 }

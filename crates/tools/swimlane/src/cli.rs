@@ -6,9 +6,10 @@ use std::path::PathBuf;
 /// run, with dependency arrows from deps.json.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
-    /// The records to convert: ours or the original's, any level [default: the newest
-    /// l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json under
-    /// ./outputs/].
+    /// The records to convert: ours or the original's, any level [default: the
+    /// l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json of the
+    /// newest run under ./outputs/ (the folder of the newest run.json); an error if it has
+    /// none].
     #[arg(value_name = "RECORDS")]
     pub records: Option<PathBuf>,
     /// Output trace [default: merged_swimlane.json next to RECORDS]; never one of the inputs,

@@ -6,6 +6,7 @@ use std::io;
 use std::path::PathBuf;
 
 use simpler_artifacts::deps::DepsReadError;
+use simpler_artifacts::find::NotInNewestRun;
 use simpler_artifacts::name_map::NameMapError;
 use simpler_artifacts::publish::PublishError;
 use simpler_artifacts::swimlane::SwimlaneReadError;
@@ -34,6 +35,11 @@ pub enum ErrorKind {
         /// The folder searched (relative to the working directory).
         dir: PathBuf,
     },
+    /// No records file was given and the newest run under `./outputs/` has none: the message
+    /// names its folder, says why from its run.json and names the newest other records file,
+    /// which is not read (`simpler_artifacts::find::newest_run_artifact`).
+    #[error(transparent)]
+    NotInNewestRun(#[from] NotInNewestRun),
     /// `l2_swimlane_records.json` could not be read or is invalid (the path, line, column and
     /// missing field through [`SwimlaneReadError`]'s accessors).
     #[error(transparent)]

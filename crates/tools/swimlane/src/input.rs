@@ -1,9 +1,10 @@
-//! Which files a conversion reads and writes: the default records file (the newest under
-//! `./outputs/` by any of its names, `simpler_artifacts::swimlane::FILE_NAMES`), its sibling
+//! Which files a conversion reads and writes: the default records file (the newest run's under
+//! `./outputs/`, by any of its names, `simpler_artifacts::swimlane::FILE_NAMES`), its sibling
 //! deps.json and the default output.
 
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::find::newest_run_artifact;
 use simpler_artifacts::swimlane::{FILE_NAME, FILE_NAMES};
 
 use crate::{Error, ErrorKind};
@@ -17,32 +18,31 @@ pub const DEFAULT_OUTPUT: &str = "merged_swimlane.json";
 /// File name of the dependency graph looked for next to the records.
 pub const DEPS_FILE: &str = "deps.json";
 
-/// Returns `explicit`, or the newest records file anywhere under `./outputs/`, by any of its
-/// names ([`ErrorKind::NoRecords`] if there is none).
+/// Returns `explicit`, or the newest run's records file under `./outputs/`
+/// ([`resolve_records_under`]).
 pub fn resolve_records(explicit: Option<&Path>) -> Result<PathBuf, Error> {
+    resolve_records_under(explicit, Path::new(OUTPUTS_DIR))
+}
+
+/// Returns `explicit`, or the records file of the newest run under `root` (the folder of the
+/// newest `run.json`; by any of its names, the newest if it has several;
+/// `simpler_artifacts::find::newest_run_artifact`). A newest run without one is
+/// [`ErrorKind::NotInNewestRun`], which says why and names the newest other records file; an
+/// older run's timing is never converted as if it were the latest's. Without any `run.json`
+/// under `root` (the original runtime's files), the newest records file anywhere under it;
+/// [`ErrorKind::NoRecords`] if there is none.
+pub fn resolve_records_under(explicit: Option<&Path>, root: &Path) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
-    newest_records(Path::new(OUTPUTS_DIR)).ok_or_else(|| {
+    newest_run_artifact(root, &FILE_NAMES, "l2_swimlane")?.ok_or_else(|| {
         ErrorKind::NoRecords {
             file: FILE_NAME,
-            dir: PathBuf::from(OUTPUTS_DIR),
+            dir: root.to_path_buf(),
         }
         .into()
     })
 }
-
-/// The newest file under `root` named as a records file (by modification time, then path).
-pub fn newest_records(root: &Path) -> Option<PathBuf> {
-    FILE_NAMES
-        .iter()
-        .filter_map(|name| newest_named(root, name))
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max()
-        .map(|(_, p)| p)
-}
-
-pub use simpler_artifacts::find::newest_named;
 
 /// `merged_swimlane.json` next to `records`.
 pub fn default_output(records: &Path) -> PathBuf {
@@ -102,34 +102,70 @@ mod tests {
         );
     }
 
+    /// Writes `text` to `path` (and its folder) with a modification time `secs` after a fixed
+    /// instant.
+    fn put(path: &Path, text: &str, secs: u64) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + secs);
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
     #[test]
-    fn newest_records_are_found_recursively() {
+    fn without_run_json_the_newest_records_anywhere_are_the_default() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(newest_named(dir.path(), FILE_NAME), None);
-        let a = dir.path().join("a/deep");
-        let b = dir.path().join("b");
-        fs::create_dir_all(&a).unwrap();
-        fs::create_dir_all(&b).unwrap();
-        fs::write(a.join(FILE_NAME), "{}").unwrap();
-        fs::write(b.join(FILE_NAME), "{}").unwrap();
-        fs::write(b.join("deps.json"), "{}").unwrap();
-        let later = SystemTime::now() + std::time::Duration::from_secs(30);
-        fs::File::options()
-            .write(true)
-            .open(a.join(FILE_NAME))
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
-        assert_eq!(newest_named(dir.path(), FILE_NAME), Some(a.join(FILE_NAME)));
+        let err = resolve_records_under(None, dir.path()).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::NoRecords { .. }), "{err}");
+        let (a, b) = (dir.path().join("a/deep"), dir.path().join("b"));
+        put(&a.join(FILE_NAME), "{}", 20);
+        put(&b.join(FILE_NAME), "{}", 10);
+        put(&b.join("deps.json"), "{}", 30);
+        assert_eq!(
+            resolve_records_under(None, dir.path()).unwrap(),
+            a.join(FILE_NAME)
+        );
         let chip = b.join(FILE_NAMES[1]);
-        fs::write(&chip, "{}").unwrap();
-        let latest = SystemTime::now() + std::time::Duration::from_secs(60);
-        fs::File::options()
-            .write(true)
-            .open(&chip)
-            .unwrap()
-            .set_modified(latest)
-            .unwrap();
-        assert_eq!(newest_records(dir.path()), Some(chip));
+        put(&chip, "{}", 40);
+        assert_eq!(resolve_records_under(None, dir.path()).unwrap(), chip);
+    }
+
+    /// Found by a review: with no path, a newest run without records (run without
+    /// --enable-l2-swimlane) had an earlier run's records converted instead. It now fails,
+    /// says why, and names the earlier file to pass.
+    #[test]
+    fn a_newest_run_without_records_is_an_error_naming_the_earlier_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("run_a"), dir.path().join("run_b"));
+        let manifest = |diagnostics: &str| {
+            format!(
+                r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"completed","diagnostics":{diagnostics}}}"#
+            )
+        };
+        put(&a.join("run.json"), &manifest("[]"), 10);
+        put(&a.join(FILE_NAME), "{}", 9);
+        let failed = r#"[{"name":"l2_swimlane","outcome":"failed","reason":"disk full"}]"#;
+        put(&b.join("run.json"), &manifest(failed), 20);
+        let err = resolve_records_under(None, dir.path()).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::NotInNewestRun(_)), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the newest run, {}, has no l2_swimlane_records.json, chip_swimlane_records.json or \
+                 l2_perf_records.json: its run.json says l2_swimlane failed: disk full; the newest \
+                 of them is {}: pass it to use it",
+                b.display(),
+                a.join(FILE_NAME).display()
+            )
+        );
+        put(&b.join(FILE_NAMES[2]), "{}", 19);
+        assert_eq!(
+            resolve_records_under(None, dir.path()).unwrap(),
+            b.join(FILE_NAMES[2])
+        );
     }
 }

@@ -10,7 +10,7 @@
 //! | 4 | `Worker View` | 10000+10·core `AIC_n`/`AIV_n`; 19000+n `AICPU_n` |
 //! | 10 | `simpler counters` (ours) | counter tracks only |
 //! | 11 | `simpler hbg build` (ours) | 0 `graph build` |
-//! | 12 | `simpler: WARNING` (ours; only when the run manifest warns) | 0, 1, ...: one per warning |
+//! | 12 | `simpler: WARNING` (ours; only when the run manifest warns or there is no deps.json) | 0, 1, ...: one per warning |
 //!
 //! Event ids: row `i` (in [`Run::rows`] order) is event `i` in the Worker View and `n + i` in
 //! the Scheduler View (`n` rows); the AICPU markers follow from `2n`.

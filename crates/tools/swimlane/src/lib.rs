@@ -175,7 +175,8 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// Converts `records` into a trace at `out` (default: `merged_swimlane.json` next to it).
 ///
 /// `deps`: the deps.json for arrows, kernel ids and SPMD block counts (default: the sibling
-/// `deps.json`; without one, a warning on stderr and no arrows). `func_names`: the name map
+/// `deps.json`; without one, no arrows and a warning, on stderr and in the trace's
+/// `simpler: WARNING` process, [`warnings::no_arrows`]). `func_names`: the name map
 /// (default: the newest sibling `name_map*.json`; else `func_<id>_<letters>`); its
 /// `orchestrator_name` names the orchestrator's process. An explicit `deps` or `func_names`
 /// that cannot be read is an error; so is a sibling deps.json that does not parse. Errors name
@@ -288,7 +289,7 @@ fn convert_into(
         eprintln!("warning: {}: {note}", records.display());
     }
 
-    let warnings = untrusted(records, deps_path.as_deref());
+    let mut warnings = untrusted(records, deps_path.as_deref());
     let run_id = simpler_artifacts::manifest::run_id_of(records);
     for w in &warnings {
         eprintln!("warning: {w}");
@@ -306,6 +307,9 @@ fn convert_into(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",
                 records.display()
             );
+            // Said in the trace too: opened later, a trace without arrows would otherwise
+            // read as a run whose tasks had no dependencies.
+            warnings.push(warnings::no_arrows(records));
             Deps::default()
         }
     };

@@ -252,3 +252,45 @@ fn overhead_counters_mark_an_idle_core_with_ready_work() {
     assert!(samples.iter().all(|s| s.0.starts_with("oh_")));
     assert_eq!(summary.overhead_samples, 15);
 }
+
+/// Found by a review: a trace converted without a deps.json has no arrows, and only stderr
+/// said why; opened later in Perfetto, it read as a run whose tasks had no dependencies. The
+/// trace now says so itself, in its `simpler: WARNING` process; a trace with arrows does not.
+#[test]
+fn a_trace_without_deps_json_says_inside_that_it_has_no_arrows() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = level2_records(
+        &["aiv", "aiv"],
+        &[
+            row(0, 0, 0, 10.0, 10.5, 20.0, 21.0),
+            row(1, 1, 0, 22.0, 23.0, 25.0, 26.0),
+        ],
+    );
+    let (_, trace) = convert_in(dir.path(), &records, None);
+    let warning = format!(
+        "no dependency arrows: no deps.json was found next to {}",
+        dir.path().join("chip_swimlane_records.json").display()
+    );
+    assert_eq!(trace.process_name(12), Some("simpler: WARNING"));
+    assert_eq!(
+        trace.thread_name(12, 0),
+        Some("this trace may not show what its run did")
+    );
+    let slices: Vec<&serde_json::Value> = trace
+        .events
+        .iter()
+        .filter(|e| e["pid"] == 12 && e["ph"] == "X")
+        .collect();
+    assert_eq!(slices.len(), 1);
+    assert_eq!(slices[0]["name"], warning.as_str());
+    assert_eq!(slices[0]["args"]["warning"], warning.as_str());
+    assert!(trace.flows("dependency").is_empty());
+
+    let deps = deps_json(&[(0, [-1, 0, -1], 1), (1, [-1, 0, -1], 1)], &[(0, 1)]);
+    let (_, trace) = convert_in(dir.path(), &records, Some(&deps));
+    assert_eq!(trace.flows("dependency").len(), 2);
+    assert!(
+        !trace.events.iter().any(|e| e["pid"] == 12),
+        "no warnings process"
+    );
+}
