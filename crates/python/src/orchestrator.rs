@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use simpler_core::{Tensor, TensorArg, TensorCreateInfo};
+use simpler_core::{TaskArgs, Tensor, TensorArg, TensorCreateInfo};
 use simpler_runtime::platform::kernel::KernelRegistry;
 use simpler_runtime::{CoreType, MixedKernels, OrchResult, Orchestrator, ScopeMode, Stopped, TaskOutputs};
 use simpler_workloads::kernels::{self, ScalarType};
 
 use crate::args::{block_num, convert, Options};
-use crate::errors::{stopped_error, SimplerError, StoppedError};
+use crate::errors::{stopped_error, SimplerError, StoppedError, TensorError};
 use crate::lend::{Lending, Lent};
 use crate::pyerr::python_error_text;
 use crate::tensor::PyTensor;
@@ -33,6 +33,77 @@ struct KernelEntry {
     core: CoreType,
     /// How it reads bare numbers (the library's declaration; none for other kernels).
     scalar_types: &'static [ScalarType],
+    /// Its operands, when it is one of the library's elementwise kernels.
+    elementwise: Option<&'static Elementwise>,
+}
+
+/// The operands of one of the library's elementwise kernels: element k of the output is made
+/// from element k of each input, so every input must have the output's element count. The
+/// kernel refuses a shorter input only when it runs, and took a longer one's first elements
+/// without a word (found by a review): a submit refuses both ([`Elementwise::check`]).
+struct Elementwise {
+    /// The kernel's name.
+    kernel: &'static str,
+    /// Each input's position among the task's tensor arguments, and its name in the signature.
+    inputs: &'static [(usize, &'static str)],
+    /// The output's position and name.
+    output: (usize, &'static str),
+}
+
+/// The library's elementwise kernels (`crates/workloads/src/kernels.rs`).
+const ELEMENTWISE: [Elementwise; 4] = [
+    Elementwise {
+        kernel: "add",
+        inputs: &[(0, "a"), (1, "b")],
+        output: (2, "c"),
+    },
+    Elementwise {
+        kernel: "mul",
+        inputs: &[(0, "a"), (1, "b")],
+        output: (2, "c"),
+    },
+    Elementwise {
+        kernel: "add_scalar",
+        inputs: &[(0, "x")],
+        output: (1, "y"),
+    },
+    Elementwise {
+        kernel: "copy",
+        inputs: &[(0, "x")],
+        output: (1, "y"),
+    },
+];
+
+impl Elementwise {
+    /// A `TensorError` when an input of the task `args` has another element count than its
+    /// output: `copy: input x (tensor argument 0) has 16 elements but output y (tensor
+    /// argument 1) has 8; copy works element by element and needs them equal`. A task without
+    /// the operand is the kernel's to refuse when it runs.
+    fn check(&self, args: &TaskArgs<'_>) -> PyResult<()> {
+        let numel = |i: usize| {
+            args.tensors().get(i).map(|a| match a {
+                TensorArg::Output(ci) => ci.shape().iter().map(|&d| u64::from(d)).product(),
+                other => other.tensor().map_or(0, Tensor::numel),
+            })
+        };
+        let (at, name) = self.output;
+        let Some(want) = numel(at) else {
+            return Ok(());
+        };
+        for &(i, input) in self.inputs {
+            match numel(i) {
+                Some(got) if got != want => {
+                    return Err(TensorError::new_err(format!(
+                        "{kernel}: input {input} (tensor argument {i}) has {got} elements but output {name} \
+                         (tensor argument {at}) has {want}; {kernel} works element by element and needs them equal",
+                        kernel = self.kernel
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The worker's kernels by name and id, taken when a run starts.
@@ -53,13 +124,12 @@ impl KernelTable {
             python_kernels,
         };
         for d in registry.iter() {
-            let scalar_types = kernels::by_id(d.func_id)
-                .filter(|k| k.name == d.name)
-                .map_or(&[][..], |k| k.scalar_types);
+            let library = kernels::by_id(d.func_id).filter(|k| k.name == d.name);
             let e = KernelEntry {
                 id: d.func_id,
                 core: d.core_type,
-                scalar_types,
+                scalar_types: library.map_or(&[][..], |k| k.scalar_types),
+                elementwise: library.and_then(|k| ELEMENTWISE.iter().find(|e| e.kernel == k.name)),
             };
             t.by_name.insert(d.name.clone(), e);
             t.by_id.insert(d.func_id, e);
@@ -224,13 +294,12 @@ impl PyOrchestrator {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Submits `items` as one task of `kernel` (`None`: a dummy task).
     fn submit_one(
         &self,
         py: Python<'_>,
         call: &str,
-        kernels: MixedKernels,
-        scalar_types: &[ScalarType],
+        kernel: Option<KernelEntry>,
         items: &Bound<'_, PyAny>,
         deps: Option<&Bound<'_, PyAny>>,
         block_num: u16,
@@ -238,10 +307,14 @@ impl PyOrchestrator {
         let opts = Options {
             deps,
             block_num,
-            scalar_types,
+            scalar_types: kernel.map_or(&[][..], |k| k.scalar_types),
         };
         let mut deps = Vec::new();
         let args = convert(items, &opts, &mut deps)?;
+        if let Some(e) = kernel.and_then(|k| k.elementwise) {
+            e.check(&args)?;
+        }
+        let kernels = kernel.map_or(MixedKernels::NONE, mixed);
         let r = self.call(py, call, |o| o.submit(kernels, &args))?;
         self.task(py, r)
     }
@@ -269,7 +342,7 @@ impl PyOrchestrator {
     ) -> PyResult<PyTask> {
         let k = self.kernels.resolve(kernel)?;
         let b = self::block_num(block_num)?;
-        self.submit_one(py, "o.submit", mixed(k), k.scalar_types, args.as_any(), deps, b)
+        self.submit_one(py, "o.submit", Some(k), args.as_any(), deps, b)
     }
 
     /// Submits a dependency-only task (no kernel); it may carry outputs.
@@ -280,15 +353,7 @@ impl PyOrchestrator {
         args: &Bound<'_, PyTuple>,
         deps: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
-        self.submit_one(
-            py,
-            "o.submit_dummy",
-            MixedKernels::NONE,
-            &[],
-            args.as_any(),
-            deps,
-            1,
-        )
+        self.submit_one(py, "o.submit_dummy", None, args.as_any(), deps, 1)
     }
 
     /// Submits `kernel` once per argument list in `batch` (each a list of tagged tensors and
@@ -313,6 +378,9 @@ impl PyOrchestrator {
         for (i, items) in batch.try_iter()?.enumerate() {
             let one = |tasks: &mut Vec<PyTask>, deps: &mut Vec<_>| -> PyResult<()> {
                 let args = convert(&items?, &opts, deps)?;
+                if let Some(e) = k.elementwise {
+                    e.check(&args)?;
+                }
                 let r = self.call(py, "o.submit_many", |o| o.submit(mixed(k), &args))?;
                 tasks.push(self.task(py, r)?);
                 Ok(())

@@ -1,7 +1,8 @@
 """What NumPy users write is taken, or refused with an error that says what to write instead:
 NumPy dtypes, tuple shapes, negative dimensions, big-endian arrays, NumPy arrays where a
 Tensor goes, a dict as the config, one `NAME=VALUE` string as params, an output read after its
-run, a failing list of a batch, an out-of-range `block_num`."""
+run, a failing list of a batch, an out-of-range `block_num`, an input of a library elementwise
+kernel whose length is not its output's."""
 
 import numpy as np
 import pytest
@@ -97,3 +98,46 @@ def test_an_out_of_range_block_num_states_the_limit():
     with pytest.raises(simpler.FatalError) as info:
         w.run(lambda o: o.submit("noop", block_num=70000))
     assert str(info.value.__cause__) == "block_num 70000 is out of range: a task has 1 to 65535 blocks"
+
+
+def test_an_elementwise_kernels_input_of_another_length_than_its_output_is_refused_at_submit():
+    # Found by a review: `add` and `copy` used the first 8 elements of a 16-element input
+    # without a word; a shorter input failed only when the kernel ran.
+    w = simpler.Worker()
+    a = w.tensor(np.arange(16, dtype=np.float32))
+    b = w.tensor(np.arange(8, dtype=np.float32))
+    y = w.tensor(np.full(8, -1, dtype=np.float32))
+
+    def refused(orchestration, submitted=0):
+        with pytest.raises(simpler.FatalError) as info:
+            w.run(orchestration)
+        assert isinstance(info.value.__cause__, simpler.TensorError), info.value.__cause__
+        assert info.value.report.tasks == submitted
+        return str(info.value.__cause__)
+
+    assert refused(lambda o: o.submit("copy", INPUT(a), OUTPUT_EXISTING(y))) == (
+        "copy: input x (tensor argument 0) has 16 elements but output y (tensor argument 1) has 8; "
+        "copy works element by element and needs them equal"
+    )
+    assert refused(lambda o: o.submit("add", INPUT(b), INPUT(a), OUTPUT((8,)))) == (
+        "add: input b (tensor argument 1) has 16 elements but output c (tensor argument 2) has 8; "
+        "add works element by element and needs them equal"
+    )
+    # A shorter input, by func id (3 is copy), in a batch.
+    batch = [[INPUT(b), OUTPUT((8,))], [INPUT(b), OUTPUT((16,))]]
+    assert refused(lambda o: o.submit_many(3, batch), submitted=1) == (
+        "submit_many: argument list 1 of the batch failed (list 0 before it was submitted): copy: input x "
+        "(tensor argument 0) has 8 elements but output y (tensor argument 1) has 16; copy works element by "
+        "element and needs them equal"
+    )
+    np.testing.assert_array_equal(w.read(y), np.full(8, -1, dtype=np.float32))
+
+    # Equal element counts in other shapes are taken.
+    def equal(o):
+        o.submit("add", INPUT(a.reshape(4, 4)), INPUT(a), OUTPUT_EXISTING(w_out))
+        o.submit("copy", INPUT(b), OUTPUT_EXISTING(y))
+
+    w_out = w.alloc((2, 8))
+    w.run(equal)
+    np.testing.assert_array_equal(w.read(w_out).reshape(16), np.arange(16, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(w.read(y), np.arange(8, dtype=np.float32))

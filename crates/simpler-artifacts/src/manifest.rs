@@ -192,10 +192,36 @@ impl RunManifest {
         publish_bytes(&folder.join(FILE_NAME), text.as_bytes())
     }
 
-    /// Reads a manifest file.
+    /// Reads a manifest file. An error names the file and, for content it cannot take, the line,
+    /// the column and the field (`diagnostics[1].files[0].bytes: invalid type: ...`). A
+    /// `schema` other than [`SCHEMA`] (a later build's manifest, whose fields may be others) is
+    /// refused as such, before any other field is read.
     pub fn read(path: &Path) -> Result<RunManifest, JsonReadError> {
-        let text = std::fs::read(path).map_err(|e| JsonReadError::io(path, "run.json", e))?;
-        serde_json::from_slice(&text).map_err(|e| JsonReadError::json(path, "run.json", e, None))
+        /// The one field read first.
+        #[derive(Deserialize)]
+        struct Schema {
+            schema: Option<u64>,
+        }
+        let text = std::fs::read(path).map_err(|e| JsonReadError::io(path, FILE_NAME, e))?;
+        match parse::<Schema>(path, &text)?.schema {
+            Some(schema) if schema != u64::from(SCHEMA) => Err(JsonReadError::invalid(
+                path,
+                FILE_NAME,
+                format!("schema {schema} is not one this build reads (it reads {SCHEMA})"),
+            )),
+            _ => parse(path, &text),
+        }
+    }
+
+    /// [`RunManifest::read`], or `None` when nothing at all is at `path` (a folder of the
+    /// original runtime's, or files put together by hand). Anything there that cannot be read
+    /// (a folder, a file that is not a manifest, a later schema, a dangling link) is an error:
+    /// a manifest that is there but unreadable is not one that is absent.
+    pub fn read_if_present(path: &Path) -> Result<Option<RunManifest>, JsonReadError> {
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            _ => RunManifest::read(path).map(Some),
+        }
     }
 
     /// One line on how the run ended, e.g. `fatal 2 HEAP_RING_DEADLOCK: ...`.
@@ -211,8 +237,26 @@ impl RunManifest {
     }
 }
 
+/// `T` from the JSON `text` of the manifest at `path`; an error names the line and column and,
+/// for a value of the wrong type or a missing field, the field (`diagnostics[1].files[0].bytes`).
+fn parse<'de, T: Deserialize<'de>>(path: &Path, text: &'de [u8]) -> Result<T, JsonReadError> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = e.path().to_string();
+        // Malformed JSON has no field to name (its path can be `?`): the line and column do.
+        let data = e.inner().classify() == serde_json::error::Category::Data;
+        let field = (data && field != ".").then_some(field);
+        JsonReadError::json(path, FILE_NAME, e.into_inner(), field)
+    })?;
+    de.end()
+        .map_err(|e| JsonReadError::json(path, FILE_NAME, e, None))?;
+    Ok(value)
+}
+
 /// The manifest that governs `artifact`: `run.json` in its folder or the folder above (for
-/// `scope_stats/scope_stats.jsonl`), with the folder it was found in.
+/// `scope_stats/scope_stats.jsonl`), with the folder it was found in. Anything named `run.json`
+/// counts, a folder or a dangling link too: reading it then says what is wrong with it, where
+/// skipping it took the run's files for a manifest-less folder's (found by a review).
 pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     let dir = match artifact.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -228,12 +272,14 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     }
     candidates.into_iter().find_map(|d| {
         let m = d.join(FILE_NAME);
-        m.is_file().then_some((m, d))
+        std::fs::symlink_metadata(&m).is_ok().then_some((m, d))
     })
 }
 
 /// The id of the run whose manifest governs `artifact` ([`find_for`]); `None` without a
-/// readable manifest (a file of the original runtime's, or written by hand).
+/// readable manifest (a file of the original runtime's, or written by hand). A manifest that is
+/// there but unreadable gives `None` too: [`check`], which every caller runs on the same file,
+/// says why.
 pub fn run_id_of(artifact: &Path) -> Option<String> {
     find_for(artifact)
         .and_then(|(m, _)| RunManifest::read(&m).ok())
@@ -283,7 +329,8 @@ pub fn few_timed_edges(
 /// Why a tool must not write its output to `output`; `None` when it may. It may not be one of
 /// the `inputs` it reads (it would replace what it is reading), the run manifest beside it, or
 /// a file that manifest lists as a diagnostic's artifact: a tool never replaces what the run
-/// wrote (its views, such as `merged_swimlane.json`, it may rewrite).
+/// wrote (its views, such as `merged_swimlane.json`, it may rewrite). Beside a manifest that
+/// cannot be read, it may not be a file that exists (which of them are the run's is unknown).
 pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
     let shown = output.display();
     if let Ok(out) = std::fs::canonicalize(output) {
@@ -303,7 +350,17 @@ pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
             "--output {shown} is the run manifest; choose another file"
         ));
     }
-    let m = RunManifest::read(&manifest_path).ok()?;
+    let m = match RunManifest::read(&manifest_path) {
+        Ok(m) => m,
+        // Without its list any file there may be the run's: one that exists is not replaced.
+        Err(e) if std::fs::symlink_metadata(output).is_ok() => {
+            return Some(format!(
+                "--output {shown} may be one of the run's files, and the run manifest that would say cannot \
+                 be read ({e}); a tool never replaces the run's files: choose another file"
+            ))
+        }
+        Err(_) => return None,
+    };
     let d = m
         .diagnostics
         .iter()
@@ -319,11 +376,16 @@ pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
 
 /// Why the run in `folder` left no file of the diagnostic `name` (`dep_gen`, `l2_swimlane`,
 /// `args_dump`, `scope_stats`), as its run.json tells it: `"its run.json says dep_gen failed:
-/// <reason>"`, or `"its run.json lists no dep_gen: the run did not ask for it"`. `None` without
-/// a readable run.json, or when it says the diagnostic was written (the file was then removed
-/// or moved since). For a tool's error about a missing input, which otherwise could only guess.
+/// <reason>"`, or `"its run.json lists no dep_gen: the run did not ask for it"`; a run.json
+/// that is there but cannot be read, as such (`"its run.json cannot be read (<error>)"`).
+/// `None` without a run.json, or when it says the diagnostic was written (the file was then
+/// removed or moved since). For a tool's error about a missing input, which otherwise could
+/// only guess.
 pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
-    let m = RunManifest::read(&folder.join(FILE_NAME)).ok()?;
+    let m = match RunManifest::read_if_present(&folder.join(FILE_NAME)) {
+        Ok(m) => m?,
+        Err(e) => return Some(format!("its {FILE_NAME} cannot be read ({e})")),
+    };
     let Some(d) = m.diagnostics.iter().find(|d| d.name == name) else {
         return Some(format!(
             "its {FILE_NAME} lists no {name}: the run did not ask for it"
@@ -503,6 +565,90 @@ mod tests {
         );
         assert_eq!(output_conflict(&view, &[&input]), None, "a view may be rewritten");
         assert_eq!(output_conflict(&dir.path().join("new.json"), &[&input]), None);
+    }
+
+    /// Found by a review: a run.json of a later schema was read as this one's, and a type error
+    /// named no field.
+    #[test]
+    fn read_refuses_another_schema_and_names_the_field_of_a_type_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let shown = path.display();
+        let mut m = manifest(RunStatus::Completed);
+        m.schema = 999;
+        m.write(dir.path()).unwrap();
+        assert_eq!(
+            RunManifest::read(&path).unwrap_err().to_string(),
+            format!("{shown}: invalid run.json: schema 999 is not one this build reads (it reads 1)")
+        );
+        let bad_bytes = r#"{"schema": 1, "run_id": "r1", "runtime": "tmr", "subject": "s",
+            "started": "t", "status": "completed", "diagnostics": [
+              {"name": "dep_gen", "outcome": "written", "files": [{"name": "deps.json", "bytes": "3"}]}]}"#;
+        std::fs::write(&path, bad_bytes).unwrap();
+        assert_eq!(
+            RunManifest::read(&path).unwrap_err().to_string(),
+            format!(
+                "{shown}:3:100: invalid run.json: diagnostics[0].files[0].bytes: invalid type: string \"3\", \
+                 expected u64"
+            )
+        );
+        std::fs::write(&path, r#"{"schema": "1"}"#).unwrap();
+        assert_eq!(
+            RunManifest::read(&path).unwrap_err().to_string(),
+            format!("{shown}:1:14: invalid run.json: schema: invalid type: string \"1\", expected u64")
+        );
+    }
+
+    /// Found by a review: a run.json that is a folder, or of a later schema, was taken for no
+    /// run.json at all: no warning, and the run's files passed for a manifest-less folder's.
+    #[test]
+    fn a_manifest_that_is_there_but_unreadable_is_reported_not_taken_for_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (deps, path) = (dir.path().join("deps.json"), dir.path().join(FILE_NAME));
+        std::fs::write(&deps, "abc").unwrap();
+        assert_eq!(RunManifest::read_if_present(&path).unwrap(), None);
+        assert_eq!(why_missing(dir.path(), "dep_gen"), None);
+        std::fs::create_dir(&path).unwrap();
+        let cannot = format!(
+            "{}: cannot read run.json: Is a directory (os error 21)",
+            path.display()
+        );
+        assert_eq!(
+            RunManifest::read_if_present(&path).unwrap_err().to_string(),
+            cannot
+        );
+        assert_eq!(
+            check(&deps).unwrap(),
+            format!(
+                "{}: the run manifest cannot be read ({cannot}); whether this file is current is unknown",
+                deps.display()
+            )
+        );
+        assert_eq!(
+            why_missing(dir.path(), "dep_gen").unwrap(),
+            format!("its run.json cannot be read ({cannot})")
+        );
+        assert_eq!(
+            output_conflict(&deps, &[]).unwrap(),
+            format!(
+                "--output {} may be one of the run's files, and the run manifest that would say cannot be read \
+                 ({cannot}); a tool never replaces the run's files: choose another file",
+                deps.display()
+            )
+        );
+        assert_eq!(output_conflict(&dir.path().join("new.txt"), &[]), None);
+        std::fs::remove_dir(&path).unwrap();
+        let mut m = manifest(RunStatus::Completed);
+        m.schema = 999;
+        m.write(dir.path()).unwrap();
+        assert_eq!(
+            why_missing(dir.path(), "dep_gen").unwrap(),
+            format!(
+                "its run.json cannot be read ({}: invalid run.json: schema 999 is not one \
+                 this build reads (it reads 1))",
+                path.display()
+            )
+        );
     }
 
     #[test]

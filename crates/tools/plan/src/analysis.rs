@@ -30,6 +30,7 @@
 
 use std::path::Path;
 
+use simpler_artifacts::manifest::{self, RunManifest};
 use simpler_artifacts::scope_stats::{Metadata, Phase, Reader, Sample};
 use simpler_runtime::config::RingResource;
 
@@ -219,18 +220,24 @@ struct Frame {
     begin: Counters,
 }
 
-/// Whether the run that wrote `scope_stats.jsonl` at `path` reclaims as it goes: its folder's
-/// `run.json` names the runtime (`hbg` does not); tmr without a manifest.
-pub fn reclaims_of(path: &Path) -> bool {
-    let manifest = path
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("run.json"))
-        .and_then(|p| std::fs::read_to_string(p).ok());
-    let runtime = manifest
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("runtime").and_then(|r| r.as_str()).map(str::to_string));
-    runtime.as_deref() != Some(simpler_runtime::RuntimeKind::Hbg.name())
+/// Whether the run that wrote `scope_stats.jsonl` at `path` reclaims as it goes: its run
+/// folder's `run.json` ([`manifest_of`]) names the runtime (`hbg` does not); tmr without a
+/// manifest. A manifest that cannot be read is an error ([`manifest_of`]).
+pub fn reclaims_of(path: &Path) -> Result<bool, Error> {
+    let runtime = manifest_of(path)?.map(|m| m.runtime);
+    Ok(runtime.as_deref() != Some(simpler_runtime::RuntimeKind::Hbg.name()))
+}
+
+/// The `run.json` of the run folder the recording `file` belongs to ([`run_folder_of`]);
+/// `None` when there is none (a file of the original runtime's, or a copy elsewhere). One that
+/// is there but cannot be read (a folder, not JSON, a schema this build does not read) is an
+/// error naming it, not taken for none: the plan takes the runtime, how the run ended and the
+/// example and its parameters from it.
+pub fn manifest_of(file: &Path) -> Result<Option<RunManifest>, Error> {
+    let Some(folder) = run_folder_of(file) else {
+        return Ok(None);
+    };
+    RunManifest::read_if_present(&folder.join(manifest::FILE_NAME)).map_err(|e| ErrorKind::Manifest(e).into())
 }
 
 /// Reads `scope_stats.jsonl` at `path` and analyses it (the runtime from [`reclaims_of`]).
@@ -276,7 +283,7 @@ pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {
         }
         .into());
     }
-    let mut analysis = analyze_with(metadata, &samples, reclaims_of(path)).map_err(|why| {
+    let mut analysis = analyze_with(metadata, &samples, reclaims_of(path)?).map_err(|why| {
         Error::from(ErrorKind::Unpaired {
             path: path.to_path_buf(),
             why,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use simpler_artifacts::manifest::{self, RunManifest};
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
-use crate::analysis::{analyze_file, Analysis, RINGS};
+use crate::analysis::{analyze_file, manifest_of, Analysis, RINGS};
 use crate::error::{Error, ErrorKind};
 use crate::report::{self, PLAN_FILE};
 use crate::search::{self, SearchResult};
@@ -93,20 +93,24 @@ fn recorded_file(input: &Path) -> Option<PathBuf> {
 /// The re-run target of a run folder: the built-in example its manifest names, with the
 /// parameters it recorded (real kernels and golden), else its deps.json (replay). An example
 /// run whose manifest predates recorded parameters is re-run from its deps.json unless its
-/// case was the default one: re-running the defaults verified sizes for another graph.
-fn folder_target(folder: &Path, manifest: Option<&RunManifest>) -> Option<Target> {
-    let example = || {
-        let m = manifest?;
+/// case was the default one: re-running the defaults verified sizes for another graph. A
+/// recorded parameter the example refuses is an error naming the run.json and the field.
+fn folder_target(folder: &Path, manifest: Option<&RunManifest>) -> Result<Option<Target>, Error> {
+    let example = || -> Result<Option<Target>, Error> {
+        let Some(m) = manifest else {
+            return Ok(None);
+        };
         let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
-        let e = simpler_examples::find(name)?;
+        let Some(e) = simpler_examples::find(name) else {
+            return Ok(None);
+        };
         if m.params.is_empty() && !matches!(case, "" | "(default)") {
-            return None;
+            return Ok(None);
         }
-        let params = m.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        Target::example(e, params).ok()
+        Target::recorded_example(e, &m.params, &folder.join(manifest::FILE_NAME)).map(Some)
     };
     let deps = folder.join("deps.json");
-    let target = example().or_else(|| deps.is_file().then_some(Target::Deps(deps)));
+    let target = example()?.or_else(|| deps.is_file().then_some(Target::Deps(deps)));
     if let (Some(Target::Deps(_)), Some(m)) = (&target, manifest) {
         if m.subject.starts_with("workload ") {
             eprintln!(
@@ -119,12 +123,7 @@ fn folder_target(folder: &Path, manifest: Option<&RunManifest>) -> Option<Target
             );
         }
     }
-    target
-}
-
-/// The run folder's `run.json`, if it has a readable one.
-fn read_manifest(folder: &Path) -> Option<RunManifest> {
-    RunManifest::read(&folder.join(manifest::FILE_NAME)).ok()
+    Ok(target)
 }
 
 /// How the run that wrote a run folder's recording stopped, when it did not complete (its
@@ -200,8 +199,11 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             .into());
         }
         let folder = crate::analysis::run_folder_of(&file);
-        let manifest = folder.and_then(read_manifest);
-        let target = folder.and_then(|f| folder_target(f, manifest.as_ref()));
+        let manifest = manifest_of(&file)?;
+        let target = match folder {
+            Some(f) => folder_target(f, manifest.as_ref())?,
+            None => None,
+        };
         let folder = folder.unwrap_or(&file);
         if let Some(stopped) = manifest.as_ref().and_then(stopped_recording) {
             // Found by a review: the samples of a run that stopped lack the scope that drove
@@ -341,12 +343,11 @@ pub fn run(args: Args) -> Result<u8, Error> {
                 (analyze_file(&f)?, Some(t))
             }
         };
-        let stopped = file
-            .as_deref()
-            .and_then(|f| f.parent().and_then(Path::parent))
-            .and_then(read_manifest)
-            .as_ref()
-            .and_then(stopped_recording);
+        let manifest = match &file {
+            Some(f) => manifest_of(f)?,
+            None => None,
+        };
+        let stopped = manifest.as_ref().and_then(stopped_recording);
         let (text, status) = match stopped {
             Some(stopped) => check_stopped_text(&analysis, &proposed, &stopped),
             None => check_text(&analysis, &proposed),

@@ -103,6 +103,22 @@ pub enum ErrorKind {
         /// How the run ended (`stopped on fatal 1 (SCOPE_DEADLOCK): ...`).
         stopped: String,
     },
+    /// The run folder's `run.json` is there but cannot be read (a folder, not JSON, a field of
+    /// the wrong type, a schema this build does not read); the source names the file and where.
+    #[error(
+        "the run's manifest, from which the plan takes the runtime, how the run ended and the example's \
+         parameters"
+    )]
+    Manifest(#[source] simpler_artifacts::read_error::JsonReadError),
+    /// A parameter the run folder's `run.json` recorded for its example is refused by the
+    /// example (`<run.json>: params.n = "9000": at most 8000 producers: ...`).
+    #[error("{}: {why}", .path.display())]
+    RecordedParam {
+        /// The run.json.
+        path: PathBuf,
+        /// The field, its value and the example's rule.
+        why: String,
+    },
     /// The run folder's deps.json (read for the dep pool's worst case) is invalid; the source
     /// names the file and where.
     #[error("the recorded graph, read for the dependency pool's worst case")]

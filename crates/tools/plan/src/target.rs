@@ -1,6 +1,7 @@
 //! What `plan` re-runs: a workload file, a built-in example, or a captured deps.json
 //! (`--from-deps` replay), each with a proposed `runtime_env`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,9 @@ pub enum Target {
         example: &'static dyn Example,
         /// Its `KEY=VALUE` parameters, checked against the example's when the target is made.
         params: Vec<String>,
+        /// The run folder's `run.json` they were read from, if they were: a value the example
+        /// refuses is then that file's, not a `--param` flag's ([`Target::recorded_example`]).
+        recorded_in: Option<PathBuf>,
     },
     /// A captured deps.json, replayed with no-op kernels.
     Deps(PathBuf),
@@ -108,15 +112,54 @@ impl Target {
     /// The example `e` with `params` (`KEY=VALUE`), checked against the ones it accepts.
     pub fn example(e: &'static dyn Example, params: Vec<String>) -> Result<Target, Error> {
         Params::parse(e.name(), &params, e.params()).map_err(ErrorKind::Params)?;
-        Ok(Target::Example { example: e, params })
+        Ok(Target::Example {
+            example: e,
+            params,
+            recorded_in: None,
+        })
+    }
+
+    /// The example `e` with the parameters `params` that the run.json at `manifest` recorded.
+    /// A parameter the example refuses, now or when it runs, is said of that file and its
+    /// field (`<manifest>: params.n = "9000": at most 8000 producers: ...`), not of a
+    /// `--param` flag no one gave (found by a review).
+    pub fn recorded_example(
+        e: &'static dyn Example,
+        params: &BTreeMap<String, String>,
+        manifest: &Path,
+    ) -> Result<Target, Error> {
+        let refused = |error: simpler_examples::Error, pairs: &[String]| ErrorKind::RecordedParam {
+            path: manifest.to_path_buf(),
+            why: recorded_param_error(&error, pairs).unwrap_or_else(|| error.to_string()),
+        };
+        let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // A key with `=` would be split at it, and another key checked in its place.
+        if let Some(key) = params.keys().find(|k| k.contains('=')) {
+            let error = simpler_examples::ErrorKind::UnknownParam {
+                example: e.name().to_string(),
+                key: key.clone(),
+                valid: e.params().iter().map(|p| p.key).collect(),
+            };
+            return Err(refused(error.into(), &pairs).into());
+        }
+        if let Err(error) = Params::parse(e.name(), &pairs, e.params()) {
+            return Err(refused(error, &pairs).into());
+        }
+        Ok(Target::Example {
+            example: e,
+            params: pairs,
+            recorded_in: Some(manifest.to_path_buf()),
+        })
     }
 
     /// What it is, for messages.
     pub fn subject(&self) -> String {
         match self {
             Target::Workload { path, .. } => format!("workload {}", path.display()),
-            Target::Example { example, params } if params.is_empty() => format!("example {}", example.name()),
-            Target::Example { example, params } => {
+            Target::Example { example, params, .. } if params.is_empty() => {
+                format!("example {}", example.name())
+            }
+            Target::Example { example, params, .. } => {
                 format!("example {} ({})", example.name(), params.join(", "))
             }
             Target::Deps(p) => format!("replay of {}", p.display()),
@@ -183,16 +226,28 @@ impl Target {
                     },
                 }
             }
-            Target::Example { example: ex, params } => {
-                let params = match Params::parse(ex.name(), params, ex.params()) {
-                    Ok(p) => p,
-                    Err(e) => return failed(e.to_string()),
+            Target::Example {
+                example: ex,
+                params,
+                recorded_in,
+            } => {
+                // The example checks the ranges of its parameters when it runs.
+                let refused = |e: simpler_examples::Error| match recorded_in {
+                    Some(m) => match recorded_param_error(&e, params) {
+                        Some(why) => format!("{}: {why}", m.display()),
+                        None => e.to_string(),
+                    },
+                    None => e.to_string(),
                 };
-                match ex.run(&settings.into_config(), &params) {
+                let parsed = match Params::parse(ex.name(), params, ex.params()) {
+                    Ok(p) => p,
+                    Err(e) => return failed(refused(e)),
+                };
+                match ex.run(&settings.into_config(), &parsed) {
                     Ok(out) => Ok(out.golden.passed()),
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(run),
-                        Err(other) => return failed(other.to_string()),
+                        Err(other) => return failed(refused(other)),
                     },
                 }
             }
@@ -213,4 +268,31 @@ impl Target {
 
 fn failed(message: String) -> Trial {
     Trial::Failed { message }
+}
+
+/// An example's refusal of one of its parameters (`pairs`, `KEY=VALUE`), said of the run.json
+/// field they came from: `params.n = "9000": at most 8000 producers: ...` (the value as the
+/// file has it, the example's rule without its `--param n=9000: `). `None` for any other error.
+fn recorded_param_error(error: &simpler_examples::Error, pairs: &[String]) -> Option<String> {
+    use simpler_examples::ErrorKind as K;
+    let message = error.to_string();
+    // The key, and the start of the message that names it as a flag (`--param n=9000: `).
+    let (key, flag) = match error.kind() {
+        K::NotAnInteger { key, value } => (key.as_str(), format!("--param {key}={value}: ")),
+        K::ParamTooLarge { key, value } => (key.as_str(), format!("--param {key}={value}: ")),
+        K::ParamTooSmall { key, value, .. } => (key.as_str(), format!("--param {key}={value}: ")),
+        K::TooManyProducers { n, .. } => ("n", format!("--param n={n}: ")),
+        K::UnknownParam { key, .. } | K::MissingParam { key } => (key.as_str(), String::new()),
+        _ => return None,
+    };
+    let rule = message.strip_prefix(flag.as_str()).unwrap_or(&message);
+    let field = format!("params.{}", simpler_artifacts::name_map::printable(key));
+    let value = pairs
+        .iter()
+        .find_map(|p| p.strip_prefix(key)?.strip_prefix('='))
+        .filter(|_| !flag.is_empty());
+    Some(match value {
+        Some(v) => format!("{field} = {}: {rule}", serde_json::Value::from(v)),
+        None => format!("{field}: {rule}"),
+    })
 }
