@@ -306,6 +306,34 @@ fn a_write_that_fails_leaves_no_partial_file_and_exits_diagnostic_lost() {
     assert_no_temporaries(&prefix);
 }
 
+/// Found by a review: a disk that filled before the run's last manifest write left `run.json`
+/// saying `running`, which every reader (and `deps-viewer`'s check) takes for a process that
+/// died, though the run completed. The `running` manifest (about 270 bytes) fits under the
+/// injected limit and the final one does not; it is written into the space the claim set
+/// aside, and nothing hidden is left behind.
+#[test]
+fn a_full_disk_at_the_last_manifest_write_still_records_how_the_run_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler_cmd(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ])
+    .env("SIMPLER_FAULT_WRITE", "run.json:fail=400")
+    .output()
+    .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let m = assert_only_manifest_files(&prefix);
+    assert_eq!(m["status"], "completed", "{m:#}");
+    assert_eq!(m["diagnostics"][0]["outcome"], "written", "{m:#}");
+    assert_eq!(m["views"][0]["name"], "deps_viewer.txt", "{m:#}");
+    assert_no_temporaries(&prefix);
+}
+
 /// Found by a review: scope stats whose body file could not be written (a full disk, a file
 /// size limit) were published as a metadata line without samples, marked "written", and the
 /// run exited 0; `plan` then sized rings from no samples. The body fails at the run's close
@@ -1138,4 +1166,71 @@ fn a_closed_stdout_loses_the_summary_not_the_files() {
     let out = closed(&["deps-viewer", deps.to_str().unwrap(), "--edge-mode", "reduced"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(prefix.join("deps_viewer_reduced.txt").is_file());
+}
+
+/// Sets the modification time of `path` to `secs` after a fixed instant.
+fn set_mtime(path: &Path, secs: u64) {
+    let t = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// Found by a review: given no path, `deps-viewer` showed the newest deps.json anywhere under
+/// ./outputs/, an earlier run's when the newest run had none (it ran without
+/// --enable-dep-gen), which a user reads as the latest run's graph. Every tool that finds its
+/// input there reads the newest run's file, or says why that run has none and names the
+/// earlier file to pass.
+#[test]
+fn tools_given_no_input_read_the_newest_runs_file_or_say_why_it_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |prefix: &str, diagnostics: &[&str]| {
+        let mut args = vec!["run", "vector_example", "--output-prefix", prefix];
+        args.extend(diagnostics);
+        let out = common::simpler_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    run(
+        "outputs/a",
+        &["--enable-dep-gen", "--enable-l2-swimlane", "--dump-args"],
+    );
+    run("outputs/b", &["--enable-scope-stats"]);
+    let outputs = dir.path().join("outputs");
+    set_mtime(&outputs.join("a/run.json"), 10);
+    set_mtime(&outputs.join("b/run.json"), 20);
+    let fails = |tool: &str| {
+        let out = common::simpler_in(dir.path(), &[tool]);
+        assert_eq!(out.status.code(), Some(1), "{tool}: {}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    assert_eq!(
+        fails("deps-viewer"),
+        "error: the newest run, outputs/b, has no deps.json: its run.json lists no dep_gen: the \
+         run did not ask for it; the newest deps.json is outputs/a/deps.json: pass it to use it\n"
+    );
+    assert_eq!(
+        fails("swimlane"),
+        "error: the newest run, outputs/b, has no l2_swimlane_records.json, \
+         chip_swimlane_records.json or l2_perf_records.json: its run.json lists no l2_swimlane: \
+         the run did not ask for it; the newest of them is outputs/a/l2_swimlane_records.json: \
+         pass it to use it\n"
+    );
+    assert_eq!(
+        fails("dump-viewer"),
+        "error: the newest run, outputs/b, has no args_dump/args_dump.json: its run.json lists no \
+         args_dump: the run did not ask for it; the newest args_dump/args_dump.json is \
+         outputs/a/args_dump/args_dump.json: pass it to use it\n"
+    );
+    // The newest run's files when it has them.
+    set_mtime(&outputs.join("a/run.json"), 30);
+    let out = common::simpler_in(dir.path(), &["deps-viewer"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("Wrote outputs/a/deps_viewer.txt ("),
+        "{}",
+        text(&out.stdout)
+    );
 }

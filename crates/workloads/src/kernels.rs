@@ -205,8 +205,10 @@ fn block_range(ctx: &KernelCtx<'_>, len: u64) -> Range<u64> {
     (b * chunk).min(len)..((b + 1) * chunk).min(len)
 }
 
+/// An elementwise kernel's input must have the output's element count: a longer one's first
+/// elements were taken without a word (found by a review), a shorter one would be read past.
 fn same_len(what: &str, got: u64, want: u64) -> Result<(), KernelError> {
-    if got < want {
+    if got != want {
         return Err(KernelError(format!(
             "{what} has {got} elements but the output has {want}"
         )));

@@ -395,3 +395,19 @@ fn file_settings_apply_unless_overridden() {
         "the workload has no constant `M`; constants: N"
     );
 }
+
+/// Found by a review: `copy`, `add`, `mul` and `add_scalar` refused an input shorter than
+/// their output but took a longer one's first elements without a word (X[16] copied into
+/// Y[8] passed its check). Any difference is now the kernel's error, with both counts.
+#[test]
+fn an_elementwise_input_longer_than_its_output_is_an_error_not_a_truncation() {
+    let text = r#"{ "tensors": [ { "name": "x", "shape": [16], "fill": { "constant": 1.0 } },
+                                 { "name": "y", "shape": [8] } ],
+        "body": [ { "submit": { "kernel": "copy", "args": [ { "input": "x" }, { "output_existing": "y" } ] } } ] }"#;
+    let w = simpler_workloads::load_str(text, "longer").unwrap();
+    let e = run_workload(&w, &Overrides::default()).unwrap_err();
+    assert!(
+        format!("{e:#}").contains("input x has 16 elements but the output has 8"),
+        "{e:#}"
+    );
+}

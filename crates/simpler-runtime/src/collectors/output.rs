@@ -3,10 +3,17 @@
 //! before anything else and again, last, when the run's diagnostics are closed. The claim
 //! travels with the [`RunOutput`] in the run's report, so a caller that renders views from the
 //! artifacts (the CLI) keeps the folder until it is done and records the views in the manifest.
+//!
+//! A disk that fills during the run must not leave the manifest saying `running`, which reads
+//! as "the process died": the claim sets disk space aside for the manifest
+//! ([`ManifestReserve`]), and a manifest write the publish path cannot make is made in that
+//! space instead.
 
 use crate::sync::unmodeled::{AtomicU64, Mutex};
 use crate::sync::Ordering;
-use std::path::Path;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -35,10 +42,14 @@ struct ManifestState {
     published: Option<DiagnosticEntry>,
     /// Why the last write failed, if it did.
     error: Option<String>,
+    /// The space set aside for a write the publish path cannot make (none once used, or when
+    /// the disk had no room for it at the claim).
+    reserve: Option<ManifestReserve>,
 }
 
 impl ManifestState {
-    /// Writes the manifest with the published entry over the run's own.
+    /// Writes the manifest with the published entry over the run's own; when the publish path
+    /// fails (a full disk), writes it in the reserved space instead.
     fn write(&mut self, folder: &Path) -> Option<&str> {
         if let Some(p) = &self.published {
             match self.manifest.diagnostics.iter_mut().find(|d| d.name == p.name) {
@@ -46,8 +57,95 @@ impl ManifestState {
                 None => self.manifest.diagnostics.push(p.clone()),
             }
         }
-        self.error = self.manifest.write(folder).err().map(|e| e.to_string());
+        self.error = match self.manifest.write(folder) {
+            Ok(_) => None,
+            Err(e) => match self.reserve.take() {
+                None => Some(e.to_string()),
+                Some(reserve) => match reserve.publish(folder, &manifest_text(&self.manifest)) {
+                    Ok(()) => {
+                        // For a later write (a view recorded after the run), if there is room.
+                        self.reserve = ManifestReserve::set_aside(folder);
+                        None
+                    }
+                    Err(r) => Some(format!("{e}; and in the space set aside for it: {r}")),
+                },
+            },
+        };
         self.error.as_deref()
+    }
+}
+
+/// The manifest's text, as [`RunManifest::write`] publishes it.
+fn manifest_text(m: &RunManifest) -> String {
+    let mut text = serde_json::to_string_pretty(m).expect("the manifest serializes");
+    text.push('\n');
+    text
+}
+
+/// Disk space set aside in the output folder, at the claim, for the manifest's writes that
+/// the publish path cannot make: a hidden file of [`ManifestReserve::BYTES`] (a publish
+/// temporary's name, so a claim removes one a killed run left), removed when the run's
+/// output is dropped.
+///
+/// A write into it overwrites the blocks the file already holds, then renames it over
+/// `run.json`, so it needs no free space where a file system overwrites in place (ext4, xfs,
+/// tmpfs; not a copy-on-write one) and stays atomic: readers see the `running` manifest or
+/// the final one, never a part.
+#[derive(Debug)]
+struct ManifestReserve {
+    path: PathBuf,
+}
+
+impl ManifestReserve {
+    /// The space set aside: several times a manifest of a run with every diagnostic on.
+    const BYTES: usize = 16 * 1024;
+    /// The hidden file's name.
+    const NAME: &'static str = ".run.json.reserve.tmp";
+
+    /// Sets the space aside in `folder`; `None` when the disk has no room for it (the run goes
+    /// on without: a manifest write the publish path cannot make then fails as before).
+    fn set_aside(folder: &Path) -> Option<ManifestReserve> {
+        let path = folder.join(Self::NAME);
+        let reserve = ManifestReserve { path };
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&reserve.path)
+            .and_then(|mut f| {
+                // Written, not sized with `set_len`: a sparse file holds no blocks.
+                f.write_all(&[b' '; Self::BYTES])?;
+                f.sync_all()
+            });
+        // On an error, dropping `reserve` removes what was written of it.
+        written.ok().map(|()| reserve)
+    }
+
+    /// Writes `text` into the reserved blocks and renames the file over `folder`'s manifest.
+    fn publish(self, folder: &Path, text: &str) -> io::Result<()> {
+        if text.len() > Self::BYTES {
+            return Err(io::Error::other(format!(
+                "the manifest ({} bytes) is larger than the {} bytes set aside for it",
+                text.len(),
+                Self::BYTES
+            )));
+        }
+        let mut f = OpenOptions::new().write(true).open(&self.path)?;
+        f.write_all(text.as_bytes())?;
+        f.set_len(text.len() as u64)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&self.path, folder.join(simpler_artifacts::manifest::FILE_NAME))?;
+        if let Ok(d) = std::fs::File::open(folder) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ManifestReserve {
+    fn drop(&mut self) {
+        // Gone already when a write used it.
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -135,6 +233,7 @@ impl RunOutput {
                 manifest,
                 published: None,
                 error: None,
+                reserve: ManifestReserve::set_aside(folder),
             })),
         })
     }
@@ -207,5 +306,112 @@ impl RunOutput {
     /// [`RunOutput::manifest_error`] and returned.
     pub fn write_manifest(&mut self) -> Option<String> {
         self.state.lock().write(self.folder.path()).map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simpler_artifacts::manifest::FILE_NAME;
+    use std::process::Command;
+
+    /// A tmpfs of `size` mounted at `dir/name` (root with CAP_SYS_ADMIN); `None`, after saying
+    /// the test skipped, elsewhere.
+    fn mount_tmpfs(dir: &Path, size: &str) -> Option<PathBuf> {
+        let mnt = dir.join("tmpfs");
+        std::fs::create_dir(&mnt).unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&mnt)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+            return None;
+        }
+        Some(mnt)
+    }
+
+    /// Fills the file system of `folder` with a file `folder/filler` until it refuses a byte.
+    fn fill(folder: &Path) {
+        let mut f = std::fs::File::create(folder.join("filler")).unwrap();
+        let block = [0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        while f.write_all(&[0]).is_ok() {}
+        assert_eq!(
+            std::fs::write(folder.join("probe"), b"x").unwrap_err().kind(),
+            io::ErrorKind::StorageFull
+        );
+        std::fs::remove_file(folder.join("probe")).unwrap();
+    }
+
+    /// Found by a review: a disk that filled during the run left `run.json` saying `running`
+    /// (the final write failed), which every reader takes for a process that died; the
+    /// console had said the truth, the folder did not.
+    #[test]
+    fn a_disk_full_at_the_runs_end_still_gets_its_final_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(mnt) = mount_tmpfs(dir.path(), "256k") else {
+            return;
+        };
+        let folder = mnt.join("run");
+        let unmount = || {
+            let _ = Command::new("umount").arg(&mnt).status();
+        };
+        let result = std::panic::catch_unwind(|| {
+            let mut out = RunOutput::claim(&folder, &CallConfig::default(), "a test".into(), false).unwrap();
+            fill(&folder);
+            out.finish(None, Vec::new());
+            assert_eq!(out.manifest_error(), None);
+            let m = RunManifest::read(&folder.join(FILE_NAME)).unwrap();
+            assert_eq!(m.status, RunStatus::Completed);
+            // The write freed the reserve's unused blocks and the `running` manifest's, so
+            // the space is set aside again, and a later write (a view) lands too.
+            assert!(folder.join(ManifestReserve::NAME).exists());
+            out.add_view(&folder.join("view.txt"), 1);
+            assert_eq!(out.write_manifest(), None);
+            let m = RunManifest::read(&folder.join(FILE_NAME)).unwrap();
+            assert_eq!((m.status, m.views.len()), (RunStatus::Completed, 1));
+            drop(out);
+            let mut left: Vec<_> = std::fs::read_dir(&folder)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            left.sort();
+            assert_eq!(left, [".simpler.lock", "filler", "run.json"]);
+        });
+        unmount();
+        if let Err(p) = result {
+            std::panic::resume_unwind(p);
+        }
+    }
+
+    /// With room on the disk the reserve is never used, and it is gone once the run's output
+    /// is dropped.
+    #[test]
+    fn the_reserve_is_removed_with_the_runs_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("run");
+        let mut out = RunOutput::claim(&folder, &CallConfig::default(), "a test".into(), false).unwrap();
+        assert_eq!(
+            std::fs::metadata(folder.join(ManifestReserve::NAME))
+                .unwrap()
+                .len(),
+            ManifestReserve::BYTES as u64
+        );
+        out.finish(None, Vec::new());
+        let pending = out.pending();
+        drop(out);
+        assert!(
+            folder.join(ManifestReserve::NAME).exists(),
+            "a background publication may still write"
+        );
+        drop(pending);
+        assert!(!folder.join(ManifestReserve::NAME).exists());
+        assert_eq!(
+            RunManifest::read(&folder.join(FILE_NAME)).unwrap().status,
+            RunStatus::Completed
+        );
     }
 }
