@@ -189,29 +189,8 @@ pub fn newest_in(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{put, run_json};
     use std::fs;
-    use std::time::Duration;
-
-    /// Writes `text` to `path` (creating its folder) with a modification time `secs` after a
-    /// fixed instant, so the order of files does not depend on how fast the test runs.
-    fn put(path: &Path, text: &str, secs: u64) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(t)
-            .unwrap();
-    }
-
-    /// A run.json with `status` and the diagnostics `diagnostics` (JSON array text).
-    fn run_json(status: &str, diagnostics: &str) -> String {
-        format!(
-            r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"{status}","diagnostics":{diagnostics}}}"#
-        )
-    }
 
     const DEP_GEN_WRITTEN: &str =
         r#"[{"name":"dep_gen","outcome":"written","files":[{"name":"deps.json","bytes":2}]}]"#;

@@ -27,5 +27,7 @@ pub mod stdout;
 pub mod swimlane;
 #[cfg(test)]
 mod test_support;
+#[doc(hidden)]
+pub mod testing;
 pub mod time;
 pub mod unique_keys;

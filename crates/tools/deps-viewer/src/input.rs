@@ -59,8 +59,7 @@ pub fn default_output(deps_json: &Path, format: Format, mode: EdgeMode, focus: O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
-    use std::time::SystemTime;
+    use simpler_artifacts::testing::{put, run_json};
 
     #[test]
     fn default_output_names() {
@@ -88,20 +87,6 @@ mod tests {
         );
     }
 
-    /// Writes `text` to `path` (and its folder) with a modification time `secs` after a fixed
-    /// instant.
-    fn put(path: &Path, text: &str, secs: u64) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + secs);
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(t)
-            .unwrap();
-    }
-
     #[test]
     fn without_run_json_the_newest_deps_json_anywhere_is_the_default() {
         let dir = tempfile::tempdir().unwrap();
@@ -125,18 +110,16 @@ mod tests {
     fn a_newest_run_without_deps_json_is_an_error_naming_the_earlier_one() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("run_a"), dir.path().join("run_b"));
-        let manifest = |diagnostics: &str| {
-            format!(
-                r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"completed","diagnostics":{diagnostics}}}"#
-            )
-        };
         put(
             &a.join("run.json"),
-            &manifest(r#"[{"name":"dep_gen","outcome":"written","files":[{"name":"deps.json","bytes":2}]}]"#),
+            &run_json(
+                "completed",
+                r#"[{"name":"dep_gen","outcome":"written","files":[{"name":"deps.json","bytes":2}]}]"#,
+            ),
             10,
         );
         put(&a.join("deps.json"), "{}", 9);
-        put(&b.join("run.json"), &manifest("[]"), 20);
+        put(&b.join("run.json"), &run_json("completed", "[]"), 20);
         let err = resolve_input_under(None, dir.path()).unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::NotInNewestRun(_)), "{err}");
         assert_eq!(

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use simpler_artifacts::args_dump::ReadError;
+use simpler_artifacts::testing::{put, run_json};
 use simpler_dump_viewer::{self as viewer, Args, ErrorKind};
 
 fn manifest(dir: &Path, bin_file: &str, task_id: &str, bin_offset: u64, bin_size: u64) {
@@ -655,20 +656,6 @@ fn comparisons_pass_only_on_data_they_compared() {
     );
 }
 
-/// Writes `text` to `path` (and its folder) with a modification time `secs` after a fixed
-/// instant, so which file is newer does not depend on how fast the test runs.
-fn put(path: &Path, text: &str, secs: u64) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-    let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + secs);
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
-}
-
 /// Found by a review: with no folder, the viewer read the newest `outputs/*/args_dump` by its
 /// file's time, an earlier run's when the newest run dumped nothing. The newest run's dump is
 /// read, or the error says why it has none and where the earlier one is.
@@ -676,11 +663,6 @@ fn put(path: &Path, text: &str, secs: u64) {
 fn the_default_dump_is_the_newest_runs_or_an_error_naming_the_earlier_one() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("run_a"), dir.path().join("run_b"));
-    let run_json = |diagnostics: &str| {
-        format!(
-            r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"completed","diagnostics":{diagnostics}}}"#
-        )
-    };
     let err = viewer::locate_under(dir.path()).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -689,10 +671,10 @@ fn the_default_dump_is_the_newest_runs_or_an_error_naming_the_earlier_one() {
             dir.path().join("*").display()
         )
     );
-    put(&a.join("run.json"), &run_json("[]"), 10);
+    put(&a.join("run.json"), &run_json("completed", "[]"), 10);
     put(&a.join("args_dump/args_dump.json"), "{}", 9);
     assert_eq!(viewer::locate_under(dir.path()).unwrap(), a.join("args_dump"));
-    put(&b.join("run.json"), &run_json("[]"), 20);
+    put(&b.join("run.json"), &run_json("completed", "[]"), 20);
     let err = viewer::locate_under(dir.path()).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::NotInNewestRun(_)), "{err}");
     assert_eq!(

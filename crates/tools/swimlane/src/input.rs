@@ -70,8 +70,8 @@ pub fn parent_dir(file: &Path) -> &Path {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simpler_artifacts::testing::{put, run_json};
     use std::fs;
-    use std::time::SystemTime;
 
     #[test]
     fn defaults_sit_next_to_the_records() {
@@ -102,20 +102,6 @@ mod tests {
         );
     }
 
-    /// Writes `text` to `path` (and its folder) with a modification time `secs` after a fixed
-    /// instant.
-    fn put(path: &Path, text: &str, secs: u64) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + secs);
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(t)
-            .unwrap();
-    }
-
     #[test]
     fn without_run_json_the_newest_records_anywhere_are_the_default() {
         let dir = tempfile::tempdir().unwrap();
@@ -141,15 +127,10 @@ mod tests {
     fn a_newest_run_without_records_is_an_error_naming_the_earlier_ones() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("run_a"), dir.path().join("run_b"));
-        let manifest = |diagnostics: &str| {
-            format!(
-                r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"completed","diagnostics":{diagnostics}}}"#
-            )
-        };
-        put(&a.join("run.json"), &manifest("[]"), 10);
+        put(&a.join("run.json"), &run_json("completed", "[]"), 10);
         put(&a.join(FILE_NAME), "{}", 9);
         let failed = r#"[{"name":"l2_swimlane","outcome":"failed","reason":"disk full"}]"#;
-        put(&b.join("run.json"), &manifest(failed), 20);
+        put(&b.join("run.json"), &run_json("completed", failed), 20);
         let err = resolve_records_under(None, dir.path()).unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::NotInNewestRun(_)), "{err}");
         assert_eq!(

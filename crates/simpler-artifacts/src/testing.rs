@@ -1,0 +1,26 @@
+//! Helpers for the tests of the crates that look for runs' files under a folder (hidden from the
+//! docs): a file with a fixed modification time, so which one is newer does not depend on how
+//! fast a test runs, and the smallest `run.json` a reader takes.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// Writes `text` to `path` (creating its folder) with a modification time `secs` seconds after
+/// a fixed instant. Panics on any error: for tests only.
+#[doc(hidden)]
+pub fn put(path: &Path, text: &str, secs: u64) {
+    std::fs::create_dir_all(path.parent().expect("a file in a folder")).unwrap();
+    std::fs::write(path, text).unwrap();
+    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(t).unwrap();
+}
+
+/// A minimal `run.json` of a run with `status` (`completed`, `running`, ...) and the diagnostics
+/// `diagnostics` (the JSON array's text, `[]` for none).
+#[doc(hidden)]
+pub fn run_json(status: &str, diagnostics: &str) -> String {
+    format!(
+        r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"{status}","diagnostics":{diagnostics}}}"#
+    )
+}
