@@ -37,7 +37,8 @@ impl JsonReadError {
         }
     }
 
-    /// The content is invalid; `context` (such as `tasks[1]`) prefixes the problem.
+    /// The content is invalid; `context` (such as `tasks[1]`, or `edges[2].succ` for a field's
+    /// value) prefixes the problem.
     pub(crate) fn json(
         path: &Path,
         artifact: &'static str,

@@ -333,7 +333,14 @@ fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
         .ok()?
         .to_string_lossy()
         .replace('\\', "/");
-    let m = RunManifest::read(&manifest).ok()?;
+    let m = match RunManifest::read(&manifest) {
+        Ok(m) => m,
+        // Its views are unknown, but the report is not there (`output_conflict` refused it
+        // otherwise), so writing it replaces nothing of the run's. Not silent: this run.json is
+        // the one of the records and deps.json beside the report, and `analyze_run` warns
+        // that it cannot be read, and why, for each (`manifest::check`).
+        Err(_) => return None,
+    };
     m.views.iter().any(|v| v.name == name).then(|| {
         format!(
             "--report {shown} is a view of run {} (per {}); choose another name",

@@ -219,3 +219,65 @@ fn every_run_folder_gets_its_report_and_a_stale_trace_fails_only_its_own_traces(
         format!("path not found: {}", root.path().join("nowhere").display())
     );
 }
+
+/// A run.json that is there but cannot be read (a folder, not JSON, a later schema) is not taken
+/// for none: the analysis warns, for the records and for deps.json, that the run manifest
+/// cannot be read and why (on stderr and at the top of the run's report), and goes on: the
+/// report and the CPM traces are written.
+#[test]
+fn an_unreadable_run_json_is_warned_about_and_the_analysis_goes_on() {
+    let root = tempfile::tempdir().unwrap();
+    for case in ["folder", "not_json", "later_schema"] {
+        let dir = root.path().join(case);
+        reference_run(&dir, true);
+        let manifest = dir.join("run.json");
+        let why = match case {
+            "folder" => {
+                fs::create_dir(&manifest).unwrap();
+                format!(
+                    "{}: cannot read run.json: Is a directory (os error 21)",
+                    manifest.display()
+                )
+            }
+            "not_json" => {
+                fs::write(&manifest, r#"{"schema": 1, "run_id": "#).unwrap();
+                format!(
+                    "{}:1:24: invalid run.json: EOF while parsing a value",
+                    manifest.display()
+                )
+            }
+            _ => {
+                fs::write(&manifest, r#"{"schema": 2, "run_id": 7}"#).unwrap();
+                format!(
+                    "{}: invalid run.json: schema 2 is not one this build reads (it reads 1)",
+                    manifest.display()
+                )
+            }
+        };
+        let expected: Vec<String> = ["l2_swimlane_records.json", "deps.json"]
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}: the run manifest cannot be read ({why}); whether this file is current is unknown",
+                    dir.join(f).display()
+                )
+            })
+            .collect();
+        let runs = simpler_critical_path::input::discover(&dir).unwrap();
+        let analysis = simpler_critical_path::analyze_run(&runs[0], 2).unwrap();
+        assert_eq!(analysis.warnings, expected, "{case}");
+
+        simpler_critical_path::run(args(dir.clone())).unwrap();
+        let report = fs::read_to_string(dir.join("critical_path_report.md")).unwrap();
+        for w in &expected {
+            assert!(
+                report.contains(&format!("> **Warning:** {w}\n")),
+                "{case}: {report}"
+            );
+        }
+        assert!(
+            dir.join(STATIC_TRACE).is_file() && dir.join(OBSERVED_TRACE).is_file(),
+            "{case}"
+        );
+    }
+}

@@ -334,19 +334,41 @@ fn bad_input_errors_name_the_problem_and_the_line() {
             "{meta_line}\n{sample}\n{{\"site\": \"x\", oops}}\n{sample}\n"
         )),
     );
-    assert!(e.contains("malformed.jsonl: line 3: malformed sample: "), "{e}");
+    assert!(
+        e.ends_with("malformed.jsonl: line 3: malformed sample: key must be a string (column 15)"),
+        "{e}"
+    );
 
+    // A value of the wrong type names its field and its column, in a sample as in the
+    // metadata line (whose column was 0).
     let null_field = sample.replace("\"heap_end\": 0", "\"heap_end\": null");
     let e = error_for(
         "null_field.jsonl",
         Some(&format!("{meta_line}\n\n{null_field}\n")),
     );
-    assert!(e.contains("line 3: malformed sample: invalid type: null"), "{e}");
+    assert!(
+        e.ends_with("null_field.jsonl: line 3: malformed sample: heap_end: invalid type: null, expected u64 (column 153)"),
+        "{e}"
+    );
 
     let bad_phase = sample.replace("\"begin\"", "\"middle\"");
     let e = error_for("bad_phase.jsonl", Some(&format!("{meta_line}\n{bad_phase}\n")));
     assert!(
-        e.contains("line 2: malformed sample: unknown variant `middle`"),
+        e.ends_with(
+            "bad_phase.jsonl: line 2: malformed sample: phase: unknown variant `middle`, expected `begin` or `end` \
+             (column 50)"
+        ),
+        "{e}"
+    );
+
+    let bad_meta = meta_line.replace("[4096, 8192, 16384, 32768]", "[4096, 8192, -1, 32768]");
+    assert!(bad_meta != meta_line, "the metadata line has dep_pool_max");
+    let e = error_for("bad_meta.jsonl", Some(&format!("{bad_meta}\n{sample}\n")));
+    assert!(
+        e.ends_with(
+            "bad_meta.jsonl: not a scope_stats.jsonl: line 1: invalid metadata line: dep_pool_max[2]: invalid value: integer `-1`, \
+             expected u64 (column 182)"
+        ),
         "{e}"
     );
 }

@@ -162,7 +162,7 @@ fn malformed_input_names_the_path_and_json_location() {
     assert_eq!(
         err,
         format!(
-            "{}:1:24: invalid deps.json: tasks[0]: invalid value: string \"x\", expected an unsigned \
+            "{}:1:24: invalid deps.json: tasks[0].task_id: invalid value: string \"x\", expected an unsigned \
              64-bit integer as a decimal string",
             bad.display()
         )
