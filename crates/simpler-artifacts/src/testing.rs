@@ -24,3 +24,23 @@ pub fn run_json(status: &str, diagnostics: &str) -> String {
         r#"{{"schema":1,"run_id":"r","runtime":"tmr","subject":"s","started":"2026-12-01T00:00:00.000Z","status":"{status}","diagnostics":{diagnostics}}}"#
     )
 }
+
+/// A tmpfs of `size` (`"256k"`) mounted at `dir/name`, for a test of a real full disk, where
+/// this machine lets a test mount one (root with CAP_SYS_ADMIN); `None`, after saying the test
+/// skipped, elsewhere. The caller unmounts it.
+#[doc(hidden)]
+pub fn mount_tmpfs(dir: &Path, name: &str, size: &str) -> Option<std::path::PathBuf> {
+    let mnt = dir.join(name);
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        return None;
+    }
+    Some(mnt)
+}

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use simpler_artifacts::testing::mount_tmpfs;
 
 mod common;
 use common::{dep_gen_run, every_diagnostic, read_json, simpler, simpler_cmd, text};
@@ -387,30 +388,6 @@ fn scope_stats_whose_samples_cannot_be_written_fail_and_publish_nothing() {
             "{case:?}: the other diagnostic is unharmed"
         );
     }
-}
-
-/// A tmpfs of `size` mounted at `dir/name`, where this machine lets the test mount one (root
-/// with CAP_SYS_ADMIN); `None`, after saying the test skipped, elsewhere. The caller unmounts.
-fn mount_tmpfs(dir: &Path, name: &str, size: &str) -> Option<PathBuf> {
-    let mnt = dir.join(name);
-    std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args([
-            "-t",
-            "tmpfs",
-            "-o",
-            &format!("size={size}"),
-            "tmpfs",
-            mnt.to_str().unwrap(),
-        ])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
-        return None;
-    }
-    Some(mnt)
 }
 
 /// A real full disk: a 256 KiB tmpfs, where this machine lets the test mount one (root with

@@ -313,25 +313,8 @@ impl RunOutput {
 mod tests {
     use super::*;
     use simpler_artifacts::manifest::FILE_NAME;
+    use simpler_artifacts::testing::mount_tmpfs;
     use std::process::Command;
-
-    /// A tmpfs of `size` mounted at `dir/name` (root with CAP_SYS_ADMIN); `None`, after saying
-    /// the test skipped, elsewhere.
-    fn mount_tmpfs(dir: &Path, size: &str) -> Option<PathBuf> {
-        let mnt = dir.join("tmpfs");
-        std::fs::create_dir(&mnt).unwrap();
-        let mounted = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(&mnt)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !mounted {
-            eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
-            return None;
-        }
-        Some(mnt)
-    }
 
     /// Fills the file system of `folder` with a file `folder/filler` until it refuses a byte.
     fn fill(folder: &Path) {
@@ -352,7 +335,7 @@ mod tests {
     #[test]
     fn a_disk_full_at_the_runs_end_still_gets_its_final_manifest() {
         let dir = tempfile::tempdir().unwrap();
-        let Some(mnt) = mount_tmpfs(dir.path(), "256k") else {
+        let Some(mnt) = mount_tmpfs(dir.path(), "tmpfs", "256k") else {
             return;
         };
         let folder = mnt.join("run");
