@@ -187,9 +187,15 @@ impl RunManifest {
 
     /// Writes `<folder>/run.json` through the publish path.
     pub fn write(&self, folder: &Path) -> Result<Published<()>, PublishError> {
+        publish_bytes(&folder.join(FILE_NAME), self.to_text().as_bytes())
+    }
+
+    /// The file's text, as [`RunManifest::write`] publishes it (also for a writer that places
+    /// it otherwise: a run's reserved space on a full disk).
+    pub fn to_text(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("the manifest serializes");
         text.push('\n');
-        publish_bytes(&folder.join(FILE_NAME), text.as_bytes())
+        text
     }
 
     /// Reads a manifest file. An error names the file and, for content it cannot take, the line,

@@ -61,7 +61,7 @@ impl ManifestState {
             Ok(_) => None,
             Err(e) => match self.reserve.take() {
                 None => Some(e.to_string()),
-                Some(reserve) => match reserve.publish(folder, &manifest_text(&self.manifest)) {
+                Some(reserve) => match reserve.publish(folder, &self.manifest.to_text()) {
                     Ok(()) => {
                         // For a later write (a view recorded after the run), if there is room.
                         self.reserve = ManifestReserve::set_aside(folder);
@@ -73,13 +73,6 @@ impl ManifestState {
         };
         self.error.as_deref()
     }
-}
-
-/// The manifest's text, as [`RunManifest::write`] publishes it.
-fn manifest_text(m: &RunManifest) -> String {
-    let mut text = serde_json::to_string_pretty(m).expect("the manifest serializes");
-    text.push('\n');
-    text
 }
 
 /// Disk space set aside in the output folder, at the claim, for the manifest's writes that
