@@ -207,7 +207,9 @@ fn the_viewer_defaults_to_the_newest_dump_under_outputs() {
     let none = common::simpler_in(dir.path(), &["dump-viewer"]);
     assert_eq!(none.status.code(), Some(1));
     assert!(
-        text(&none.stderr).contains("no args_dump.json in outputs/*"),
+        text(&none.stderr).contains(
+            "error: no args_dump/args_dump.json found under outputs; pass the folder of one (run with --dump-args"
+        ),
         "{}",
         text(&none.stderr)
     );

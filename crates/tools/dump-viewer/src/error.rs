@@ -16,9 +16,12 @@ simpler_artifacts::opaque_error! {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// No dump under the given folder (or under ./outputs/).
+    /// No dump in the given folder or its `args_dump/`.
     #[error("no args_dump.json in {} or its args_dump/ ({})", .0.display(), .1.as_deref().unwrap_or("run with --dump-args to produce one"))]
     NoDump(PathBuf, Option<String>),
+    /// No folder was given and no dump is anywhere under `./outputs/` (searched recursively).
+    #[error("no args_dump/args_dump.json found under {}; pass the folder of one (run with --dump-args to produce one)", .0.display())]
+    NoneUnder(PathBuf),
     /// No folder was given and the newest run under `./outputs/` has no dump: the message
     /// names its folder, says why from its run.json and names the newest other dump, which is
     /// not read (`simpler_artifacts::find::newest_run_artifact`).

@@ -115,7 +115,7 @@ pub fn locate(dir: Option<&Path>) -> Result<PathBuf, Error> {
 pub fn locate_under(root: &Path) -> Result<PathBuf, Error> {
     let rel = format!("{}/{}", args_dump::DIR, args_dump::JSON_FILE);
     let json = simpler_artifacts::find::newest_run_artifact(root, &[&rel], "args_dump")?
-        .ok_or_else(|| ErrorKind::NoDump(root.join("*"), None))?;
+        .ok_or_else(|| ErrorKind::NoneUnder(root.to_path_buf()))?;
     Ok(json.parent().unwrap_or(root).to_path_buf())
 }
 

@@ -667,8 +667,9 @@ fn the_default_dump_is_the_newest_runs_or_an_error_naming_the_earlier_one() {
     assert_eq!(
         err.to_string(),
         format!(
-            "no args_dump.json in {} or its args_dump/ (run with --dump-args to produce one)",
-            dir.path().join("*").display()
+            "no args_dump/args_dump.json found under {}; pass the folder of one (run with \
+             --dump-args to produce one)",
+            dir.path().display()
         )
     );
     put(&a.join("run.json"), &run_json("completed", "[]"), 10);
