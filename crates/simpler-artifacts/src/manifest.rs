@@ -49,6 +49,12 @@ pub struct RunManifest {
     /// Reports derived from the artifacts after the run (HTML report, text view, trace).
     #[serde(default)]
     pub views: Vec<FileEntry>,
+    /// The run's result check that failed (an example's golden, a workload file's first
+    /// failing check), as the run printed it; absent when every check passed or the run had
+    /// none. The artifacts are then complete and the run's own, but its results were wrong:
+    /// [`check`] says so to every tool that reads them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_check: Option<String>,
 }
 
 /// How a run ended.
@@ -407,10 +413,28 @@ pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
     }
 }
 
+/// What a tool reading `artifact` should warn of: why it is not the complete output of a
+/// finished run ([`check_complete`]), or else that the run's result check failed (the file is
+/// complete, but comes from a run whose results were wrong); `None` when the manifest vouches
+/// for it, or when there is no manifest.
+pub fn check(artifact: &Path) -> Option<String> {
+    check_complete(artifact).or_else(|| {
+        let (manifest_path, _) = find_for(artifact)?;
+        let m = RunManifest::read(&manifest_path).ok()?;
+        let failed = m.failed_check?;
+        Some(format!(
+            "{} comes from run {} whose result check failed: {failed}",
+            artifact.display(),
+            m.run_id
+        ))
+    })
+}
+
 /// Why `artifact` should not be trusted as the complete output of a finished run, judged by the
 /// manifest beside it; `None` when the manifest vouches for it, or when there is no manifest
-/// (a file from the original runtime, or written by hand).
-pub fn check(artifact: &Path) -> Option<String> {
+/// (a file from the original runtime, or written by hand). A failed result check is not
+/// counted: the graph and the records are whole (re-running the graph is sound).
+pub fn check_complete(artifact: &Path) -> Option<String> {
     let (manifest_path, folder) = find_for(artifact)?;
     let name = relative_name(&folder, artifact);
     let shown = artifact.display();
@@ -494,6 +518,7 @@ mod tests {
                 }],
             }],
             views: vec![],
+            failed_check: None,
         }
     }
 
@@ -526,6 +551,34 @@ mod tests {
             w.contains("did not complete: fatal (2 HEAP_RING_DEADLOCK; run.json has the message)"),
             "{w}"
         );
+    }
+
+    /// Found by a review: a run whose golden failed left a run.json saying `completed`, and
+    /// no tool said its artifacts come from a run with wrong results.
+    #[test]
+    fn a_failed_result_check_is_said_by_check_but_not_by_check_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let deps = dir.path().join("deps.json");
+        std::fs::write(&deps, "abc").unwrap();
+        let mut m = manifest(RunStatus::Completed);
+        m.failed_check = Some("FAIL: out[3] = 48 (expected 47)".into());
+        m.write(dir.path()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+        assert!(
+            text.contains(r#""failed_check": "FAIL: out[3] = 48 (expected 47)""#),
+            "{text}"
+        );
+        assert_eq!(RunManifest::read(&dir.path().join(FILE_NAME)).unwrap(), m);
+        assert_eq!(
+            check(&deps).unwrap(),
+            format!(
+                "{} comes from run r1 whose result check failed: FAIL: out[3] = 48 (expected 47)",
+                deps.display()
+            )
+        );
+        assert_eq!(check_complete(&deps), None, "the file is whole and the run's own");
+        std::fs::write(&deps, "abcd").unwrap();
+        assert!(check(&deps).unwrap().contains("has 4 bytes but run r1 wrote 3"));
     }
 
     #[test]

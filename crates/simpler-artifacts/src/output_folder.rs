@@ -3,8 +3,9 @@
 //! [`OutputFolder::claim`] takes an exclusive advisory lock on `<folder>/.simpler.lock` (the OS
 //! releases it when the process dies, however it dies), so a second run into the same folder
 //! fails at once and names the holder. Then it removes what an earlier run left there: the files
-//! its manifest lists, every file name a run or a view writes by default, and hidden work files
-//! (publish temporaries, spill files) of a killed process. Unrelated files stay. The names go
+//! its manifest lists, every file name a run or a view writes by default (an export of its args
+//! dump included), and hidden work files (publish temporaries, spill files) of a killed process.
+//! Unrelated files stay. The names go
 //! at once; a large file's space is freed on a thread of its own while the run goes on
 //! ([`crate::release`]).
 //! [`unique_folder`] picks default folder names that never collide, across processes too.
@@ -169,36 +170,13 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
     let mut freeing = Vec::new();
     // The run's own folders are never followed out of this one: a link in their place is
     // removed (the collectors then create real folders), not written or deleted through.
-    for sub in SUBFOLDERS {
+    for sub in SUBFOLDERS.iter().chain([&EXPORT_FOLDER]) {
         if remove_symlink(&folder.join(sub)).map_err(|e| (format!("cannot remove the link {sub}"), e))? {
             removed.push(format!("{sub} (a symbolic link)"));
         }
     }
-    let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
-    if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
-        names.extend(m.files().map(|f| f.name.clone()));
-    }
-    for sub in std::iter::once(folder.to_path_buf()).chain(SUBFOLDERS.iter().map(|s| folder.join(s))) {
-        let Ok(entries) = std::fs::read_dir(&sub) else {
-            continue;
-        };
-        for e in entries.filter_map(Result::ok) {
-            let n = e.file_name().to_string_lossy().into_owned();
-            let is_view = n.starts_with("deps_viewer") && (n.ends_with(".txt") || n.ends_with(".html"));
-            if is_temporary(&n) || is_view {
-                names.push(manifest::relative_name(folder, &sub.join(&n)));
-            }
-        }
-    }
-    names.sort();
-    names.dedup();
-    for name in names {
-        // A manifest can name anything; only plain relative paths inside the folder are ours.
-        let inside = !name.is_empty()
-            && Path::new(&name)
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-        if !inside || keep.contains(&name.as_str()) || !removable(folder, &name) {
+    for name in earlier_files(folder) {
+        if keep.contains(&name.as_str()) {
             continue;
         }
         match Release::remove(&folder.join(&name)) {
@@ -210,8 +188,65 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
             Err(e) => return Err((format!("cannot remove {name} of an earlier run"), e)),
         }
     }
+    // An export folder left empty goes too (one holding anything else stays).
+    let _ = std::fs::remove_dir(folder.join(EXPORT_FOLDER));
     Ok((removed, freeing))
 }
+
+/// The files of `folder` that a claim removes as an earlier run's (relative names, sorted):
+/// the files its manifest lists, the names a run or a view writes by default ([`RUN_FILES`],
+/// `deps_viewer*` views, `simpler dump-viewer --export`'s files in `args_dump/export/`) and
+/// hidden work files, each a plain file inside the folder (never through a link).
+fn earlier_files(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
+    if let Ok(m) = RunManifest::read(&folder.join(manifest::FILE_NAME)) {
+        names.extend(m.files().map(|f| f.name.clone()));
+    }
+    let scanned = std::iter::once(folder.to_path_buf())
+        .chain(SUBFOLDERS.iter().map(|s| folder.join(s)))
+        .chain([folder.join(EXPORT_FOLDER)]);
+    for sub in scanned {
+        let Ok(entries) = std::fs::read_dir(&sub) else {
+            continue;
+        };
+        let in_export = sub.ends_with(EXPORT_FOLDER);
+        for e in entries.filter_map(Result::ok) {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let is_view = n.starts_with("deps_viewer") && (n.ends_with(".txt") || n.ends_with(".html"));
+            // What an export of an earlier run's dump wrote: that run's data, not this one's.
+            let exported = in_export && n.starts_with("task_");
+            if is_temporary(&n) || is_view || exported {
+                names.push(manifest::relative_name(folder, &sub.join(&n)));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names.retain(|name| {
+        // A manifest can name anything; only plain relative paths inside the folder are ours.
+        let inside = !name.is_empty()
+            && Path::new(name)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        inside && removable(folder, name)
+    });
+    names
+}
+
+/// The relative name under which a claim of `folder` would remove `file` as an earlier run's,
+/// if it would: for a run to refuse an output folder that holds its own input (a `deps.json`
+/// to re-run, copied into the folder it is re-run into).
+pub fn would_remove(folder: &Path, file: &Path) -> Option<String> {
+    let (Ok(folder), Ok(file)) = (folder.canonicalize(), file.canonicalize()) else {
+        return None; // a folder not made yet holds nothing; a missing input is refused later
+    };
+    let name = manifest::relative_name(&folder, &file);
+    let inside = file.starts_with(&folder);
+    (inside && earlier_files(&folder).contains(&name)).then_some(name)
+}
+
+/// `simpler dump-viewer --export`'s default folder, inside the output folder.
+const EXPORT_FOLDER: &str = "args_dump/export";
 
 /// The folders a run writes into inside its output folder.
 const SUBFOLDERS: [&str; 2] = ["scope_stats", "args_dump"];
@@ -279,6 +314,67 @@ mod tests {
         );
         drop(first);
         OutputFolder::claim(dir.path(), "pid 2, run b", &[]).unwrap();
+    }
+
+    /// Found by a review: `simpler dump-viewer --export`'s files of an earlier run's dump
+    /// stayed in `args_dump/export/` beside the new run's dump, with nothing to say whose
+    /// data they held.
+    #[test]
+    fn the_claim_removes_an_earlier_export_and_keeps_what_else_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        let export = p.join(EXPORT_FOLDER);
+        std::fs::create_dir_all(&export).unwrap();
+        for f in [
+            "task_0x0000000100000003_after_out2.npy",
+            "task_0x0000000100000002_before_in0.bin",
+        ] {
+            std::fs::write(export.join(f), "x").unwrap();
+        }
+        let claim = OutputFolder::claim(p, "me", &[]).unwrap();
+        assert_eq!(
+            claim.removed(),
+            [
+                "args_dump/export/task_0x0000000100000002_before_in0.bin",
+                "args_dump/export/task_0x0000000100000003_after_out2.npy"
+            ]
+        );
+        assert!(!export.exists(), "the emptied export folder went too");
+        drop(claim);
+        std::fs::create_dir_all(&export).unwrap();
+        std::fs::write(export.join("task_1.npy"), "x").unwrap();
+        std::fs::write(export.join("notes.txt"), "mine").unwrap();
+        let claim = OutputFolder::claim(p, "me", &[]).unwrap();
+        assert_eq!(claim.removed(), ["args_dump/export/task_1.npy"]);
+        assert_eq!(std::fs::read_to_string(export.join("notes.txt")).unwrap(), "mine");
+    }
+
+    /// A run refuses an output folder whose claim would remove its own input
+    /// (`would_remove`): a deps.json to re-run copied into the folder it is re-run into.
+    #[test]
+    fn would_remove_names_an_input_the_claim_would_take_for_an_earlier_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run");
+        std::fs::create_dir_all(&p).unwrap();
+        for f in ["deps.json", "graph.json"] {
+            std::fs::write(p.join(f), "{}").unwrap();
+        }
+        assert_eq!(
+            would_remove(&p, &p.join("deps.json")).as_deref(),
+            Some("deps.json")
+        );
+        // By another spelling of the same path too.
+        let spelled = p.join("..").join("run").join(".").join("deps.json");
+        assert_eq!(would_remove(&p, &spelled).as_deref(), Some("deps.json"));
+        assert_eq!(would_remove(&p, &p.join("graph.json")), None, "not a run's name");
+        assert_eq!(would_remove(&p, &p.join("missing.json")), None);
+        std::fs::write(dir.path().join("deps.json"), "{}").unwrap();
+        assert_eq!(
+            would_remove(&p, &dir.path().join("deps.json")),
+            None,
+            "outside the folder"
+        );
+        assert_eq!(would_remove(&dir.path().join("new"), &p.join("deps.json")), None);
     }
 
     #[test]

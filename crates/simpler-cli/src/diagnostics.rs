@@ -81,10 +81,15 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
         );
     }
     let mut lost = Vec::new();
+    let mut not_rendered = Vec::new();
     for entry in report.diagnostics.clone() {
         describe(output.path(), report, &entry);
         lost.extend(unwritten(report, &entry));
-        if entry.files.is_empty() || interrupted {
+        if entry.files.is_empty() || !has_view(&entry.name) {
+            continue;
+        }
+        if interrupted {
+            not_rendered.push(entry.name.clone());
             continue;
         }
         let file = output.path().join(&entry.files[0].name);
@@ -92,6 +97,13 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
             simpler_artifacts::outln!("  view       FAILED: {e:#}");
             lost.push(format!("view of {}: {e:#}", entry.name));
         }
+    }
+    if !not_rendered.is_empty() {
+        // Found by a review: an interrupt after the run skipped the views without a word.
+        simpler_artifacts::outln!(
+            "  views      not rendered (interrupted): those of {}; the tools render them from the artifacts",
+            not_rendered.join(", ")
+        );
     }
     if let Some(e) = output.write_manifest() {
         simpler_artifacts::outln!("  manifest   FAILED: {e}");
@@ -103,7 +115,10 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
                 .path()
                 .join(simpler_artifacts::manifest::FILE_NAME)
                 .display(),
-            output.manifest().status.as_str()
+            match output.manifest() {
+                m if m.failed_check.is_some() => format!("{}, result check failed", m.status.as_str()),
+                m => m.status.as_str().to_string(),
+            }
         );
     }
     report.output = Some(output);
@@ -164,6 +179,11 @@ fn describe(folder: &Path, report: &RunReport, entry: &DiagnosticEntry) {
             entry.reason.as_deref().unwrap_or("records were lost")
         );
     }
+}
+
+/// Whether the diagnostic `name` has a view that [`render_view`] renders after the run.
+fn has_view(name: &str) -> bool {
+    matches!(name, "scope_stats" | "dep_gen" | "l2_swimlane")
 }
 
 /// Renders the view of one diagnostic's artifact and records it in the manifest.

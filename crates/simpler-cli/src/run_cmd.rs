@@ -148,6 +148,14 @@ pub fn finish_diagnostics(report: &mut RunReport) -> Result<()> {
     .into())
 }
 
+/// Records in the run's manifest that its result check failed (written with its views by
+/// [`finish_diagnostics`]): the artifacts stay, and every tool that reads them says so.
+pub fn record_failed_check(report: &mut RunReport, detail: String) {
+    if let Some(output) = report.output.as_mut() {
+        output.record_failed_check(detail);
+    }
+}
+
 /// Prints why a run stopped and closes its diagnostics (their views are rendered too: a
 /// fatal run's scope stats are what tells which scope drove the resource out).
 pub fn report_stopped(name: &str, e: &mut anyhow::Error) {
@@ -217,6 +225,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     let title = format!("{} ({})", ex.name(), params.case_name(ex.params()));
     crate::diagnostics::print_run_header(&title, &outcome.report, cfg.clusters);
     simpler_artifacts::outln!("  result     {}", outcome.golden.describe());
+    if !outcome.golden.passed() {
+        record_failed_check(&mut outcome.report, outcome.golden.describe());
+    }
     let diagnostics = finish_diagnostics(&mut outcome.report);
     if !outcome.golden.passed() {
         bail!("{}: {}", ex.name(), outcome.golden.describe());

@@ -10,7 +10,7 @@ use simpler_runtime::RuntimeKind;
 use simpler_workloads::{load, run_from_deps, run_workload, Outcome, Overrides};
 
 use crate::exit::workload_error;
-use crate::run_cmd::{default_folder, finish_diagnostics, report_stopped, RunArgs};
+use crate::run_cmd::{default_folder, finish_diagnostics, record_failed_check, report_stopped, RunArgs};
 
 /// The command line as overrides of a workload file or a captured graph.
 fn overrides(args: &RunArgs) -> Result<Overrides> {
@@ -23,12 +23,31 @@ fn overrides(args: &RunArgs) -> Result<Overrides> {
 
 /// Picks the artifact folder when a diagnostic is on (in `file`'s layer or the command
 /// line's) and neither names one: a new `outputs/<name>_<stamp>/` (the run claims it).
-fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str) -> Result<()> {
+fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str, input: &Path) -> Result<()> {
     let merged = file.clone().overlaid(&o.settings);
-    if merged.any_diagnostic() && merged.output_prefix.is_none() {
-        o.settings.output_prefix = Some(default_folder(name)?);
+    if merged.any_diagnostic() {
+        match &merged.output_prefix {
+            None => o.settings.output_prefix = Some(default_folder(name)?),
+            Some(folder) => refuse_input_in(folder, input)?,
+        }
     }
     crate::run_cmd::note_unused_prefix(&merged);
+    Ok(())
+}
+
+/// Refuses an output folder whose claim would remove the run's own input as an earlier run's
+/// file (found by a review: `run --from-deps FE/deps.json --output-prefix FE` deleted the
+/// graph it was re-running, saying an earlier run had left it).
+fn refuse_input_in(folder: &Path, input: &Path) -> Result<()> {
+    if let Some(name) = simpler_artifacts::output_folder::would_remove(folder, input) {
+        bail!(
+            "{} is this run's input, but the run's output folder {} would remove it: a run \
+             claiming a folder removes the files an earlier run left there, {name} among them; \
+             copy the input elsewhere or choose another --output-prefix",
+            input.display(),
+            folder.display()
+        );
+    }
     Ok(())
 }
 
@@ -75,13 +94,16 @@ fn summary(title: &str, outcome: &mut Outcome) -> Result<()> {
             simpler_artifacts::outln!("  approximated    {n}");
         }
     }
+    if let Some(failed) = outcome.checks.iter().find(|c| !c.passed()) {
+        record_failed_check(&mut outcome.report, failed.describe());
+    }
     finish_diagnostics(&mut outcome.report)
 }
 
 fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
     let w = load(path)?;
     let mut o = overrides(args)?;
-    prepare_prefix(&mut o, w.settings(), w.name())?;
+    prepare_prefix(&mut o, w.settings(), w.name(), path)?;
     let mut outcome = run_workload(&w, &o).map_err(|e| {
         let mut e = workload_error(e);
         report_stopped(w.name(), &mut e);
@@ -97,7 +119,7 @@ fn run_file(args: &RunArgs, path: &Path) -> Result<()> {
 
 fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
     let mut o = overrides(args)?;
-    prepare_prefix(&mut o, &Settings::default(), "from_deps")?;
+    prepare_prefix(&mut o, &Settings::default(), "from_deps", path)?;
     let mut outcome = run_from_deps(path, &o).map_err(|e| {
         for a in e.approximations() {
             eprintln!("{}: approximated: {a}", path.display());

@@ -1211,3 +1211,92 @@ fn tools_given_no_input_read_the_newest_runs_file_or_say_why_it_has_none() {
         text(&out.stdout)
     );
 }
+
+/// Found by a review: `run --from-deps FE/deps.json --output-prefix FE` removed the graph it
+/// was re-running, as "a file an earlier run left in this folder". The run now refuses the
+/// folder before claiming it, and the input stays.
+#[test]
+fn a_run_refuses_an_output_folder_that_would_remove_its_own_input() {
+    let dir = tempfile::tempdir().unwrap();
+    dep_gen_run(&dir.path().join("first"));
+    let folder = dir.path().join("FE");
+    std::fs::create_dir(&folder).unwrap();
+    let input = folder.join("deps.json");
+    std::fs::copy(dir.path().join("first/deps.json"), &input).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let out = simpler(&[
+        "run",
+        "--from-deps",
+        input.to_str().unwrap(),
+        "--enable-scope-stats",
+        "--output-prefix",
+        folder.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {} is this run's input, but the run's output folder {} would remove it: a run \
+             claiming a folder removes the files an earlier run left there, deps.json among them; \
+             copy the input elsewhere or choose another --output-prefix\n",
+            input.display(),
+            folder.display()
+        )
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), before, "the input is untouched");
+    assert!(!folder.join("run.json").exists(), "the folder was not claimed");
+}
+
+/// Found by a review: a run whose result check failed left a run.json saying `completed` and
+/// nothing else, so whoever opened the folder later could not tell its results were wrong.
+#[test]
+fn a_failed_result_check_is_recorded_in_the_manifest_and_said_by_the_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let wrong = std::fs::read_to_string(source)
+        .unwrap()
+        .replace(r#""constant": 47.0"#, r#""constant": 48.0"#)
+        .replace(
+            "./schema.json",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
+        );
+    let workload = dir.path().join("wrong.json");
+    std::fs::write(&workload, wrong).unwrap();
+    let prefix = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--enable-dep-gen",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let failed = "f: FAILED, 16384 of 16384 elements differ; first at [0]: got 47, expected 48";
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "  manifest   {} (completed, result check failed)\n",
+            prefix.join("run.json").display()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let m = read_json(&prefix.join("run.json"));
+    assert_eq!(m["status"], "completed");
+    assert_eq!(m["failed_check"], failed);
+    let deps = prefix.join("deps.json");
+    let view = simpler(&[
+        "deps-viewer",
+        deps.to_str().unwrap(),
+        "-o",
+        dir.path().join("v.txt").to_str().unwrap(),
+    ]);
+    assert!(view.status.success(), "{}", text(&view.stderr));
+    assert_eq!(
+        text(&view.stderr),
+        format!(
+            "warning: {} comes from run {} whose result check failed: {failed}\n",
+            deps.display(),
+            m["run_id"].as_str().unwrap()
+        )
+    );
+}

@@ -207,6 +207,7 @@ impl RunOutput {
             fatal: None,
             diagnostics: Vec::new(),
             views: Vec::new(),
+            failed_check: None,
         };
         manifest.write(folder).map_err(|e| ClaimError::Io {
             folder: folder.to_path_buf(),
@@ -284,6 +285,12 @@ impl RunOutput {
     /// Why the last manifest write failed, if it did (the artifacts then cannot be vouched for).
     pub fn manifest_error(&self) -> Option<String> {
         self.state.lock().error.clone()
+    }
+
+    /// Records that the run's result check failed (`detail`: what it found, as printed), for
+    /// every later reader of the artifacts; call [`RunOutput::write_manifest`] afterwards.
+    pub fn record_failed_check(&mut self, detail: String) {
+        self.state.lock().manifest.failed_check = Some(detail);
     }
 
     /// Records a view derived from the artifacts (a report, a text view, a trace) that was just
