@@ -288,14 +288,17 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
     })
 }
 
-/// The id of the run whose manifest governs `artifact` ([`find_for`]); `None` without a
-/// readable manifest (a file of the original runtime's, or written by hand). A manifest that is
-/// there but unreadable gives `None` too: [`check`], which every caller runs on the same file,
-/// says why.
+/// The id of the run that wrote `artifact`: that of the manifest that governs it
+/// ([`find_for`]) when the manifest lists it. `None` without a readable manifest (a file of the
+/// original runtime's, or written by hand), and when the manifest does not list the file: a
+/// leftover, or a file read while another run claimed its folder, whose `running` manifest
+/// lists nothing yet (found by a review: a trace converted during such a claim was stamped
+/// with the new run's id). A manifest that is there but unreadable gives `None` too:
+/// [`check`], which every caller runs on the same file, says why.
 pub fn run_id_of(artifact: &Path) -> Option<String> {
-    find_for(artifact)
-        .and_then(|(m, _)| RunManifest::read(&m).ok())
-        .map(|m| m.run_id)
+    let (manifest_path, folder) = find_for(artifact)?;
+    let m = RunManifest::read(&manifest_path).ok()?;
+    m.find(&relative_name(&folder, artifact)).is_some().then_some(m.run_id)
 }
 
 /// The warning that a run's timing (`records`) and its dependencies (`deps`) come from two
@@ -579,6 +582,21 @@ mod tests {
         assert_eq!(check_complete(&deps), None, "the file is whole and the run's own");
         std::fs::write(&deps, "abcd").unwrap();
         assert!(check(&deps).unwrap().contains("has 4 bytes but run r1 wrote 3"));
+    }
+
+    #[test]
+    fn a_file_has_the_run_id_of_the_manifest_only_when_it_lists_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let deps = dir.path().join("deps.json");
+        std::fs::write(&deps, "abc").unwrap();
+        assert_eq!(run_id_of(&deps), None, "no manifest");
+        manifest(RunStatus::Completed).write(dir.path()).unwrap();
+        assert_eq!(run_id_of(&deps).as_deref(), Some("r1"));
+        let mut running = manifest(RunStatus::Running);
+        running.run_id = "r2".into();
+        running.diagnostics.clear(); // a new run's claim: it lists nothing yet
+        running.write(dir.path()).unwrap();
+        assert_eq!(run_id_of(&deps), None, "not r2's file");
     }
 
     #[test]
