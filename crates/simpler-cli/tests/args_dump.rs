@@ -335,3 +335,172 @@ fn a_missing_dump_is_explained_by_the_runs_manifest() {
         text(&out.stderr)
     );
 }
+
+/// Runs vector_example with `--dump-args=2` and `extra` into `prefix`; returns the status code.
+fn dump_run(prefix: &std::path::Path, extra: &[&str]) -> Option<i32> {
+    let mut args = vec!["run", "vector_example", "--dump-args=2"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--output-prefix", prefix.to_str().unwrap()]);
+    simpler(&args).status.code()
+}
+
+/// Found by a review: `--diff-with` a dump whose run stopped on a fatal printed 18 "MISSING in
+/// the other dump" and "18 compared entries differ" without a word on that dump (read as a
+/// regression), and that dump alone said "no entry matches the filters" with no filter given.
+/// The other dump gets the primary's checks, its incompleteness explains what is missing there,
+/// and an empty dump says it holds no entries and why.
+#[test]
+fn a_dump_whose_run_stopped_early_is_named_in_a_diff_and_its_emptiness_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, fatal) = (dir.path().join("good"), dir.path().join("fatal"));
+    assert_eq!(dump_run(&good, &[]), Some(0));
+    assert_eq!(dump_run(&fatal, &["--runtime-env", "ring_heap=100000"]), Some(66));
+    let id = read_json(&fatal.join("run.json"))["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (g, f) = (good.to_str().unwrap(), fatal.to_str().unwrap());
+    let out = simpler(&["dump-viewer", g, "--diff-with", f]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "warning: the other dump: {f}/args_dump/args_dump.json comes from run {id} that did not complete: \
+             fatal (2 HEAP_RING_DEADLOCK; run.json has the message)\n\
+             warning: the other dump {f}/args_dump is incomplete: its run {id} stopped on fatal 2 \
+             HEAP_RING_DEADLOCK before every selected task was captured (args_dump.json says complete: false); \
+             an entry missing there was not captured, not found different\n\
+             error: 18 compared entries differ, are incomplete or are missing; 18 of them are only missing in \
+             the other dump, which is incomplete: see the warning above\n"
+        )
+    );
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 19, "{stdout}");
+    assert!(
+        lines[..18]
+            .iter()
+            .all(|l| l.ends_with(": MISSING in the other dump, which is incomplete")),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[18],
+        format!(
+            "18 of the 18 matched entries are MISSING in the other dump {f}/args_dump, which is incomplete: \
+             its run {id} stopped on fatal 2 HEAP_RING_DEADLOCK before every selected task was captured \
+             (args_dump.json says complete: false); they were not captured there, which says nothing of \
+             their data"
+        )
+    );
+    let out = simpler(&["dump-viewer", f]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "warning: {f}/args_dump/args_dump.json comes from run {id} that did not complete: fatal \
+             (2 HEAP_RING_DEADLOCK; run.json has the message)\n\
+             error: {f}/args_dump/args_dump.json holds no entries: its run {id} stopped on fatal 2 \
+             HEAP_RING_DEADLOCK before any task was dumped (args_dump.json says complete: false)\n"
+        )
+    );
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Found by a review: an export into a folder holding an earlier export (here another run's)
+/// that failed part-way left some new files and some old ones, with nothing saying which. An
+/// export replaces the earlier one as a whole (other files are left), and a failed one removes
+/// what it wrote and says so.
+#[test]
+fn an_export_replaces_the_earlier_one_and_a_failed_one_leaves_none_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, small) = (dir.path().join("big"), dir.path().join("small"));
+    assert_eq!(dump_run(&big, &[]), Some(0));
+    assert_eq!(dump_run(&small, &["--param", "size=64"]), Some(0));
+    let out_dir = dir.path().join("export");
+    let o = out_dir.to_str().unwrap();
+    let export = |prefix: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["dump-viewer", prefix.to_str().unwrap(), "--export", "--out", o];
+        args.extend_from_slice(extra);
+        common::simpler_cmd(&args)
+    };
+    let first = export(&big, &[]).output().unwrap();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let big_names = names_in(&out_dir);
+    assert_eq!(big_names.len(), 18);
+    std::fs::write(out_dir.join("notes.txt"), "mine").unwrap();
+
+    // The small run's export fails on the file of task 2's output: its position in the dump's
+    // capture order is how many files were written before it.
+    let failing = "task_0x0000000100000002_after_out2.npy";
+    let m = read_json(&small.join("args_dump/args_dump.json"));
+    let k = m["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["task_id"] == "0x0000000100000002" && e["stage"] == "after_completion")
+        .unwrap();
+    let failed = export(&small, &[])
+        .env("SIMPLER_FAULT_WRITE", format!("{failing}:fail=10"))
+        .output()
+        .unwrap();
+    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(
+        text(&failed.stderr),
+        format!(
+            "error: export to {o} failed after {k} of 18 file(s): cannot write {o}/{failing}: No space left \
+             on device (injected by SIMPLER_FAULT_WRITE after 10 bytes); the export is incomplete: the {k} \
+             file(s) written were removed, as were the 18 file(s) of the earlier export (before writing): \
+             {o} holds no exported file\n"
+        )
+    );
+    assert_eq!(names_in(&out_dir), ["notes.txt"]);
+
+    // Again without the fault, over the big run's export: the small run's 18 files only.
+    let first = export(&big, &[]).output().unwrap();
+    assert!(first.status.success());
+    let again = export(&small, &[]).output().unwrap();
+    assert_eq!(
+        text(&again.stdout).lines().last().unwrap(),
+        format!("exported 18 file(s) to {o} (replacing the 18 file(s) of an earlier export)")
+    );
+    let mut expected = big_names.clone();
+    expected.push("notes.txt".into());
+    expected.sort();
+    assert_eq!(names_in(&out_dir), expected);
+    // 64 f32 after a 128-byte header (the big run's were 16384).
+    assert_eq!(
+        std::fs::metadata(out_dir.join(failing)).unwrap().len(),
+        128 + 64 * 4
+    );
+    // A filtered export replaces it too: the folder holds what the last export wrote.
+    let one = export(&small, &["--task", "0x0000000100000002"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&one.stdout).lines().last().unwrap(),
+        format!("exported 4 file(s) to {o} (replacing the 18 file(s) of an earlier export)")
+    );
+    assert_eq!(
+        names_in(&out_dir),
+        [
+            "notes.txt",
+            "task_0x0000000100000002_after_out2.npy",
+            "task_0x0000000100000002_before_in0.npy",
+            "task_0x0000000100000002_before_in1.npy",
+            "task_0x0000000100000002_before_in3.npy"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}

@@ -89,12 +89,92 @@ pub enum ErrorKind {
     NothingToCompare(String),
     /// Comparisons found differences, incomplete (truncated) entries or entries missing in the
     /// other dump (the report says where).
-    #[error("{0} compared entries differ, are incomplete or are missing")]
-    Differs(u64),
+    #[error("{count} compared entries differ, are incomplete or are missing{}", .note.as_ref().map(|n| format!("; {n}")).unwrap_or_default())]
+    Differs {
+        /// Entries that did not pass.
+        count: u64,
+        /// What explains some of them: `18 of them are only missing in the other dump, which
+        /// is incomplete: see the warning above`.
+        note: Option<String>,
+    },
+    /// The dump holds no entry at all (not a filter's doing).
+    #[error("{} holds no entries: {why}", .file.display())]
+    Empty {
+        /// Its args_dump.json.
+        file: PathBuf,
+        /// Why, by its args_dump.json and its run's run.json.
+        why: String,
+    },
     /// An export file could not be written.
     #[error(transparent)]
     Publish(PublishError),
+    /// An export failed after it had changed its folder (removed an earlier export's files or
+    /// written some of its own): the files it wrote were removed, `left` names those that could
+    /// not be.
+    #[error(
+        "export to {} failed after {written} of {total} file(s): {cause}; the export is incomplete: {}",
+        .dir.display(),
+        left_text(.dir, *.written, *.replaced, .left)
+    )]
+    ExportIncomplete {
+        /// The export folder.
+        dir: PathBuf,
+        /// Files written before the failure.
+        written: usize,
+        /// Files the export was to write.
+        total: usize,
+        /// Files of an earlier export removed before writing.
+        replaced: usize,
+        /// Files written that could not be removed.
+        left: Vec<PathBuf>,
+        /// The failure.
+        cause: Box<Error>,
+    },
+    /// A file of an earlier export could not be removed before an export (nothing written).
+    #[error(
+        "cannot remove {} (an earlier export's) before exporting to {}: {error}; {removed} earlier file(s) were removed, nothing was written",
+        .path.display(),
+        .dir.display()
+    )]
+    Replace {
+        /// The export folder.
+        dir: PathBuf,
+        /// The file.
+        path: PathBuf,
+        /// Earlier files removed before it.
+        removed: usize,
+        /// The cause.
+        error: io::Error,
+    },
     /// Standard output could not be written.
     #[error(transparent)]
     Output(io::Error),
+}
+
+/// What [`ErrorKind::ExportIncomplete`] says is left in `dir`: the `written` files were
+/// removed (or `left` names those that could not be), the `replaced` earlier ones too.
+fn left_text(dir: &std::path::Path, written: usize, replaced: usize, left: &[PathBuf]) -> String {
+    let earlier = match replaced {
+        0 => String::new(),
+        n => format!(", as were the {n} file(s) of the earlier export (before writing)"),
+    };
+    if left.is_empty() {
+        let holds = if replaced == 0 {
+            "no file of this export"
+        } else {
+            "no exported file"
+        };
+        return format!(
+            "the {written} file(s) written were removed{earlier}: {} holds {holds}",
+            dir.display()
+        );
+    }
+    format!(
+        "{} of the {written} file(s) written could not be removed and are left: {}{earlier}",
+        left.len(),
+        left.iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

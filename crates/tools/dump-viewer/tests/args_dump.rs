@@ -335,7 +335,7 @@ fn a_wrong_kernel_shows_its_first_wrong_element() {
     };
     let mut text = Vec::new();
     let err = viewer::run_to(&args, &mut text).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Differs(1)));
+    assert!(matches!(err.kind(), ErrorKind::Differs { count: 1, .. }));
     let text = String::from_utf8(text).unwrap();
     assert!(
         text.contains("DIFFERS in 1 of 4096 elements; first at [1000] (flat 1000): got 48 vs expected 47"),
@@ -352,7 +352,7 @@ fn a_wrong_kernel_shows_its_first_wrong_element() {
     };
     let mut text = Vec::new();
     let err = viewer::run_to(&args, &mut text).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Differs(1)));
+    assert!(matches!(err.kind(), ErrorKind::Differs { count: 1, .. }));
     let text = String::from_utf8(text).unwrap();
     assert!(
         text.contains(&format!(

@@ -690,3 +690,194 @@ fn the_default_dump_is_the_newest_runs_or_an_error_naming_the_earlier_one() {
     put(&b.join("args_dump/args_dump.json"), "{}", 19);
     assert_eq!(viewer::locate_under(dir.path()).unwrap(), b.join("args_dump"));
 }
+
+/// A dump of no entry at `dir`/args_dump whose top-level keys start with `keys` (`"k":v,`).
+fn empty_dump(dir: &Path, keys: &str) -> std::path::PathBuf {
+    let d = dir.join("args_dump");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("args.bin"), []).unwrap();
+    fs::write(
+        d.join("args_dump.json"),
+        format!(r#"{{{keys}"run_dir":"args_dump","total_args":0,"bin_file":"args.bin","args":[]}}"#),
+    )
+    .unwrap();
+    d
+}
+
+/// Found by a review: a dump of no entry (its run stopped on a fatal before any task was
+/// dumped) said "no entry matches the filters" with no filter given. It says the dump holds no
+/// entries, and why, by its args_dump.json and its run's run.json.
+#[test]
+fn an_empty_dump_says_it_holds_no_entries_and_why() {
+    let cases = [
+        (
+            r#""dump_args_level":2,"complete":false,"#,
+            None,
+            "args_dump.json says complete: false: the run that wrote it stopped before any task was dumped",
+        ),
+        (
+            r#""dump_args_level":2,"complete":false,"#,
+            Some("timeout"),
+            "its run r timed out before any task was dumped (args_dump.json says complete: false)",
+        ),
+        (
+            r#""dump_args_level":2,"dropped_records":3,"dropped_bytes":48,"complete":false,"#,
+            None,
+            "all 3 of its records were dropped (48 payload bytes; args_dump.json counts them)",
+        ),
+        (
+            r#""dump_args_level":1,"complete":true,"#,
+            None,
+            "at level 1 only the arguments a task selects are dumped, and no task of the run selected any",
+        ),
+        (
+            r#""dump_args_level":2,"complete":true,"#,
+            None,
+            "the run that wrote it captured no argument (it ran no task with a kernel)",
+        ),
+    ];
+    for (keys, status, why) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let d = empty_dump(dir.path(), keys);
+        if let Some(status) = status {
+            let files = r#"[{"name":"args_dump","outcome":"partial","reason":"x","files":[
+{"name":"args_dump/args_dump.json","bytes":1},{"name":"args_dump/args.bin","bytes":0}]}]"#;
+            put(&dir.path().join("run.json"), &run_json(status, files), 0);
+        }
+        for args in [
+            Args::default(),
+            Args {
+                index: Some(0),
+                ..Args::default()
+            },
+        ] {
+            assert_eq!(
+                view(dir.path(), args),
+                (
+                    String::new(),
+                    Err(format!("{}/args_dump.json holds no entries: {why}", d.display()))
+                ),
+                "{keys}"
+            );
+        }
+    }
+}
+
+/// Found by a review: `--diff-with` a dump that is incomplete reported its missing entries as
+/// plain differences. The report says they are explained by that dump being incomplete.
+#[test]
+fn entries_missing_in_an_incomplete_other_dump_are_said_to_be_explained_by_it() {
+    let this = tempfile::tempdir().unwrap();
+    let tensor = r#""kind":"tensor","dtype":"FLOAT32","shape":[1],"bin_offset":0,"bin_size":4"#;
+    dump_of(this.path(), &[tensor, tensor], &f32s(&[1.0]));
+    let other = tempfile::tempdir().unwrap();
+    let d = empty_dump(other.path(), r#""dump_args_level":2,"complete":false,"#);
+    let (out, r) = view(
+        this.path(),
+        Args {
+            diff_with: Some(other.path().to_path_buf()),
+            ..Args::default()
+        },
+    );
+    assert_eq!(
+        out,
+        format!(
+            "before task 0x0000000000000000 input arg 0: MISSING in the other dump, which is incomplete\n\
+             before task 0x0000000000000000 input arg 1: MISSING in the other dump, which is incomplete\n\
+             2 of the 2 matched entries are MISSING in the other dump {}, which is incomplete: \
+             args_dump.json says complete: false: the run that wrote it stopped before every selected task \
+             was captured; they were not captured there, which says nothing of their data\n",
+            d.display()
+        )
+    );
+    assert_eq!(
+        r,
+        Err(
+            "2 compared entries differ, are incomplete or are missing; 2 of them are only missing in the \
+             other dump, which is incomplete: see the warning above"
+                .into()
+        )
+    );
+}
+
+/// Found by a review: an export that failed part-way left some of its files beside an earlier
+/// export's, with nothing saying which. The earlier export's files are removed first (other
+/// files are left), and a failure removes what it wrote and says how far it got.
+#[test]
+fn a_failed_export_removes_what_it_wrote_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    // Entry 1's payload lies past the end of args.bin: read (and failed) when it is exported.
+    dump_of(
+        dir.path(),
+        &[
+            r#""kind":"tensor","dtype":"FLOAT32","shape":[1],"bin_offset":0,"bin_size":4"#,
+            r#""kind":"tensor","dtype":"FLOAT32","shape":[1],"bin_offset":4,"bin_size":4"#,
+        ],
+        &f32s(&[1.0]),
+    );
+    let out_dir = dir.path().join("args_dump/export");
+    fs::create_dir_all(out_dir.join("task_0x0000000000000000_before_in9.npy.d")).unwrap();
+    for name in [
+        "task_0x0000000000000005_after_out2.npy",
+        "task_0x0000000000000005_before_inout3.bin",
+        "notes.txt",
+        "task_0x5_after_out2.npy",
+    ] {
+        fs::write(out_dir.join(name), "earlier").unwrap();
+    }
+    let (_, r) = view(
+        dir.path(),
+        Args {
+            export: true,
+            ..Args::default()
+        },
+    );
+    let o = out_dir.display();
+    let bin = dir.path().join("args_dump/args.bin");
+    assert_eq!(
+        r,
+        Err(format!(
+            "export to {o} failed after 1 of 2 file(s): {}: the payload of task 0x0000000000000000 arg 1 (4 bytes \
+             at offset 4) lies past the end of the 4-byte file; the export is incomplete: the 1 file(s) written \
+             were removed, as were the 2 file(s) of the earlier export (before writing): {o} holds no exported \
+             file",
+            bin.display()
+        ))
+    );
+    let mut names: Vec<String> = fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "notes.txt",
+            "task_0x0000000000000000_before_in9.npy.d",
+            "task_0x5_after_out2.npy"
+        ]
+    );
+}
+
+#[test]
+fn export_names_are_recognized_exactly() {
+    for yes in [
+        "task_0x0000000100000002_after_out2.npy",
+        "task_0x00000001000000ab_before_inout10.bin",
+        "task_0x0000000000000000_before_in0.npy",
+    ] {
+        assert!(viewer::is_export_name(yes), "{yes}");
+    }
+    for no in [
+        "task_0x000000010000002_after_out2.npy",
+        "task_0x0000000100000002_after_out.npy",
+        "task_0x0000000100000002_during_out2.npy",
+        "task_0x0000000100000002_after_out2.npy.tmp",
+        "task_0x0000000100000002_after_put2.npy",
+        ".task_0x0000000100000002_after_out2.npy.1.0.tmp",
+        "task_0x000000010000000g_after_out2.npy",
+        "notes.txt",
+    ] {
+        assert!(!viewer::is_export_name(no), "{no}");
+    }
+}
