@@ -178,7 +178,9 @@ pub enum ErrorKind {
     #[error(transparent)]
     Deps(#[from] simpler_artifacts::deps::DepsReadError),
     /// The deps.json's run manifest says the graph may be incomplete (and `allow_incomplete`
-    /// was not given).
+    /// was not given). The message is `run --from-deps`'s, whose `--allow-incomplete` it names;
+    /// `plan`, which has no such flag, refuses such a graph in its own words (found by a review:
+    /// it passed this message on).
     #[error(
         "{why}\nrefusing to re-run a graph that may be incomplete; --allow-incomplete re-runs it anyway"
     )]
@@ -207,5 +209,24 @@ impl Error {
             ErrorKind::Run(e) | ErrorKind::RunApproximated { run: e, .. } => Ok(e),
             kind => Err(Error { kind: Box::new(kind) }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusal of an incomplete graph names the flag of `run --from-deps`, the command
+    /// that takes it (`plan` words its own refusal: `simpler_plan::ErrorKind::IncompleteGraph`).
+    #[test]
+    fn an_incomplete_graph_is_refused_naming_run_from_deps_flag() {
+        let e = Error::from(ErrorKind::Incomplete {
+            why: "V/deps.json comes from run r1 that did not complete: fatal".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "V/deps.json comes from run r1 that did not complete: fatal\n\
+             refusing to re-run a graph that may be incomplete; --allow-incomplete re-runs it anyway"
+        );
     }
 }

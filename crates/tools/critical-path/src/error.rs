@@ -72,8 +72,29 @@ pub enum ErrorKind {
         /// Folders found.
         total: usize,
     },
-    /// Some runs' merged traces were invalid; their CPM traces were not written (each was
-    /// reported on stderr).
-    #[error("{0} run(s) had an invalid merged_swimlane*.json; their CPM_*.json files were not written")]
-    InvalidTraces(usize),
+    /// Some runs got no CPM traces (each was reported on stderr): their merged trace was
+    /// invalid, could not be read, or a CPM trace could not be written.
+    #[error("{}", traces_not_written(*.invalid, *.unreadable, *.unwritable))]
+    TracesNotWritten {
+        /// Runs whose merged_swimlane*.json is not a trace, lacks a path task or shows
+        /// another run.
+        invalid: usize,
+        /// Runs whose merged_swimlane*.json could not be read.
+        unreadable: usize,
+        /// Runs whose CPM_*.json could not be written.
+        unwritable: usize,
+    },
+}
+
+fn traces_not_written(invalid: usize, unreadable: usize, unwritable: usize) -> String {
+    let parts: Vec<String> = [
+        (invalid, "had an invalid merged_swimlane*.json"),
+        (unreadable, "had a merged_swimlane*.json that could not be read"),
+        (unwritable, "had a CPM_*.json that could not be written"),
+    ]
+    .into_iter()
+    .filter(|&(n, _)| n > 0)
+    .map(|(n, what)| format!("{n} run(s) {what}"))
+    .collect();
+    format!("{}; their CPM_*.json files were not written", parts.join(", "))
 }

@@ -13,6 +13,7 @@
 //! (the only reader of the artifact formats), [`graph`], [`cpm`], [`observed`], [`report`],
 //! [`trace`], [`error`].
 
+use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -218,11 +219,21 @@ pub struct Written {
 ///
 /// A folder that cannot be analysed (unreadable records, no task rows) is reported on stderr
 /// and the others are still analysed; with a single folder its error is the command's. A run
-/// whose Perfetto trace lacks a path task gets its report but no CPM traces. Either way the
-/// command fails at the end ([`ErrorKind::FailedRuns`], [`ErrorKind::InvalidTraces`]), after
-/// the summary. CPM traces an earlier analysis left in a folder that gets none this time are
-/// removed (they would show another path beside the new report), and said so.
+/// whose Perfetto trace is invalid (lacks a path task, shows another run, does not parse) or
+/// cannot be read, or whose CPM traces cannot be written, gets its report but no CPM traces;
+/// each is said as what it is (an invalid trace, a file that cannot be read, one that cannot be
+/// written). Either way the command fails at the end ([`ErrorKind::FailedRuns`],
+/// [`ErrorKind::TracesNotWritten`]), after the summary. A folder that gets no pair of CPM traces
+/// this time keeps none: those an earlier analysis left are removed (they may show another
+/// path than this one's), and so is the static one this analysis wrote when the observed one
+/// then failed (the two are kept only as a pair), each said as what it is.
 pub fn run(args: Args) -> Result<(), Error> {
+    run_logged(args, &mut io::stderr())
+}
+
+/// [`run`], with the per-folder errors and the removals of CPM traces written to `log`
+/// (stderr for the command); the analyses' warnings still go to stderr.
+pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
     let root = input::root_of(&args.input)?;
     let runs = input::discover(&root)?;
     for run in &runs {
@@ -232,15 +243,15 @@ pub fn run(args: Args) -> Result<(), Error> {
     }
     let mut analyses = Vec::with_capacity(runs.len());
     let mut written = Vec::with_capacity(runs.len());
-    let mut invalid_traces = 0;
+    let (mut invalid, mut unreadable, mut unwritable) = (0, 0, 0);
     let mut failed_runs = 0;
     for run in &runs {
         let analysis = match analyze_run(run, args.tol) {
             Ok(a) => a,
             Err(e) if runs.len() == 1 => return Err(e),
             Err(e) => {
-                eprintln!("error: {}: {e:#}", run.dir.display());
-                remove_stale_traces(&run.dir);
+                say(log, format_args!("error: {}: {e:#}", run.dir.display()));
+                remove_stale_traces(&run.dir, &[], log);
                 failed_runs += 1;
                 continue;
             }
@@ -250,11 +261,15 @@ pub fn run(args: Args) -> Result<(), Error> {
             &report,
             report::render(std::slice::from_ref(&analysis), args.top).as_bytes(),
         )?;
+        let mut fresh = Vec::new();
         let traces = match run.merged_trace() {
             None => {
-                eprintln!(
-                    "warning: no merged_swimlane*.json in {}; skipped the Perfetto critical-path traces (run `simpler swimlane` first)",
-                    run.dir.display()
+                say(
+                    log,
+                    format_args!(
+                        "warning: no merged_swimlane*.json in {}; skipped the Perfetto critical-path traces (run `simpler swimlane` first)",
+                        run.dir.display()
+                    ),
                 );
                 None
             }
@@ -268,23 +283,38 @@ pub fn run(args: Args) -> Result<(), Error> {
                     &analysis.observed_ids(),
                 ) {
                     Ok(paths) => Some(paths),
-                    Err(e) => {
-                        eprintln!(
-                            "error: invalid {} in {}: {e}",
-                            merged.file_name().map_or_else(
-                                || merged.display().to_string(),
-                                |n| n.to_string_lossy().into_owned()
-                            ),
-                            run.dir.display()
-                        );
-                        invalid_traces += 1;
+                    Err(failure) => {
+                        let e = &failure.error;
+                        if e.is_invalid_trace() {
+                            invalid += 1;
+                            say(
+                                log,
+                                format_args!(
+                                    "error: invalid {} in {}: {e}",
+                                    merged.file_name().map_or_else(
+                                        || merged.display().to_string(),
+                                        |n| n.to_string_lossy().into_owned()
+                                    ),
+                                    run.dir.display()
+                                ),
+                            );
+                        } else {
+                            // "cannot read <trace>: ..." or "cannot write <CPM trace>: ...".
+                            if matches!(e, trace::TraceError::Read { .. }) {
+                                unreadable += 1;
+                            } else {
+                                unwritable += 1;
+                            }
+                            say(log, format_args!("error: {e}"));
+                        }
+                        fresh = failure.written;
                         None
                     }
                 }
             }
         };
         if traces.is_none() {
-            remove_stale_traces(&run.dir);
+            remove_stale_traces(&run.dir, &fresh, log);
         }
         written.push(Written { report, traces });
         analyses.push(analysis);
@@ -307,8 +337,13 @@ pub fn run(args: Args) -> Result<(), Error> {
         }
         .into());
     }
-    if invalid_traces > 0 {
-        return Err(ErrorKind::InvalidTraces(invalid_traces).into());
+    if invalid + unreadable + unwritable > 0 {
+        return Err(ErrorKind::TracesNotWritten {
+            invalid,
+            unreadable,
+            unwritable,
+        }
+        .into());
     }
     Ok(())
 }
@@ -350,24 +385,45 @@ fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
     })
 }
 
-/// Removes the CPM traces an earlier analysis left in `dir`, saying so; a failure to remove
-/// one is said too.
-fn remove_stale_traces(dir: &Path) {
-    for name in [trace::STATIC_TRACE, trace::OBSERVED_TRACE] {
+/// Writes one line to `log`; a log that cannot be written (a closed stderr) loses it, as
+/// `eprintln!` would, without a panic.
+fn say(log: &mut dyn Write, line: fmt::Arguments<'_>) {
+    let _ = writeln!(log, "{line}");
+}
+
+/// Removes the CPM traces of `dir` when this analysis could not write the pair, saying so and
+/// why: those in `fresh` were written by this analysis before its companion failed (kept only
+/// as a pair); the others were left by an earlier analysis and may show another path. A
+/// failure to remove one is said too.
+fn remove_stale_traces(dir: &Path, fresh: &[PathBuf], log: &mut dyn Write) {
+    let names = [trace::STATIC_TRACE, trace::OBSERVED_TRACE];
+    for (name, companion) in names.into_iter().zip(names.into_iter().rev()) {
         let path = dir.join(name);
         if !path.is_file() {
             continue;
         }
-        match std::fs::remove_file(&path) {
-            Ok(()) => eprintln!(
-                "warning: removed {}, left by an earlier analysis: it showed another path than this report",
-                path.display()
+        let shown = path.display();
+        let companion = dir.join(companion);
+        let companion = companion.display();
+        let line = match (fresh.contains(&path), std::fs::remove_file(&path)) {
+            (true, Ok(())) => format!(
+                "warning: removed {shown}, which this analysis wrote: its companion {companion} was not \
+                 written (see above), and the two are kept only as a pair"
             ),
-            Err(e) => eprintln!(
-                "warning: {} is left by an earlier analysis and could not be removed ({e}); it does not show this report's path",
-                path.display()
+            (true, Err(e)) => format!(
+                "warning: {shown}, which this analysis wrote, could not be removed ({e}); its companion \
+                 {companion} was not written (see above)"
             ),
-        }
+            (false, Ok(())) => format!(
+                "warning: removed {shown}, left by an earlier analysis: this analysis wrote none to replace \
+                 it, and it may show another path than the files analysed now"
+            ),
+            (false, Err(e)) => format!(
+                "warning: {shown} is left by an earlier analysis and could not be removed ({e}); it may \
+                 show another path than the files analysed now"
+            ),
+        };
+        say(log, format_args!("{line}"));
     }
 }
 

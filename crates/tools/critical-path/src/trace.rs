@@ -34,11 +34,27 @@ const MISSING_SHOWN: usize = 5;
 
 pub use simpler_artifacts::deps::task_label as task_display;
 
-/// Why the CPM traces of a run were not written.
+/// Why the CPM traces of a run were not written: the merged trace is invalid ([`Invalid`],
+/// [`Missing`], [`OtherRun`]), could not be read ([`Read`]), or an output could not be
+/// written ([`Publish`]).
+///
+/// [`Invalid`]: TraceError::Invalid
+/// [`Missing`]: TraceError::Missing
+/// [`OtherRun`]: TraceError::OtherRun
+/// [`Read`]: TraceError::Read
+/// [`Publish`]: TraceError::Publish
 #[derive(Debug)]
 pub enum TraceError {
-    /// The merged trace could not be read or is not a trace.
-    Read(String),
+    /// The merged trace is not a trace: it does not parse, or its shape is not a trace's (the
+    /// message names the file).
+    Invalid(String),
+    /// The merged trace could not be read (gone, or an I/O error): the file may be a good trace.
+    Read {
+        /// The merged trace.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// Some path tasks have no Worker View bar.
     Missing {
         /// How many.
@@ -60,7 +76,8 @@ pub enum TraceError {
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TraceError::Read(why) => f.write_str(why),
+            TraceError::Invalid(why) => f.write_str(why),
+            TraceError::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
             TraceError::Missing { count, sample } => {
                 let ids: Vec<String> = sample.iter().map(u64::to_string).collect();
                 write!(
@@ -82,16 +99,61 @@ impl fmt::Display for TraceError {
     }
 }
 
+impl std::error::Error for TraceError {}
+
+impl TraceError {
+    /// Whether the merged trace itself is at fault (not a trace, a path task without a bar,
+    /// another run's), not a file that could not be read or written.
+    pub fn is_invalid_trace(&self) -> bool {
+        matches!(
+            self,
+            TraceError::Invalid(_) | TraceError::Missing { .. } | TraceError::OtherRun { .. }
+        )
+    }
+}
+
+/// [`write_cpm_traces`]' failure: why, and the outputs it had already published (the static
+/// trace, when the observed one then failed), which show this analysis's path but lack their
+/// companion.
+#[derive(Debug)]
+pub struct TraceFailure {
+    /// Why the traces were not written.
+    pub error: TraceError,
+    /// The outputs published before the failure.
+    pub written: Vec<PathBuf>,
+}
+
+impl fmt::Display for TraceFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for TraceFailure {}
+
+/// Why a pass over the merged trace stopped: the trace ([`TraceError::Invalid`] or
+/// [`TraceError::Read`]), or the output being written (only [`Emit`] writes).
+enum Stop {
+    Trace(TraceError),
+    Write(io::Error),
+}
+
 /// Writes `CPM_static.json` and `CPM_observed.json` into `dir` from the trace `merged`, or
 /// neither when a path task has no Worker View bar, the trace does not parse, or it names in
-/// its `metadata` another run than `records_run`, the run of the analysed records.
+/// its `metadata` another run than `records_run`, the run of the analysed records. When the
+/// trace cannot be read or an output cannot be written, the failure also lists what was
+/// already published ([`TraceFailure::written`]), for the caller to remove or keep.
 pub fn write_cpm_traces(
     merged: &Path,
     records_run: Option<&str>,
     dir: &Path,
     static_path: &[u64],
     observed_path: &[u64],
-) -> Result<[PathBuf; 2], TraceError> {
+) -> Result<[PathBuf; 2], TraceFailure> {
+    let failure = |error: TraceError| TraceFailure {
+        error,
+        written: Vec::new(),
+    };
     let static_ids: FxHashSet<u64> = static_path.iter().copied().collect();
     let observed_ids: FxHashSet<u64> = observed_path.iter().copied().collect();
     let mut visible = FxHashSet::default();
@@ -105,13 +167,23 @@ pub fn write_cpm_traces(
         },
         run_id: None,
     };
-    read_top(merged, &mut scan)?;
+    read_top(merged, &mut scan).map_err(|stop| {
+        failure(match stop {
+            Stop::Trace(e) => e,
+            // The checking pass writes nothing; were a write to stop it, it would be the
+            // trace's reading that failed.
+            Stop::Write(source) => TraceError::Read {
+                path: merged.to_path_buf(),
+                source,
+            },
+        })
+    })?;
     if let (Some(trace_run), Some(records_run)) = (scan.run_id, records_run) {
         if trace_run != records_run {
-            return Err(TraceError::OtherRun {
+            return Err(failure(TraceError::OtherRun {
                 trace_run,
                 records_run: records_run.to_owned(),
-            });
+            }));
         }
     }
     let mut missing: Vec<u64> = static_ids
@@ -123,29 +195,36 @@ pub fn write_cpm_traces(
         missing.sort_unstable();
         let count = missing.len();
         missing.truncate(MISSING_SHOWN);
-        return Err(TraceError::Missing {
+        return Err(failure(TraceError::Missing {
             count,
             sample: missing,
-        });
+        }));
     }
     let mut written = Vec::with_capacity(2);
     for (name, ids) in [(STATIC_TRACE, &static_ids), (OBSERVED_TRACE, &observed_ids)] {
         let dest = dir.join(name);
-        let mut failure = None;
+        // The trace's own failure, kept apart from the output's (which `publish` reports).
+        let mut trace_failure = None;
         let published = simpler_artifacts::publish::publish(&dest, |out| {
             let mut writer = TraceOut::new(out);
-            let result = stream_into(merged, &mut writer, ids);
-            result.map_err(|e| {
-                let msg = e.to_string();
-                failure = Some(e);
-                io::Error::other(msg)
-            })
+            match stream_into(merged, &mut writer, ids) {
+                Ok(()) => Ok(()),
+                Err(Stop::Write(e)) => Err(e),
+                Err(Stop::Trace(e)) => {
+                    trace_failure = Some(e);
+                    Err(io::Error::other("the merged trace could not be copied"))
+                }
+            }
         });
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        published.map_err(TraceError::Publish)?;
-        written.push(dest);
+        let error = match (trace_failure, published) {
+            (Some(e), _) => e,
+            (None, Err(e)) => TraceError::Publish(e),
+            (None, Ok(_)) => {
+                written.push(dest);
+                continue;
+            }
+        };
+        return Err(TraceFailure { error, written });
     }
     Ok([written[0].clone(), written[1].clone()])
 }
@@ -192,20 +271,15 @@ impl<'w, W: Write> TraceOut<'w, W> {
 }
 
 /// Streams `merged` and writes it, renaming the Worker View bars not in `keep`.
-fn stream_into<W: Write>(
-    merged: &Path,
-    w: &mut TraceOut<'_, W>,
-    keep: &FxHashSet<u64>,
-) -> Result<(), TraceError> {
-    let io_err = |e: io::Error| TraceError::Read(format!("cannot write: {e}"));
+fn stream_into<W: Write>(merged: &Path, w: &mut TraceOut<'_, W>, keep: &FxHashSet<u64>) -> Result<(), Stop> {
     let top_is_array = {
         let mut emit = Emit { w: &mut *w, keep };
         read_top(merged, &mut emit)?
     };
     if top_is_array {
-        w.out.write_all(b"\n]\n").map_err(io_err)?;
+        w.out.write_all(b"\n]\n").map_err(Stop::Write)?;
     } else {
-        w.out.write_all(b"\n}\n").map_err(io_err)?;
+        w.out.write_all(b"\n}\n").map_err(Stop::Write)?;
     }
     Ok(())
 }
@@ -223,7 +297,7 @@ trait TopSink {
     /// `traceEvents` opens (or the top level is an array).
     fn open_events(&mut self, top_is_array: bool) -> io::Result<()>;
     /// One event.
-    fn event(&mut self, event: &RawValue) -> Result<(), TraceError>;
+    fn event(&mut self, event: &RawValue) -> Result<(), Stop>;
     /// `traceEvents` closes.
     fn close_events(&mut self, top_is_array: bool) -> io::Result<()>;
 }
@@ -245,17 +319,16 @@ impl<W: Write> TopSink for Emit<'_, '_, W> {
         }
     }
 
-    fn event(&mut self, event: &RawValue) -> Result<(), TraceError> {
+    fn event(&mut self, event: &RawValue) -> Result<(), Stop> {
         let sep: &[u8] = if self.w.events == 0 { b"\n    " } else { b",\n    " };
         self.w.events += 1;
-        let io_err = |e: io::Error| TraceError::Read(format!("cannot write: {e}"));
-        self.w.out.write_all(sep).map_err(io_err)?;
+        self.w.out.write_all(sep).map_err(Stop::Write)?;
         match worker_task(event) {
             Some(id) if !self.keep.contains(&id) => {
-                let renamed = rename(event, &format!("\u{b7}({})", task_display(id)))?;
-                self.w.out.write_all(renamed.as_bytes()).map_err(io_err)
+                let renamed = rename(event, &format!("\u{b7}({})", task_display(id))).map_err(Stop::Trace)?;
+                self.w.out.write_all(renamed.as_bytes()).map_err(Stop::Write)
             }
-            _ => self.w.out.write_all(event.get().as_bytes()).map_err(io_err),
+            _ => self.w.out.write_all(event.get().as_bytes()).map_err(Stop::Write),
         }
     }
 
@@ -291,7 +364,7 @@ impl<F: FnMut(&RawValue)> TopSink for Scan<F> {
     fn open_events(&mut self, _: bool) -> io::Result<()> {
         Ok(())
     }
-    fn event(&mut self, event: &RawValue) -> Result<(), TraceError> {
+    fn event(&mut self, event: &RawValue) -> Result<(), Stop> {
         (self.on_event)(event);
         Ok(())
     }
@@ -327,7 +400,7 @@ fn rename(event: &RawValue, name: &str) -> Result<String, TraceError> {
         }
     }
     let Ordered(mut entries) = serde_json::from_str(event.get())
-        .map_err(|e| TraceError::Read(format!("a Worker View event: {e}")))?;
+        .map_err(|e| TraceError::Invalid(format!("a Worker View event: {e}")))?;
     let value = RawValue::from_string(quote(name)).expect("a quoted string is JSON");
     match entries.iter_mut().find(|(k, _)| k == "name") {
         Some(entry) => entry.1 = value,
@@ -347,8 +420,16 @@ fn rename(event: &RawValue, name: &str) -> Result<String, TraceError> {
 }
 
 /// Reads the trace at `path` into `sink`; returns true if its top level is an array of events.
-fn read_top<S: TopSink>(path: &Path, sink: &mut S) -> Result<bool, TraceError> {
-    let file = File::open(path).map_err(|e| TraceError::Read(format!("{}: {e}", path.display())))?;
+/// A file that cannot be opened or read is [`TraceError::Read`]; one that is not a trace,
+/// [`TraceError::Invalid`].
+fn read_top<S: TopSink>(path: &Path, sink: &mut S) -> Result<bool, Stop> {
+    let unreadable = |source: io::Error| {
+        Stop::Trace(TraceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let file = File::open(path).map_err(unreadable)?;
     let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
     let mut failure = None;
     let result = Top {
@@ -360,21 +441,24 @@ fn read_top<S: TopSink>(path: &Path, sink: &mut S) -> Result<bool, TraceError> {
     match (result, failure) {
         (_, Some(e)) => Err(e),
         (Ok(is_array), None) => Ok(is_array),
-        (Err(e), None) => Err(TraceError::Read(format!("{}: {e}", path.display()))),
+        (Err(e), None) if e.is_io() => Err(unreadable(e.into())),
+        (Err(e), None) => Err(Stop::Trace(TraceError::Invalid(format!(
+            "{}: {e}",
+            path.display()
+        )))),
     }
 }
 
 /// The top level: an object holding `traceEvents`, or a bare array of events.
 struct Top<'a, S> {
     sink: &'a mut S,
-    failure: &'a mut Option<TraceError>,
+    failure: &'a mut Option<Stop>,
 }
 
 /// Records a sink failure and turns it into a deserializer error that stops the parse.
-fn fail<E: de::Error>(slot: &mut Option<TraceError>, e: TraceError) -> E {
-    let msg = e.to_string();
+fn fail<E: de::Error>(slot: &mut Option<Stop>, e: Stop) -> E {
     *slot = Some(e);
-    E::custom(msg)
+    E::custom("the pass over the trace stopped")
 }
 
 impl<'de, S: TopSink> DeserializeSeed<'de> for Top<'_, S> {
@@ -396,22 +480,21 @@ impl<'de, S: TopSink> Visitor<'de> for Top<'_, S> {
         while let Some(key) = map.next_key::<String>()? {
             if key == "traceEvents" {
                 has_events = true;
-                let io = |e: io::Error| TraceError::Read(format!("cannot write: {e}"));
                 self.sink
                     .open_events(false)
-                    .map_err(|e| fail(self.failure, io(e)))?;
+                    .map_err(|e| fail(self.failure, Stop::Write(e)))?;
                 map.next_value_seed(Events {
                     sink: &mut *self.sink,
                     failure: &mut *self.failure,
                 })?;
                 self.sink
                     .close_events(false)
-                    .map_err(|e| fail(self.failure, io(e)))?;
+                    .map_err(|e| fail(self.failure, Stop::Write(e)))?;
             } else {
                 let value: Box<RawValue> = map.next_value()?;
                 self.sink
                     .key(&key, &value)
-                    .map_err(|e| fail(self.failure, TraceError::Read(format!("cannot write: {e}"))))?;
+                    .map_err(|e| fail(self.failure, Stop::Write(e)))?;
             }
         }
         if !has_events {
@@ -423,10 +506,9 @@ impl<'de, S: TopSink> Visitor<'de> for Top<'_, S> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        let io = |e: io::Error| TraceError::Read(format!("cannot write: {e}"));
         self.sink
             .open_events(true)
-            .map_err(|e| fail(self.failure, io(e)))?;
+            .map_err(|e| fail(self.failure, Stop::Write(e)))?;
         Events {
             sink: &mut *self.sink,
             failure: &mut *self.failure,
@@ -434,7 +516,7 @@ impl<'de, S: TopSink> Visitor<'de> for Top<'_, S> {
         .visit_seq(seq)?;
         self.sink
             .close_events(true)
-            .map_err(|e| fail(self.failure, io(e)))?;
+            .map_err(|e| fail(self.failure, Stop::Write(e)))?;
         Ok(true)
     }
 }
@@ -442,7 +524,7 @@ impl<'de, S: TopSink> Visitor<'de> for Top<'_, S> {
 /// The `traceEvents` list; each element must be an object.
 struct Events<'a, S> {
     sink: &'a mut S,
-    failure: &'a mut Option<TraceError>,
+    failure: &'a mut Option<Stop>,
 }
 
 impl<'de, S: TopSink> DeserializeSeed<'de> for Events<'_, S> {

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use simpler_critical_path::trace::{write_cpm_traces, OBSERVED_TRACE, STATIC_TRACE};
-use simpler_critical_path::{Args, ErrorKind};
+use simpler_critical_path::trace::{write_cpm_traces, TraceError, OBSERVED_TRACE, STATIC_TRACE};
+use simpler_critical_path::{Args, Error, ErrorKind};
 
 /// A merged trace in the original converter's layout: pids 2, 3, 4; Worker View bars for t1,
 /// t2 (its taskId a string) and t3; a `dummy(t99)` marker without `taskId`; three flows.
@@ -165,7 +165,21 @@ fn every_run_folder_gets_its_report_and_a_stale_trace_fails_only_its_own_traces(
     reference_run(&healthy, true);
     reference_run(&stale, false);
     let err = simpler_critical_path::run(args(root.path().to_path_buf())).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::InvalidTraces(1)), "{err}");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::TracesNotWritten {
+                invalid: 1,
+                unreadable: 0,
+                unwritable: 0
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "1 run(s) had an invalid merged_swimlane*.json; their CPM_*.json files were not written"
+    );
     let base = [
         "critical_path_report.md",
         "deps.json",
@@ -280,4 +294,130 @@ fn an_unreadable_run_json_is_warned_about_and_the_analysis_goes_on() {
             "{case}"
         );
     }
+}
+
+/// `run_logged` on `dir`: its result and what it logged.
+fn run_logged(dir: &Path) -> (Result<(), Error>, String) {
+    let mut log = Vec::new();
+    let result = simpler_critical_path::run_logged(args(dir.to_path_buf()), &mut log);
+    (result, String::from_utf8(log).unwrap())
+}
+
+/// Found by a review: a CPM trace that could not be written (a full disk) was reported as an
+/// invalid merged trace, and the static trace this same analysis had just written was removed
+/// as "left by an earlier analysis: it showed another path than this report". A write failure
+/// is now said as one, and the removal of the lone static trace says why.
+#[test]
+fn a_cpm_trace_that_cannot_be_written_is_not_an_invalid_trace() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("case");
+    reference_run(&dir, true);
+    fs::write(dir.join(STATIC_TRACE), "an earlier analysis's trace").unwrap();
+    // The observed trace cannot be published: its name is taken by a folder.
+    fs::create_dir(dir.join(OBSERVED_TRACE)).unwrap();
+    let (result, log) = run_logged(&dir);
+    let err = result.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "1 run(s) had a CPM_*.json that could not be written; their CPM_*.json files were not written"
+    );
+    assert_eq!(
+        log,
+        format!(
+            "error: cannot write {observed}: not a regular file (a device, a pipe, a folder, or a link to \
+             one); name a file: the output is written to a temporary and renamed into place\n\
+             warning: removed {static_}, which this analysis wrote: its companion {observed} was not \
+             written (see above), and the two are kept only as a pair\n",
+            observed = dir.join(OBSERVED_TRACE).display(),
+            static_ = dir.join(STATIC_TRACE).display(),
+        )
+    );
+    assert!(!dir.join(STATIC_TRACE).exists());
+    assert!(dir.join("critical_path_report.md").is_file());
+}
+
+/// The traces an earlier analysis left are removed, as such, when this one writes none (here,
+/// its merged trace lacks a path task).
+#[test]
+fn cpm_traces_of_an_earlier_analysis_are_removed_as_such() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("case");
+    reference_run(&dir, true);
+    let (result, log) = run_logged(&dir);
+    result.unwrap();
+    assert_eq!(log, "");
+    fs::write(dir.join("merged_swimlane.json"), merged(false).to_string()).unwrap();
+    let (result, log) = run_logged(&dir);
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        "1 run(s) had an invalid merged_swimlane*.json; their CPM_*.json files were not written"
+    );
+    let earlier = |name: &str| {
+        format!(
+            "warning: removed {}, left by an earlier analysis: this analysis wrote none to replace it, \
+             and it may show another path than the files analysed now\n",
+            dir.join(name).display()
+        )
+    };
+    assert_eq!(
+        log,
+        format!(
+            "error: invalid merged_swimlane.json in {}: merged Worker View is missing 1 critical task(s): 2\n{}{}",
+            dir.display(),
+            earlier(STATIC_TRACE),
+            earlier(OBSERVED_TRACE)
+        )
+    );
+    assert_eq!(
+        files(&dir),
+        [
+            "critical_path_report.md",
+            "deps.json",
+            "l2_swimlane_records.json",
+            "merged_swimlane.json",
+            "name_map.json"
+        ]
+    );
+}
+
+/// Found by a review: a merged trace that could not be read (gone under the tool) was called
+/// invalid. It is a read failure, said as one; and the command's error counts it as such.
+#[test]
+fn a_merged_trace_that_cannot_be_read_is_not_an_invalid_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("merged_swimlane.json");
+    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1]).unwrap_err();
+    assert!(matches!(failure.error, TraceError::Read { .. }), "{failure}");
+    assert!(!failure.error.is_invalid_trace());
+    assert_eq!(
+        failure.to_string(),
+        format!(
+            "cannot read {}: No such file or directory (os error 2)",
+            gone.display()
+        )
+    );
+    // Opened, then a read fails.
+    let folder = dir.path().join("folder");
+    fs::create_dir(&folder).unwrap();
+    let failure = write_cpm_traces(&folder, None, dir.path(), &[1], &[1]).unwrap_err();
+    assert!(!failure.error.is_invalid_trace());
+    assert_eq!(
+        failure.to_string(),
+        format!("cannot read {}: Is a directory (os error 21)", folder.display())
+    );
+    assert!(failure.written.is_empty());
+    // Not a trace: invalid.
+    fs::write(&gone, "{").unwrap();
+    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1]).unwrap_err();
+    assert!(failure.error.is_invalid_trace(), "{failure}");
+    let err = Error::from(ErrorKind::TracesNotWritten {
+        invalid: 2,
+        unreadable: 1,
+        unwritable: 0,
+    });
+    assert_eq!(
+        err.to_string(),
+        "2 run(s) had an invalid merged_swimlane*.json, 1 run(s) had a merged_swimlane*.json that \
+         could not be read; their CPM_*.json files were not written"
+    );
 }

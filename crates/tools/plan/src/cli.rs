@@ -16,8 +16,9 @@ use crate::target::{Target, Trial};
 /// `simpler plan`: how big each ring must be.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// A run folder (with scope_stats/scope_stats.jsonl), a recording FILE.jsonl, a workload
-    /// FILE.json, a deps.json or a built-in example name.
+    /// A run folder (with scope_stats/scope_stats.jsonl), a recording FILE.jsonl (one outside
+    /// a scope_stats/ folder is planned on its own, without a run.json), a workload FILE.json,
+    /// a deps.json or a built-in example name.
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
     /// Runtime of the re-runs (and of the recording run) [default: the workload's, else tmr].
@@ -88,6 +89,32 @@ fn recorded_file(input: &Path) -> Option<PathBuf> {
         return f.is_file().then_some(f);
     }
     (input.extension()? == "jsonl").then(|| input.to_path_buf())
+}
+
+/// The `run.json` of the run folder that holds the recording `file` ([`manifest_of`]): the
+/// plan takes the example, its parameters and the runtime from it. One that does not list the
+/// file (a recording left over from another run, or copied in by hand) is refused
+/// ([`ErrorKind::ForeignRecording`]): found by a review, the plan mixed the peaks of one run
+/// with the subject, parameters and verified runs of another, with only a warning. A `running`
+/// manifest lists nothing yet; how that run ended is said of it ([`stopped_recording`]).
+fn recording_manifest(file: &Path) -> Result<Option<RunManifest>, Error> {
+    let manifest = manifest_of(file)?;
+    let (Some(m), Some(folder), Some(name)) =
+        (&manifest, crate::analysis::run_folder_of(file), file.file_name())
+    else {
+        return Ok(manifest);
+    };
+    // `run_folder_of`: the file is `<folder>/scope_stats/<name>`.
+    let listed = format!("scope_stats/{}", name.to_string_lossy());
+    if m.status != manifest::RunStatus::Running && m.find(&listed).is_none() {
+        return Err(ErrorKind::ForeignRecording {
+            file: file.to_path_buf(),
+            run_id: m.run_id.clone(),
+            manifest: folder.join(manifest::FILE_NAME),
+        }
+        .into());
+    }
+    Ok(manifest)
 }
 
 /// The re-run target of a run folder: the built-in example its manifest names, with the
@@ -199,7 +226,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             .into());
         }
         let folder = crate::analysis::run_folder_of(&file);
-        let manifest = manifest_of(&file)?;
+        let manifest = recording_manifest(&file)?;
         let target = match folder {
             Some(f) => folder_target(f, manifest.as_ref())?,
             None => None,
@@ -330,6 +357,10 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     if let Some(proposed) = args.check {
         let file = recorded_file(&args.input);
+        let manifest = match &file {
+            Some(f) => recording_manifest(f)?,
+            None => None,
+        };
         let (analysis, _tmp) = match &file {
             Some(f) => (analyze_file(f)?, None),
             None => {
@@ -342,10 +373,6 @@ pub fn run(args: Args) -> Result<u8, Error> {
                 let f = record(&target, runtime, &t.path().join("run"))?;
                 (analyze_file(&f)?, Some(t))
             }
-        };
-        let manifest = match &file {
-            Some(f) => manifest_of(f)?,
-            None => None,
         };
         let stopped = manifest.as_ref().and_then(stopped_recording);
         let (text, status) = match stopped {

@@ -103,6 +103,37 @@ pub enum ErrorKind {
         /// How the run ended (`stopped on fatal 1 (SCOPE_DEADLOCK): ...`).
         stopped: String,
     },
+    /// A run folder's recording that its `run.json` does not list (left over from another
+    /// run, or put there by hand): the folder's example, parameters and runtime are not the
+    /// recording's, so the two are not planned together.
+    #[error(
+        "{} is not a file of run {run_id} (per {}): it is left over from an earlier run or was put there by \
+         hand, so that run's example, parameters and runtime are not the recording's; refusing to plan the two \
+         together. To plan from the recording alone, copy it out of its scope_stats/ folder and give the copy \
+         (`simpler plan COPY.jsonl`)",
+        .file.display(),
+        .manifest.display()
+    )]
+    ForeignRecording {
+        /// The recording.
+        file: PathBuf,
+        /// The run its folder's run.json is of.
+        run_id: String,
+        /// That run.json.
+        manifest: PathBuf,
+    },
+    /// A deps.json whose run manifest says it may be incomplete (a run that did not complete, a
+    /// file changed after it, records lost): a plan from it would size the rings for the part
+    /// captured. `plan` has no `--allow-incomplete` (`run --from-deps` has).
+    #[error("{why}\nrefusing to plan from a graph that may be incomplete: its sizes would be those of the part captured; {instead}")]
+    IncompleteGraph {
+        /// The deps.json.
+        path: PathBuf,
+        /// What its run manifest says.
+        why: String,
+        /// What to plan instead.
+        instead: String,
+    },
     /// The run folder's `run.json` is there but cannot be read (a folder, not JSON, a field of
     /// the wrong type, a schema this build does not read); the source names the file and where.
     #[error(

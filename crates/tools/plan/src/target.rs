@@ -91,6 +91,12 @@ impl Target {
                 .as_object()
                 .is_some_and(|o| o.contains_key("edges") || o.contains_key("tasks"));
             if is_deps {
+                // Found by a review: the replay refused it with `run --from-deps`'s advice, a
+                // flag `plan` does not take (a plan of part of a graph would size its rings
+                // for that part).
+                if let Some(why) = simpler_artifacts::manifest::check_complete(input) {
+                    return Err(incomplete_graph(input, why));
+                }
                 return Ok(Target::Deps(input.to_path_buf()));
             }
             let workload = simpler_workloads::load(input).map_err(ErrorKind::Workload)?;
@@ -222,7 +228,15 @@ impl Target {
                     Ok(out) => Ok(out.passed()),
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(run),
-                        Err(other) => return failed(format!("{other:#}")),
+                        // A run folder's deps.json: said in `plan`'s words, not `run`'s.
+                        Err(other) => {
+                            return failed(match other.kind() {
+                                simpler_workloads::ErrorKind::Incomplete { why } => {
+                                    incomplete_graph(path, why.clone()).to_string()
+                                }
+                                _ => format!("{other:#}"),
+                            })
+                        }
                     },
                 }
             }
@@ -268,6 +282,47 @@ impl Target {
 
 fn failed(message: String) -> Trial {
     Trial::Failed { message }
+}
+
+/// The refusal to plan from the deps.json at `path`, whose run manifest says `why` it may be
+/// incomplete, with what to plan instead: the built-in example its run.json names, with the
+/// parameters it recorded, when there is one.
+pub fn incomplete_graph(path: &Path, why: String) -> Error {
+    let instead = recorded_example_command(path).map_or_else(
+        || "record the run again with --enable-dep-gen, to completion, and plan that".to_string(),
+        |command| format!("plan what the run ran, recorded afresh: `{command}`"),
+    );
+    ErrorKind::IncompleteGraph {
+        path: path.to_path_buf(),
+        why,
+        instead,
+    }
+    .into()
+}
+
+/// `simpler plan <example> --param KEY=VALUE ..` for the built-in example the run.json of
+/// `deps` names, with the parameters it recorded (which the example accepts); `None` when
+/// there is no such example, or its parameters are unknown (a run.json from before they were
+/// recorded, of a case other than the default one).
+fn recorded_example_command(deps: &Path) -> Option<String> {
+    let (manifest, _) = simpler_artifacts::manifest::find_for(deps)?;
+    let m = simpler_artifacts::manifest::RunManifest::read(&manifest).ok()?;
+    let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
+    let e = simpler_examples::find(name)?;
+    if m.params.is_empty() && !matches!(case, "" | "(default)") {
+        return None;
+    }
+    let Target::Example { params, .. } = Target::recorded_example(e, &m.params, &manifest).ok()? else {
+        return None;
+    };
+    let mut command = format!("simpler plan {}", e.name());
+    for pair in params {
+        command.push_str(&format!(
+            " --param {}",
+            simpler_artifacts::name_map::printable(&pair)
+        ));
+    }
+    Some(command)
 }
 
 /// An example's refusal of one of its parameters (`pairs`, `KEY=VALUE`), said of the run.json

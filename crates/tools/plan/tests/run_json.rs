@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use simpler_artifacts::manifest::RunManifest;
 use simpler_plan::analysis::analyze_file;
-use simpler_plan::target::Target;
+use simpler_plan::target::{Target, Trial};
 use simpler_plan::{plan, record, Args};
-use simpler_runtime::RuntimeKind;
+use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
 /// A recording of `example` with `params` in `<tmp>/run`, and that folder.
 fn run_folder(example: &str, params: &[&str]) -> (tempfile::TempDir, PathBuf) {
@@ -141,6 +141,140 @@ fn a_recorded_parameter_the_example_refuses_is_the_run_jsons_not_a_flags() {
         format!(
             "{}: params.size: chain_barrier has no parameter `size`; valid parameters: n",
             path.display()
+        )
+    );
+}
+
+/// The files of `dir`, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Found by a review: a scope_stats.jsonl that the folder's run.json does not list (another
+/// run's, copied in) was planned with a warning only, as the folder's run: the peaks of one
+/// run under the subject, parameters, runtime and verified runs of another, and plan.json and
+/// the HTML report written into the folder. It is refused, naming the file and the run, and
+/// the message says how to plan the recording alone (a copy outside a scope_stats/ folder).
+#[test]
+fn a_recording_its_run_json_does_not_list_is_not_planned_as_that_runs() {
+    let (dir, folder) = run_folder("vector_example", &[]);
+    let path = folder.join("run.json");
+    let mut m = RunManifest::read(&path).unwrap();
+    m.diagnostics.retain(|d| d.name != "scope_stats");
+    m.write(&folder).unwrap();
+    let recording = folder.join("scope_stats/scope_stats.jsonl");
+    let before = files(&folder.join("scope_stats"));
+    let expected = format!(
+        "{} is not a file of run {} (per {}): it is left over from an earlier run or was put there by hand, so \
+         that run's example, parameters and runtime are not the recording's; refusing to plan the two together. \
+         To plan from the recording alone, copy it out of its scope_stats/ folder and give the copy (`simpler \
+         plan COPY.jsonl`)",
+        recording.display(),
+        m.run_id,
+        path.display()
+    );
+    assert_eq!(plan_error(&folder), expected);
+    // The file given as such is its folder's too: it is in the folder's scope_stats/.
+    assert_eq!(plan_error(&recording), expected);
+    let check = Args {
+        check: Some(simpler_plan::parse_check("ring_task_window=8").unwrap()),
+        ..args(&folder)
+    };
+    assert_eq!(format!("{:#}", simpler_plan::run(check).unwrap_err()), expected);
+    assert_eq!(files(&folder.join("scope_stats")), before);
+
+    // The copy the message suggests is planned on its own.
+    let copy = dir.path().join("recording.jsonl");
+    std::fs::copy(&recording, &copy).unwrap();
+    let (p, _) = plan(
+        &Args {
+            verify: 0,
+            ..args(&copy)
+        },
+        None,
+    )
+    .unwrap();
+    assert_eq!(p.subject, copy.display().to_string());
+}
+
+/// Found by a review: a deps.json of a run that stopped was refused with `run --from-deps`'s
+/// advice, "--allow-incomplete re-runs it anyway", a flag `plan` does not take. `plan` refuses
+/// it in its own words, and says what to plan instead.
+#[test]
+fn an_incomplete_deps_json_is_refused_in_plans_own_words() {
+    let e = simpler_examples::find("chain_barrier").unwrap();
+    let target = Target::example(e, vec!["n=2000".into()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("run");
+    let env = RuntimeEnv::from_pairs(["ring_dep_pool=1000"]).unwrap();
+    let trial = target.run(RuntimeKind::Tmr, &env, Some(&folder));
+    assert!(matches!(trial, Trial::Fatal { .. }), "{trial:?}");
+    let path = folder.join("run.json");
+    // As `simpler run chain_barrier --param n=2000` writes it.
+    let mut m = RunManifest::read(&path).unwrap();
+    m.subject = "chain_barrier (n_2000)".into();
+    m.params.insert("n".into(), "2000".into());
+    m.write(&folder).unwrap();
+    let deps = folder.join("deps.json");
+    let why = format!(
+        "{} comes from run {} that did not complete: fatal (4 DEP_POOL_OVERFLOW; run.json has the message)",
+        deps.display(),
+        m.run_id
+    );
+    let refusal =
+        "refusing to plan from a graph that may be incomplete: its sizes would be those of the part \
+                   captured; ";
+    assert_eq!(
+        plan_error(&deps),
+        format!("{why}\n{refusal}plan what the run ran, recorded afresh: `simpler plan chain_barrier --param n=2000`")
+    );
+    let check = Args {
+        check: Some(simpler_plan::parse_check("ring_dep_pool=1000").unwrap()),
+        ..args(&deps)
+    };
+    assert_eq!(
+        format!("{:#}", simpler_plan::run(check).unwrap_err()),
+        format!("{why}\n{refusal}plan what the run ran, recorded afresh: `simpler plan chain_barrier --param n=2000`")
+    );
+    // A run of no built-in example: no command to suggest.
+    m.subject = "workload w.json".into();
+    m.params.clear();
+    m.write(&folder).unwrap();
+    assert_eq!(
+        plan_error(&deps),
+        format!("{why}\n{refusal}record the run again with --enable-dep-gen, to completion, and plan that")
+    );
+}
+
+/// A run folder replayed from its deps.json (no built-in example in its run.json) whose
+/// deps.json changed after the run: the verified search's replay is refused in `plan`'s words.
+#[test]
+fn a_run_folders_changed_deps_json_is_refused_in_plans_own_words() {
+    let (_dir, folder) = run_folder("chain_barrier", &["n=16"]);
+    let path = folder.join("run.json");
+    let mut m = RunManifest::read(&path).unwrap();
+    m.subject = "workload w.json".into();
+    m.params.clear();
+    m.write(&folder).unwrap();
+    let deps = folder.join("deps.json");
+    let text = std::fs::read_to_string(&deps).unwrap();
+    let bytes = text.len();
+    std::fs::write(&deps, format!("{text}\n")).unwrap();
+    assert_eq!(
+        plan_error(&folder),
+        format!(
+            "the recording run of replay of {deps} at the recorded sizes failed: {deps} has {} bytes but run {} \
+             wrote {bytes}: it changed after the run\nrefusing to plan from a graph that may be incomplete: its \
+             sizes would be those of the part captured; record the run again with --enable-dep-gen, to \
+             completion, and plan that",
+            bytes + 1,
+            m.run_id,
+            deps = deps.display()
         )
     );
 }
