@@ -8,6 +8,9 @@
 //! Unrelated files stay. The names go
 //! at once; a large file's space is freed on a thread of its own while the run goes on
 //! ([`crate::release`]).
+//! A file written into a run's folder from outside its run (a tool's view) holds the lock
+//! shared while it is written ([`hold_for_write`]): refused while another process's run holds
+//! the folder, and a run cannot claim the folder in the middle of it.
 //! [`unique_folder`] picks default folder names that never collide, across processes too.
 
 use std::fs::{File, OpenOptions};
@@ -157,6 +160,41 @@ impl OutputFolder {
     /// What the claim removed of an earlier run (relative names).
     pub fn removed(&self) -> &[String] {
         &self.removed
+    }
+}
+
+/// A writer's hold on a run's output folder while it publishes a file there (a tool's view,
+/// report or export): a shared lock on the folder's `.simpler.lock`, so a run cannot claim the
+/// folder (and remove or replace its files) in the middle of the write. Nothing while the
+/// folder is not a run's (no lock file), or is held by a run of this process (its own
+/// artifacts and views).
+#[derive(Debug)]
+pub struct WriteHold(#[allow(dead_code)] Option<File>);
+
+/// Holds `folder` for a write ([`WriteHold`]). `Err` names the holder when another process's
+/// run holds the folder: writing there would mix a file of other data into that run's output
+/// (found by a review: a critical-path report of one run landed in the folder of a run that
+/// claimed it meanwhile, and a trace was stamped with that run's id).
+pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
+    let Ok(mut lock) = File::open(folder.join(LOCK_FILE)) else {
+        return Ok(WriteHold(None)); // not a run's folder
+    };
+    match lock.try_lock_shared() {
+        Ok(()) => Ok(WriteHold(Some(lock))),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = lock.read_to_string(&mut holder);
+            let holder = holder.trim();
+            if holder.starts_with(&format!("pid {},", std::process::id())) {
+                Ok(WriteHold(None)) // this process's run: its own files and views
+            } else if holder.is_empty() {
+                Err("holder unknown".into())
+            } else {
+                Err(holder.to_string())
+            }
+        }
+        // A file system without locks: as the claims there, unguarded.
+        Err(std::fs::TryLockError::Error(_)) => Ok(WriteHold(None)),
     }
 }
 
@@ -375,6 +413,41 @@ mod tests {
             "outside the folder"
         );
         assert_eq!(would_remove(&dir.path().join("new"), &p.join("deps.json")), None);
+    }
+
+    /// A write into a folder another process's run holds is refused, naming the holder; one
+    /// into this process's run's folder, or a folder without a run, is not. While a write
+    /// holds the folder, a run cannot claim it.
+    #[test]
+    fn a_write_is_refused_while_another_processs_run_holds_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        assert!(hold_for_write(p).is_ok(), "no lock file: not a run's folder");
+        let other = OutputFolder::claim(p, "pid 1, run a: vector_example (default)", &[]).unwrap();
+        assert_eq!(
+            hold_for_write(p).unwrap_err(),
+            "pid 1, run a: vector_example (default)"
+        );
+        let err = crate::publish::publish_bytes(&p.join("deps_viewer.txt"), b"x").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot write {}: its folder is in use by a run of another process (pid 1, run a: \
+                 vector_example (default)); write it after that run ends, or elsewhere",
+                p.join("deps_viewer.txt").display()
+            )
+        );
+        assert!(!p.join("deps_viewer.txt").exists());
+        drop(other);
+        let own = format!("pid {}, run b: a test", std::process::id());
+        let mine = OutputFolder::claim(p, &own, &[]).unwrap();
+        crate::publish::publish_bytes(&p.join("deps_viewer.txt"), b"x").unwrap();
+        drop(mine);
+        let hold = hold_for_write(p).unwrap();
+        let err = OutputFolder::claim(p, "pid 2, run c", &[]).unwrap_err();
+        assert!(matches!(err, ClaimError::Busy { .. }), "{err}");
+        drop(hold);
+        OutputFolder::claim(p, "pid 2, run c", &[]).unwrap();
     }
 
     #[test]

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use crate::direct_file::DirectFile;
 use crate::interrupt;
+use crate::output_folder::{hold_for_write, WriteHold};
 
 /// The buffered writer a publication hands to its `write` closure.
 pub type Sink = BufWriter<GuardedFile>;
@@ -175,6 +176,9 @@ pub struct Publication {
     mode: Mode,
     /// `None` once committed or failed.
     sink: Option<Sink>,
+    /// The destination folder held until the publication ends (declared last: dropped after
+    /// the temporary is renamed or removed).
+    _hold: WriteHold,
 }
 
 /// Where a publication of `dest` goes: `dest` itself when it is a regular file or nothing yet;
@@ -238,6 +242,12 @@ impl Publication {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(fail)?;
+        let hold = hold_for_write(&dir).map_err(|holder| {
+            fail(io::Error::other(format!(
+                "its folder is in use by a run of another process ({holder}); write it after that \
+                 run ends, or elsewhere"
+            )))
+        })?;
         let tmp = dir.join(temporary.map_or_else(|| temporary_name(&name), str::to_string));
         let file = if options.direct {
             Target::Direct(DirectFile::create_new(&tmp).map_err(fail)?)
@@ -257,6 +267,7 @@ impl Publication {
             tmp,
             mode: options.mode,
             sink: Some(BufWriter::with_capacity(256 << 10, guarded)),
+            _hold: hold,
         })
     }
 

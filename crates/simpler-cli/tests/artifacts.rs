@@ -190,6 +190,27 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
         waited < Duration::from_secs(5),
         "refused at once, not after {waited:?}"
     );
+    // Found by a review: a tool wrote its view of another run into a folder a run held.
+    let other = dir.path().join("other");
+    dep_gen_run(&other);
+    let view = prefix.join("deps_viewer_other.txt");
+    let tool = simpler(&[
+        "deps-viewer",
+        other.join("deps.json").to_str().unwrap(),
+        "-o",
+        view.to_str().unwrap(),
+    ]);
+    let stderr = text(&tool.stderr);
+    assert_eq!(tool.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot write {}: its folder is in use by a run of another process (pid {}, run ",
+            view.display(),
+            first.id()
+        )),
+        "{stderr}"
+    );
+    assert!(!view.exists());
 
     let out = first.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
