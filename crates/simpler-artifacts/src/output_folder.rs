@@ -2,7 +2,8 @@
 //!
 //! [`OutputFolder::claim`] takes an exclusive advisory lock on `<folder>/.simpler.lock` (the OS
 //! releases it when the process dies, however it dies), so a second run into the same folder
-//! fails at once and names the holder. Then it removes what an earlier run left there: the files
+//! fails at once and names the holder. Then it removes what an earlier run left there (a folder
+//! holding files a run writes but no `run.json` is refused instead: they are not a run's): the files
 //! its manifest lists, every file name a run or a view writes by default (an export of its args
 //! dump included), and hidden work files (publish temporaries, spill files) of a killed process.
 //! Unrelated files stay. The names go
@@ -65,6 +66,14 @@ pub enum ClaimError {
         /// Who holds it, as the holder wrote it into the lock file.
         holder: String,
     },
+    /// The folder holds files a run writes, but no `run.json`: they are not an earlier run's
+    /// (the original runtime's, or put there by hand), and the claim does not remove them.
+    NotARunsFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// Those files (relative names).
+        files: Vec<String>,
+    },
     /// The folder or its lock file could not be created, or an earlier file not removed.
     Io {
         /// The folder.
@@ -91,6 +100,15 @@ impl std::fmt::Display for ClaimError {
                 }
                 Ok(())
             }
+            ClaimError::NotARunsFolder { folder, files } => write!(
+                f,
+                "output folder {} holds {} but no {}: not an earlier run's files (the original \
+                 runtime's, or put there by hand), which a run would remove or replace; move them, \
+                 or choose another --output-prefix",
+                folder.display(),
+                files.join(", "),
+                manifest::FILE_NAME
+            ),
             ClaimError::Io { folder, what, source } => {
                 write!(f, "output folder {}: {what}: {source}", folder.display())
             }
@@ -143,6 +161,21 @@ impl OutputFolder {
         let _ = lock.set_len(0);
         let _ = lock.rewind();
         let _ = writeln!(lock, "{holder}");
+        // Found by a review: a folder that never had a run lost its deps.json to a claim,
+        // "left by an earlier run".
+        if std::fs::symlink_metadata(folder.join(manifest::FILE_NAME)).is_err() {
+            let files: Vec<String> = earlier_files(folder)
+                .into_iter()
+                .filter(|n| !keep.contains(&n.as_str()))
+                .filter(|n| !n.rsplit('/').next().is_some_and(is_temporary))
+                .collect();
+            if !files.is_empty() {
+                return Err(ClaimError::NotARunsFolder {
+                    folder: folder.to_path_buf(),
+                    files,
+                });
+            }
+        }
         let (removed, freeing) = remove_earlier(folder, keep).map_err(|(what, e)| io_err(what)(e))?;
         Ok(OutputFolder {
             path: folder.to_path_buf(),
@@ -341,6 +374,15 @@ pub fn unique_folder(parent: &Path, base: &str) -> io::Result<PathBuf> {
 mod tests {
     use super::*;
 
+    /// The manifest an earlier run leaves (a claim alone does not write one; a run does).
+    fn a_run_was_here(folder: &Path) {
+        std::fs::write(
+            folder.join(manifest::FILE_NAME),
+            crate::testing::run_json("completed", "[]"),
+        )
+        .unwrap();
+    }
+
     #[test]
     fn a_second_claim_is_refused_and_names_the_holder() {
         let dir = tempfile::tempdir().unwrap();
@@ -369,12 +411,14 @@ mod tests {
         ] {
             std::fs::write(export.join(f), "x").unwrap();
         }
+        a_run_was_here(p);
         let claim = OutputFolder::claim(p, "me", &[]).unwrap();
         assert_eq!(
             claim.removed(),
             [
                 "args_dump/export/task_0x0000000100000002_before_in0.bin",
-                "args_dump/export/task_0x0000000100000003_after_out2.npy"
+                "args_dump/export/task_0x0000000100000003_after_out2.npy",
+                "run.json"
             ]
         );
         assert!(!export.exists(), "the emptied export folder went too");
@@ -382,9 +426,53 @@ mod tests {
         std::fs::create_dir_all(&export).unwrap();
         std::fs::write(export.join("task_1.npy"), "x").unwrap();
         std::fs::write(export.join("notes.txt"), "mine").unwrap();
+        a_run_was_here(p);
         let claim = OutputFolder::claim(p, "me", &[]).unwrap();
-        assert_eq!(claim.removed(), ["args_dump/export/task_1.npy"]);
+        assert_eq!(claim.removed(), ["args_dump/export/task_1.npy", "run.json"]);
         assert_eq!(std::fs::read_to_string(export.join("notes.txt")).unwrap(), "mine");
+    }
+
+    /// Found by a review: a claim removed a `deps.json` from a folder no run had written,
+    /// saying an earlier run left it. Files a run writes, without a run.json beside them, are
+    /// not a run's: the claim is refused and removes nothing (hidden work files aside, which
+    /// only a killed process leaves).
+    #[test]
+    fn a_folder_with_run_files_but_no_run_json_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join("scope_stats")).unwrap();
+        for f in [
+            "deps.json",
+            "scope_stats/scope_stats.jsonl",
+            ".deps.json.1.0.tmp",
+            "notes.txt",
+        ] {
+            std::fs::write(p.join(f), "precious").unwrap();
+        }
+        let err = OutputFolder::claim(p, "me", &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "output folder {} holds deps.json, scope_stats/scope_stats.jsonl but no run.json: not \
+                 an earlier run's files (the original runtime's, or put there by hand), which a run \
+                 would remove or replace; move them, or choose another --output-prefix",
+                p.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(p.join("deps.json")).unwrap(), "precious");
+        // Background mode keeps the recording: with only that, the claim goes ahead.
+        std::fs::remove_file(p.join("deps.json")).unwrap();
+        let claim = OutputFolder::claim(p, "me", &["scope_stats/scope_stats.jsonl"]).unwrap();
+        assert_eq!(claim.removed(), [".deps.json.1.0.tmp"]);
+        drop(claim);
+        // Once a run wrote its manifest there, its files are an earlier run's.
+        std::fs::write(p.join("deps.json"), "x").unwrap();
+        a_run_was_here(p);
+        let claim = OutputFolder::claim(p, "me", &[]).unwrap();
+        assert_eq!(
+            claim.removed(),
+            ["deps.json", "run.json", "scope_stats/scope_stats.jsonl"]
+        );
     }
 
     /// A run refuses an output folder whose claim would remove its own input
@@ -442,6 +530,7 @@ mod tests {
         let own = format!("pid {}, run b: a test", std::process::id());
         let mine = OutputFolder::claim(p, &own, &[]).unwrap();
         crate::publish::publish_bytes(&p.join("deps_viewer.txt"), b"x").unwrap();
+        a_run_was_here(p);
         drop(mine);
         let hold = hold_for_write(p).unwrap();
         let err = OutputFolder::claim(p, "pid 2, run c", &[]).unwrap_err();
@@ -473,6 +562,7 @@ mod tests {
             .unwrap()
             .set_len(crate::release::FREED_ON_A_THREAD)
             .unwrap();
+        a_run_was_here(p);
         let claim = OutputFolder::claim(p, "me", &["scope_stats/scope_stats.jsonl"]).unwrap();
         let mut removed = claim.removed().to_vec();
         removed.sort();
@@ -485,6 +575,7 @@ mod tests {
                 "deps_viewer.txt",
                 "deps_viewer_reduced.html",
                 "merged_swimlane.json",
+                "run.json",
                 "scope_stats/.scope_stats.1.body",
             ]
         );
