@@ -89,9 +89,14 @@ impl std::fmt::Display for ClaimError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ClaimError::Busy { folder, holder } => {
+                let by = if holder.starts_with("a tool") {
+                    format!("({holder})")
+                } else {
+                    format!("by another run ({holder})")
+                };
                 write!(
                     f,
-                    "output folder {} is in use by another run ({holder}); wait for it or choose another --output-prefix",
+                    "output folder {} is in use {by}; wait for it or choose another --output-prefix",
                     folder.display()
                 )?;
                 if holder.starts_with(&format!("pid {},", std::process::id())) {
@@ -143,14 +148,9 @@ impl OutputFolder {
             Err(std::fs::TryLockError::WouldBlock) => {
                 let mut holder = String::new();
                 let _ = lock.read_to_string(&mut holder);
-                let holder = holder.trim();
                 return Err(ClaimError::Busy {
                     folder: folder.to_path_buf(),
-                    holder: if holder.is_empty() {
-                        "holder unknown".into()
-                    } else {
-                        holder.into()
-                    },
+                    holder: describe_holder(holder.trim()),
                 });
             }
             Err(std::fs::TryLockError::Error(e)) => {
@@ -228,6 +228,23 @@ pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
         }
         // A file system without locks: as the claims there, unguarded.
         Err(std::fs::TryLockError::Error(_)) => Ok(WriteHold(None)),
+    }
+}
+
+/// Who holds a folder, from its lock file's text (`pid N, run ...`, as the last claim wrote
+/// it). When that process has ended, the lock is a tool's, writing into the folder
+/// ([`hold_for_write`]), which writes no text of its own.
+fn describe_holder(text: &str) -> String {
+    let pid = text
+        .strip_prefix("pid ")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse::<u32>().ok());
+    match pid {
+        _ if text.is_empty() => "holder unknown".into(),
+        Some(pid) if !Path::new(&format!("/proc/{pid}")).exists() => {
+            format!("a tool writing into it; the last run to hold it, {text}, has ended")
+        }
+        _ => text.into(),
     }
 }
 
@@ -535,6 +552,22 @@ mod tests {
         let hold = hold_for_write(p).unwrap();
         let err = OutputFolder::claim(p, "pid 2, run c", &[]).unwrap_err();
         assert!(matches!(err, ClaimError::Busy { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("in use by another run ({own})")),
+            "this process is alive: {err}"
+        );
+        drop(hold);
+        std::fs::write(p.join(LOCK_FILE), "pid 4294967295, run z: gone\n").unwrap();
+        let hold = hold_for_write(p).unwrap();
+        let err = OutputFolder::claim(p, "pid 2, run c", &[]).unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "is in use (a tool writing into it; the last run to hold it, pid 4294967295, \
+                 run z: gone, has ended); wait for it"
+            ),
+            "{err}"
+        );
         drop(hold);
         OutputFolder::claim(p, "pid 2, run c", &[]).unwrap();
     }
