@@ -25,6 +25,11 @@ fn overrides(args: &RunArgs) -> Result<Overrides> {
 /// line's) and neither names one: a new `outputs/<name>_<stamp>/` (the run claims it).
 fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str, input: &Path) -> Result<()> {
     let merged = file.clone().overlaid(&o.settings);
+    if o.settings.output_prefix.is_none() {
+        if let Some(p) = &file.output_prefix {
+            refuse_leaving_prefix(input, p)?;
+        }
+    }
     if merged.any_diagnostic() {
         match &merged.output_prefix {
             None => o.settings.output_prefix = Some(default_folder(name)?),
@@ -32,6 +37,23 @@ fn prepare_prefix(o: &mut Overrides, file: &Settings, name: &str, input: &Path) 
         }
     }
     crate::run_cmd::note_unused_prefix(&merged);
+    Ok(())
+}
+
+/// Refuses a workload file's `output_prefix` that leads out of the folder the run starts in
+/// (absolute, or climbing with `..`): found by a review, a file could send its run's output,
+/// and the claim's removal of an earlier run's files, to any folder the user can write.
+/// `--output-prefix` on the command line may name any folder.
+fn refuse_leaving_prefix(file: &Path, prefix: &Path) -> Result<()> {
+    if prefix.has_root() || prefix.components().any(|c| c == std::path::Component::ParentDir) {
+        bail!(
+            "{}: diagnostics.output_prefix: {:?} leads out of the folder the run starts in: a \
+             workload file names only a folder under it (a relative path without `..`); give \
+             --output-prefix for any other",
+            file.display(),
+            prefix.display().to_string()
+        );
+    }
     Ok(())
 }
 
