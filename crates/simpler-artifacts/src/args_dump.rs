@@ -347,46 +347,25 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
 }
 
 /// Refuses a path that is not a regular file (after symbolic links) before it is opened: a
-/// FIFO named `args.bin` blocked the viewer in `open` forever, and a device is no dump.
+/// FIFO named `args.bin` blocked the viewer in `open` forever, and a device is no dump
+/// ([`crate::input::check_regular`], shared by every reader).
 fn regular_file(path: &Path) -> Result<(), ReadError> {
-    let kind = std::fs::metadata(path)
-        .map_err(|source| ReadError::Io {
+    crate::input::check_regular(path).map_err(|source| open_error(path, source))
+}
+
+/// The error of [`crate::input`]'s check or open of `path`: a path that is not a regular file
+/// is invalid input (`<path>: is a named pipe (FIFO), expected a regular file`).
+fn open_error(path: &Path, source: std::io::Error) -> ReadError {
+    match crate::input::not_regular(&source) {
+        Some(what) => ReadError::Invalid {
+            path: path.to_path_buf(),
+            message: what.to_string(),
+        },
+        None => ReadError::Io {
             path: path.to_path_buf(),
             source,
-        })?
-        .file_type();
-    if kind.is_file() {
-        return Ok(());
+        },
     }
-    let what = {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if kind.is_fifo() {
-                "a named pipe (FIFO)"
-            } else if kind.is_socket() {
-                "a socket"
-            } else if kind.is_block_device() || kind.is_char_device() {
-                "a device"
-            } else if kind.is_dir() {
-                "a folder"
-            } else {
-                "not a file"
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            if kind.is_dir() {
-                "a folder"
-            } else {
-                "not a file"
-            }
-        }
-    };
-    Err(ReadError::Invalid {
-        path: path.to_path_buf(),
-        message: format!("is {what}, expected a regular file"),
-    })
 }
 
 /// A tensor entry's `bin_size` against its element count (`product`, the shape's; `None` when
@@ -515,15 +494,10 @@ impl ArgsDump {
             path: bin.clone(),
             source,
         };
-        regular_file(bin)?;
-        let mut f = std::fs::File::open(bin).map_err(io)?;
+        // Checked before the open and on the open file (a pipe put in its place blocks neither).
+        let mut f = crate::input::open_regular(bin).map_err(|e| open_error(bin, e))?;
         // Sizes come from the manifest: check them against the file before allocating.
-        let meta = f.metadata().map_err(io)?;
-        if !meta.is_file() {
-            // Replaced between the check and the open.
-            regular_file(bin)?;
-        }
-        let len = meta.len();
+        let len = f.metadata().map_err(io)?.len();
         if e.bin_offset.checked_add(e.bin_size).is_none_or(|end| end > len) {
             return Err(ReadError::Invalid {
                 path: bin.clone(),

@@ -36,7 +36,6 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::marker::PhantomData;
 use std::path::Path;
@@ -46,6 +45,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 pub mod canonical;
 mod chunked;
+pub mod cycle;
 pub mod encode;
 pub mod gaps;
 
@@ -558,7 +558,9 @@ const READ_BUFFER_BYTES: usize = 1 << 20;
 /// A valid file is parsed from memory a chunk at a time; anything else is read again with the
 /// streaming parser of [`read_deps_from`], so errors are exactly its errors.
 pub fn read_deps<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, DepsReadError> {
-    let open = || File::open(path).map_err(|e| DepsReadError::io(path, "deps.json", e));
+    // A named pipe (or a device) is refused before it is opened: its `open` blocked for ever.
+    let open = || crate::input::open_regular(path).map_err(|e| DepsReadError::io(path, "deps.json", e));
+    crate::input::check_regular(path).map_err(|e| DepsReadError::io(path, "deps.json", e))?;
     let stop = match chunked::read_path(path, sink) {
         Ok(gaps) => return Ok(gaps),
         Err(stop) => stop,

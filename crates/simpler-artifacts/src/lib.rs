@@ -13,6 +13,7 @@ pub mod direct_file;
 pub mod find;
 pub mod host;
 pub mod html;
+pub mod input;
 pub mod interrupt;
 pub mod manifest;
 pub mod name_map;

@@ -298,7 +298,9 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
 pub fn run_id_of(artifact: &Path) -> Option<String> {
     let (manifest_path, folder) = find_for(artifact)?;
     let m = RunManifest::read(&manifest_path).ok()?;
-    m.find(&relative_name(&folder, artifact)).is_some().then_some(m.run_id)
+    m.find(&relative_name(&folder, artifact))
+        .is_some()
+        .then_some(m.run_id)
 }
 
 /// The warning that a run's timing (`records`) and its dependencies (`deps`) come from two

@@ -8,7 +8,6 @@
 //! print that as a warning); two keys naming one id (`"1"` and `"01"`) are an error.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -86,7 +85,8 @@ impl NameMap {
     /// a kernel id (`"abc"`, `"-1"`, past 2^31 − 1) or a name that is not a string (`5`,
     /// `null`). Their kernels then show as `func_<id>`, which a user should be told.
     pub fn load_checked(path: &Path) -> Result<(NameMap, Vec<String>), NameMapError> {
-        let file = File::open(path)
+        // A named pipe (or a device) is refused before it is opened: its `open` blocked.
+        let file = crate::input::open_regular(path)
             .map_err(|e: io::Error| NameMapError(format!("{}: cannot read name map: {e}", path.display())))?;
         let crate::unique_keys::UniqueKeys(value) =
             serde_json::from_reader(BufReader::new(file)).map_err(|e| {

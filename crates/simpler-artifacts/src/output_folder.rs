@@ -209,7 +209,7 @@ pub struct WriteHold(#[allow(dead_code)] Option<File>);
 /// (found by a review: a critical-path report of one run landed in the folder of a run that
 /// claimed it meanwhile, and a trace was stamped with that run's id).
 pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
-    let Ok(mut lock) = File::open(folder.join(LOCK_FILE)) else {
+    let Ok(mut lock) = crate::input::open_regular(&folder.join(LOCK_FILE)) else {
         return Ok(WriteHold(None)); // not a run's folder
     };
     match lock.try_lock_shared() {

@@ -31,7 +31,9 @@
 //!
 //! Every [`ReadError`] carries the 1-based line number it concerns. A final line without its
 //! newline that does not parse is reported as [`ReadErrorKind::TruncatedFinalLine`], so a tool
-//! can render everything before it and say the file was cut off mid-write.
+//! can render everything before it and say the file was cut off mid-write. A line longer than
+//! [`MAX_LINE_BYTES`] (1 MiB) is an error after a read of that much: a record is one short
+//! line, and `read_line` of `/dev/zero` or a sparse file grew until the allocation aborted.
 
 use std::fmt;
 use std::fs::File;
@@ -42,9 +44,15 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::error::Category;
 
+use crate::input::Line;
+
 /// The counting limit of the device counters: a `total` or `dropped` at this value is saturated
 /// and means "unknown", never a count (spec §3).
 pub const COUNTER_SATURATED: u64 = u32::MAX as u64;
+
+/// The longest line the reader takes, its newline left out: 1 MiB. A record is one short line
+/// (a few hundred bytes; the metadata line grows with the ring count, never near this).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The keys every metadata line carries (possibly as `null`), in spec order.
 pub const METADATA_KEYS: [&str; 7] = [
@@ -330,14 +338,15 @@ pub struct Reader<R> {
     inner: R,
     metadata: Metadata,
     line_no: u64,
-    buf: String,
+    buf: Vec<u8>,
     done: bool,
 }
 
 impl Reader<BufReader<File>> {
-    /// Opens `path` and reads its metadata line.
+    /// Opens `path` and reads its metadata line. A path that is not a regular file (a named
+    /// pipe, a device) is refused before it is opened ([`crate::input::open_regular`]).
     pub fn open(path: &Path) -> Result<Self, ReadError> {
-        let file = File::open(path).map_err(|e| {
+        let file = crate::input::open_regular(path).map_err(|e| {
             ReadError::new(
                 ReadErrorKind::Io,
                 None,
@@ -352,24 +361,29 @@ impl<R: BufRead> Reader<R> {
     /// Reads the metadata line from `inner`; fails if the input is empty or line 1 is not
     /// metadata (for instance a sample, or a line cut off mid-write).
     pub fn new(mut inner: R) -> Result<Self, ReadError> {
-        let mut buf = String::new();
+        let mut buf = Vec::new();
         let mut line_no = 0u64;
-        loop {
-            buf.clear();
-            let n = inner.read_line(&mut buf).map_err(|e| io_error(line_no + 1, &e))?;
-            if n == 0 {
-                return Err(ReadError::new(
-                    ReadErrorKind::Empty,
-                    None,
-                    "empty file: expected a metadata line first",
-                ));
-            }
+        let line = loop {
+            let read = crate::input::read_line_at_most(&mut inner, &mut buf, MAX_LINE_BYTES)
+                .map_err(|e| io_error(line_no + 1, &e))?;
             line_no += 1;
-            if !buf.trim().is_empty() {
-                break;
+            match read {
+                Line::End => {
+                    return Err(ReadError::new(
+                        ReadErrorKind::Empty,
+                        None,
+                        "empty file: expected a metadata line first",
+                    ))
+                }
+                Line::TooLong => return Err(too_long(ReadErrorKind::NotMetadata, line_no)),
+                Line::Read => {}
             }
-        }
-        let metadata = parse_metadata(&buf, line_no)?;
+            let line = utf8(&buf, line_no)?;
+            if !line.trim().is_empty() {
+                break line;
+            }
+        };
+        let metadata = parse_metadata(line, line_no)?;
         Ok(Reader {
             inner,
             metadata,
@@ -395,20 +409,25 @@ impl<R: BufRead> Reader<R> {
             return None;
         }
         loop {
-            self.buf.clear();
-            let n = match self.inner.read_line(&mut self.buf) {
-                Ok(n) => n,
+            let read = crate::input::read_line_at_most(&mut self.inner, &mut self.buf, MAX_LINE_BYTES);
+            let line = match read {
+                Ok(Line::Read) => utf8(&self.buf, self.line_no + 1),
+                Ok(Line::End) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(Line::TooLong) => Err(too_long(ReadErrorKind::Malformed, self.line_no + 1)),
+                Err(e) => Err(io_error(self.line_no + 1, &e)),
+            };
+            self.line_no += 1;
+            let line = match line {
+                Ok(line) => line,
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(io_error(self.line_no + 1, &e)));
+                    return Some(Err(e));
                 }
             };
-            if n == 0 {
-                self.done = true;
-                return None;
-            }
-            self.line_no += 1;
-            let text = self.buf.trim();
+            let text = line.trim();
             if text.is_empty() {
                 continue;
             }
@@ -427,8 +446,8 @@ impl<R: BufRead> Reader<R> {
                 },
                 Err(e) => {
                     self.done = true;
-                    let what = describe_sample(&self.buf, e);
-                    if self.buf.ends_with('\n') {
+                    let what = describe_sample(line, e);
+                    if line.ends_with('\n') {
                         Err(ReadError::new(
                             ReadErrorKind::Malformed,
                             Some(self.line_no),
@@ -457,6 +476,24 @@ impl<R: BufRead> Iterator for Reader<R> {
 
 fn io_error(line: u64, e: &io::Error) -> ReadError {
     ReadError::new(ReadErrorKind::Io, Some(line), format!("read failed: {e}"))
+}
+
+/// Line `line` is longer than [`MAX_LINE_BYTES`]: only its first bytes were read.
+fn too_long(kind: ReadErrorKind, line: u64) -> ReadError {
+    ReadError::new(
+        kind,
+        Some(line),
+        "a line longer than 1 MiB (a scope_stats.jsonl record is one short line)",
+    )
+}
+
+/// The line in `buf` as text; `read_line`'s error (the reader's before lines were capped) if
+/// it is not UTF-8.
+fn utf8(buf: &[u8], line: u64) -> Result<&str, ReadError> {
+    std::str::from_utf8(buf).map_err(|_| {
+        let e = io::Error::new(io::ErrorKind::InvalidData, "stream did not contain valid UTF-8");
+        io_error(line, &e)
+    })
 }
 
 /// [`describe`] for a sample line, compiled here, once. `describe::<Sample>` called from the

@@ -715,40 +715,6 @@ fn a_second_sigint_exits_at_once_leaving_only_temporaries() {
     assert_no_temporaries(&prefix);
 }
 
-/// Found by a review: a tool blocked reading its input (a pipe no one writes) printed the
-/// run's "closing what was collected" on SIGTERM and went on waiting until SIGKILL.
-#[test]
-fn a_tool_blocked_reading_a_pipe_exits_after_one_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("deps.json");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let mut child = simpler_cmd(&["deps-viewer", fifo.to_str().unwrap()])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "TERM");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("deps-viewer still blocked 20 s after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert_eq!(
-        stderr,
-        "simpler: interrupted; stopping (interrupt again to exit at once)\n\
-         simpler: still running 2 s after the interrupt (blocked reading its input?); exiting now\n"
-    );
-}
-
 #[test]
 fn sigint_during_the_text_view_write_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -1320,4 +1286,48 @@ fn a_failed_result_check_is_recorded_in_the_manifest_and_said_by_the_tools() {
             m["run_id"].as_str().unwrap()
         )
     );
+}
+
+/// Found by a review: a workload file's `output_prefix` could name any folder the user can
+/// write (an absolute path, `../..`), and the run's claim then cleaned it. `--output-prefix`
+/// still names any folder.
+#[test]
+fn a_workload_files_output_prefix_must_stay_under_the_starting_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let victim = dir.path().join("victim");
+    for prefix in [victim.to_str().unwrap(), "../victim", "runs/../../victim"] {
+        let w: String = std::fs::read_to_string(source)
+            .unwrap()
+            .replace(
+                "./schema.json",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
+            )
+            .replacen(
+                "{",
+                &format!(r#"{{ "diagnostics": {{ "enable_dep_gen": true, "output_prefix": {prefix:?} }},"#),
+                1,
+            );
+        let file = dir.path().join("w.json");
+        std::fs::write(&file, w).unwrap();
+        let out = common::simpler_in(dir.path(), &["run", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "error: {}: diagnostics.output_prefix: {prefix:?} leads out of the folder the run starts \
+                 in: a workload file names only a folder under it (a relative path without `..`); give \
+                 --output-prefix for any other\n",
+                file.display()
+            )
+        );
+        assert!(!victim.exists());
+        let ok = common::simpler_in(
+            dir.path(),
+            &["run", file.to_str().unwrap(), "--output-prefix", "mine"],
+        );
+        assert!(ok.status.success(), "{}", text(&ok.stderr));
+        assert!(dir.path().join("mine/deps.json").exists());
+        std::fs::remove_dir_all(dir.path().join("mine")).unwrap();
+    }
 }

@@ -587,3 +587,212 @@ fn no_command_writes_outside_the_folder_it_was_given() {
     );
     assert!(prefix.join("args_dump/args_dump.json").is_file());
 }
+
+/// Runs `simpler args` in `dir` under an address-space limit of `limit_mb` MB (none when 0),
+/// waiting at most 30 s: a command still running then is killed and the test fails (a named
+/// pipe blocks `open` for ever). Returns the exit status, stdout and stderr; a crash (101, 134,
+/// a signal) fails the test.
+#[cfg(unix)]
+fn run_bounded(dir: &Path, limit_mb: u64, args: &[&str]) -> (i32, String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(if limit_mb > 0 {
+            format!("ulimit -v {}; exec \"$0\" \"$@\"", limit_mb * 1024)
+        } else {
+            "exec \"$0\" \"$@\"".to_string()
+        })
+        .arg(env!("CARGO_BIN_EXE_simpler"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?}: still running after 30 s (blocked opening its input?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("{args:?}: killed by a signal: {stderr}"));
+    assert!(code != 101 && code != 134, "{args:?} crashed ({code}): {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (code, stdout, stderr)
+}
+
+/// Found by a review: a named pipe in place of an input hung the command in `open` for ever
+/// (and `run` ignored SIGTERM there). Each reader now refuses it before opening it, with the
+/// args dump's words (`simpler_artifacts::input::open_regular`).
+#[test]
+#[cfg(unix)]
+fn case_13_a_named_pipe_in_place_of_an_input_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = vector_run(dir.path(), "run");
+    let records = prefix.join("l2_swimlane_records.json");
+    for name in ["x.json", "deps.json", "names.json", "s.jsonl"] {
+        let ok = Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    let pipe = "is a named pipe (FIFO), expected a regular file";
+    let records = records.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["run", "x.json"], format!("error: reading x.json: {pipe}\n")),
+        (
+            vec!["run", "--from-deps", "deps.json"],
+            format!("error: deps.json: cannot read deps.json: {pipe}\n"),
+        ),
+        (
+            vec!["deps-viewer", "deps.json", "-o", "out.txt"],
+            format!("error: deps.json: cannot read deps.json: {pipe}\n"),
+        ),
+        (
+            vec!["swimlane", records, "--deps-json", "deps.json", "-o", "t.json"],
+            format!("error: deps.json: cannot read deps.json: {pipe}\n"),
+        ),
+        (
+            vec!["swimlane", records, "--func-names", "names.json", "-o", "t.json"],
+            format!("error: names.json: cannot read name map: {pipe}\n"),
+        ),
+        (
+            vec!["plan", "s.jsonl", "--verify", "0"],
+            format!("error: s.jsonl: cannot open s.jsonl: {pipe}\n"),
+        ),
+        (
+            vec!["scope-stats-plot", "s.jsonl", "--out-dir", "o"],
+            format!("error: cannot open s.jsonl: {pipe}\n"),
+        ),
+        (
+            vec!["swimlane", "x.json", "-o", "t.json"],
+            format!("error: x.json: cannot read l2_swimlane_records.json: {pipe}\n"),
+        ),
+    ] {
+        let (code, _, stderr) = run_bounded(dir.path(), 0, &args);
+        assert_eq!((code, stderr.as_str()), (1, expected.as_str()), "{args:?}");
+    }
+}
+
+/// Found by a review: a scope_stats.jsonl line and a workload file were read whole, with no
+/// limit: `/dev/zero` aborted the process (`memory allocation of 4294967296 bytes failed`) and
+/// a sparse 3 GB file took 3 GB before it was refused at line 1. A line is now at most
+/// `scope_stats::MAX_LINE_BYTES` (1 MiB) and a workload file `simpler_workloads::MAX_FILE_BYTES`
+/// (64 MiB), each refused after a read of that much; the commands run here under a 2 GB
+/// address-space limit, which the unbounded reads broke. A deps.json past 64 MiB still plans.
+#[test]
+#[cfg(unix)]
+fn case_14_an_input_past_its_size_limit_is_refused_after_a_bounded_read() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["big.json", "big.jsonl"] {
+        std::fs::File::create(dir.path().join(name))
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap();
+    }
+    let long = "a line longer than 1 MiB (a scope_stats.jsonl record is one short line)";
+    for (args, expected) in [
+        (
+            vec!["run", "big.json"],
+            "error: reading big.json: a file of 3 GiB (3221225472 bytes): a workload file is at most 64 MiB\n"
+                .to_string(),
+        ),
+        (
+            vec!["plan", "big.json", "--verify", "0"],
+            "error: big.json: not valid JSON: expected value at line 1 column 1\n".to_string(),
+        ),
+        (
+            vec!["scope-stats-plot", "big.jsonl", "--out-dir", "o"],
+            format!("error: big.jsonl: not a scope_stats.jsonl: line 1: {long}\n"),
+        ),
+        (
+            vec!["plan", "big.jsonl", "--verify", "0"],
+            format!("error: big.jsonl: line 1: {long}\n"),
+        ),
+    ] {
+        let (code, _, stderr) = run_bounded(dir.path(), 2000, &args);
+        assert_eq!((code, stderr.as_str()), (1, expected.as_str()), "{args:?}");
+    }
+
+    // At the edge: a metadata line of exactly 1 MiB (padded with blanks) reads; one byte more,
+    // on line 1 or on a sample's line, does not.
+    let meta = r#"{"fatal": false, "dropped": 0, "total": 0, "task_window_max": [8, 4, 4, 4], "heap_max": [1024, 1024, 1024, 1024], "dep_pool_max": [16, 16, 16, 16], "tensormap_max": 64}"#;
+    let begin = r#"{"site": "a.rs:7", "phase": "begin", "depth": 1, "ring": 1, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0, "run_epoch": 7, "buf_seq": 0}"#;
+    let pad = |line: &str, len: usize| format!("{line}{}\n", " ".repeat(len - line.len()));
+    write(dir.path(), "edge.jsonl", &pad(meta, 1 << 20));
+    write(dir.path(), "over.jsonl", &pad(meta, (1 << 20) + 1));
+    write(
+        dir.path(),
+        "over3.jsonl",
+        &format!("{meta}\n{begin}\n{}", pad(begin, (1 << 20) + 1)),
+    );
+    let (code, _, stderr) = run_bounded(
+        dir.path(),
+        0,
+        &["scope-stats-plot", "edge.jsonl", "--out-dir", "e"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run_bounded(
+        dir.path(),
+        0,
+        &["scope-stats-plot", "over.jsonl", "--out-dir", "e"],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            1,
+            format!("error: over.jsonl: not a scope_stats.jsonl: line 1: {long}\n").as_str()
+        )
+    );
+    let (code, _, stderr) = run_bounded(
+        dir.path(),
+        0,
+        &["scope-stats-plot", "over3.jsonl", "--out-dir", "e"],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (1, format!("error: over3.jsonl: line 3: {long}\n").as_str())
+    );
+
+    // A workload file of exactly 64 MiB runs;
+    // a deps.json past 64 MiB is still told from a workload file, and planned.
+    let w = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../workloads/vector_example.json"
+    ))
+    .unwrap();
+    write(
+        dir.path(),
+        "edge.json",
+        &format!("{w}{}", " ".repeat((64 << 20) - w.len())),
+    );
+    let (code, _, stderr) = run_bounded(dir.path(), 0, &["run", "edge.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let prefix = vector_run(dir.path(), "run");
+    let deps = std::fs::read_to_string(prefix.join("deps.json")).unwrap();
+    write(
+        dir.path(),
+        "deps.json",
+        &format!("{deps}{}", " ".repeat(65 << 20)),
+    );
+    let (code, stdout, stderr) = run_bounded(dir.path(), 0, &["plan", "deps.json", "--verify", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("capacity plan for replay of deps.json "),
+        "{stdout}"
+    );
+}

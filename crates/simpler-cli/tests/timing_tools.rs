@@ -474,3 +474,146 @@ fn sched_overhead_warns_of_rows_merged_into_one_task() {
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().nth(2), Some(warning.as_str()), "{stdout}");
 }
+
+/// Found by a review: `metadata.simpler.scheduler_threads` of 2^31 aborted `swimlane` on a
+/// 51 GB allocation (exit 134); every tool now refuses it, naming the file and the field.
+#[test]
+fn scheduler_threads_past_what_a_trace_can_show_are_refused_by_every_timing_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    timed_run("vector_example", &prefix);
+    let records = prefix.join("l2_swimlane_records.json");
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&records).unwrap()).unwrap();
+    v["metadata"]["simpler"]["scheduler_threads"] = Value::from(1u64 << 31);
+    fs::write(&records, v.to_string()).unwrap();
+    let expected = format!(
+        "error: {}: invalid l2_swimlane_records.json: metadata.simpler.scheduler_threads: 2147483648 \
+         is past the 900 threads a trace can show",
+        records.display()
+    );
+    let out_trace = dir.path().join("t.json");
+    for args in [
+        vec![
+            "swimlane",
+            records.to_str().unwrap(),
+            "-o",
+            out_trace.to_str().unwrap(),
+        ],
+        vec!["sched-overhead", prefix.to_str().unwrap()],
+        vec!["critical-path", prefix.to_str().unwrap()],
+    ] {
+        let out = simpler(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.lines().last(),
+            Some(expected.as_str()),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!out_trace.exists());
+}
+
+/// Found by a review: in a folder whose l2_swimlane_records.json and
+/// chip_swimlane_records.json had come apart (a copy breaks the hard link; then one was
+/// edited), `critical-path` read chip_swimlane_records.json and `sched-overhead` the other,
+/// silently. Both now read l2_swimlane_records.json and say that the two differ.
+#[test]
+fn timing_tools_read_one_records_file_of_a_folder_and_warn_when_its_names_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    timed_run("vector_example", &prefix);
+    let chip = prefix.join("chip_swimlane_records.json");
+    fs::remove_file(&chip).unwrap();
+    // Not records at all: a tool that read it would fail.
+    fs::write(&chip, "{").unwrap();
+    let warning = format!(
+        "warning: {} holds l2_swimlane_records.json and chip_swimlane_records.json, which differ \
+         (a run writes one file under these names; one was edited or replaced since): using {}",
+        prefix.display(),
+        prefix.join("l2_swimlane_records.json").display()
+    );
+    for tool in ["sched-overhead", "critical-path"] {
+        let out = simpler(&[tool, prefix.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{tool}: {stderr}");
+        assert_eq!(
+            stderr.lines().filter(|l| *l == warning).count(),
+            1,
+            "{tool}: {stderr}"
+        );
+    }
+}
+
+/// Found by a review: a deps.json with a cycle (here r1t3 → t0 added) was analysed by
+/// `critical-path` and `sched-overhead` with exit 0, the closing edge dropped without a word
+/// ("happens-before edges: 6" of 7). Both now refuse it, naming the edge and the cycle.
+#[test]
+fn a_deps_json_with_a_cycle_is_refused_naming_the_edge_that_closes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    timed_run("vector_example", &prefix);
+    let deps = prefix.join("deps.json");
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&deps).unwrap()).unwrap();
+    let edges = v["edges"].as_array_mut().unwrap();
+    let mut closing = edges.last().unwrap().clone();
+    closing["pred"] = Value::from("4294967299");
+    closing["succ"] = Value::from("0");
+    edges.push(closing);
+    assert_eq!(edges.len(), 7);
+    fs::write(&deps, v.to_string()).unwrap();
+    let expected = format!(
+        "error: {}: invalid deps.json: edges[6] (pred 4294967299, succ 0) closes a cycle: \
+         t0 → r1t0 → r1t2 → r1t3 → t0; a task depends only on tasks submitted before it, so a \
+         runtime never writes one",
+        deps.display()
+    );
+    for tool in ["sched-overhead", "critical-path"] {
+        let out = simpler(&[tool, prefix.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{tool}: {stderr}");
+        assert_eq!(stderr.lines().last(), Some(expected.as_str()), "{tool}: {stderr}");
+    }
+}
+
+/// Found by a review: `critical-path` left a deps.json edge out of the happens-before graph
+/// when the timing did not bear it out (its succ started before its pred ended), without a
+/// word. It now says how many and the first, on stderr and in the report.
+#[test]
+fn critical_path_counts_the_edges_the_timing_does_not_bear_out() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 GHz: t1 on core 0 [100, 200], t2 on core 1 [150, 300], t3 on core 0 [400, 500];
+    // deps.json: t1 → t2 (t2 started before t1 ended), t2 → t3 and t1 → t3 (borne out).
+    fs::write(
+        dir.path().join("l2_swimlane_records.json"),
+        r#"{"chip_swimlane_level":1,"metadata":{"clock_freq_hz":1000000000,"core_types":["aiv","aiv"]},
+"aicore_tasks":[[0,1,0,100,200,0],[1,2,0,150,300,0],[0,3,1,400,500,0]]}"#,
+    )
+    .unwrap();
+    let deps = dir.path().join("deps.json");
+    fs::write(
+        &deps,
+        r#"{"tasks":[],"tensors":[],"edges":[{"pred":"1","succ":"2"},{"pred":"2","succ":"3"},{"pred":"1","succ":"3"},{"pred":"1","succ":"2"}]}"#,
+    )
+    .unwrap();
+    let out = simpler(&["critical-path", dir.path().to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let warning = format!(
+        "{}: 1 dependency pair of two timed tasks is not borne out by the timing (the succ started \
+         before the pred ended, beyond --tol 2, or before it started) and left out of the \
+         happens-before graph (first: t1 -> t2): a deps.json of another run?",
+        deps.display()
+    );
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| *l == format!("warning: {warning}"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let report = fs::read_to_string(dir.path().join("critical_path_report.md")).unwrap();
+    assert!(report.contains(&warning), "{report}");
+    assert!(report.contains("happens-before edges: 2"), "{report}");
+}

@@ -11,7 +11,9 @@
 //!   reaches through a `creator` edge was that task's runtime output: it becomes the
 //!   producer's OUTPUT argument (the k-th lowest address to the k-th OUTPUT), sized from
 //!   `buffer_numel`, so readers get the same creator edges. Every other buffer is allocated
-//!   as an external tensor large enough for every view of it.
+//!   as an external tensor of its `buffer_numel` (the largest of its tensors'). A view past that
+//!   size is refused (below); only a buffer whose dtype this runtime does not know, and so whose
+//!   size in bytes the file does not tell, grows to hold every view of it.
 //! - **Views**: each argument's dtype, shape, start_offset, strides and the tensor's version;
 //!   `manual_dep` is not in deps.json: it is inferred for an INPUT/INOUT argument of an
 //!   auto-scope task that overlaps a live entry of a replayed tensor map but has no
@@ -28,9 +30,10 @@
 //! ring the runtime does not have, a task or tensor id listed twice, a ring's local ids out of
 //! order or an edge whose pred is not earlier in `tasks[]` (the re-run needs submit order, and
 //! the interleaving of rings cannot be recovered), a negative kernel id other than -1, more than
-//! 32 tensor arguments, an argument slot listed twice. A dtype this runtime does not know is
-//! approximated (a tensor's buffer as UINT8, an argument's view in its buffer's dtype) and
-//! counted.
+//! 32 tensor arguments, an argument slot listed twice, a view that ends past the size its
+//! buffer's `buffer_numel` states (`tasks[i] (task_id N) args[k]`, with both sizes). A dtype this
+//! runtime does not know is approximated (a tensor's buffer as UINT8, grown to hold its views;
+//! an argument's view in its buffer's dtype) and counted.
 //!
 //! Files from the original's writers may leave fields out ([`simpler_artifacts::deps::gaps`]).
 //! The re-run fills each with a stated default and lists it among the approximations: no
@@ -113,6 +116,10 @@ const MAX_START_OFFSET: u64 = 1 << 40;
 struct Buffer {
     bytes: u64,
     dtype: DType,
+    /// The `tensors[]` entry (index) whose `buffer_numel` states the buffer's size (the largest
+    /// of its tensors'), when every tensor of the buffer has a dtype this runtime knows; `None`
+    /// when one does not (the size in bytes is then unknown and grows to hold every view).
+    stated_by: Option<usize>,
     /// Creator task index (captured tasks only).
     creator: Option<usize>,
     base: Option<Base>,
@@ -316,27 +323,35 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
 
     // Buffers, sized by tensors[] and every view that reads them.
     let mut buffers: HashMap<u64, Buffer> = HashMap::new();
-    for t in &file.tensors {
-        let dtype = DType::from_name(&t.dtype).unwrap_or(DType::UInt8);
+    for (i, t) in file.tensors.iter().enumerate() {
+        let known = DType::from_name(&t.dtype);
+        let dtype = known.unwrap_or(DType::UInt8);
         let b = buffers.entry(t.buffer_addr).or_insert(Buffer {
             bytes: 0,
             dtype,
+            stated_by: Some(i),
             creator: None,
             base: None,
             sym: None,
         });
-        b.bytes = b.bytes.max(t.buffer_numel.saturating_mul(dtype.size()));
+        let bytes = t.buffer_numel.saturating_mul(dtype.size());
+        if known.is_none() {
+            b.stated_by = None;
+        } else if bytes > b.bytes {
+            b.stated_by = b.stated_by.map(|_| i);
+        }
+        b.bytes = b.bytes.max(bytes);
     }
-    for task in &file.tasks {
-        for a in &task.args {
+    for (ti, task) in file.tasks.iter().enumerate() {
+        for (k, a) in task.args.iter().enumerate() {
             let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else {
                 continue;
             };
             let (Some(shape), Some(strides), Some(start)) = (&a.shape, &a.strides, a.start_offset) else {
                 continue;
             };
-            // In u128 and saturated: a sum that wrapped would size the buffer too small (the
-            // view itself is refused when it is built).
+            // In u128: a sum that wrapped would pass a view past its buffer (or, for a buffer
+            // of an unknown dtype, size it too small).
             let extent = simpler_core::view_extent(shape, strides);
             if start > MAX_START_OFFSET {
                 continue; // reported below when the view is built
@@ -352,7 +367,30 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 // The view is built in the same dtype.
                 let dtype = dtype_of(a.dtype.as_deref()).unwrap_or(b.dtype);
                 let end = (u128::from(start) + extent) * u128::from(dtype.size());
-                b.bytes = b.bytes.max(u64::try_from(end).unwrap_or(u64::MAX));
+                match b.stated_by {
+                    // A view past the size the file states: no capture holds one (a runtime
+                    // view lies within its buffer). It was re-run on a buffer grown to fit it,
+                    // without a word (found by a review).
+                    Some(i) if end > u128::from(b.bytes) => {
+                        let s = &file.tensors[i];
+                        return Err(ErrorKind::NotReproducible(format!(
+                            "{} args[{k}]: its view (start_offset {start}, shape {shape:?}, strides {strides:?}, \
+                             {dtype}) ends at byte {end}, past the end of its buffer {:#x}: {} bytes \
+                             (tensors[{i}] (tensor_id {}) buffer_numel {} of {}); a view lies within its buffer",
+                            task_at(ti, task.task_id),
+                            t.buffer_addr,
+                            b.bytes,
+                            s.tensor_id,
+                            s.buffer_numel,
+                            s.dtype
+                        ))
+                        .into());
+                    }
+                    Some(_) => {}
+                    // A buffer of a dtype this runtime does not know: its size in bytes is
+                    // unknown (counted in `dtype_approximations`), so it holds every view of it.
+                    None => b.bytes = b.bytes.max(u64::try_from(end).unwrap_or(u64::MAX)),
+                }
             }
         }
     }
@@ -968,4 +1006,104 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
         checks: run.checks,
         from_deps: Some(report),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-task capture reading tensor 7 (buffer 0x1000 of `numel` elements of `tensor_dtype`)
+    /// through a view of `shape` (strides 1) from `start` in `view_dtype`.
+    fn capture(numel: &str, tensor_dtype: &str, view_dtype: &str, shape: u32, start: u64) -> String {
+        format!(
+            r#"{{"tasks": [
+  {{"task_id": "0", "scope": "auto", "kernel_ids": [-1, 0, -1], "block_num": 1, "args": [
+    {{"idx": 0, "type": "INPUT", "tensor_id": "7", "dtype": "{view_dtype}", "shape": [{shape}], "start_offset": "{start}", "strides": [1]}}]}}],
+ "tensors": [{{"tensor_id": "7", "buffer_addr": "4096", "version": 0, "dtype": "{tensor_dtype}", "buffer_numel": "{numel}"}}],
+ "edges": []}}"#
+        )
+    }
+
+    fn re_run(dir: &Path, name: &str, text: &str) -> (std::path::PathBuf, Result<Outcome, Error>) {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let r = run_from_deps(&path, &Overrides::default());
+        (path, r)
+    }
+
+    /// Found by a review: a view past the `buffer_numel` the file states re-ran on a buffer grown
+    /// to fit it (the re-run's own deps.json then said 20000 where the input said 16384), exit 0,
+    /// nothing reported.
+    #[test]
+    fn a_view_past_its_stated_buffer_is_refused_naming_the_argument() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            (
+                capture("16384", "FLOAT32", "FLOAT32", 20000, 0),
+                "tasks[0] (task_id 0) args[0]: its view (start_offset 0, shape [20000], strides [1], FLOAT32) \
+                 ends at byte 80000, past the end of its buffer 0x1000: 65536 bytes (tensors[0] (tensor_id 7) \
+                 buffer_numel 16384 of FLOAT32); a view lies within its buffer",
+            ),
+            (
+                capture("0", "FLOAT32", "FLOAT32", 16384, 0),
+                "tasks[0] (task_id 0) args[0]: its view (start_offset 0, shape [16384], strides [1], FLOAT32) \
+                 ends at byte 65536, past the end of its buffer 0x1000: 0 bytes (tensors[0] (tensor_id 7) \
+                 buffer_numel 0 of FLOAT32); a view lies within its buffer",
+            ),
+            // By one element, through start_offset, in another dtype than the buffer's.
+            (
+                capture("16", "FLOAT32", "INT8", 60, 5),
+                "tasks[0] (task_id 0) args[0]: its view (start_offset 5, shape [60], strides [1], INT8) \
+                 ends at byte 65, past the end of its buffer 0x1000: 64 bytes (tensors[0] (tensor_id 7) \
+                 buffer_numel 16 of FLOAT32); a view lies within its buffer",
+            ),
+        ];
+        for (k, (text, want)) in cases.iter().enumerate() {
+            let (path, r) = re_run(dir.path(), &format!("{k}.json"), text);
+            let e = r.err().unwrap_or_else(|| panic!("case {k} re-ran"));
+            assert!(matches!(e.kind(), ErrorKind::NotReproducible(_)), "{e}");
+            assert_eq!(e.to_string(), format!("{}: {want}", path.display()), "case {k}");
+        }
+        // A view that ends exactly at the buffer's end, or an empty one past it, is fine.
+        for (k, text) in [
+            capture("16", "FLOAT32", "FLOAT32", 16, 0),
+            capture("16", "FLOAT32", "INT8", 59, 5),
+            capture("16", "FLOAT32", "FLOAT32", 0, 99),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (_, r) = re_run(dir.path(), &format!("ok{k}.json"), text);
+            let out = r.unwrap_or_else(|e| panic!("ok case {k}: {e}"));
+            let fd = out.from_deps.as_ref().unwrap();
+            assert_eq!(fd.external_buffers, 1);
+            assert!(
+                fd.approximations.is_empty(),
+                "ok case {k}: {:?}",
+                fd.approximations
+            );
+        }
+    }
+
+    /// A buffer whose dtype this runtime does not know has no size in bytes the file tells: it
+    /// holds its views (4 bytes per element here, where UINT8 gave one), and the dtype is counted.
+    #[test]
+    fn a_buffer_of_an_unknown_dtype_holds_its_views() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = re_run(
+            dir.path(),
+            "deps.json",
+            &capture("16", "FLOAT77", "FLOAT32", 16, 0),
+        );
+        let out = r.unwrap();
+        let fd = out.from_deps.as_ref().unwrap();
+        assert_eq!(
+            fd.approximations,
+            vec![
+                "1 tensor(s) have a dtype this runtime does not know: their buffers are re-run as UINT8, \
+                  one byte per element of buffer_numel (first: tensors[0] (tensor_id 7) dtype `FLOAT77`)"
+                    .to_string()
+            ]
+        );
+    }
 }

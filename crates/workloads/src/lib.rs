@@ -120,12 +120,20 @@ impl Outcome {
     }
 }
 
-/// Reads and validates the workload file at `path`.
+/// The largest workload file [`load`] reads: 64 MiB. A workload repeats with `repeat` rather
+/// than by listing, so files are small (the largest in `workloads/` is under 3 KiB); a larger
+/// one is refused after a read of at most this much (a 3 GB file took 3 GB and 19 s to refuse).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads and validates the workload file at `path`. A path that is not a regular file (a named
+/// pipe, whose `open` blocked for ever, or a device) and a file of more than
+/// [`MAX_FILE_BYTES`] are errors naming the file, before it is read.
 pub fn load(path: &Path) -> Result<Workload, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| ErrorKind::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = simpler_artifacts::input::read_to_string_at_most(path, MAX_FILE_BYTES, "a workload file")
+        .map_err(|source| ErrorKind::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     // The stem names the default output folder: keep it to the safe characters of a name.
     let stem: String = path
         .file_stem()

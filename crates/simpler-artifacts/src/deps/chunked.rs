@@ -330,7 +330,7 @@ fn first_key(bytes: &[u8]) -> Option<&[u8]> {
 /// elements of another section start with another key). A wrong guess costs only time.
 /// Returns the helper's start and the estimated end of the section.
 fn split_point<T: DepsElement>(path: &Path, start: u64, len: u64, key: &[u8]) -> Option<(u64, u64)> {
-    let mut file = File::open(path).ok()?;
+    let mut file = crate::input::open_regular(path).ok()?;
     let (mut lo, mut hi) = (start, len);
     for _ in 0..16 {
         let mid = lo + (hi - lo) / 2;
@@ -401,7 +401,7 @@ fn parse_tail<T: DepsElement>(
     chunk: usize,
     cancel: &AtomicBool,
 ) -> Option<Tail<T>> {
-    let mut file = File::open(path).ok()?;
+    let mut file = crate::input::open_regular(path).ok()?;
     file.seek(SeekFrom::Start(begin)).ok()?;
     let mut w = Window::new(file, begin, chunk);
     let mut tail = Tail {
@@ -452,7 +452,7 @@ fn near_end(text: &[u8], line: usize, column: usize) -> bool {
 /// [`Stop`] for anything else (the sink then holds part of the file).
 pub(super) fn read_path<S: DepsSink>(path: &Path, sink: &mut S) -> Result<DepsGaps, Stop> {
     let stop = Stop { at: 0 };
-    let file = File::open(path).map_err(|_| stop)?;
+    let file = crate::input::open_regular(path).map_err(|_| stop)?;
     let len = file.metadata().map_err(|_| stop)?.len();
     let split = Split {
         path,

@@ -67,9 +67,85 @@ pub const CLOCK_FREQ_HZ: u64 = 1_000_000_000;
 /// Kernel id of an inactive subslot in [`TaskRow::kernel_ids`], and of an unknown kernel.
 pub const NO_KERNEL: i32 = -1;
 
-/// The records file in `dir`, under any of [`FILE_NAMES`].
+/// The records file in `dir`, under any of [`FILE_NAMES`]: the first of them the folder holds.
+/// Every tool that picks a folder's records by itself uses this rule (and
+/// [`differing_copies`] to warn when the folder's copies disagree).
 pub fn find_in(dir: &Path) -> Option<PathBuf> {
     FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file())
+}
+
+/// A warning when the folder of `records` (one of [`FILE_NAMES`]) holds the records under
+/// another of those names too and the two differ in size or content. A run writes one file
+/// under both names (hard links); a copy (`cp -r` breaks the links) later edited or replaced
+/// makes them differ, and a tool reads one of them: the warning names the one read.
+/// Copies that are one file (the same inode) are not compared.
+pub fn differing_copies(records: &Path) -> Option<String> {
+    let name = records.file_name()?;
+    if !FILE_NAMES.iter().any(|n| name == *n) {
+        return None;
+    }
+    let dir = match records.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let differing: Vec<&str> = FILE_NAMES
+        .iter()
+        .copied()
+        .filter(|n| name != *n)
+        .filter(|n| {
+            let other = dir.join(n);
+            other.is_file() && !same_content(records, &other)
+        })
+        .collect();
+    let first = differing.first()?;
+    let others = match differing.as_slice() {
+        [_] => first.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => unreachable!(),
+    };
+    Some(format!(
+        "{} holds {} and {others}, which differ (a run writes one file under these names; \
+         one was edited or replaced since): using {}",
+        dir.display(),
+        name.to_string_lossy(),
+        records.display()
+    ))
+}
+
+/// Whether the files at `a` and `b` are one file or hold the same bytes (unreadable: not).
+fn same_content(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
+            return true;
+        }
+    }
+    if ma.len() != mb.len() {
+        return false;
+    }
+    let (Ok(fa), Ok(fb)) = (crate::input::open_regular(a), crate::input::open_regular(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match ra.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            // Equal lengths: `b` is at its end too, unless it grew meanwhile.
+            return matches!(rb.read(&mut bb[..1]), Ok(0));
+        }
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
 }
 
 /// How much a run recorded (`--enable-l2-swimlane=LEVEL`); the original's levels.

@@ -11,7 +11,6 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
 use std::fmt;
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -33,7 +32,7 @@ use super::{
 pub fn read_swimlane<S: SwimlaneSink>(path: &Path, sink: &mut S) -> Result<Header, SwimlaneReadError> {
     let artifact = artifact_of(path);
     let io_error = |e| SwimlaneReadError::io(path, artifact, e);
-    let mut file = File::open(path).map_err(io_error)?;
+    let mut file = crate::input::open_regular(path).map_err(io_error)?;
     let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize + 1));
     file.read_to_end(&mut bytes).map_err(io_error)?;
     let raw = parse_from(serde_json::Deserializer::from_slice(&bytes))
@@ -901,6 +900,22 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
             "metadata.core_to_thread[{i}]: thread {t} is not below the {} cores it maps (a scheduler thread serves at least one core)",
             mapped.len()
         ));
+    }
+    // Likewise `metadata.simpler.scheduler_threads`: the converter keeps a list per thread and
+    // draws a track for each, and a count of 2^31 aborted it on a 51 GB allocation.
+    if let Some(s) = &meta.simpler {
+        let n = s.scheduler_threads;
+        if n > MAX_CORES {
+            return Err(format!(
+                "metadata.simpler.scheduler_threads: {n} is past the {MAX_CORES} threads a trace can show"
+            ));
+        }
+        if n as usize > cores.len() {
+            return Err(format!(
+                "metadata.simpler.scheduler_threads: {n} is more than the {} cores of metadata.core_types (a scheduler thread serves at least one core)",
+                cores.len()
+            ));
+        }
     }
     let core_type_of = |core: u32| cores.get(core as usize).map_or(CoreType::Aiv, |c| c.core_type);
     if let Some(c) = raw.aicore.iter().find(|r| r.core_id as usize >= cores.len()) {

@@ -417,6 +417,33 @@ fn thread_and_core_ids_past_what_a_trace_can_show_are_refused() {
     );
 }
 
+/// Found by a review: `metadata.simpler.scheduler_threads` of 2^31 aborted the converter on a
+/// 51 GB allocation (one list per thread), and 50 000 000 made a 5.4 GB trace of a 3.6 KB file.
+#[test]
+fn scheduler_threads_past_the_cores_are_refused() {
+    let meta = |threads: u64, cores: usize| {
+        let types = vec!["\"aiv\""; cores].join(",");
+        format!(
+            "{{\"chip_swimlane_level\":3,\"metadata\":{{\"clock_freq_hz\":1000000000,\"core_types\":[{types}],\
+             \"simpler\":{{\"version\":2,\"clock\":\"monotonic_ns\",\"clusters\":1,\"scheduler_threads\":{threads}}}}}}}"
+        )
+    };
+    assert_eq!(
+        read(&meta(2147483648, 4)).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: metadata.simpler.scheduler_threads: 2147483648 is past the 900 threads a trace can show"
+    );
+    assert_eq!(
+        read(&meta(5, 4)).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: metadata.simpler.scheduler_threads: 5 is more than the 4 cores of metadata.core_types (a scheduler thread serves at least one core)"
+    );
+    assert_eq!(
+        read(&meta(901, 1000)).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: metadata.simpler.scheduler_threads: 901 is past the 900 threads a trace can show"
+    );
+    assert_eq!(read(&meta(4, 4)).unwrap().0.scheduler_threads, Some(4));
+    assert_eq!(read(&meta(0, 4)).unwrap().0.scheduler_threads, Some(0));
+}
+
 #[test]
 fn build_phases_are_written_only_when_given_and_read_back() {
     let header = WriteHeader::for_clusters(Level::AicoreTiming, 1, 1);
@@ -667,4 +694,48 @@ fn errors_name_the_file_under_the_name_it_has() {
         .unwrap_err()
         .to_string()
         .contains(": invalid l2_swimlane_records.json: "));
+}
+
+/// Found by a review: a folder holding l2_swimlane_records.json and a chip_swimlane_records.json
+/// that differs (a copy whose hard links broke, then edited) was read as one file by some
+/// tools and as the other by others, silently. Every tool now takes [`find_in`]'s file and
+/// warns with [`differing_copies`].
+#[test]
+fn differing_copies_under_two_names_are_named_with_the_one_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let l2 = dir.path().join(FILE_NAME);
+    let chip = dir.path().join(CHIP_FILE_NAME);
+    std::fs::write(&chip, "{\"a\":1}").unwrap();
+    assert_eq!(find_in(dir.path()), Some(chip.clone()));
+    assert_eq!(differing_copies(&chip), None);
+    std::fs::write(&l2, "{\"a\":1}").unwrap();
+    assert_eq!(find_in(dir.path()), Some(l2.clone()));
+    // Same bytes, separate files: nothing to say; a hard link is not even compared.
+    assert_eq!(differing_copies(&l2), None);
+    std::fs::remove_file(&chip).unwrap();
+    std::fs::hard_link(&l2, &chip).unwrap();
+    assert_eq!(differing_copies(&l2), None);
+    std::fs::remove_file(&chip).unwrap();
+    let said = |used: &Path, others: &str| {
+        format!(
+            "{} holds {} and {others}, which differ (a run writes one file under these names; \
+             one was edited or replaced since): using {}",
+            dir.path().display(),
+            used.file_name().unwrap().to_string_lossy(),
+            used.display()
+        )
+    };
+    // Same size, other content; then another size.
+    std::fs::write(&chip, "{\"a\":2}").unwrap();
+    assert_eq!(differing_copies(&l2), Some(said(&l2, CHIP_FILE_NAME)));
+    std::fs::write(&chip, "{\"a\":10}").unwrap();
+    assert_eq!(differing_copies(&l2), Some(said(&l2, CHIP_FILE_NAME)));
+    assert_eq!(differing_copies(&chip), Some(said(&chip, FILE_NAME)));
+    std::fs::write(dir.path().join(PERF_FILE_NAME), "{}").unwrap();
+    assert_eq!(
+        differing_copies(&l2),
+        Some(said(&l2, "chip_swimlane_records.json and l2_perf_records.json"))
+    );
+    // A file under another name is the user's choice: no sibling to compare.
+    assert_eq!(differing_copies(&dir.path().join("mine.json")), None);
 }

@@ -5,12 +5,15 @@
 //! Ring sizes resolve per ring and per resource: a value set in `runtime_env` (a workload
 //! file's, then the command line's) wins, then the key's environment variable (one number for
 //! all rings or four comma-separated numbers), then the key's default. Invalid values are
-//! errors that name the key, the value and the rule, never silently ignored.
+//! errors that name the key, the value and the rule, never silently ignored: so are a number
+//! not written plainly (a sign, spaces), a key given twice in `--runtime-env` pairs and an
+//! environment variable whose value is not UTF-8.
 //!
 //! Adding a key: a variant of [`RingResource`], its [`KeyDecl`] in [`RUNTIME_ENV_KEYS`], its
 //! field in [`RingSizes`] (filled in [`RuntimeEnv::resolve_with_env`]); then the code that
 //! consumes it. Nothing else restates a key.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 
 use simpler_core::MAX_RINGS;
@@ -158,8 +161,14 @@ impl RuntimeEnv {
         Ok(())
     }
 
-    /// Parses `KEY=VALUE` (the `--runtime-env` form).
+    /// Parses `KEY=VALUE` (the `--runtime-env` form). The value is taken as written: spaces
+    /// around it are refused as inside it ([`RuntimeEnv::set`]).
     pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
+        self.set_pair_key(pair).map(|_| ())
+    }
+
+    /// [`RuntimeEnv::set_pair`], returning the key it set.
+    fn set_pair_key(&mut self, pair: &str) -> Result<RingResource, ConfigError> {
         let (k, v) = pair.split_once('=').ok_or_else(|| {
             ConfigError::new(
                 ConfigErrorKind::Malformed {
@@ -169,14 +178,24 @@ impl RuntimeEnv {
                 format!("runtime_env `{pair}` is not KEY=VALUE"),
             )
         })?;
-        self.set(k.trim(), v.trim())
+        let k = k.trim();
+        self.set(k, v)?;
+        Ok(RingResource::from_key(k).expect("set accepted the key"))
     }
 
-    /// A layer from `KEY=VALUE` pairs (the `--runtime-env` form), applied in order.
+    /// A layer from `KEY=VALUE` pairs (the `--runtime-env` form). A key given twice is an
+    /// error ([`duplicate_key`]), as in a workload file's `runtime_env`: the last one won
+    /// without a word (found by a review).
     pub fn from_pairs<S: AsRef<str>>(pairs: impl IntoIterator<Item = S>) -> Result<RuntimeEnv, ConfigError> {
         let mut env = RuntimeEnv::default();
+        let mut given: [Option<String>; RingResource::COUNT] = Default::default();
         for pair in pairs {
-            env.set_pair(pair.as_ref())?;
+            let pair = pair.as_ref();
+            let res = env.set_pair_key(pair)?;
+            if let Some(first) = &given[res as usize] {
+                return Err(duplicate_key(res.key(), first, pair));
+            }
+            given[res as usize] = Some(pair.to_string());
         }
         Ok(env)
     }
@@ -205,9 +224,23 @@ impl RuntimeEnv {
         Ok(out)
     }
 
-    /// Resolves every ring's sizes (this layer > environment > default), validating each.
+    /// Resolves every ring's sizes (this layer > environment > default), validating each. An
+    /// environment variable whose value is not UTF-8 is an error naming it (it was taken as
+    /// unset, and the default used, without a word: found by a review).
     pub fn resolve(&self) -> Result<RingSizes, ConfigError> {
-        self.resolve_with_env(|name| std::env::var(name).ok())
+        self.resolve_with_os_env(|name| std::env::var_os(name))
+    }
+
+    /// [`RuntimeEnv::resolve`] with an explicit lookup of the raw (OS) environment.
+    fn resolve_with_os_env(&self, env: impl Fn(&str) -> Option<OsString>) -> Result<RingSizes, ConfigError> {
+        let mut text: [Option<String>; RingResource::COUNT] = Default::default();
+        for res in RingResource::ALL {
+            text[res as usize] = env(res.env_var()).map(|v| utf8_env_value(res, v)).transpose()?;
+        }
+        self.resolve_with_env(|name| {
+            let res = RingResource::ALL.into_iter().find(|r| r.env_var() == name)?;
+            text[res as usize].clone()
+        })
     }
 
     /// [`RuntimeEnv::resolve`] with an explicit environment lookup (for tests).
@@ -241,8 +274,43 @@ fn check_value(res: RingResource, v: u64, origin: &str) -> Result<(), ConfigErro
     ))
 }
 
+/// The text of `res`'s environment variable, which must be UTF-8.
+fn utf8_env_value(res: RingResource, value: OsString) -> Result<String, ConfigError> {
+    value.into_string().map_err(|raw| {
+        let shown = raw.as_encoded_bytes().escape_ascii().to_string();
+        ConfigError::new(
+            ConfigErrorKind::Malformed {
+                key: res.key().to_string(),
+                value: shown.clone(),
+            },
+            format!(
+                "environment variable {}: its value `{shown}` is not valid UTF-8; {} is one number or \
+                 {MAX_RINGS} comma-separated numbers (one per ring)",
+                res.env_var(),
+                res.key()
+            ),
+        )
+    })
+}
+
+/// The error of a `runtime_env` key given twice, quoting both (`first`, then `again`): the
+/// message of a workload file's duplicate key (`runtime_env: duplicate key ...`), also for
+/// `simpler plan --check`.
+pub fn duplicate_key(key: &str, first: &str, again: &str) -> ConfigError {
+    ConfigError::new(
+        ConfigErrorKind::Malformed {
+            key: key.to_string(),
+            value: again.to_string(),
+        },
+        format!("runtime_env: duplicate key `{key}` (`{first}`, then `{again}`); give each key once"),
+    )
+}
+
+/// One number or [`MAX_RINGS`] comma-separated numbers, each written plainly: decimal digits
+/// only. A sign or spaces are refused with the number as written (`+1024` and ` 1024` were
+/// taken as 1024).
 fn parse_ring_values(value: &str, res: RingResource, origin: &str) -> Result<[u64; MAX_RINGS], ConfigError> {
-    let parts: Vec<&str> = value.split(',').map(str::trim).collect();
+    let parts: Vec<&str> = value.split(',').collect();
     let malformed = |message: String| {
         ConfigError::new(
             ConfigErrorKind::Malformed {
@@ -258,7 +326,13 @@ fn parse_ring_values(value: &str, res: RingResource, origin: &str) -> Result<[u6
         )));
     }
     let mut vals = [0u64; MAX_RINGS];
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
     for (i, p) in parts.iter().enumerate() {
+        if !digits(p) && digits(p.trim().strip_prefix('+').unwrap_or(p.trim())) {
+            return Err(malformed(format!(
+                "{origin}: `{p}` is not written plainly: a number is decimal digits only, without a sign or spaces"
+            )));
+        }
         let v: u64 = p
             .parse()
             .map_err(|_| malformed(format!("{origin}: `{p}` is not a non-negative integer")))?;
@@ -310,4 +384,79 @@ pub fn markdown_table() -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStringExt;
+
+    /// Found by a review: a `SIMPLER_RING_*` value that is not UTF-8 was taken as unset, and the
+    /// default used, without a word.
+    #[test]
+    fn an_environment_value_that_is_not_utf8_is_an_error_naming_the_variable() {
+        let err = RuntimeEnv::default()
+            .resolve_with_os_env(|k| (k == "SIMPLER_RING_HEAP").then(|| OsString::from_vec(vec![b'1', 0xff])))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "environment variable SIMPLER_RING_HEAP: its value `1\\xff` is not valid UTF-8; ring_heap is one \
+             number or 4 comma-separated numbers (one per ring)"
+        );
+        // A UTF-8 value still resolves.
+        let sizes = RuntimeEnv::default()
+            .resolve_with_os_env(|k| (k == "SIMPLER_RING_HEAP").then(|| OsString::from("2048")))
+            .unwrap();
+        assert_eq!(sizes.heap, [2048; MAX_RINGS]);
+    }
+
+    /// Found by a review: `+1024` and ` 1024` were taken as 1024, on the command line, in a
+    /// workload file's text, in the environment and in `plan --check` alike (one parser).
+    #[test]
+    fn a_number_with_a_sign_or_spaces_is_refused() {
+        let plain = |origin: &str, p: &str| {
+            format!(
+                "{origin}: `{p}` is not written plainly: a number is decimal digits only, without a sign or spaces"
+            )
+        };
+        for (pair, part) in [
+            ("ring_heap=+1024", "+1024"),
+            ("ring_heap= 1024", " 1024"),
+            ("ring_heap=1024 ", "1024 "),
+            ("ring_heap=1024,2048, 4096,8192", " 4096"),
+            ("ring_heap=1024,+2048,4096,8192", "+2048"),
+        ] {
+            let err = RuntimeEnv::from_pairs([pair]).unwrap_err();
+            assert_eq!(err.to_string(), plain("runtime_env ring_heap", part), "{pair}");
+        }
+        let err = RuntimeEnv::default()
+            .resolve_with_env(|k| (k == "SIMPLER_RING_DEP_POOL").then(|| "+64".to_string()))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            plain("environment variable SIMPLER_RING_DEP_POOL", "+64")
+        );
+        // Not a number at all keeps its message; plain numbers pass.
+        assert_eq!(
+            RuntimeEnv::from_pairs(["ring_heap=-1024"])
+                .unwrap_err()
+                .to_string(),
+            "runtime_env ring_heap: `-1024` is not a non-negative integer"
+        );
+        let env = RuntimeEnv::from_pairs(["ring_heap=1024,2048,4096,8192", " ring_dep_pool=64"]).unwrap();
+        assert_eq!(env.get(RingResource::Heap, 3), Some(8192));
+        assert_eq!(env.get(RingResource::DepPool, 0), Some(64));
+    }
+
+    /// Found by a review: a key given twice took the last value without a word, where a
+    /// workload file's `runtime_env` refuses a duplicate key.
+    #[test]
+    fn a_key_given_twice_is_an_error() {
+        let err =
+            RuntimeEnv::from_pairs(["ring_heap=1024", "ring_dep_pool=64", "ring_heap=2048"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "runtime_env: duplicate key `ring_heap` (`ring_heap=1024`, then `ring_heap=2048`); give each key once"
+        );
+    }
 }

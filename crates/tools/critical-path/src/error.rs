@@ -23,7 +23,7 @@ pub enum ErrorKind {
     NotFound(PathBuf),
     /// No folder under the root holds timing records with a deps.json beside them.
     #[error(
-        "no chip_swimlane_records.json, l2_swimlane_records.json or l2_perf_records.json with a deps.json beside it under {}; \
+        "no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json with a deps.json beside it under {}; \
          {}",
         .0.display(),
         .1.as_deref().unwrap_or("did the run use --enable-l2-swimlane and --enable-dep-gen?")

@@ -82,6 +82,12 @@ pub struct EdgeCoverage {
     pub joined: usize,
     /// The first edge with an untimed end, `(pred, succ)`.
     pub first_unjoined: Option<(u64, u64)>,
+    /// Distinct pairs of two timed tasks that the timing does not bear out (the succ started
+    /// before the pred ended, beyond the tolerance, or before the pred started): left out of
+    /// the happens-before graph, and said in a warning.
+    pub untimely: usize,
+    /// The first such pair, `(pred, succ)`.
+    pub first_untimely: Option<(u64, u64)>,
 }
 
 impl Graph {
@@ -216,7 +222,12 @@ impl GraphBuilder {
     pub fn build(self, names: &NameMap, tol: u64) -> Graph {
         let n = self.ids.len();
         let (name, names) = name_tasks(&self.kernel, names);
-        let (hb_offsets, hb_preds) = hb_edges(n, &self.edges, &self.start, &self.end, tol);
+        let (hb_offsets, hb_preds, untimely) = hb_edges(n, &self.edges, &self.start, &self.end, tol);
+        let mut coverage = self.coverage;
+        coverage.untimely = untimely.0;
+        coverage.first_untimely = untimely
+            .1
+            .map(|(p, s)| (self.ids[p as usize], self.ids[s as usize]));
         let overfull = overfull_tasks(&self.ids, &self.blocks, &self.expected, &self.slices);
         let core_prev = core_predecessors(n, self.slices, &self.start, tol);
         let t0 = self.start.iter().copied().min().unwrap_or(0);
@@ -233,7 +244,7 @@ impl GraphBuilder {
             core_prev,
             t0,
             t1,
-            coverage: self.coverage,
+            coverage,
             overfull,
             tol,
         }
@@ -296,14 +307,17 @@ fn name_tasks(kernel: &[Option<i32>], map: &NameMap) -> (Vec<u32>, Vec<String>) 
     (name, names)
 }
 
-/// The happens-before predecessors in CSR form, each unique pair once, in deps.json order.
+/// The happens-before predecessors in CSR form, each unique pair once, in deps.json order; and
+/// how many unique pairs the timing does not bear out, with the first of them `(pred, succ)`
+/// (by succ, then deps.json order).
+#[allow(clippy::type_complexity)]
 fn hb_edges(
     n: usize,
     edges: &[(TaskIx, TaskIx)],
     start: &[u64],
     end: &[u64],
     tol: u64,
-) -> (Vec<usize>, Vec<TaskIx>) {
+) -> (Vec<usize>, Vec<TaskIx>, (usize, Option<(TaskIx, TaskIx)>)) {
     // Counting sort by consumer, keeping file order within a consumer.
     let mut offsets = vec![0usize; n + 1];
     for &(s, _) in edges {
@@ -323,6 +337,7 @@ fn hb_edges(
     let mut kept_offsets = Vec::with_capacity(n + 1);
     kept_offsets.push(0);
     let mut kept = Vec::with_capacity(edges.len());
+    let mut untimely = (0, None);
     for s in 0..n {
         for &p in &bucketed[offsets[s]..offsets[s + 1]] {
             let pi = p as usize;
@@ -332,11 +347,14 @@ fn hb_edges(
             seen_by[pi] = s as TaskIx;
             if end[pi] <= start[s].saturating_add(tol) && start[pi] < start[s] {
                 kept.push(p);
+            } else {
+                untimely.0 += 1;
+                untimely.1.get_or_insert((p, s as TaskIx));
             }
         }
         kept_offsets.push(kept.len());
     }
-    (kept_offsets, kept)
+    (kept_offsets, kept, untimely)
 }
 
 /// Cores with an id below this are bucketed by a counting sort; larger ids fall back to a sort.
@@ -446,6 +464,11 @@ mod tests {
         );
         assert_eq!((g.preds(0), g.preds(1), g.preds(2)), (&[][..], &[0][..], &[][..]));
         assert_eq!(g.kept_edges(), 1);
+        // 7 → 9 is not borne out (9 started before 7 ended): counted, once.
+        assert_eq!(
+            (g.coverage.untimely, g.coverage.first_untimely),
+            (1, Some((7, 9)))
+        );
         // core 0: 7 [10,20] then 8 at 26; core 1: 7 [12,25] then 9 at 24 (25 > 24: not free).
         assert_eq!(
             g.core_prev,

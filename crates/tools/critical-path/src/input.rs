@@ -1,8 +1,9 @@
 //! Which folders hold a run to analyse, and which files each one uses.
 //!
-//! A folder is a run when it holds timing records (`chip_swimlane_records.json`, else
-//! `l2_swimlane_records.json`, else the original's older `l2_perf_records.json`) and a
-//! `deps.json`; a name map (`name_map*.json`, the newest) is
+//! A folder is a run when it holds timing records (`simpler_artifacts::swimlane::find_in`, the
+//! rule every tool uses: `l2_swimlane_records.json`, else `chip_swimlane_records.json`, else
+//! the original's older `l2_perf_records.json`; a warning when the folder's copies differ) and
+//! a `deps.json`; a name map (`name_map*.json`, the newest) is
 //! optional here (kernels without a name show as `cid<k>`), and the Perfetto trace
 //! (`merged_swimlane*.json`, the newest) is needed only for the CPM traces. Folders are found
 //! recursively under the given root; a file given as the root stands for its folder.
@@ -10,13 +11,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::{Error, ErrorKind};
-
-/// The records file names, in the order they are looked for in a folder.
-pub const RECORD_NAMES: [&str; 3] = [
-    simpler_artifacts::swimlane::CHIP_FILE_NAME,
-    simpler_artifacts::swimlane::FILE_NAME,
-    simpler_artifacts::swimlane::PERF_FILE_NAME,
-];
 
 /// The dependency graph's file name.
 pub const DEPS_FILE: &str = "deps.json";
@@ -73,10 +67,13 @@ pub fn discover(root: &Path) -> Result<Vec<RunDir>, Error> {
                 pending.push(entry.path());
             }
         }
-        let records = RECORD_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file());
+        let records = simpler_artifacts::swimlane::find_in(&dir);
         let deps = dir.join(DEPS_FILE);
         if let Some(records) = records {
             if deps.is_file() {
+                if let Some(w) = simpler_artifacts::swimlane::differing_copies(&records) {
+                    eprintln!("warning: {w}");
+                }
                 let label = match dir.strip_prefix(root) {
                     Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
                     _ => dir

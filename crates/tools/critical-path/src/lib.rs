@@ -110,7 +110,8 @@ pub fn analyze(
 }
 
 /// Reads a run's records and deps.json (both streamed, each on its own thread: parsing is most
-/// of the time) into its graph; returns the graph and the records' clock.
+/// of the time) into its graph; returns the graph and the records' clock. A deps.json whose
+/// edges have a cycle is refused (`simpler_artifacts::deps::cycle`).
 pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Result<(Graph, u64), Error> {
     let mut builder = GraphBuilder::default();
     let mut tasks = Vec::new();
@@ -125,6 +126,11 @@ pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Res
     });
     let timing = timing?;
     graph?;
+    let pairs: Vec<(u64, u64)> = edges.iter().map(|e| (e.pred, e.succ)).collect();
+    if let Some(cycle) = simpler_artifacts::deps::cycle::cycle_message(&pairs, |i| i) {
+        return Err(simpler_artifacts::deps::DepsReadError::invalid(deps, "deps.json", cycle).into());
+    }
+    drop(pairs);
     if builder.tasks() == 0 {
         return Err(ErrorKind::NoTasks(records.to_path_buf()).into());
     }
@@ -152,12 +158,34 @@ pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
     let (graph, freq) = loaded.inspect_err(|_| print_warnings(&warnings))?;
     let c = graph.coverage;
     warnings.extend(few_timed_edges(&run.deps, c.edges, c.joined, c.first_unjoined));
+    warnings.extend(untimely_warning(&run.deps, c.untimely, c.first_untimely, tol));
     warnings.extend(overfull_warning(&run.records, &graph.overfull));
     print_warnings(&warnings);
     let mut analysis = analyze(run.label.clone(), freq, graph, &run.dir)?
         .ok_or_else(|| Error::from(ErrorKind::NoTasks(run.records.clone())))?;
     analysis.warnings = warnings;
     Ok(analysis)
+}
+
+/// The warning about deps.json's pairs of timed tasks that the timing does not bear out (the
+/// succ started before the pred ended, beyond `--tol`, or before it started): they are left
+/// out of the happens-before graph the static path is computed on. A run's own deps.json has
+/// none; a deps.json of another run, or edited, may.
+fn untimely_warning(deps: &Path, untimely: usize, first: Option<(u64, u64)>, tol: u64) -> Option<String> {
+    let (p, s) = first?;
+    let label = simpler_artifacts::deps::task_label;
+    let (pairs, are) = match untimely {
+        1 => ("1 dependency pair".to_owned(), "is"),
+        n => (format!("{n} dependency pairs"), "are"),
+    };
+    Some(format!(
+        "{}: {pairs} of two timed tasks {are} not borne out by the timing (the succ started before \
+         the pred ended, beyond --tol {tol}, or before it started) and left out of the \
+         happens-before graph (first: {} -> {}): a deps.json of another run?",
+        deps.display(),
+        label(p),
+        label(s)
+    ))
 }
 
 /// At most this many tasks are named in [`overfull_warning`]; the count says the rest.

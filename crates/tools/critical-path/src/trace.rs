@@ -11,7 +11,6 @@
 //! pass checks that every path task has a bar, then one pass per output file writes it.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -429,7 +428,7 @@ fn read_top<S: TopSink>(path: &Path, sink: &mut S) -> Result<bool, Stop> {
             source,
         })
     };
-    let file = File::open(path).map_err(unreadable)?;
+    let file = simpler_artifacts::input::open_regular(path).map_err(unreadable)?;
     let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
     let mut failure = None;
     let result = Top {

@@ -222,7 +222,7 @@ fn every_run_folder_gets_its_report_and_a_stale_trace_fails_only_its_own_traces(
     assert_eq!(
         err.to_string(),
         format!(
-            "no chip_swimlane_records.json, l2_swimlane_records.json or l2_perf_records.json with a deps.json beside it under {}; \
+            "no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json with a deps.json beside it under {}; \
              did the run use --enable-l2-swimlane and --enable-dep-gen?",
             stale.display()
         )

@@ -71,11 +71,28 @@ pub struct Args {
     pub diff_with: Option<PathBuf>,
     /// Compare every element of the matched tensors, and the value of the matched scalars, with
     /// this value (an integer is compared exactly with integer dtypes).
-    #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
+    #[arg(long, value_name = "VALUE", allow_negative_numbers = true, value_parser = expected_value)]
     pub expect: Option<Number>,
     /// Absolute tolerance of the comparisons (a number ≥ 0).
     #[arg(long, default_value_t = 0.0, value_parser = tolerance)]
     pub atol: f64,
+}
+
+/// `--expect`'s value: a number ([`Number`]'s text). One written finite that f64 cannot hold
+/// (`1e400`) is refused: it was compared as `inf` without a word (found by a review). `inf`,
+/// `infinity` and `nan` spelled out are taken as written.
+fn expected_value(s: &str) -> Result<Number, String> {
+    let v: Number = s.parse()?;
+    if let Number::Float(f) = v {
+        let t = s.trim().trim_start_matches(['+', '-']).to_ascii_lowercase();
+        if f.is_infinite() && t != "inf" && t != "infinity" {
+            return Err(format!(
+                "{s:?} is beyond the largest finite value an f64 holds ({:e}); write inf (or -inf) for an infinite one",
+                f64::MAX
+            ));
+        }
+    }
+    Ok(v)
 }
 
 /// `--atol`'s value: a finite or infinite number ≥ 0 (NaN compared every difference as equal).
@@ -1368,4 +1385,34 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         return Err(ErrorKind::Differs { count: differ, note }.into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by a review: `--expect 1e400` was compared as `inf` without a word.
+    #[test]
+    fn an_expected_value_past_f64_is_refused_and_inf_spelled_out_is_kept() {
+        for s in ["1e400", "-1e400", "2e308"] {
+            assert_eq!(
+                expected_value(s).unwrap_err(),
+                format!(
+                    "{s:?} is beyond the largest finite value an f64 holds (1.7976931348623157e308); write inf \
+                     (or -inf) for an infinite one"
+                )
+            );
+        }
+        for (s, want) in [
+            ("inf", f64::INFINITY),
+            ("-inf", f64::NEG_INFINITY),
+            ("Infinity", f64::INFINITY),
+            ("1.7976931348623157e308", f64::MAX),
+        ] {
+            assert_eq!(expected_value(s), Ok(Number::Float(want)), "{s}");
+        }
+        assert!(matches!(expected_value("nan"), Ok(Number::Float(f)) if f.is_nan()));
+        assert_eq!(expected_value("-7"), Ok(Number::Int(-7)));
+        assert_eq!(expected_value("x").unwrap_err(), "\"x\" is not a number");
+    }
 }

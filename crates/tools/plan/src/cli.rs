@@ -47,8 +47,9 @@ fn parse_runtime(s: &str) -> Result<RuntimeKind, String> {
 }
 
 /// Parses `--check`: comma-separated `KEY=VALUE`, each VALUE one number or four numbers
-/// separated by `:` (a `,` would end the pair). At least one pair; an error quotes the pair as
-/// given.
+/// separated by `:` (a `,` would end the pair). At least one pair, each key once (as in
+/// `--runtime-env` and a workload file: the last one won without a word, found by a review);
+/// an error quotes the pairs as given.
 pub fn parse_check(spec: &str) -> Result<RuntimeEnv, Error> {
     let check = |why: String| Error::from(ErrorKind::Check(why));
     let pairs: Vec<&str> = spec.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
@@ -58,6 +59,7 @@ pub fn parse_check(spec: &str) -> Result<RuntimeEnv, Error> {
         ));
     }
     let mut converted = Vec::with_capacity(pairs.len());
+    let mut given: Vec<(&str, &str)> = Vec::with_capacity(pairs.len()); // (key, pair)
     for pair in pairs {
         let value = pair.split_once('=').map_or("", |(_, v)| v);
         let parts = value.split(':').count();
@@ -68,6 +70,14 @@ pub fn parse_check(spec: &str) -> Result<RuntimeEnv, Error> {
         }
         let c = pair.replace(':', ",");
         RuntimeEnv::from_pairs([&c]).map_err(|e| check(format!("`{pair}`: {e}")))?;
+        // The pair was accepted, so it has a key.
+        let key = pair.split_once('=').map_or(pair, |(k, _)| k).trim();
+        if let Some(&(_, first)) = given.iter().find(|(k, _)| *k == key) {
+            return Err(check(
+                simpler_runtime::config::runtime_env::duplicate_key(key, first, pair).to_string(),
+            ));
+        }
+        given.push((key, pair));
         converted.push(c);
     }
     RuntimeEnv::from_pairs(&converted).map_err(|e| check(e.to_string()))
@@ -506,4 +516,39 @@ pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> (String, u8) {
         }
     }
     (s, v.status())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by a review: `--check ring_heap=1024,ring_heap=2048` checked 2048 without a word,
+    /// where `--runtime-env` and a workload file refuse a key given twice.
+    #[test]
+    fn check_refuses_a_key_given_twice_quoting_both_pairs() {
+        assert_eq!(
+            check_arg("ring_heap=1024,ring_heap=2048").unwrap_err(),
+            "runtime_env: duplicate key `ring_heap` (`ring_heap=1024`, then `ring_heap=2048`); give each key once"
+        );
+        assert_eq!(
+            check_arg("ring_heap=1024:2048:3072:4096, ring_dep_pool=64, ring_heap=8192").unwrap_err(),
+            "runtime_env: duplicate key `ring_heap` (`ring_heap=1024:2048:3072:4096`, then `ring_heap=8192`); \
+             give each key once"
+        );
+        let env = parse_check("ring_heap=1024:2048:3072:4096,ring_dep_pool=64").unwrap();
+        assert_eq!(
+            env.get(simpler_runtime::config::RingResource::Heap, 3),
+            Some(4096)
+        );
+    }
+
+    /// A sign or spaces in a value are refused through the shared parser, quoting the pair.
+    #[test]
+    fn check_refuses_a_number_not_written_plainly() {
+        assert_eq!(
+            check_arg("ring_heap=+1024").unwrap_err(),
+            "`ring_heap=+1024`: runtime_env ring_heap: `+1024` is not written plainly: a number is decimal \
+             digits only, without a sign or spaces"
+        );
+    }
 }

@@ -78,18 +78,7 @@ impl Target {
             .into());
         }
         if input.is_file() {
-            let text = std::fs::read_to_string(input).map_err(|source| ErrorKind::Read {
-                path: input.to_path_buf(),
-                source,
-            })?;
-            let value =
-                serde_json::from_str::<serde_json::Value>(&text).map_err(|error| ErrorKind::NotJson {
-                    path: input.to_path_buf(),
-                    error,
-                })?;
-            let is_deps = value
-                .as_object()
-                .is_some_and(|o| o.contains_key("edges") || o.contains_key("tasks"));
+            let is_deps = is_deps_json(input)?;
             if is_deps {
                 // Found by a review: the replay refused it with `run --from-deps`'s advice, a
                 // flag `plan` does not take (a plan of part of a graph would size its rings
@@ -350,4 +339,81 @@ fn recorded_param_error(error: &simpler_examples::Error, pairs: &[String]) -> Op
         Some(v) => format!("{field} = {}: {rule}", serde_json::Value::from(v)),
         None => format!("{field}: {rule}"),
     })
+}
+
+/// Whether the JSON file `input` has the `tasks` or the `edges` of a captured graph at its top
+/// level; [`ErrorKind::NotJson`] if it is not JSON. A file of at most
+/// [`simpler_workloads::MAX_FILE_BYTES`] (any workload file) is read whole and parsed; a larger
+/// one (a deps.json, or a workload file its reader refuses for its size) is streamed, its
+/// values skipped, in memory of one string: it was read whole into memory, so a 3 GB file took
+/// 3 GB before it failed at line 1, and `/dev/zero` aborted. A named pipe or a device is
+/// refused before it is opened ([`simpler_artifacts::input::open_regular`]).
+fn is_deps_json(input: &Path) -> Result<bool, Error> {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::io::Read;
+
+    /// The top-level value's keys, or `false` for a value that is not an object.
+    struct DepsKeys;
+    impl<'de> Visitor<'de> for DepsKeys {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut deps = false;
+            while let Some(key) = map.next_key::<String>()? {
+                deps |= key == "edges" || key == "tasks";
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(deps)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(false)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+    }
+
+    let read = |source| ErrorKind::Read {
+        path: input.to_path_buf(),
+        source,
+    };
+    let not_json = |error| ErrorKind::NotJson {
+        path: input.to_path_buf(),
+        error,
+    };
+    let file = simpler_artifacts::input::open_regular(input).map_err(read)?;
+    let max = simpler_workloads::MAX_FILE_BYTES;
+    if file.metadata().map_err(read)?.len() <= max {
+        let mut text = String::new();
+        file.take(max + 1).read_to_string(&mut text).map_err(read)?;
+        if text.len() as u64 <= max {
+            let value = serde_json::from_str::<serde_json::Value>(&text).map_err(not_json)?;
+            return Ok(value
+                .as_object()
+                .is_some_and(|o| o.contains_key("edges") || o.contains_key("tasks")));
+        }
+    }
+    let file = simpler_artifacts::input::open_regular(input).map_err(read)?;
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, file));
+    let deps = (&mut de).deserialize_any(DepsKeys).map_err(not_json)?;
+    de.end().map_err(not_json)?;
+    Ok(deps)
 }

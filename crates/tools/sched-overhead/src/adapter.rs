@@ -162,13 +162,17 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
 }
 
 /// Reads the unique dependency pairs of the deps.json at `path`, and the rows its tasks should
-/// have when a row read before does not say ([`Input::expected_rows`]).
+/// have when a row read before does not say ([`Input::expected_rows`]). Edges with a cycle
+/// are refused, naming the edge that closes it ([`crate::cycle`]).
 pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
     // This runtime's records give every row's count: the map would only cost memory.
     let counts_needed = input.tasks.iter().any(|t| t.expected_rows.is_none());
     struct Pairs<'a> {
         seen: FxHashSet<(u64, u64)>,
         out: &'a mut Vec<(u64, u64)>,
+        /// The index in `edges[]` of each pair of `out` (its first edge).
+        rows: Vec<usize>,
+        read: usize,
         kernel_less: &'a mut FxHashSet<u64>,
         expected_rows: Option<&'a mut FxHashMap<u64, u32>>,
     }
@@ -192,19 +196,26 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
         fn edge(&mut self, e: EdgeEnds) {
             if self.seen.insert((e.pred, e.succ)) {
                 self.out.push((e.pred, e.succ));
+                self.rows.push(self.read);
             }
+            self.read += 1;
         }
     }
-    read_deps(
-        path,
-        &mut Pairs {
-            seen: FxHashSet::default(),
-            out: &mut input.edges,
-            kernel_less: &mut input.kernel_less,
-            expected_rows: counts_needed.then_some(&mut input.expected_rows),
-        },
-    )
-    .map(|_| ())
+    let first = input.edges.len();
+    let mut pairs = Pairs {
+        seen: FxHashSet::default(),
+        out: &mut input.edges,
+        rows: Vec::new(),
+        read: 0,
+        kernel_less: &mut input.kernel_less,
+        expected_rows: counts_needed.then_some(&mut input.expected_rows),
+    };
+    read_deps(path, &mut pairs)?;
+    let rows = pairs.rows;
+    match simpler_artifacts::deps::cycle::cycle_message(&input.edges[first..], |i| rows[i]) {
+        Some(cycle) => Err(DepsReadError::invalid(path, "deps.json", cycle)),
+        None => Ok(()),
+    }
 }
 
 /// `block_num` × the active (non-negative) entries of `kernel_ids`: the rows a task should

@@ -120,12 +120,19 @@ fn merged_rows_warning(records: &Path, overfull: &[tasks::OverfullTask]) -> Opti
     })
 }
 
-/// The records file a run argument names: the file itself, or the records in the folder.
+/// The records file a run argument names: the file itself, or the records in the folder
+/// (`simpler_artifacts::swimlane::find_in`, the rule every tool uses; a warning on stderr when
+/// the folder's copies under the records' names differ).
 pub fn records_of(run: &Path) -> Result<PathBuf, Error> {
     if run.is_file() {
         return Ok(run.to_path_buf());
     }
-    simpler_artifacts::swimlane::find_in(run).ok_or_else(|| ErrorKind::NoRecords(run.to_path_buf()).into())
+    let records =
+        simpler_artifacts::swimlane::find_in(run).ok_or_else(|| ErrorKind::NoRecords(run.to_path_buf()))?;
+    if let Some(w) = simpler_artifacts::swimlane::differing_copies(&records) {
+        eprintln!("warning: {w}");
+    }
+    Ok(records)
 }
 
 /// Reads a run: its records and its deps.json (`deps`, else the one beside the records).

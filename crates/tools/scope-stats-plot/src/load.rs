@@ -16,7 +16,6 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
@@ -157,7 +156,7 @@ impl OpenStack {
 /// Reads and pairs `path`. Errors (missing file, empty file, bad first line, malformed line)
 /// name the file and the line; a cut-off final line is kept in [`Loaded::truncated`].
 pub(crate) fn load(path: &Path) -> Result<Loaded, Error> {
-    let file = File::open(path).map_err(|source| ErrorKind::Open {
+    let file = simpler_artifacts::input::open_regular(path).map_err(|source| ErrorKind::Open {
         path: path.to_path_buf(),
         source,
     })?;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use simpler_artifacts::find::newest_run_artifact;
-use simpler_artifacts::swimlane::{FILE_NAME, FILE_NAMES};
+use simpler_artifacts::swimlane::{differing_copies, find_in, FILE_NAME, FILE_NAMES};
 
 use crate::{Error, ErrorKind};
 
@@ -25,23 +25,30 @@ pub fn resolve_records(explicit: Option<&Path>) -> Result<PathBuf, Error> {
 }
 
 /// Returns `explicit`, or the records file of the newest run under `root` (the folder of the
-/// newest `run.json`; by any of its names, the newest if it has several;
-/// `simpler_artifacts::find::newest_run_artifact`). A newest run without one is
+/// newest `run.json`, `simpler_artifacts::find::newest_run_artifact`). A newest run without one is
 /// [`ErrorKind::NotInNewestRun`], which says why and names the newest other records file; an
 /// older run's timing is never converted as if it were the latest's. Without any `run.json`
 /// under `root` (the original runtime's files), the newest records file anywhere under it;
 /// [`ErrorKind::NoRecords`] if there is none.
+///
+/// Within the folder found, the file (under any of its names) is the one every tool takes from a folder
+/// (`simpler_artifacts::swimlane::find_in`: `l2_swimlane_records.json` first), with a warning
+/// on stderr when the folder's copies under the records' names differ
+/// (`simpler_artifacts::swimlane::differing_copies`).
 pub fn resolve_records_under(explicit: Option<&Path>, root: &Path) -> Result<PathBuf, Error> {
     if let Some(path) = explicit {
         return Ok(path.to_path_buf());
     }
-    newest_run_artifact(root, &FILE_NAMES, "l2_swimlane")?.ok_or_else(|| {
-        ErrorKind::NoRecords {
+    let newest =
+        newest_run_artifact(root, &FILE_NAMES, "l2_swimlane")?.ok_or_else(|| ErrorKind::NoRecords {
             file: FILE_NAME,
             dir: root.to_path_buf(),
-        }
-        .into()
-    })
+        })?;
+    let records = find_in(parent_dir(&newest)).unwrap_or(newest);
+    if let Some(w) = differing_copies(&records) {
+        eprintln!("warning: {w}");
+    }
+    Ok(records)
 }
 
 /// `merged_swimlane.json` next to `records`.
@@ -115,9 +122,37 @@ mod tests {
             resolve_records_under(None, dir.path()).unwrap(),
             a.join(FILE_NAME)
         );
+        // The newest file picks the folder; the folder's file is the one every tool takes.
         let chip = b.join(FILE_NAMES[1]);
         put(&chip, "{}", 40);
+        assert_eq!(
+            resolve_records_under(None, dir.path()).unwrap(),
+            b.join(FILE_NAME)
+        );
+        fs::remove_file(b.join(FILE_NAME)).unwrap();
         assert_eq!(resolve_records_under(None, dir.path()).unwrap(), chip);
+    }
+
+    /// Found by a review: in a run folder whose two names of the records had come apart (a
+    /// copy, then an edit), the newer file was converted while `sched-overhead` and
+    /// `critical-path` read the other. Every tool now takes the folder's file by one rule,
+    /// `l2_swimlane_records.json` first (and warns that they differ).
+    #[test]
+    fn the_newest_run_s_records_are_taken_by_the_shared_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run_a");
+        put(&run.join("run.json"), &run_json("completed", "[]"), 10);
+        put(&run.join(FILE_NAMES[1]), "{\"edited\":1}", 30);
+        assert_eq!(
+            resolve_records_under(None, dir.path()).unwrap(),
+            run.join(FILE_NAMES[1])
+        );
+        put(&run.join(FILE_NAME), "{}", 20);
+        assert_eq!(
+            resolve_records_under(None, dir.path()).unwrap(),
+            run.join(FILE_NAME)
+        );
+        assert_eq!(find_in(&run), Some(run.join(FILE_NAME)));
     }
 
     /// Found by a review: with no path, a newest run without records (run without
