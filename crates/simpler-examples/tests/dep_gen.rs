@@ -170,6 +170,12 @@ fn faulty(dir: &Path, faults: Faults) -> RunReport {
     let ex = find("vector_example").unwrap();
     let params = Params::parse(ex.name(), &[], ex.params()).unwrap();
     std::fs::write(dir.join("deps.json"), "stale").unwrap();
+    // An earlier run's (a claim refuses a deps.json without the run.json of a run beside it).
+    std::fs::write(
+        dir.join("run.json"),
+        simpler_artifacts::testing::run_json("completed", "[]"),
+    )
+    .unwrap();
     let cfg = CallConfig {
         enable_dep_gen: true,
         output_prefix: Some(dir.to_path_buf()),
@@ -217,7 +223,7 @@ fn a_dropped_buffer_leaves_no_deps_json() {
     let p = r.dep_gen.unwrap().problem.unwrap();
     assert_eq!(p, "no deps.json: 5 record slots were dropped");
     // The stale deps.json went before the run started: the folder's claim removed it.
-    assert_eq!(r.output.unwrap().removed_earlier(), ["deps.json"]);
+    assert_eq!(r.output.unwrap().removed_earlier(), ["deps.json", "run.json"]);
 }
 
 #[test]

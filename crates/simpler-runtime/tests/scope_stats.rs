@@ -355,6 +355,12 @@ fn unproven_close_without_host_samples_removes_only_the_stale_artifact() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("scope_stats")).unwrap();
     std::fs::write(artifact(dir.path()), "stale\n").unwrap();
+    // An earlier run's (a claim refuses a recording without the run.json of a run beside it).
+    std::fs::write(
+        dir.path().join("run.json"),
+        simpler_artifacts::testing::run_json("completed", "[]"),
+    )
+    .unwrap();
     std::fs::write(dir.path().join("scope_stats/keep.txt"), "mine").unwrap();
     let w = worker();
     // The ready queue refuses the hand-over at orchestration exit: no sample reaches the host.

@@ -396,14 +396,17 @@ fn a_merged_trace_that_cannot_be_read_is_not_an_invalid_trace() {
             gone.display()
         )
     );
-    // Opened, then a read fails.
+    // Not a regular file: refused before it is opened.
     let folder = dir.path().join("folder");
     fs::create_dir(&folder).unwrap();
     let failure = write_cpm_traces(&folder, None, dir.path(), &[1], &[1]).unwrap_err();
     assert!(!failure.error.is_invalid_trace());
     assert_eq!(
         failure.to_string(),
-        format!("cannot read {}: Is a directory (os error 21)", folder.display())
+        format!(
+            "cannot read {}: is a folder, expected a regular file",
+            folder.display()
+        )
     );
     assert!(failure.written.is_empty());
     // Not a trace: invalid.
