@@ -163,7 +163,7 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
 
 /// Reads the unique dependency pairs of the deps.json at `path`, and the rows its tasks should
 /// have when a row read before does not say ([`Input::expected_rows`]). Edges with a cycle
-/// are refused, naming the edge that closes it ([`crate::cycle`]).
+/// are refused, naming the edge that closes it ([`simpler_artifacts::deps::cycle`]).
 pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
     // This runtime's records give every row's count: the map would only cost memory.
     let counts_needed = input.tasks.iter().any(|t| t.expected_rows.is_none());
