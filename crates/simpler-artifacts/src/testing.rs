@@ -44,3 +44,14 @@ pub fn mount_tmpfs(dir: &Path, name: &str, size: &str) -> Option<std::path::Path
     }
     Some(mnt)
 }
+
+/// The names of the entries of `dir`, sorted: what a test expects a folder to hold.
+#[doc(hidden)]
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

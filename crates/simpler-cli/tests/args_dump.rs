@@ -4,6 +4,7 @@
 
 mod common;
 use common::{read_json, simpler, text};
+use simpler_artifacts::testing::names_in;
 
 #[test]
 fn level_2_run_then_viewer_exports_f_as_the_golden() {
@@ -405,16 +406,6 @@ fn a_dump_whose_run_stopped_early_is_named_in_a_diff_and_its_emptiness_explained
              HEAP_RING_DEADLOCK before any task was dumped (args_dump.json says complete: false)\n"
         )
     );
-}
-
-/// The names in `dir`, sorted.
-fn names_in(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Found by a review: an export into a folder holding an earlier export (here another run's)

@@ -3,6 +3,7 @@
 
 mod support;
 
+use simpler_artifacts::testing::names_in;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -148,15 +149,6 @@ fn args(input: PathBuf) -> Args {
     }
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn every_run_folder_gets_its_report_and_a_stale_trace_fails_only_its_own_traces() {
     let root = tempfile::tempdir().unwrap();
@@ -193,9 +185,9 @@ fn every_run_folder_gets_its_report_and_a_stale_trace_fails_only_its_own_traces(
         .chain(["CPM_observed.json", "CPM_static.json"])
         .collect();
     with_traces.sort();
-    assert_eq!(files(&healthy), with_traces);
-    assert_eq!(files(&stale), base);
-    assert_eq!(files(root.path()), ["build_output", "outputs"]);
+    assert_eq!(names_in(&healthy), with_traces);
+    assert_eq!(names_in(&stale), base);
+    assert_eq!(names_in(root.path()), ["build_output", "outputs"]);
     let report = fs::read_to_string(healthy.join("critical_path_report.md")).unwrap();
     assert!(report.contains("\n## Rank `outputs/case`\n"), "{report}");
     assert!(
@@ -369,7 +361,7 @@ fn cpm_traces_of_an_earlier_analysis_are_removed_as_such() {
         )
     );
     assert_eq!(
-        files(&dir),
+        names_in(&dir),
         [
             "critical_path_report.md",
             "deps.json",

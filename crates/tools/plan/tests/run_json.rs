@@ -3,6 +3,7 @@
 //! it recorded that the example refuses is said of the file and its field, not of a `--param`
 //! flag no one gave (found by a review).
 
+use simpler_artifacts::testing::names_in;
 use std::path::{Path, PathBuf};
 
 use simpler_artifacts::manifest::RunManifest;
@@ -145,16 +146,6 @@ fn a_recorded_parameter_the_example_refuses_is_the_run_jsons_not_a_flags() {
     );
 }
 
-/// The files of `dir`, sorted.
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Found by a review: a scope_stats.jsonl that the folder's run.json does not list (another
 /// run's, copied in) was planned with a warning only, as the folder's run: the peaks of one
 /// run under the subject, parameters, runtime and verified runs of another, and plan.json and
@@ -168,7 +159,7 @@ fn a_recording_its_run_json_does_not_list_is_not_planned_as_that_runs() {
     m.diagnostics.retain(|d| d.name != "scope_stats");
     m.write(&folder).unwrap();
     let recording = folder.join("scope_stats/scope_stats.jsonl");
-    let before = files(&folder.join("scope_stats"));
+    let before = names_in(&folder.join("scope_stats"));
     let expected = format!(
         "{} is not a file of run {} (per {}): it is left over from an earlier run or was put there by hand, so \
          that run's example, parameters and runtime are not the recording's; refusing to plan the two together. \
@@ -186,7 +177,7 @@ fn a_recording_its_run_json_does_not_list_is_not_planned_as_that_runs() {
         ..args(&folder)
     };
     assert_eq!(format!("{:#}", simpler_plan::run(check).unwrap_err()), expected);
-    assert_eq!(files(&folder.join("scope_stats")), before);
+    assert_eq!(names_in(&folder.join("scope_stats")), before);
 
     // The copy the message suggests is planned on its own.
     let copy = dir.path().join("recording.jsonl");
