@@ -26,8 +26,6 @@ pub mod release;
 pub mod scope_stats;
 pub mod stdout;
 pub mod swimlane;
-#[cfg(test)]
-mod test_support;
 #[doc(hidden)]
 pub mod testing;
 pub mod time;

@@ -499,7 +499,7 @@ fn fault_rules() -> &'static [FaultRule] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::names_in;
+    use crate::testing::names_in;
 
     #[test]
     fn a_failed_write_leaves_neither_the_final_name_nor_a_temporary() {

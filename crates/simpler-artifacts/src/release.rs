@@ -103,7 +103,7 @@ impl Drop for Release {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::names_in;
+    use crate::testing::names_in;
 
     #[test]
     fn an_earlier_file_is_gone_when_begin_returns() {
