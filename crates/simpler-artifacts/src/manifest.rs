@@ -423,16 +423,7 @@ pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
 /// complete, but comes from a run whose results were wrong); `None` when the manifest vouches
 /// for it, or when there is no manifest.
 pub fn check(artifact: &Path) -> Option<String> {
-    check_complete(artifact).or_else(|| {
-        let (manifest_path, _) = find_for(artifact)?;
-        let m = RunManifest::read(&manifest_path).ok()?;
-        let failed = m.failed_check?;
-        Some(format!(
-            "{} comes from run {} whose result check failed: {failed}",
-            artifact.display(),
-            m.run_id
-        ))
-    })
+    judge(artifact, true)
 }
 
 /// Why `artifact` should not be trusted as the complete output of a finished run, judged by the
@@ -440,6 +431,12 @@ pub fn check(artifact: &Path) -> Option<String> {
 /// (a file from the original runtime, or written by hand). A failed result check is not
 /// counted: the graph and the records are whole (re-running the graph is sound).
 pub fn check_complete(artifact: &Path) -> Option<String> {
+    judge(artifact, false)
+}
+
+/// [`check_complete`]'s verdict, then, `with_result`, [`check`]'s note of a failed result
+/// check: one read of the manifest for both.
+fn judge(artifact: &Path, with_result: bool) -> Option<String> {
     let (manifest_path, folder) = find_for(artifact)?;
     let name = relative_name(&folder, artifact);
     let shown = artifact.display();
@@ -493,6 +490,12 @@ pub fn check_complete(artifact: &Path) -> Option<String> {
         return Some(format!(
             "{shown} is incomplete: {}",
             d.reason.as_deref().unwrap_or("records were lost")
+        ));
+    }
+    if let Some(failed) = m.failed_check.as_ref().filter(|_| with_result) {
+        return Some(format!(
+            "{shown} comes from run {} whose result check failed: {failed}",
+            m.run_id
         ));
     }
     None

@@ -163,11 +163,13 @@ impl OutputFolder {
         let _ = writeln!(lock, "{holder}");
         // Found by a review: a folder that never had a run lost its deps.json to a claim,
         // "left by an earlier run".
+        let earlier = earlier_files(folder);
         if std::fs::symlink_metadata(folder.join(manifest::FILE_NAME)).is_err() {
-            let files: Vec<String> = earlier_files(folder)
-                .into_iter()
+            let files: Vec<String> = earlier
+                .iter()
                 .filter(|n| !keep.contains(&n.as_str()))
                 .filter(|n| !n.rsplit('/').next().is_some_and(is_temporary))
+                .cloned()
                 .collect();
             if !files.is_empty() {
                 return Err(ClaimError::NotARunsFolder {
@@ -176,7 +178,8 @@ impl OutputFolder {
                 });
             }
         }
-        let (removed, freeing) = remove_earlier(folder, keep).map_err(|(what, e)| io_err(what)(e))?;
+        let (removed, freeing) =
+            remove_earlier(folder, earlier, keep).map_err(|(what, e)| io_err(what)(e))?;
         Ok(OutputFolder {
             path: folder.to_path_buf(),
             _lock: lock,
@@ -252,8 +255,13 @@ fn describe_holder(text: &str) -> String {
 /// freeing their space: [`Release`]).
 type Removed = (Vec<String>, Vec<Release>);
 
-/// Removes an earlier run's files from `folder` (see the module docs).
-fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::Error)> {
+/// Removes an earlier run's files (`earlier`, [`earlier_files`]) from `folder`, but those in
+/// `keep` (see the module docs).
+fn remove_earlier(
+    folder: &Path,
+    earlier: Vec<String>,
+    keep: &[&str],
+) -> Result<Removed, (String, io::Error)> {
     let mut removed = Vec::new();
     let mut freeing = Vec::new();
     // The run's own folders are never followed out of this one: a link in their place is
@@ -263,7 +271,7 @@ fn remove_earlier(folder: &Path, keep: &[&str]) -> Result<Removed, (String, io::
             removed.push(format!("{sub} (a symbolic link)"));
         }
     }
-    for name in earlier_files(folder) {
+    for name in earlier {
         if keep.contains(&name.as_str()) {
             continue;
         }
