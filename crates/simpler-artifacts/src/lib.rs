@@ -20,6 +20,7 @@ pub mod name_map;
 mod opaque_error;
 pub mod output_folder;
 pub mod plan;
+pub mod provenance;
 pub mod publish;
 pub mod read_error;
 pub mod release;

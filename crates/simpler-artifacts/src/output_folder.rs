@@ -212,7 +212,7 @@ pub struct WriteHold(#[allow(dead_code)] Option<File>);
 /// (found by a review: a critical-path report of one run landed in the folder of a run that
 /// claimed it meanwhile, and a trace was stamped with that run's id).
 pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
-    let Ok(mut lock) = crate::input::open_regular(&folder.join(LOCK_FILE)) else {
+    let Ok(mut lock) = crate::input::open_regular(&run_folder_of(folder).join(LOCK_FILE)) else {
         return Ok(WriteHold(None)); // not a run's folder
     };
     match lock.try_lock_shared() {
@@ -232,6 +232,35 @@ pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
         // A file system without locks: as the claims there, unguarded.
         Err(std::fs::TryLockError::Error(_)) => Ok(WriteHold(None)),
     }
+}
+
+/// The output folder `folder` is part of: the run's folder that holds it as one of the folders
+/// a run writes into (`scope_stats`, `args_dump`, `args_dump/export`), when that folder is a
+/// run's (it has a lock file or a manifest); `folder` itself otherwise. A write into
+/// `scope_stats/` is held by the run folder's lock (found by a review: only the folder's own
+/// lock was looked for, so a view written there was not held).
+pub fn run_folder_of(folder: &Path) -> PathBuf {
+    for sub in [EXPORT_FOLDER].iter().chain(SUBFOLDERS.iter()) {
+        if !folder.ends_with(sub) {
+            continue;
+        }
+        let depth = Path::new(sub).components().count();
+        let Some(base) = folder.ancestors().nth(depth) else {
+            continue;
+        };
+        let base = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        let is_run = [LOCK_FILE, manifest::FILE_NAME]
+            .iter()
+            .any(|f| std::fs::symlink_metadata(base.join(f)).is_ok());
+        if is_run {
+            return base.to_path_buf();
+        }
+    }
+    folder.to_path_buf()
 }
 
 /// Who holds a folder, from its lock file's text (`pid N, run ...`, as the last claim wrote

@@ -242,12 +242,7 @@ impl Publication {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(fail)?;
-        let hold = hold_for_write(&dir).map_err(|holder| {
-            fail(io::Error::other(format!(
-                "its folder is in use by a run of another process ({holder}); write it after that \
-                 run ends, or elsewhere"
-            )))
-        })?;
+        let hold = hold_folder(&dir).map_err(fail)?;
         let tmp = dir.join(temporary.map_or_else(|| temporary_name(&name), str::to_string));
         let file = if options.direct {
             Target::Direct(DirectFile::create_new(&tmp).map_err(fail)?)
@@ -343,6 +338,16 @@ impl Drop for Publication {
             self.remove();
         }
     }
+}
+
+/// Holds `dir` for a write ([`hold_for_write`]); the refusal names the run that holds it.
+pub(crate) fn hold_folder(dir: &Path) -> io::Result<WriteHold> {
+    hold_for_write(dir).map_err(|holder| {
+        io::Error::other(format!(
+            "its folder is in use by a run of another process ({holder}); write it after that run \
+             ends, or elsewhere"
+        ))
+    })
 }
 
 /// Publishes a file already rendered in memory (an HTML report, a manifest, a name map). Not

@@ -211,6 +211,34 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
         "{stderr}"
     );
     assert!(!view.exists());
+    // Nor into one of the run's own subfolders (found by a review: only the folder's own lock
+    // was looked for, so a write into `scope_stats/` went ahead).
+    let stats = dir.path().join("stats");
+    let rec = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-scope-stats",
+        "--output-prefix",
+        stats.to_str().unwrap(),
+    ]);
+    assert!(rec.status.success(), "{}", text(&rec.stderr));
+    let report = prefix.join("scope_stats").join("scope_stats.html");
+    let tool = simpler(&[
+        "scope-stats-plot",
+        stats.join("scope_stats/scope_stats.jsonl").to_str().unwrap(),
+        "--out-dir",
+        prefix.join("scope_stats").to_str().unwrap(),
+    ]);
+    let stderr = text(&tool.stderr);
+    assert_eq!(tool.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot write {}: its folder is in use by a run of another process (pid {}, run ",
+            report.display(),
+            first.id()
+        )),
+        "{stderr}"
+    );
 
     let out = first.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -1330,4 +1358,119 @@ fn a_workload_files_output_prefix_must_stay_under_the_starting_folder() {
         assert!(dir.path().join("mine/deps.json").exists());
         std::fs::remove_dir_all(dir.path().join("mine")).unwrap();
     }
+}
+
+/// A stand-in for Graphviz's `dot` that, while `deps-viewer` waits for its layout, runs
+/// `simpler run vector_example --enable-dep-gen` into `$VICTIM` (a run that claims the folder
+/// whose graph is being viewed, and finishes), then answers with an empty drawing.
+fn dot_that_reruns_the_folder(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let dot = bin.join("dot");
+    std::fs::write(
+        &dot,
+        "#!/bin/sh\ncat >/dev/null\n\"$SIMPLER\" run vector_example --enable-dep-gen --output-prefix \"$VICTIM\" \
+         >\"$VICTIM.log\" 2>&1 || exit 9\necho '<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&dot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn a_view_whose_input_another_run_replaced_while_it_was_read_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("f");
+    dep_gen_run(&folder);
+    let first = read_json(&folder.join("run.json"))["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bin = dot_that_reruns_the_folder(dir.path());
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let deps = folder.join("deps.json");
+    let view = folder.join("view.html");
+    let out = simpler_cmd(&[
+        "deps-viewer",
+        deps.to_str().unwrap(),
+        "--format",
+        "html",
+        "-o",
+        view.to_str().unwrap(),
+    ])
+    .env("PATH", path)
+    .env("SIMPLER", env!("CARGO_BIN_EXE_simpler"))
+    .env("VICTIM", &folder)
+    .output()
+    .unwrap();
+    let stderr = text(&out.stderr);
+    let m = read_json(&folder.join("run.json"));
+    let second = m["run_id"].as_str().unwrap();
+    assert_eq!(m["status"], "completed", "the run inside `dot` ran: {stderr}");
+    assert_ne!(first, second);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot write {}: {} was replaced while it was read (it was run {first}'s; it is now run \
+             {second}'s): another run claimed its folder, or something else wrote it; the output would \
+             not be a view of what the folder holds, so nothing was written; run the command again",
+            view.display(),
+            deps.display()
+        )),
+        "{stderr}"
+    );
+    // The folder holds the second run's files and nothing of the first's.
+    assert!(!view.exists());
+    assert_only_manifest_files(&folder);
+    assert_no_temporaries(&folder);
+}
+
+#[test]
+fn a_view_of_one_run_written_into_another_runs_folder_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    dep_gen_run(&a);
+    dep_gen_run(&b);
+    let run_of = |f: &Path| {
+        read_json(&f.join("run.json"))["run_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let view = b.join("view_of_a.txt");
+    let out = simpler(&[
+        "deps-viewer",
+        a.join("deps.json").to_str().unwrap(),
+        "-o",
+        view.to_str().unwrap(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let canonical = std::fs::canonicalize(&b).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "warning: {} goes into the folder of run {} (per {}), but is made from {} (run {}), not \
+             from that run's files",
+            view.display(),
+            run_of(&b),
+            canonical.join("run.json").display(),
+            a.join("deps.json").display(),
+            run_of(&a)
+        )),
+        "{stderr}"
+    );
+    assert!(view.exists(), "asked for: written");
+    // Into its own run's folder: nothing to say.
+    let own = simpler(&[
+        "deps-viewer",
+        a.join("deps.json").to_str().unwrap(),
+        "-o",
+        a.join("v.txt").to_str().unwrap(),
+    ]);
+    assert!(
+        !text(&own.stderr).contains("goes into the folder of run"),
+        "{}",
+        text(&own.stderr)
+    );
 }

@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use simpler_artifacts::name_map::NameMap;
+use simpler_artifacts::provenance::Provenance;
 
 pub mod adapter;
 pub mod cli;
@@ -274,6 +275,8 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
     let (mut invalid, mut unreadable, mut unwritable) = (0, 0, 0);
     let mut failed_runs = 0;
     for run in &runs {
+        // Noted before the read: nothing is written beside an input replaced meanwhile.
+        let mut made_from = Provenance::of(&[&run.records, &run.deps]);
         let analysis = match analyze_run(run, args.tol) {
             Ok(a) => a,
             Err(e) if runs.len() == 1 => return Err(e),
@@ -285,10 +288,12 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
             }
         };
         let report = run.dir.join(&args.report);
+        let hold = made_from.hold(&report)?;
         simpler_artifacts::publish::publish_bytes(
             &report,
             report::render(std::slice::from_ref(&analysis), args.top).as_bytes(),
         )?;
+        drop(hold);
         let mut fresh = Vec::new();
         let traces = match run.merged_trace() {
             None => {
@@ -303,12 +308,14 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
             }
             Some(merged) => {
                 let records_run = simpler_artifacts::manifest::run_id_of(&run.records);
+                made_from.add(&merged);
                 match trace::write_cpm_traces(
                     &merged,
                     records_run.as_deref(),
                     &run.dir,
                     &analysis.static_ids(),
                     &analysis.observed_ids(),
+                    &made_from,
                 ) {
                     Ok(paths) => Some(paths),
                     Err(failure) => {

@@ -18,6 +18,7 @@ use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
+use simpler_artifacts::provenance::Provenance;
 
 /// The Worker View process of the original converter's trace.
 pub const WORKER_VIEW_PID: u64 = 4;
@@ -148,6 +149,7 @@ pub fn write_cpm_traces(
     dir: &Path,
     static_path: &[u64],
     observed_path: &[u64],
+    made_from: &Provenance,
 ) -> Result<[PathBuf; 2], TraceFailure> {
     let failure = |error: TraceError| TraceFailure {
         error,
@@ -204,16 +206,19 @@ pub fn write_cpm_traces(
         let dest = dir.join(name);
         // The trace's own failure, kept apart from the output's (which `publish` reports).
         let mut trace_failure = None;
-        let published = simpler_artifacts::publish::publish(&dest, |out| {
-            let mut writer = TraceOut::new(out);
-            match stream_into(merged, &mut writer, ids) {
-                Ok(()) => Ok(()),
-                Err(Stop::Write(e)) => Err(e),
-                Err(Stop::Trace(e)) => {
-                    trace_failure = Some(e);
-                    Err(io::Error::other("the merged trace could not be copied"))
+        // Held until the publication ends: no run claims the folder meanwhile.
+        let published = made_from.hold(&dest).and_then(|_hold| {
+            simpler_artifacts::publish::publish(&dest, |out| {
+                let mut writer = TraceOut::new(out);
+                match stream_into(merged, &mut writer, ids) {
+                    Ok(()) => Ok(()),
+                    Err(Stop::Write(e)) => Err(e),
+                    Err(Stop::Trace(e)) => {
+                        trace_failure = Some(e);
+                        Err(io::Error::other("the merged trace could not be copied"))
+                    }
                 }
-            }
+            })
         });
         let error = match (trace_failure, published) {
             (Some(e), _) => e,

@@ -3,6 +3,7 @@
 
 mod support;
 
+use simpler_artifacts::provenance::Provenance;
 use simpler_artifacts::testing::names_in;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -60,10 +61,12 @@ fn off_path_worker_bars_are_renamed_and_everything_else_is_kept() {
     let path = dir.path().join("merged_swimlane.json");
     // The original writes its traces indented; ours one event a line. Either reads the same.
     fs::write(&path, serde_json::to_string_pretty(&trace).unwrap()).unwrap();
-    let written = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap();
+    let written =
+        write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3], &Provenance::default()).unwrap();
     assert_eq!(read(&written[1]), renamed(&trace, &[(3, "\u{b7}(t1)")]));
     fs::write(&path, trace.to_string()).unwrap();
-    let written = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap();
+    let written =
+        write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3], &Provenance::default()).unwrap();
     assert_eq!(
         written,
         [dir.path().join(STATIC_TRACE), dir.path().join(OBSERVED_TRACE)]
@@ -95,7 +98,8 @@ fn a_trace_missing_a_path_task_writes_neither_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("merged_swimlane.json");
     fs::write(&path, merged(false).to_string()).unwrap();
-    let err = write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3]).unwrap_err();
+    let err =
+        write_cpm_traces(&path, None, dir.path(), &[1, 3], &[2, 3], &Provenance::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "merged Worker View is missing 1 critical task(s): 2"
@@ -103,14 +107,14 @@ fn a_trace_missing_a_path_task_writes_neither_file() {
     assert!(!dir.path().join(STATIC_TRACE).exists() && !dir.path().join(OBSERVED_TRACE).exists());
 
     fs::write(&path, r#"{"traceEvents": [1]}"#).unwrap();
-    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1]).unwrap_err();
+    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1], &Provenance::default()).unwrap_err();
     assert!(
         err.to_string()
             .contains("must contain a traceEvents list of objects (traceEvents[0] is not one)"),
         "{err}"
     );
     fs::write(&path, r#"{"events": []}"#).unwrap();
-    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1]).unwrap_err();
+    let err = write_cpm_traces(&path, None, dir.path(), &[1], &[1], &Provenance::default()).unwrap_err();
     assert!(
         err.to_string().contains("must contain a traceEvents list"),
         "{err}"
@@ -378,7 +382,7 @@ fn cpm_traces_of_an_earlier_analysis_are_removed_as_such() {
 fn a_merged_trace_that_cannot_be_read_is_not_an_invalid_trace() {
     let dir = tempfile::tempdir().unwrap();
     let gone = dir.path().join("merged_swimlane.json");
-    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1]).unwrap_err();
+    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1], &Provenance::default()).unwrap_err();
     assert!(matches!(failure.error, TraceError::Read { .. }), "{failure}");
     assert!(!failure.error.is_invalid_trace());
     assert_eq!(
@@ -391,7 +395,8 @@ fn a_merged_trace_that_cannot_be_read_is_not_an_invalid_trace() {
     // Not a regular file: refused before it is opened.
     let folder = dir.path().join("folder");
     fs::create_dir(&folder).unwrap();
-    let failure = write_cpm_traces(&folder, None, dir.path(), &[1], &[1]).unwrap_err();
+    let failure =
+        write_cpm_traces(&folder, None, dir.path(), &[1], &[1], &Provenance::default()).unwrap_err();
     assert!(!failure.error.is_invalid_trace());
     assert_eq!(
         failure.to_string(),
@@ -403,7 +408,7 @@ fn a_merged_trace_that_cannot_be_read_is_not_an_invalid_trace() {
     assert!(failure.written.is_empty());
     // Not a trace: invalid.
     fs::write(&gone, "{").unwrap();
-    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1]).unwrap_err();
+    let failure = write_cpm_traces(&gone, None, dir.path(), &[1], &[1], &Provenance::default()).unwrap_err();
     assert!(failure.error.is_invalid_trace(), "{failure}");
     let err = Error::from(ErrorKind::TracesNotWritten {
         invalid: 2,

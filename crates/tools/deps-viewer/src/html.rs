@@ -104,6 +104,7 @@ pub fn write_html_view(
     shown_pairs: &[bool],
     names: Option<&NameMap>,
     options: &HtmlOptions,
+    made_from: &simpler_artifacts::provenance::Provenance,
 ) -> Result<HtmlStats, Error> {
     let nodes = view.node_count();
     let (pairs, rows) = view.edge_counts();
@@ -147,6 +148,7 @@ pub fn write_html_view(
         );
         page = page.replacen("<body>", &banner, 1);
     }
+    let _hold = made_from.hold(output)?;
     simpler_artifacts::publish::publish_bytes(output, page.as_bytes())?;
     Ok(HtmlStats { nodes, edges })
 }

@@ -38,6 +38,7 @@ pub use error::{Error, ErrorKind};
 
 use graph::{Graph, Kind};
 use names::NameMap;
+use simpler_artifacts::provenance::Provenance;
 use view::View;
 
 /// Runs `simpler deps-viewer`: writes the requested view and prints one line saying what was
@@ -74,6 +75,11 @@ pub fn run(args: Args) -> Result<(), Error> {
         ))
         .into());
     }
+    // Noted before the read: the view is refused if the graph is replaced meanwhile beside it.
+    let made_from = Provenance::of(&[&input]);
+    if let Some(w) = made_from.foreign_destination(&output) {
+        eprintln!("warning: {w}");
+    }
     let graph = Graph::load(&input)?;
     for note in graph.gaps().notes() {
         eprintln!("note: {}: {note}", input.display());
@@ -104,7 +110,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Format::Text => {
             let pairs = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, pairs);
-            let counts = write_text_file(&input, &output, &view, names.as_ref(), warning)?;
+            let counts = write_text_file(&input, &output, &view, names.as_ref(), warning, &made_from)?;
             simpler_artifacts::outln!(
                 "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)",
                 output.display(),
@@ -123,7 +129,15 @@ pub fn run(args: Args) -> Result<(), Error> {
             };
             let shown = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, vec![true; graph.pairs().len()]);
-            let stats = html::write_html_view(&input, &output, &view, &shown, names.as_ref(), &options)?;
+            let stats = html::write_html_view(
+                &input,
+                &output,
+                &view,
+                &shown,
+                names.as_ref(),
+                &options,
+                &made_from,
+            )?;
             simpler_artifacts::outln!(
                 "Wrote {} ({} nodes, {} edges, engine={}, format=html)",
                 output.display(),
@@ -142,9 +156,17 @@ pub fn run(args: Args) -> Result<(), Error> {
 pub fn write_text_view(deps_json: &Path) -> Result<PathBuf, Error> {
     let warning = warn_if_untrusted(deps_json);
     let output = input::default_output(deps_json, Format::Text, EdgeMode::Full, None);
+    let made_from = Provenance::of(&[deps_json]);
     let graph = Graph::load(deps_json)?;
     let names = names::resolve(None, deps_json)?;
-    write_text_file(deps_json, &output, &View::full(&graph), names.as_ref(), warning)?;
+    write_text_file(
+        deps_json,
+        &output,
+        &View::full(&graph),
+        names.as_ref(),
+        warning,
+        &made_from,
+    )?;
     Ok(output)
 }
 
@@ -154,6 +176,7 @@ fn write_text_file(
     view: &View<'_>,
     names: Option<&NameMap>,
     warning: Option<String>,
+    made_from: &Provenance,
 ) -> Result<text::Counts, Error> {
     let summary = text::Summary {
         source: input.display().to_string(),
@@ -161,6 +184,7 @@ fn write_text_file(
         func_name_map: names.is_some_and(|m| any_name_resolved(view, m)),
         warning,
     };
+    let _hold = made_from.hold(output)?;
     let published = simpler_artifacts::publish::publish(output, |w| text::write_text(w, view, &summary))?;
     Ok(published.value)
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use simpler_artifacts::manifest::{self, RunManifest};
+use simpler_artifacts::provenance::Provenance;
 use simpler_runtime::{RuntimeEnv, RuntimeKind};
 
 use crate::analysis::{analyze_file, manifest_of, Analysis, RINGS};
@@ -194,6 +195,9 @@ pub struct Plan {
     pub analysis_time: Duration,
     /// Time the verified search took (zero without one).
     pub search_time: Duration,
+    /// The recording as it was before it was read: `plan.json` is not written beside it once
+    /// it was replaced (another run claimed its folder meanwhile).
+    pub made_from: Provenance,
 }
 
 /// Runs `target` once with scope stats into `dir` and returns the file.
@@ -261,6 +265,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
             );
             return plan_target(target, args, keep);
         }
+        let made_from = Provenance::of(&[&file]);
         let t = Instant::now();
         let analysis = analyze_file(&file)?;
         let analysis_time = t.elapsed();
@@ -288,6 +293,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
                 recorded: file,
                 analysis_time,
                 search_time,
+                made_from,
             },
             None,
         ));
@@ -314,6 +320,7 @@ fn plan_target(
         }
     };
     let file = record(&target, runtime, &dir)?;
+    let made_from = Provenance::of(&[&file]);
     let t = Instant::now();
     let analysis = analyze_file(&file)?;
     let analysis_time = t.elapsed();
@@ -336,6 +343,7 @@ fn plan_target(
             recorded: file,
             analysis_time,
             search_time,
+            made_from,
         },
         tmp,
     ))
@@ -426,8 +434,11 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
     let path = dir.join(PLAN_FILE);
     let v = report::plan_file(&plan.subject, &plan.analysis, plan.search.as_ref());
     let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    // Held through the report too, which reads the recording again: no run replaces it between.
+    let hold = plan.made_from.hold(&path).map_err(ErrorKind::Publish)?;
     simpler_artifacts::publish::publish_bytes(&path, text.as_bytes()).map_err(ErrorKind::Publish)?;
     let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
+    drop(hold);
     eprintln!("wrote {} and {}", path.display(), html.display());
     Ok(())
 }

@@ -40,6 +40,8 @@ mod ticks;
 
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::provenance::Provenance;
+
 pub use error::{Error, ErrorKind};
 
 /// The report's file name, written next to the input or into `--out-dir`.
@@ -70,6 +72,19 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
     if let Some(w) = &run_warning {
         eprintln!("warning: {w}");
     }
+    let dir = match out_dir {
+        Some(d) => d.to_path_buf(),
+        None => match jsonl.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+    };
+    let out = dir.join(REPORT_FILE_NAME);
+    // Noted before the read: the report is refused if the samples are replaced meanwhile.
+    let made_from = Provenance::of(&[jsonl]);
+    if let Some(w) = made_from.foreign_destination(&out) {
+        eprintln!("warning: {w}");
+    }
     let loaded = load::load(jsonl)?;
     // Said on the console as well as in the report (found by a review: only the HTML did).
     if let Some(t) = &loaded.truncated {
@@ -86,17 +101,10 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
     );
     let plan = plan_section::load_beside(jsonl);
     let html = page::render(&loaded, &file_name, run_warning.as_deref(), plan.as_ref());
-    let dir = match out_dir {
-        Some(d) => d.to_path_buf(),
-        None => match jsonl.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        },
-    };
     if let Err(source) = std::fs::create_dir_all(&dir) {
         return Err(ErrorKind::CreateDir { dir, source }.into());
     }
-    let out = dir.join(REPORT_FILE_NAME);
+    let _hold = made_from.hold(&out)?;
     simpler_artifacts::publish::publish_bytes(&out, html.as_bytes())?;
     Ok(out)
 }

@@ -26,6 +26,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use simpler_artifacts::provenance::Provenance;
 use simpler_artifacts::release::Release;
 use simpler_artifacts::swimlane::read_swimlane_file;
 
@@ -233,13 +234,26 @@ pub fn convert_parallel(
     if let Some(why) = simpler_artifacts::manifest::output_conflict(&output, &read) {
         return Err(ErrorKind::OutputConflict(why).into());
     }
+    // Noted before the read: the trace is refused if an input beside it is replaced meanwhile.
+    let made_from = Provenance::of(&read);
+    if let Some(w) = made_from.foreign_destination(&output) {
+        eprintln!("warning: {w}");
+    }
     let inputs = read.iter().copied();
     let earlier = records
         .is_file()
         .then(|| Release::begin(&output, inputs))
         .flatten();
     let replaced_earlier = earlier.is_some();
-    let converted = convert_into(records, args, parallelism, output.clone(), deps_path, earlier);
+    let converted = convert_into(
+        records,
+        args,
+        parallelism,
+        output.clone(),
+        deps_path,
+        earlier,
+        &made_from,
+    );
     match converted {
         Ok(summary) => Ok(ConvertSummary {
             replaced_earlier,
@@ -266,6 +280,7 @@ fn convert_into(
     output: PathBuf,
     deps_path: Option<PathBuf>,
     earlier: Option<Release>,
+    made_from: &Provenance,
 ) -> Result<ConvertSummary, Error> {
     let func_names = args.func_names.as_deref();
     // deps.json is read on another thread while the records are read here, then put in task
@@ -325,6 +340,7 @@ fn convert_into(
         earlier.wait();
     }
     let options = simpler_artifacts::publish::Options::default().direct();
+    let _hold = made_from.hold(&output).map_err(ErrorKind::Publish)?;
     let written = simpler_artifacts::publish::publish_with(&output, options, |sink| {
         std::thread::scope(|scope| {
             // What the flows and the counters are drawn from is worked out while the slices
