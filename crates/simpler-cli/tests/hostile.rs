@@ -796,3 +796,55 @@ fn case_14_an_input_past_its_size_limit_is_refused_after_a_bounded_read() {
         "{stdout}"
     );
 }
+
+/// Found by a review: showing one element, or a payload's first and last elements, read the
+/// whole payload into memory and decoded it (three times the payload: 5.9 GB for 2 GB). Under
+/// a 2 GB address-space limit, a 3 GiB payload (a sparse file) is shown by the elements shown.
+#[test]
+fn case_15_a_huge_payload_is_shown_without_holding_it() {
+    use std::io::{Seek, SeekFrom, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("args_dump");
+    std::fs::create_dir_all(&d).unwrap();
+    let bytes: u64 = 3 << 30;
+    let entry = |dtype: &str, size: u64| {
+        serde_json::json!({
+            "task_id": "0x0000000100000000", "arg_index": 0, "role": "input",
+            "stage": "before_dispatch", "dtype": dtype, "is_contiguous": true,
+            "shape": [bytes / size], "numel": bytes / size, "bin_offset": 0, "bin_size": bytes
+        })
+    };
+    let mut bin = std::fs::File::create(d.join("args.bin")).unwrap();
+    bin.seek(SeekFrom::Start(20)).unwrap();
+    bin.write_all(&1.5f32.to_le_bytes()).unwrap();
+    bin.seek(SeekFrom::Start(bytes - 4)).unwrap();
+    bin.write_all(&(-2.0f32).to_le_bytes()).unwrap();
+    drop(bin);
+    for (dtype, size, element, values) in [
+        (
+            "FLOAT32",
+            4,
+            "  element [5] (flat 5) = 1.5\n",
+            "  [0, 0, 0, 0, 0, 1.5, 0, 0, ... 805306352 more ..., 0, 0, 0, 0, 0, 0, 0, -2]\n",
+        ),
+        (
+            "FP8E4M3FN",
+            1,
+            "  element [20] (flat 20) = bytes 00\n",
+            "  (dtype FP8E4M3FN is not decoded: bytes in hex) [00 00 00 00 00 00 00 00, ... 3221225456 more bytes ..., \
+             00 00 00 00 00 00 00 c0]\n",
+        ),
+    ] {
+        let manifest = serde_json::json!({
+            "total_args": 1, "before_dispatch": 1, "input_args": 1, "args": [entry(dtype, size)]
+        });
+        write(&d, "args_dump.json", &manifest.to_string());
+        let at = if size == 4 { "5" } else { "20" };
+        let (code, stdout, stderr) = run_bounded(dir.path(), 2000, &["dump-viewer", "args_dump", "--element", at]);
+        assert_eq!(code, 0, "{dtype}: {stderr}");
+        assert!(stdout.ends_with(element), "{dtype}: {stdout}");
+        let (code, stdout, stderr) = run_bounded(dir.path(), 2000, &["dump-viewer", "args_dump", "--values"]);
+        assert_eq!(code, 0, "{dtype}: {stderr}");
+        assert!(stdout.ends_with(values), "{dtype}: {stdout}");
+    }
+}

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 pub use simpler_artifacts::args_dump::Number;
 use simpler_artifacts::args_dump::{self, ArgEntry, ArgsDump};
 use simpler_artifacts::manifest;
+use simpler_artifacts::provenance::Provenance;
 
 /// The crate's error type.
 pub mod error;
@@ -84,21 +85,30 @@ pub struct Args {
 fn expected_value(s: &str) -> Result<Number, String> {
     let v: Number = s.parse()?;
     if let Number::Float(f) = v {
-        let t = s.trim().trim_start_matches(['+', '-']).to_ascii_lowercase();
-        if f.is_infinite() && t != "inf" && t != "infinity" {
-            return Err(format!(
-                "{s:?} is beyond the largest finite value an f64 holds ({:e}); write inf (or -inf) for an infinite one",
-                f64::MAX
-            ));
-        }
+        not_past_f64(s, f)?;
     }
     Ok(v)
 }
 
-/// `--atol`'s value: a finite or infinite number ≥ 0 (NaN compared every difference as equal).
+/// The refusal of `s`, which parsed as `f`, when it is written as a finite number that an f64
+/// cannot hold (`1e400` parses as `inf`); `inf` (or `infinity`) spelled out passes.
+fn not_past_f64(s: &str, f: f64) -> Result<(), String> {
+    let t = s.trim().trim_start_matches(['+', '-']).to_ascii_lowercase();
+    if f.is_infinite() && t != "inf" && t != "infinity" {
+        return Err(format!(
+            "{s:?} is beyond the largest finite value an f64 holds ({:e}); write inf (or -inf) for an infinite one",
+            f64::MAX
+        ));
+    }
+    Ok(())
+}
+
+/// `--atol`'s value: a finite or infinite number ≥ 0 (NaN compared every difference as equal);
+/// a finite one past f64 (`1e400`) is refused as [`expected_value`] refuses it (it became `inf`
+/// without a word, found by a review).
 fn tolerance(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(v) if v >= 0.0 => Ok(v),
+        Ok(v) if v >= 0.0 => not_past_f64(s, v).map(|()| v),
         Ok(_) => Err("a tolerance is a number ≥ 0".into()),
         Err(e) => Err(e.to_string()),
     }
@@ -479,39 +489,55 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
             .unwrap_or_else(|| "null".into());
         return w(writeln!(out, "  value: {v}"));
     }
-    let Some(vals) = decode(dump, e)? else {
+    let Some(size) = args_dump::dtype_size(&e.dtype).filter(|_| args_dump::decodes(&e.dtype)) else {
         return bytes(dump, e, element, out);
     };
-    if vals.is_empty() {
+    // Only the elements shown are read (found by a review: one element of a 2 GB payload
+    // took three times the payload in memory).
+    let n = dump.payload_len(e) / size as u64;
+    let read = |first: u64, count: u64| -> Result<Vec<f64>, Error> {
+        let b = dump
+            .payload_range(e, first * size as u64, count * size as u64)
+            .map_err(ErrorKind::Read)?;
+        Ok((0..b.len() / size)
+            .map(|k| args_dump::element(&e.dtype, &b, k).unwrap_or(f64::NAN))
+            .collect())
+    };
+    if n == 0 {
+        // Read all the same: an entry past the end of the file is said as such.
+        read(0, 0)?;
         return w(writeln!(out, "  (no data)"));
     }
     if let Some(spec) = element {
         let k = parse_element(spec, &e.shape)?;
-        let v = vals.get(k as usize).ok_or(ErrorKind::ElementOutOfRange {
-            element: k,
-            len: vals.len() as u64,
-        })?;
+        if k >= n {
+            read(0, 0)?;
+            return Err(ErrorKind::ElementOutOfRange { element: k, len: n }.into());
+        }
+        let v = read(k, 1)?[0];
         return w(writeln!(
             out,
             "  element {:?} (flat {k}) = {}",
             unravel(&e.shape, k),
-            fmt_value(&e.dtype, *v)
+            fmt_value(&e.dtype, v)
         ));
     }
-    let show = |r: std::ops::Range<usize>| {
-        r.map(|k| fmt_value(&e.dtype, vals[k]))
+    let show = |vals: Vec<f64>| {
+        vals.iter()
+            .map(|v| fmt_value(&e.dtype, *v))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if vals.len() <= 2 * HEAD_TAIL {
-        w(writeln!(out, "  [{}]", show(0..vals.len())))
+    let ends = HEAD_TAIL as u64;
+    if n <= 2 * ends {
+        w(writeln!(out, "  [{}]", show(read(0, n)?)))
     } else {
         w(writeln!(
             out,
             "  [{}, ... {} more ..., {}]",
-            show(0..HEAD_TAIL),
-            vals.len() - 2 * HEAD_TAIL,
-            show(vals.len() - HEAD_TAIL..vals.len())
+            show(read(0, ends)?),
+            n - 2 * ends,
+            show(read(n - ends, ends)?)
         ))
     }
 }
@@ -521,8 +547,10 @@ pub fn values(dump: &ArgsDump, i: usize, element: Option<&str>, out: &mut impl W
 /// bytes when the dtype's size is known.
 fn bytes(dump: &ArgsDump, e: &ArgEntry, element: Option<&str>, out: &mut impl Write) -> Result<(), Error> {
     let w = |r: io::Result<()>| r.map_err(|e| Error::from(ErrorKind::Output(e)));
-    let data = dump.payload(e).map_err(ErrorKind::Read)?;
-    if data.is_empty() {
+    // Only the bytes shown are read, as for decoded values.
+    let read = |start: u64, len: u64| dump.payload_range(e, start, len).map_err(ErrorKind::Read);
+    let total = dump.payload_len(e);
+    if total == 0 {
         return w(writeln!(out, "  (no data)"));
     }
     let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
@@ -535,28 +563,30 @@ fn bytes(dump: &ArgsDump, e: &ArgEntry, element: Option<&str>, out: &mut impl Wr
             .into());
         };
         let k = parse_element(spec, &e.shape)?;
-        let len = (data.len() / size) as u64;
+        let len = total / size as u64;
         if k >= len {
+            // Read all the same: an entry past the end of the file is said as such.
+            read(0, 0)?;
             return Err(ErrorKind::ElementOutOfRange { element: k, len }.into());
         }
-        let at = k as usize * size;
         return w(writeln!(
             out,
             "  element {:?} (flat {k}) = bytes {}",
             unravel(&e.shape, k),
-            hex(&data[at..at + size])
+            hex(&read(k * size as u64, size as u64)?)
         ));
     }
     let note = format!("(dtype {} is not decoded: bytes in hex)", e.dtype);
-    if data.len() <= 2 * HEAD_TAIL {
-        w(writeln!(out, "  {note} [{}]", hex(&data)))
+    let ends = HEAD_TAIL as u64;
+    if total <= 2 * ends {
+        w(writeln!(out, "  {note} [{}]", hex(&read(0, total)?)))
     } else {
         w(writeln!(
             out,
             "  {note} [{}, ... {} more bytes ..., {}]",
-            hex(&data[..HEAD_TAIL]),
-            data.len() - 2 * HEAD_TAIL,
-            hex(&data[data.len() - HEAD_TAIL..])
+            hex(&read(0, ends)?),
+            total - 2 * ends,
+            hex(&read(total - ends, ends)?)
         ))
     }
 }
@@ -1305,6 +1335,8 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// [`ErrorKind::Differs`].
 pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
     let dir = locate(args.dir.as_deref())?;
+    // Noted before the read: an export beside a dump replaced meanwhile is refused.
+    let made_from = Provenance::of(&[&dir.join(args_dump::JSON_FILE), &dir.join(args_dump::BIN_FILE)]);
     // The run's manifest says whether the dump is its run's, and whether that run completed.
     let dump = open_checked(&dir, "")?;
     // The other dump gets the same checks, before anything is compared with it (found by a
@@ -1351,6 +1383,10 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
             }
         };
         let out_dir = args.out.clone().unwrap_or_else(|| dir.join("export"));
+        if let Some(w) = made_from.foreign_folder(&out_dir) {
+            eprintln!("warning: {w}");
+        }
+        let _hold = made_from.hold_folder(&out_dir).map_err(ErrorKind::Publish)?;
         let done = export_replacing(&dump, &hits, format, &out_dir)?;
         let replaced = match done.replaced {
             0 => String::new(),
@@ -1412,6 +1448,14 @@ mod tests {
             assert_eq!(expected_value(s), Ok(Number::Float(want)), "{s}");
         }
         assert!(matches!(expected_value("nan"), Ok(Number::Float(f)) if f.is_nan()));
+        // `--atol` the same way (found by the same review's last look: `--atol 1e400` was inf).
+        assert_eq!(
+            tolerance("1e400").unwrap_err(),
+            "\"1e400\" is beyond the largest finite value an f64 holds (1.7976931348623157e308); write inf \
+             (or -inf) for an infinite one"
+        );
+        assert_eq!(tolerance("inf"), Ok(f64::INFINITY));
+        assert_eq!(tolerance("1e-3"), Ok(1e-3));
         assert_eq!(expected_value("-7"), Ok(Number::Int(-7)));
         assert_eq!(expected_value("x").unwrap_err(), "\"x\" is not a number");
     }
