@@ -176,7 +176,7 @@ impl Drop for BackgroundWriter {
 
 fn writer_loop(inner: &Inner) {
     loop {
-        let job = {
+        let mut job = {
             let mut st = inner.state.lock();
             loop {
                 if !st.hold {
@@ -198,6 +198,10 @@ fn writer_loop(inner: &Inner) {
             .manifest
             .as_ref()
             .map(|m| m.record(job.published_entry(m.path(), &result)));
+        // The claim goes before the run counts as published: `flush_diagnostics` returns once
+        // it does, and its caller may claim the folder at once (found under load: the job,
+        // dropped at the end of this loop, still held the folder when the next run came).
+        drop(job.manifest.take());
         let mut st = inner.state.lock();
         if let Some(Err(e)) = recorded {
             st.fail(format!("run {} (run.json): {e}", job.run_epoch));
