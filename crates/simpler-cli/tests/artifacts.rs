@@ -1474,3 +1474,62 @@ fn a_view_of_one_run_written_into_another_runs_folder_is_warned_of() {
         text(&own.stderr)
     );
 }
+
+/// A tool that does not stop within 2 s of an interrupt exits anyway (the watchdog of
+/// `install_interrupt_handler`): here `deps-viewer` waits for a Graphviz `dot` that never
+/// answers (a stand-in that writes its pid and sleeps). Found by a review: a tool blocked
+/// reading ignored SIGTERM until SIGKILL; since every input is checked for a regular file, only
+/// a child such as `dot` can still block a tool.
+#[test]
+fn a_tool_blocked_on_a_child_exits_two_seconds_after_one_sigterm() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("f");
+    dep_gen_run(&folder);
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = dir.path().join("dot.pid");
+    std::fs::write(
+        bin.join("dot"),
+        "#!/bin/sh\necho $$ > \"$MARKER.tmp\"\nmv \"$MARKER.tmp\" \"$MARKER\"\nexec sleep 60\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(bin.join("dot"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let view = folder.join("view.html");
+    let tool = simpler_cmd(&[
+        "deps-viewer",
+        folder.join("deps.json").to_str().unwrap(),
+        "--format",
+        "html",
+        "-o",
+        view.to_str().unwrap(),
+    ])
+    .env("PATH", path)
+    .env("MARKER", &marker)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "dot never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let dot_pid = std::fs::read_to_string(&marker).unwrap().trim().to_string();
+    let kill = |sig: &str, pid: &str| Command::new("kill").args([sig, pid]).status().unwrap();
+    assert!(kill("-TERM", &tool.id().to_string()).success());
+    let out = tool.wait_with_output().unwrap();
+    kill("-KILL", &dot_pid);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "simpler: interrupted; stopping (interrupt again to exit at once)\nsimpler: still running 2 s after the \
+             interrupt (blocked reading its input?); exiting now\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!view.exists());
+    assert_no_temporaries(&folder);
+}
