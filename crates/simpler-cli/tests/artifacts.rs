@@ -1360,23 +1360,23 @@ fn a_workload_files_output_prefix_must_stay_under_the_starting_folder() {
     }
 }
 
-/// A stand-in for Graphviz's `dot` that, while `deps-viewer` waits for its layout, runs
-/// `simpler run vector_example --enable-dep-gen` into `$VICTIM` (a run that claims the folder
-/// whose graph is being viewed, and finishes), then answers with an empty drawing.
-fn dot_that_reruns_the_folder(dir: &Path) -> PathBuf {
+/// The `PATH` under which a Graphviz `dot` is a stand-in in `dir/bin` running the shell
+/// `script` (before the machine's own folders).
+fn path_with_fake_dot(dir: &Path, script: &str) -> String {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let dot = bin.join("dot");
-    std::fs::write(
-        &dot,
-        "#!/bin/sh\ncat >/dev/null\n\"$SIMPLER\" run vector_example --enable-dep-gen --output-prefix \"$VICTIM\" \
-         >\"$VICTIM.log\" 2>&1 || exit 9\necho '<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>'\n",
-    )
-    .unwrap();
+    std::fs::write(&dot, format!("#!/bin/sh\n{script}")).unwrap();
     std::fs::set_permissions(&dot, std::fs::Permissions::from_mode(0o755)).unwrap();
-    bin
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
 }
+
+/// A `dot` that, while `deps-viewer` waits for its layout, runs `simpler run vector_example
+/// --enable-dep-gen` into `$VICTIM` (a run that claims the folder whose graph is being viewed,
+/// and finishes), then answers with an empty drawing.
+const DOT_RERUNNING_THE_FOLDER: &str = "cat >/dev/null\n\"$SIMPLER\" run vector_example --enable-dep-gen \
+     --output-prefix \"$VICTIM\" >\"$VICTIM.log\" 2>&1 || exit 9\necho '<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>'\n";
 
 #[test]
 fn a_view_whose_input_another_run_replaced_while_it_was_read_is_not_written() {
@@ -1387,8 +1387,7 @@ fn a_view_whose_input_another_run_replaced_while_it_was_read_is_not_written() {
         .as_str()
         .unwrap()
         .to_string();
-    let bin = dot_that_reruns_the_folder(dir.path());
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = path_with_fake_dot(dir.path(), DOT_RERUNNING_THE_FOLDER);
     let deps = folder.join("deps.json");
     let view = folder.join("view.html");
     let out = simpler_cmd(&[
@@ -1482,20 +1481,14 @@ fn a_view_of_one_run_written_into_another_runs_folder_is_warned_of() {
 /// a child such as `dot` can still block a tool.
 #[test]
 fn a_tool_blocked_on_a_child_exits_two_seconds_after_one_sigterm() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("f");
     dep_gen_run(&folder);
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
     let marker = dir.path().join("dot.pid");
-    std::fs::write(
-        bin.join("dot"),
-        "#!/bin/sh\necho $$ > \"$MARKER.tmp\"\nmv \"$MARKER.tmp\" \"$MARKER\"\nexec sleep 60\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(bin.join("dot"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = path_with_fake_dot(
+        dir.path(),
+        "echo $$ > \"$MARKER.tmp\"\nmv \"$MARKER.tmp\" \"$MARKER\"\nexec sleep 60\n",
+    );
     let view = folder.join("view.html");
     let tool = simpler_cmd(&[
         "deps-viewer",
