@@ -344,8 +344,16 @@ impl ArgTags {
     /// Sets the tag of argument `i` (< [`MAX_TENSOR_ARGS`]).
     #[inline]
     pub fn set(&mut self, i: usize, tag: ArgTag) {
-        let (word, shift) = (i / 16, 4 * (i % 16));
-        self.0[word] = (self.0[word] & !(0xf << shift)) | ((tag as u64) << shift);
+        let shift = 4 * (i % 16);
+        let with = |word: u64| (word & !(0xf << shift)) | ((tag as u64) << shift);
+        // Constant indices: a local `ArgTags` stays in two registers. Indexed by `i / 16`, it
+        // lived on the stack, and its copy into the payload, a 16-byte load over two 8-byte
+        // stores, waited for the store buffer to drain (session 46).
+        if i < 16 {
+            self.0[0] = with(self.0[0]);
+        } else {
+            self.0[1] = with(self.0[1]);
+        }
     }
 
     /// The tag of argument `i`, as last set.

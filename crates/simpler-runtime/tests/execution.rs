@@ -1195,3 +1195,56 @@ fn a_reused_slot_keeps_no_scalars_of_its_last_task() {
         assert_eq!(got, want, "{kind:?}");
     }
 }
+
+/// Each submit returns its own OUTPUT tensors and no earlier submit's: the orchestrator keeps
+/// them in a scratch list between the payload and the return (three spill past the inline
+/// two), and a task without outputs returns none.
+#[test]
+fn each_submit_returns_its_own_outputs_only() {
+    let w = worker();
+    let src = w.alloc_tensor(&[64], DType::Float32).unwrap();
+    let dst = w.alloc_tensor(&[64], DType::Float32).unwrap();
+    let count = w.alloc_tensor(&[4], DType::Float32).unwrap();
+    w.fill_with(&src, |k| 3.0 * k as f64).unwrap();
+    for kind in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
+        let cfg = CallConfig {
+            runtime: kind,
+            ..Default::default()
+        };
+        w.run(&cfg, move |o| {
+            o.scope(|o| {
+                let ci = |n| TensorCreateInfo::new(&[n], DType::Float32);
+                // copy: src -> the first of three runtime outputs.
+                let mut a = TaskArgs::new();
+                a.input(src).output(ci(64)?).output(ci(8)?).output(ci(16)?);
+                let three = o.submit_aiv(3, &a)?;
+                let shapes: Vec<&[u32]> = three.outputs().iter().map(|t| t.shape()).collect();
+                assert_eq!(shapes, [&[64][..], &[8], &[16]]);
+                // inc over count: no outputs, and none of the task before.
+                let mut b = TaskArgs::new();
+                b.inout(count);
+                let none = o.submit_aiv(0, &b)?;
+                assert!(none.outputs().is_empty());
+                assert_eq!(none.get(0), None);
+                // copy: the first output -> one runtime output -> dst.
+                let mut c = TaskArgs::new();
+                c.input(three.output(0)).output(ci(64)?);
+                let one = o.submit_aiv(3, &c)?;
+                assert_eq!(one.outputs().len(), 1);
+                assert_ne!(one.output(0), three.output(0));
+                let mut d = TaskArgs::new();
+                d.input(one.output(0)).output_existing(dst);
+                o.submit_aiv(3, &d)?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            w.read::<f32>(&dst).unwrap(),
+            (0..64).map(|k| 3.0 * k as f32).collect::<Vec<_>>(),
+            "{kind:?}"
+        );
+    }
+    assert_eq!(w.read::<f32>(&count).unwrap(), [2.0; 4], "one inc a run");
+}
