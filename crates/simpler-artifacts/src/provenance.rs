@@ -129,6 +129,8 @@ impl Provenance {
         let mut foreign = self
             .inputs
             .iter()
+            // An input that did not exist made nothing of the output (its reader said so).
+            .filter(|i| i.stamp.is_some())
             .filter(|i| i.folder.is_none() || i.folder != out_folder)
             .filter(|i| i.run.as_deref() != Some(run.as_str()))
             .peekable();
@@ -138,7 +140,7 @@ impl Provenance {
             let sep = if n == 0 { "" } else { ", " };
             let of = match &i.run {
                 Some(r) => format!("run {r}"),
-                None => "no run's manifest".to_string(),
+                None => "listed by no run's manifest".to_string(),
             };
             let _ = write!(made_from, "{sep}{} ({of})", i.path.display());
         }
@@ -276,7 +278,15 @@ mod tests {
         let w = Provenance::of(&[&dir.path().join("mine.json")])
             .foreign_destination(&out)
             .unwrap();
-        assert!(w.contains("mine.json (no run's manifest)"), "{w}");
+        assert!(w.contains("mine.json (listed by no run's manifest)"), "{w}");
+        // An input that did not exist (an optional sidecar the tool looked for) made nothing:
+        // it is not named, and alone it is no cause to warn.
+        let missing = dir.path().join("absent.json");
+        let w = Provenance::of(&[&a.join("deps.json"), &missing])
+            .foreign_destination(&out)
+            .unwrap();
+        assert!(!w.contains("absent.json"), "{w}");
+        assert_eq!(Provenance::of(&[&missing]).foreign_destination(&out), None);
     }
 
     #[test]
