@@ -44,8 +44,20 @@ fn failed(py: Python<'_>, run: Result<RunError, String>, render_views: bool) -> 
     }
 }
 
-fn workload_outcome(py: Python<'_>, o: Outcome, render_views: bool) -> PyResult<(Py<PyReport>, Checks)> {
+/// Records the first failed golden check in the run's manifest (`failed_check`), as
+/// `simpler run` does: the same run from Python leaves the same `run.json`, and every tool
+/// that reads its artifacts says their results were wrong.
+fn record_failed_check(report: &mut simpler_runtime::RunReport, checks: &[(bool, String)]) {
+    if let (Some((_, detail)), Some(output)) = (checks.iter().find(|c| !c.0), report.output.as_mut()) {
+        output.record_failed_check(detail.clone());
+    }
+}
+
+fn workload_outcome(py: Python<'_>, mut o: Outcome, render_views: bool) -> PyResult<(Py<PyReport>, Checks)> {
     let mut checks: Checks = o.checks.iter().map(|c| (c.passed(), c.describe())).collect();
+    // The golden checks only: a re-run's wired edges are not a result check (nor are they
+    // for `simpler run --from-deps`).
+    record_failed_check(&mut o.report, &checks);
     if let Some(fd) = &o.from_deps {
         let e = &fd.edges;
         checks.push((
@@ -90,8 +102,9 @@ fn run_example(
     let cfg = settings.into_config();
     let outcome = py.detach(|| ex.run(&cfg, &params));
     match outcome {
-        Ok(o) => {
+        Ok(mut o) => {
             let checks = vec![(o.golden.passed(), o.golden.describe())];
+            record_failed_check(&mut o.report, &checks);
             Ok((
                 finish(py, Ok(o.report), render_views, Default::default())?,
                 checks,

@@ -184,6 +184,25 @@ def test_workload_files_and_from_deps_run_from_python(repo, tmp_path):
     assert "vector_example" in simpler.examples()
 
 
+def test_a_failed_golden_check_is_in_the_runs_manifest_as_simpler_run_leaves_it(repo, tmp_path):
+    spec = (repo / "workloads" / "vector_example.json").read_text()
+    wrong = spec.replace('"constant": 47.0', '"constant": 48.0').replace(
+        "./schema.json", str(repo / "workloads" / "schema.json")
+    )
+    assert wrong != spec
+    (tmp_path / "wrong.json").write_text(wrong)
+    failed = "f: FAILED, 16384 of 16384 elements differ; first at [0]: got 47, expected 48"
+    cfg = simpler.CallConfig(enable_dep_gen=True, output_prefix=str(tmp_path / "run"))
+    run = simpler.run_workload(tmp_path / "wrong.json", config=cfg)
+    assert not run.passed and run.checks[0] == (False, failed)
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (manifest["status"], manifest["failed_check"]) == ("completed", failed)
+    # A passing run's manifest has no such field.
+    cfg = simpler.CallConfig(enable_dep_gen=True, output_prefix=str(tmp_path / "good"))
+    assert simpler.run_example("vector_example", params={"size": 64}, config=cfg).passed
+    assert "failed_check" not in json.loads((tmp_path / "good" / "run.json").read_text())
+
+
 def test_a_workload_file_that_turns_a_diagnostic_on_writes_to_a_new_folder(repo, tmp_path, monkeypatch):
     spec = json.loads((repo / "workloads" / "vector_example.json").read_text())
     spec["diagnostics"] = {"enable_dep_gen": True}
