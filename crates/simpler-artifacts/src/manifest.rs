@@ -265,27 +265,53 @@ fn parse<'de, T: Deserialize<'de>>(path: &Path, text: &'de [u8]) -> Result<T, Js
     Ok(value)
 }
 
+/// The manifest that governs an artifact ([`find_for`]), and the artifact's name in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Governing {
+    /// The `run.json`, under the folder's canonical path.
+    pub manifest: PathBuf,
+    /// The folder it is in (canonical).
+    pub folder: PathBuf,
+    /// The artifact's name as the manifest would list it (`deps.json`,
+    /// `scope_stats/scope_stats.jsonl`).
+    pub name: String,
+}
+
 /// The manifest that governs `artifact`: `run.json` in its folder or the folder above (for
-/// `scope_stats/scope_stats.jsonl`), with the folder it was found in. Anything named `run.json`
+/// `scope_stats/scope_stats.jsonl`), with the artifact's name in it. Anything named `run.json`
 /// counts, a folder or a dangling link too: reading it then says what is wrong with it, where
 /// skipping it took the run's files for a manifest-less folder's (found by a review).
-pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
-    let dir = match artifact.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+///
+/// The folders are the real ones (the artifact's folder canonical), not the path's spelling:
+/// spelled relative (`scope_stats/scope_stats.jsonl` inside the run's folder, or `args.bin`
+/// inside `args_dump/`), the folder above was `.` again, or the name lost its subfolder, and a
+/// tool took the run's own file for none of its (found by a review: `deps-viewer deps.json -o
+/// scope_stats/scope_stats.jsonl` replaced the run's scope stats). `None` when the artifact's
+/// folder does not exist (nothing there is any run's yet) or the path names no file.
+pub fn find_for(artifact: &Path) -> Option<Governing> {
+    let file = artifact.file_name()?;
+    let parent = match artifact.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    let mut candidates = vec![dir.clone()];
-    if let Some(up) = dir.parent() {
-        candidates.push(if up.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            up.to_path_buf()
-        });
+    let dir = std::fs::canonicalize(parent).ok()?;
+    let mut name = file.to_string_lossy().into_owned();
+    let mut folder = dir.as_path();
+    for level in 0..2 {
+        let manifest = folder.join(FILE_NAME);
+        if std::fs::symlink_metadata(&manifest).is_ok() {
+            return Some(Governing {
+                manifest,
+                folder: folder.to_path_buf(),
+                name,
+            });
+        }
+        if level == 0 {
+            name = format!("{}/{name}", folder.file_name()?.to_string_lossy());
+            folder = folder.parent()?;
+        }
     }
-    candidates.into_iter().find_map(|d| {
-        let m = d.join(FILE_NAME);
-        std::fs::symlink_metadata(&m).is_ok().then_some((m, d))
-    })
+    None
 }
 
 /// The id of the run that wrote `artifact`: that of the manifest that governs it
@@ -296,11 +322,9 @@ pub fn find_for(artifact: &Path) -> Option<(PathBuf, PathBuf)> {
 /// with the new run's id). A manifest that is there but unreadable gives `None` too:
 /// [`check`], which every caller runs on the same file, says why.
 pub fn run_id_of(artifact: &Path) -> Option<String> {
-    let (manifest_path, folder) = find_for(artifact)?;
-    let m = RunManifest::read(&manifest_path).ok()?;
-    m.find(&relative_name(&folder, artifact))
-        .is_some()
-        .then_some(m.run_id)
+    let g = find_for(artifact)?;
+    let m = RunManifest::read(&g.manifest).ok()?;
+    m.find(&g.name).is_some().then_some(m.run_id)
 }
 
 /// The warning that a run's timing (`records`) and its dependencies (`deps`) come from two
@@ -360,8 +384,11 @@ pub fn output_conflict(output: &Path, inputs: &[&Path]) -> Option<String> {
             ));
         }
     }
-    let (manifest_path, folder) = find_for(output)?;
-    let name = relative_name(&folder, output);
+    let Governing {
+        manifest: manifest_path,
+        name,
+        ..
+    } = find_for(output)?;
     if name == FILE_NAME {
         return Some(format!(
             "--output {shown} is the run manifest; choose another file"
@@ -437,8 +464,11 @@ pub fn check_complete(artifact: &Path) -> Option<String> {
 /// [`check_complete`]'s verdict, then, `with_result`, [`check`]'s note of a failed result
 /// check: one read of the manifest for both.
 fn judge(artifact: &Path, with_result: bool) -> Option<String> {
-    let (manifest_path, folder) = find_for(artifact)?;
-    let name = relative_name(&folder, artifact);
+    let Governing {
+        manifest: manifest_path,
+        name,
+        ..
+    } = find_for(artifact)?;
     let shown = artifact.display();
     let m = match RunManifest::read(&manifest_path) {
         Ok(m) => m,

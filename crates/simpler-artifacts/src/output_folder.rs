@@ -240,6 +240,26 @@ pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
 /// `scope_stats/` is held by the run folder's lock (found by a review: only the folder's own
 /// lock was looked for, so a view written there was not held).
 pub fn run_folder_of(folder: &Path) -> PathBuf {
+    // `.` (or `..`) names no folder as spelled: the real one does (a write from inside
+    // `args_dump/` into `.` is a write into the run's `args_dump/`).
+    let real;
+    let folder = match folder.file_name() {
+        None => {
+            let spelled = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            match std::fs::canonicalize(spelled) {
+                Ok(r) => {
+                    real = r;
+                    &real
+                }
+                Err(_) => folder,
+            }
+        }
+        Some(_) => folder,
+    };
     for sub in [EXPORT_FOLDER].iter().chain(SUBFOLDERS.iter()) {
         if !folder.ends_with(sub) {
             continue;

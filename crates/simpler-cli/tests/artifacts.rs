@@ -12,7 +12,7 @@ use serde_json::Value;
 use simpler_artifacts::testing::mount_tmpfs;
 
 mod common;
-use common::{dep_gen_run, every_diagnostic, read_json, simpler, simpler_cmd, text};
+use common::{dep_gen_run, every_diagnostic, read_json, simpler, simpler_cmd, simpler_in, text};
 
 /// A workload of `n` busy tasks of 20 ms each in one scope: a run that lasts seconds.
 /// `n` tasks of 20 ms in a chain (INOUT on one tensor): independent `busy` tasks would run side
@@ -239,6 +239,32 @@ fn a_second_run_into_a_busy_folder_fails_at_once_and_names_the_holder() {
         )),
         "{stderr}"
     );
+    // Nor from inside one, into `.` (found by a review: `.` names no folder as spelled, and
+    // the run's was not found above it).
+    let sub = prefix.join("scope_stats");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sub.is_dir() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let tool = simpler_in(
+        &sub,
+        &[
+            "deps-viewer",
+            other.join("deps.json").to_str().unwrap(),
+            "-o",
+            "other.txt",
+        ],
+    );
+    let stderr = text(&tool.stderr);
+    assert_eq!(tool.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot write other.txt: its folder is in use by a run of another process (pid {}, run ",
+            first.id()
+        )),
+        "{stderr}"
+    );
+    assert!(!sub.join("other.txt").exists());
 
     let out = first.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -1115,6 +1141,98 @@ fn no_tool_writes_its_output_over_the_runs_artifacts() {
     // Its views may be rewritten.
     let out = simpler(&["swimlane", &p(&records)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// Found by a review: given relative to the run's folder, a path into one of its subfolders
+/// (`scope_stats/scope_stats.jsonl`, `args_dump/args.bin`, or `args.bin` from inside
+/// `args_dump/`) was not matched with the manifest's list, so `-o` replaced the run's file and
+/// exited 0, and a tool reading the run's own dump or scope stats warned that they were no
+/// file of the run.
+#[test]
+fn a_relative_output_into_a_runs_subfolder_is_refused_as_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let mut args = every_diagnostic("vector_example", &run).to_vec();
+    args.push("--dump-args=2");
+    let out = simpler(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dump = run.join("args_dump");
+    let files = [
+        "scope_stats/scope_stats.jsonl",
+        "args_dump/args_dump.json",
+        "args_dump/args.bin",
+    ];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(run.join(f)).unwrap())
+        .collect();
+    let id = read_json(&run.join("run.json"))["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let manifest = std::fs::canonicalize(&run).unwrap().join("run.json");
+    for (in_dir, args, shown, artifact, code) in [
+        (
+            &run,
+            ["deps-viewer", "deps.json", "-o", files[0]],
+            files[0],
+            "scope_stats",
+            2,
+        ),
+        (
+            &run,
+            ["swimlane", "l2_swimlane_records.json", "-o", files[1]],
+            files[1],
+            "args_dump",
+            1,
+        ),
+        (
+            &run,
+            ["deps-viewer", "deps.json", "-o", files[2]],
+            files[2],
+            "args_dump",
+            2,
+        ),
+        (
+            &dump,
+            ["deps-viewer", "../deps.json", "-o", "args.bin"],
+            "args.bin",
+            "args_dump",
+            2,
+        ),
+    ] {
+        let out = simpler_in(in_dir, &args);
+        assert_eq!(
+            (out.status.code(), text(&out.stderr)),
+            (
+                Some(code),
+                format!(
+                    "error: --output {shown} is the {artifact} artifact of run {id} (per {}); a tool \
+                     never replaces the run's files: choose another file\n",
+                    manifest.display()
+                )
+            ),
+            "{args:?}"
+        );
+    }
+    let after: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(run.join(f)).unwrap())
+        .collect();
+    assert!(before == after, "the run's files are as it wrote them");
+    // Read the same way, they are the run's own: no warning.
+    for args in [
+        ["dump-viewer", "args_dump"].as_slice(),
+        &["scope-stats-plot", "scope_stats/scope_stats.jsonl"],
+    ] {
+        let out = simpler_in(&run, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            !text(&out.stderr).contains("warning"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
 }
 
 /// Found by a review: `simpler run ... | head -1` closed stdout after a line and `println!`

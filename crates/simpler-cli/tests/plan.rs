@@ -540,3 +540,43 @@ fn from_deps_of_synthetic_100k_completes_at_default_sizes() {
         "{stderr}"
     );
 }
+
+/// Found by a review: a recording named from inside its `scope_stats/` folder
+/// (`scope_stats.jsonl`, whose folder as spelled has no name) was taken for a copy: its run's
+/// manifest went unread, so the plan of an hbg run assumed tmr's reclaim, named no example
+/// and verified nothing. It plans as the same recording named from outside does.
+#[test]
+fn a_recording_named_from_inside_its_folder_is_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--runtime",
+        "hbg",
+        "--enable-scope-stats",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let inside = common::simpler_in(
+        &run.join("scope_stats"),
+        &["plan", "scope_stats.jsonl", "--verify", "1"],
+    );
+    let recording = run.join("scope_stats/scope_stats.jsonl");
+    let outside = simpler(&["plan", recording.to_str().unwrap(), "--verify", "1"]);
+    let inside = text(&inside.stdout);
+    assert!(
+        inside.contains("capacity plan for example vector_example (size=16384)")
+            && inside.contains("verified: ")
+            && inside.contains("hbg reclaims nothing while it builds the graph"),
+        "{inside}"
+    );
+    // The table and the runtime_env are the same (the verified runs' wall times differ).
+    let table = |s: &str| -> String {
+        s.lines()
+            .filter(|l| l.starts_with("ring_") || l.contains('['))
+            .collect()
+    };
+    assert_eq!(table(&inside), table(&text(&outside.stdout)));
+}

@@ -387,7 +387,7 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
 /// the run manifest, or a file the manifest lists (a diagnostic's artifact or a view: the
 /// report is not a new rendering of any of them).
 fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
-    use simpler_artifacts::manifest::{find_for, output_conflict, RunManifest};
+    use simpler_artifacts::manifest::{find_for, output_conflict, Governing, RunManifest};
     let merged = run.merged_trace();
     let inputs: Vec<&Path> = [run.records.as_path(), run.deps.as_path()]
         .into_iter()
@@ -397,12 +397,7 @@ fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
     if let Some(why) = output_conflict(report, &inputs) {
         return Some(why.replacen("--output", "--report", 1));
     }
-    let (manifest, folder) = find_for(report)?;
-    let name = report
-        .strip_prefix(&folder)
-        .ok()?
-        .to_string_lossy()
-        .replace('\\', "/");
+    let Governing { manifest, name, .. } = find_for(report)?;
     let m = match RunManifest::read(&manifest) {
         Ok(m) => m,
         // Its views are unknown, but the report is not there (`output_conflict` refused it

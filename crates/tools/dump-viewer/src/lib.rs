@@ -174,13 +174,13 @@ fn open_checked(dir: &Path, side: &str) -> Result<ArgsDump, Error> {
 /// the dump.
 fn run_says(dump: &ArgsDump) -> (Option<String>, Option<String>) {
     let json = dump.dir.join(args_dump::JSON_FILE);
-    let Some((path, folder)) = manifest::find_for(&json) else {
+    let Some(governing) = manifest::find_for(&json) else {
         return (None, None);
     };
-    let Ok(m) = manifest::RunManifest::read(&path) else {
+    let Ok(m) = manifest::RunManifest::read(&governing.manifest) else {
         return (None, None);
     };
-    let found = m.find(&manifest::relative_name(&folder, &json));
+    let found = m.find(&governing.name);
     if found.is_none() && m.status != manifest::RunStatus::Running {
         // Not this run's file (left over): what the run says is not about it.
         return (None, None);

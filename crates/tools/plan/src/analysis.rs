@@ -28,6 +28,7 @@
 //! about the dep pool ([`Analysis::dep_pool_known`] is false, no dep-pool figure), and the
 //! suggestions keep the key's default instead of a size read from zeros.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use simpler_artifacts::manifest::{self, RunManifest};
@@ -243,16 +244,29 @@ pub fn manifest_of(file: &Path) -> Result<Option<RunManifest>, Error> {
 /// Reads `scope_stats.jsonl` at `path` and analyses it (the runtime from [`reclaims_of`]).
 /// The run folder a recording belongs to: `<folder>` of `<folder>/scope_stats/<file>`; `None`
 /// for a file anywhere else (a copy, whose folder's run.json and deps.json are not its run's).
-pub fn run_folder_of(file: &Path) -> Option<&Path> {
-    let dir = file.parent()?;
+/// A path whose folder has no name as spelled (`scope_stats.jsonl` or `./scope_stats.jsonl`
+/// from inside `scope_stats/`) is judged by the real folder: found by a review, such a
+/// recording was taken for a copy, and its run's manifest (the runtime, the example) unread.
+pub fn run_folder_of(file: &Path) -> Option<Cow<'_, Path>> {
+    let dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if dir.file_name().is_none() {
+        let real = std::fs::canonicalize(dir).ok()?;
+        if real.file_name()? != "scope_stats" {
+            return None;
+        }
+        return Some(Cow::Owned(real.parent()?.to_path_buf()));
+    }
     if dir.file_name()? != "scope_stats" {
         return None;
     }
-    Some(
+    Some(Cow::Borrowed(
         dir.parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new(".")),
-    )
+    ))
 }
 
 pub fn analyze_file(path: &Path) -> Result<Analysis, Error> {

@@ -241,11 +241,11 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         }
         let folder = crate::analysis::run_folder_of(&file);
         let manifest = recording_manifest(&file)?;
-        let target = match folder {
+        let target = match &folder {
             Some(f) => folder_target(f, manifest.as_ref())?,
             None => None,
         };
-        let folder = folder.unwrap_or(&file);
+        let folder = folder.unwrap_or(std::borrow::Cow::Borrowed(&file));
         if let Some(stopped) = manifest.as_ref().and_then(stopped_recording) {
             // Found by a review: the samples of a run that stopped lack the scope that drove
             // it, and the plan suggested the very sizes that had failed.

@@ -294,14 +294,15 @@ pub fn incomplete_graph(path: &Path, why: String) -> Error {
 /// there is no such example, or its parameters are unknown (a run.json from before they were
 /// recorded, of a case other than the default one).
 fn recorded_example_command(deps: &Path) -> Option<String> {
-    let (manifest, _) = simpler_artifacts::manifest::find_for(deps)?;
-    let m = simpler_artifacts::manifest::RunManifest::read(&manifest).ok()?;
+    let governing = simpler_artifacts::manifest::find_for(deps)?;
+    let m = simpler_artifacts::manifest::RunManifest::read(&governing.manifest).ok()?;
     let (name, case) = m.subject.split_once(' ').unwrap_or((&m.subject, ""));
     let e = simpler_examples::find(name)?;
     if m.params.is_empty() && !matches!(case, "" | "(default)") {
         return None;
     }
-    let Target::Example { params, .. } = Target::recorded_example(e, &m.params, &manifest).ok()? else {
+    let Target::Example { params, .. } = Target::recorded_example(e, &m.params, &governing.manifest).ok()?
+    else {
         return None;
     };
     let mut command = format!("simpler plan {}", e.name());
