@@ -78,9 +78,10 @@ pub struct ArgEntry {
     /// Set when a scalar selection matched more than one scalar.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub arg_index_ambiguous: bool,
-    /// Offset of the payload in `args.bin`.
+    /// Offset of the payload in `args.bin`. An entry with a payload must give it (the
+    /// original always writes it); one without may leave it out.
     #[serde(default)]
-    pub bin_offset: u64,
+    pub bin_offset: Option<u64>,
     /// Payload bytes kept (0: none).
     #[serde(default)]
     pub bin_size: u64,
@@ -252,16 +253,15 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         source,
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        let bytes = e.as_bytes();
-        let at = e.utf8_error().valid_up_to();
-        let before = &bytes[..at];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let at = crate::input::Utf8Stop::of(&e);
         ReadError::Json {
             path: path.clone(),
-            line,
-            column: at - line_start + 1,
-            message: format!("not valid UTF-8 at byte offset {at}: a manifest is UTF-8 JSON"),
+            line: at.line,
+            column: at.column,
+            message: format!(
+                "not valid UTF-8 at byte offset {}: a manifest is UTF-8 JSON",
+                at.offset
+            ),
         }
     })?;
     let mut manifest: ArgsDumpManifest = serde_json::from_str(&text).map_err(|e| ReadError::Json {
@@ -288,6 +288,18 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         }
         if let Err(message) = check_bin_size(i, e, product) {
             return Err(ReadError::Invalid { path, message });
+        }
+        // Found by a review: taken as 0, a missing offset showed the first payload's bytes as
+        // this entry's, and `--expect` checked them.
+        if e.bin_size > 0 && e.bin_offset.is_none() {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}]: bin_size {} but no bin_offset: where its payload starts in the \
+                     payload file is unknown",
+                    e.bin_size
+                ),
+            });
         }
         // Found by a review: an entry whose task id is not one could be listed but never
         // selected, and a shape past NumPy's 64 dimensions was exported to a `.npy` nothing
@@ -516,7 +528,8 @@ impl ArgsDump {
         let mut f = crate::input::open_regular(bin).map_err(|e| open_error(bin, e))?;
         // Sizes come from the manifest: check them against the file before allocating.
         let file_len = f.metadata().map_err(io)?.len();
-        if e.bin_offset
+        let bin_offset = e.bin_offset.unwrap_or(0);
+        if bin_offset
             .checked_add(e.bin_size)
             .is_none_or(|end| end > file_len)
         {
@@ -524,7 +537,7 @@ impl ArgsDump {
                 path: bin.clone(),
                 message: format!(
                     "the payload of task {} arg {} ({} bytes at offset {}) lies past the end of the {file_len}-byte file",
-                    e.task_id, e.arg_index, e.bin_size, e.bin_offset
+                    e.task_id, e.arg_index, e.bin_size, bin_offset
                 ),
             });
         }
@@ -532,7 +545,7 @@ impl ArgsDump {
         if len == 0 {
             return Ok(Vec::new());
         }
-        f.seek(SeekFrom::Start(e.bin_offset + start)).map_err(io)?;
+        f.seek(SeekFrom::Start(bin_offset + start)).map_err(io)?;
         let mut out = payload_buffer(bin, e, len)?;
         f.take(len).read_to_end(&mut out).map_err(io)?;
         if out.len() as u64 != len {

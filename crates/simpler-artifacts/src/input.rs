@@ -122,7 +122,7 @@ pub fn human_bytes(bytes: u64) -> String {
 /// than `max_bytes` after reading at most one byte past them. `what` names the kind of file in
 /// that refusal (an [`io::Error`] of kind [`io::ErrorKind::InvalidData`]):
 /// `a file of 3.0 GiB (3221225472 bytes): a workload file is at most 64 MiB`. Content that is
-/// not UTF-8 is the error of [`std::fs::read_to_string`].
+/// not UTF-8 is the error of [`utf8`], which says where.
 pub fn read_to_string_at_most(path: &Path, max_bytes: u64, what: &str) -> io::Result<String> {
     let file = open_regular(path)?;
     let len = file.metadata()?.len();
@@ -145,8 +145,49 @@ pub fn read_to_string_at_most(path: &Path, max_bytes: u64, what: &str) -> io::Re
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(None));
     }
-    String::from_utf8(bytes)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+    utf8(bytes)
+}
+
+/// Where bytes stop being UTF-8: the 1-based line and column (in bytes) and the byte offset
+/// of the first byte that is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Utf8Stop {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column in bytes, from 1.
+    pub column: usize,
+    /// Byte offset from the start, from 0.
+    pub offset: usize,
+}
+
+impl Utf8Stop {
+    /// Where `e`'s bytes stop being UTF-8.
+    pub fn of(e: &std::string::FromUtf8Error) -> Utf8Stop {
+        let offset = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..offset];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        Utf8Stop {
+            line: before.iter().filter(|&&b| b == b'\n').count() + 1,
+            column: offset - line_start + 1,
+            offset,
+        }
+    }
+}
+
+/// `bytes` as a string, or an [`io::ErrorKind::InvalidData`] error that says where they stop
+/// being UTF-8 (`not valid UTF-8 at line 21, column 12 (byte offset 785)`): `std`'s own
+/// error named no place in the file.
+pub fn utf8(bytes: Vec<u8>) -> io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = Utf8Stop::of(&e);
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "not valid UTF-8 at line {}, column {} (byte offset {})",
+                at.line, at.column, at.offset
+            ),
+        )
+    })
 }
 
 /// What [`read_line_at_most`] read.

@@ -387,17 +387,27 @@ fn plan_errors_name_what_is_wrong() {
             cut.display()
         )
     );
+    // Where it stops being UTF-8 (found by a review: no place was named), as a deps.json to
+    // plan from and as a workload file to run.
     let bytes = dir.path().join("bytes.json");
-    std::fs::write(&bytes, b"\xff{}").unwrap();
-    let out = simpler(&["plan", bytes.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        text(&out.stderr),
-        format!(
-            "error: reading {}: stream did not contain valid UTF-8\n",
-            bytes.display()
-        )
-    );
+    std::fs::write(&bytes, b"{\n  \"x\xff\": 1}").unwrap();
+    for args in [
+        ["plan", bytes.to_str().unwrap()],
+        ["run", bytes.to_str().unwrap()],
+    ] {
+        let out = simpler(&args);
+        assert_eq!(
+            (out.status.code(), text(&out.stderr)),
+            (
+                Some(1),
+                format!(
+                    "error: reading {}: not valid UTF-8 at line 2, column 5 (byte offset 6)\n",
+                    bytes.display()
+                )
+            ),
+            "{args:?}"
+        );
+    }
     // A broken scope_stats.jsonl: the file and the line.
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("scope_stats.jsonl");
@@ -579,4 +589,35 @@ fn a_recording_named_from_inside_its_folder_is_its_runs() {
             .collect()
     };
     assert_eq!(table(&inside), table(&text(&outside.stdout)));
+}
+
+/// Found by a review: a recording run whose result was wrong failed the plan with "the run
+/// completed with a wrong result" and nothing else; it now says which check failed, as
+/// `simpler run` does.
+#[test]
+fn a_recording_with_a_wrong_result_says_which_check_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let wrong = std::fs::read_to_string(source)
+        .unwrap()
+        .replace(r#""constant": 47.0"#, r#""constant": 48.0"#)
+        .replace(
+            "./schema.json",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
+        );
+    let path = dir.path().join("wrong.json");
+    std::fs::write(&path, wrong).unwrap();
+    let out = simpler(&["plan", path.to_str().unwrap(), "--verify", "0"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stderr)),
+        (
+            Some(1),
+            format!(
+                "error: the recording run of workload {} failed: the run completed with a wrong \
+                 result: f: FAILED, 16384 of 16384 elements differ; first at [0]: got 47, \
+                 expected 48\n",
+                path.display()
+            )
+        )
+    );
 }

@@ -108,6 +108,22 @@ impl FromDepsReport {
     pub fn complete(&self) -> bool {
         self.not_reproduced.is_empty() && self.edges.extra.is_empty()
     }
+
+    /// Why the re-run is not [complete](FromDepsReport::complete), in one line (the first
+    /// item not reproduced, else the wired pairs that were not captured); `None` when it is.
+    pub fn shortfall(&self) -> Option<String> {
+        if let Some(first) = self.not_reproduced.first() {
+            return Some(match self.not_reproduced.len() - 1 {
+                0 => format!("not reproduced: {first}"),
+                more => format!("not reproduced: {first} (and {more} more)"),
+            });
+        }
+        let (p, s) = self.edges.extra.first()?;
+        Some(format!(
+            "{} wired pair(s) that were not captured (first: {p} -> {s})",
+            self.edges.extra.len()
+        ))
+    }
 }
 
 /// Largest start_offset taken from a capture (keeps byte arithmetic far from overflow).
@@ -578,6 +594,8 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
     // (first task index, its id, arguments) reading a buffer before its creator ran.
     let mut before_creator: Option<(usize, u64, usize)> = None;
     let mut approx_views = 0usize;
+    // The first argument of each kind above: (task index, its id, the argument's idx).
+    let (mut first_unknown, mut first_approx) = (None, None);
     let mut unsized_outputs = 0usize;
     for (ti, task) in file.tasks.iter().enumerate() {
         let (ring, _) = split_task_id(task.task_id);
@@ -670,14 +688,16 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                 ArgType::OutputExisting => ArgTag::OutputExisting,
                 ArgType::NoDep | ArgType::Output => ArgTag::NoDep,
             };
-            let Some(t) = a.tensor_id.and_then(|id| tensors.get(&id)) else {
+            let Some(b) = a
+                .tensor_id
+                .and_then(|id| tensors.get(&id))
+                .and_then(|t| Some((t, buffers.get(&t.buffer_addr)?)))
+            else {
                 unknown_tensor_args += 1;
+                first_unknown.get_or_insert((ti, task.task_id, a.idx));
                 continue;
             };
-            let Some(b) = buffers.get(&t.buffer_addr) else {
-                unknown_tensor_args += 1;
-                continue;
-            };
+            let (t, b) = b;
             let (Some(base), Some(sym)) = (b.base, b.sym) else {
                 // The buffer's creator (a creator edge's pred, reached through another tensor
                 // of the buffer) comes later in tasks[]: impossible in a real capture.
@@ -696,11 +716,13 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
                     };
                     Tensor::from_parts(&parts).unwrap_or_else(|_| {
                         approx_views += 1;
+                        first_approx.get_or_insert((ti, task.task_id, a.idx));
                         whole
                     })
                 }
                 _ => {
                     approx_views += 1;
+                    first_approx.get_or_insert((ti, task.task_id, a.idx));
                     whole
                 }
             };
@@ -762,9 +784,12 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
              re-run with manual_dep (deps.json does not record manual_dep)"
         ));
     }
-    if unknown_tensor_args > 0 {
+    let arg_at = |(i, id, idx): (usize, u64, i32)| format!("{} argument idx {idx}", task_at(i, id));
+    if let Some(first) = first_unknown {
         report.not_reproduced.push(format!(
-            "{unknown_tensor_args} argument(s) name a tensor_id missing from tensors[] and were left out"
+            "{unknown_tensor_args} argument(s) name a tensor_id missing from tensors[] and were left out \
+             (first: {})",
+            arg_at(first)
         ));
     }
     if let Some((ti, id, n)) = before_creator {
@@ -774,9 +799,11 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
             task_at(ti, id)
         ));
     }
-    if approx_views > 0 {
+    if let Some(first) = first_approx {
         report.approximations.push(format!(
-            "{approx_views} argument(s) lack shape/start_offset/strides (or do not fit their buffer) and use the whole buffer"
+            "{approx_views} argument(s) lack shape/start_offset/strides (or do not fit their buffer) and use the \
+             whole buffer (first: {})",
+            arg_at(first)
         ));
     }
     if unsized_outputs > 0 {
@@ -1012,6 +1039,22 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_shortfall_names_the_first_item_not_reproduced_else_the_first_extra_pair() {
+        let mut r = FromDepsReport::default();
+        assert_eq!(r.shortfall(), None);
+        r.edges.extra = vec![(1, 2), (3, 4)];
+        assert_eq!(
+            r.shortfall().unwrap(),
+            "2 wired pair(s) that were not captured (first: 1 -> 2)"
+        );
+        r.not_reproduced = vec!["edge 5 -> 6".into()];
+        assert_eq!(r.shortfall().unwrap(), "not reproduced: edge 5 -> 6");
+        r.not_reproduced.push("edge 7 -> 8".into());
+        assert_eq!(r.shortfall().unwrap(), "not reproduced: edge 5 -> 6 (and 1 more)");
+        assert!(!r.complete());
+    }
+
     /// A one-task capture reading tensor 7 (buffer 0x1000 of `numel` elements of `tensor_dtype`)
     /// through a view of `shape` (strides 1) from `start` in `view_dtype`.
     fn capture(numel: &str, tensor_dtype: &str, view_dtype: &str, shape: u32, start: u64) -> String {
@@ -1083,6 +1126,37 @@ mod tests {
                 fd.approximations
             );
         }
+    }
+
+    /// Found by a review: these two lines of the report counted the arguments and named none.
+    #[test]
+    fn an_argument_without_its_view_or_its_tensor_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let no_view = capture("16", "FLOAT32", "FLOAT32", 16, 0).replace(r#", "strides": [1]"#, "");
+        let (_, r) = re_run(dir.path(), "a.json", &no_view);
+        let out = r.unwrap();
+        assert_eq!(
+            out.from_deps.as_ref().unwrap().approximations,
+            ["1 argument(s) lack shape/start_offset/strides (or do not fit their buffer) and use the whole \
+              buffer (first: tasks[0] (task_id 0) argument idx 0)"]
+        );
+        let no_tensor = capture("16", "FLOAT32", "FLOAT32", 16, 0)
+            .replace(r#""tensor_id": "7", "dtype""#, r#""tensor_id": "8", "dtype""#);
+        let (_, r) = re_run(dir.path(), "b.json", &no_tensor);
+        let out = r.unwrap();
+        let fd = out.from_deps.as_ref().unwrap();
+        assert_eq!(
+            fd.not_reproduced,
+            [
+                "1 argument(s) name a tensor_id missing from tensors[] and were left out (first: tasks[0] \
+              (task_id 0) argument idx 0)"
+            ]
+        );
+        assert!(!out.passed());
+        assert_eq!(
+            out.failure().unwrap(),
+            format!("not reproduced: {}", fd.not_reproduced[0])
+        );
     }
 
     /// A buffer whose dtype this runtime does not know has no size in bytes the file tells: it

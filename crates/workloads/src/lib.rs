@@ -118,6 +118,15 @@ impl Outcome {
         self.checks.iter().all(CheckResult::passed)
             && self.from_deps.as_ref().is_none_or(FromDepsReport::complete)
     }
+
+    /// Why the run did not [pass](Outcome::passed): the first failed check, else what a
+    /// `--from-deps` re-run did not reproduce; `None` when it passed.
+    pub fn failure(&self) -> Option<String> {
+        match self.checks.iter().find(|c| !c.passed()) {
+            Some(c) => Some(c.describe()),
+            None => self.from_deps.as_ref().and_then(FromDepsReport::shortfall),
+        }
+    }
 }
 
 /// The largest workload file [`load`] reads: 64 MiB. A workload repeats with `repeat` rather

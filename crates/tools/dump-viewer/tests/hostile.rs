@@ -66,6 +66,27 @@ fn a_task_id_that_is_a_path_is_refused_and_nothing_is_written() {
     assert_eq!(written, 0);
 }
 
+/// Found by a review: an entry with a payload and no `bin_offset` was read at offset 0, so it
+/// showed (and `--expect` checked) another entry's bytes. An entry without a payload may leave
+/// it out.
+#[test]
+fn a_payload_without_its_offset_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let entry = r#"{"task_id":"0x0000000000000000","func_id":[0],"arg_index":0,"role":"input",
+"stage":"before_dispatch","kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_size":16}"#;
+    manifest_with(dir.path(), "args.bin", entry);
+    match export(dir.path()).unwrap_err().kind() {
+        ErrorKind::Read(ReadError::Invalid { message, .. }) => assert_eq!(
+            message,
+            "args[0]: bin_size 16 but no bin_offset: where its payload starts in the payload file \
+             is unknown"
+        ),
+        other => panic!("{other:?}"),
+    }
+    manifest_with(dir.path(), "args.bin", &entry.replace("16}", "0}"));
+    export(dir.path()).unwrap();
+}
+
 #[test]
 fn a_bin_file_that_is_a_path_is_refused() {
     for bad in ["../../etc/passwd", "/etc/passwd", "sub/args.bin", ".."] {

@@ -194,14 +194,15 @@ impl Target {
             ..Default::default()
         };
         let started = Instant::now();
-        let result: Result<bool, RunError> = match self {
+        // The run's outcome: why its result was wrong, if it was.
+        let result: Result<Option<String>, RunError> = match self {
             Target::Workload { workload, .. } => {
                 let o = Overrides {
                     settings,
                     ..Default::default()
                 };
                 match simpler_workloads::run_workload(workload, &o) {
-                    Ok(out) => Ok(out.passed()),
+                    Ok(out) => Ok(out.failure()),
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(run),
                         Err(other) => return failed(format!("{other:#}")),
@@ -214,7 +215,7 @@ impl Target {
                     ..Default::default()
                 };
                 match simpler_workloads::run_from_deps(path, &o) {
-                    Ok(out) => Ok(out.passed()),
+                    Ok(out) => Ok(out.failure()),
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(run),
                         // A run folder's deps.json: said in `plan`'s words, not `run`'s.
@@ -247,7 +248,7 @@ impl Target {
                     Err(e) => return failed(refused(e)),
                 };
                 match ex.run(&settings.into_config(), &parsed) {
-                    Ok(out) => Ok(out.golden.passed()),
+                    Ok(out) => Ok((!out.golden.passed()).then(|| out.golden.describe())),
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(run),
                         Err(other) => return failed(refused(other)),
@@ -256,10 +257,10 @@ impl Target {
             }
         };
         match result {
-            Ok(true) => Trial::Passed {
+            Ok(None) => Trial::Passed {
                 wall: started.elapsed(),
             },
-            Ok(false) => failed("the run completed with a wrong result".into()),
+            Ok(Some(why)) => failed(format!("the run completed with a wrong result: {why}")),
             Err(RunError::Fatal { fatal, .. }) => Trial::Fatal {
                 code: fatal.code,
                 message: fatal.message,
@@ -403,9 +404,10 @@ fn is_deps_json(input: &Path) -> Result<bool, Error> {
     let file = simpler_artifacts::input::open_regular(input).map_err(read)?;
     let max = simpler_workloads::MAX_FILE_BYTES;
     if file.metadata().map_err(read)?.len() <= max {
-        let mut text = String::new();
-        file.take(max + 1).read_to_string(&mut text).map_err(read)?;
-        if text.len() as u64 <= max {
+        let mut bytes = Vec::new();
+        file.take(max + 1).read_to_end(&mut bytes).map_err(read)?;
+        if bytes.len() as u64 <= max {
+            let text = simpler_artifacts::input::utf8(bytes).map_err(read)?;
             let value = serde_json::from_str::<serde_json::Value>(&text).map_err(not_json)?;
             return Ok(value
                 .as_object()

@@ -393,7 +393,7 @@ fn entry(r: &ArgRecord, bin_offset: u64) -> simpler_artifacts::args_dump::ArgEnt
         start_offset: r.start_offset,
         numel: Some(r.shape[..nd].iter().map(|&x| u64::from(x)).product()),
         arg_index_ambiguous: false,
-        bin_offset: if r.data_len > 0 { bin_offset } else { 0 },
+        bin_offset: Some(if r.data_len > 0 { bin_offset } else { 0 }),
         bin_size: u64::from(r.data_len),
         truncated: r.truncated,
         overwritten: false,
