@@ -1385,16 +1385,7 @@ fn a_run_refuses_an_output_folder_that_would_remove_its_own_input() {
 #[test]
 fn a_failed_result_check_is_recorded_in_the_manifest_and_said_by_the_tools() {
     let dir = tempfile::tempdir().unwrap();
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
-    let wrong = std::fs::read_to_string(source)
-        .unwrap()
-        .replace(r#""constant": 47.0"#, r#""constant": 48.0"#)
-        .replace(
-            "./schema.json",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
-        );
-    let workload = dir.path().join("wrong.json");
-    std::fs::write(&workload, wrong).unwrap();
+    let workload = common::wrong_golden_workload(dir.path());
     let prefix = dir.path().join("run");
     let out = simpler(&[
         "run",

@@ -597,16 +597,7 @@ fn a_recording_named_from_inside_its_folder_is_its_runs() {
 #[test]
 fn a_recording_with_a_wrong_result_says_which_check_failed() {
     let dir = tempfile::tempdir().unwrap();
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
-    let wrong = std::fs::read_to_string(source)
-        .unwrap()
-        .replace(r#""constant": 47.0"#, r#""constant": 48.0"#)
-        .replace(
-            "./schema.json",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
-        );
-    let path = dir.path().join("wrong.json");
-    std::fs::write(&path, wrong).unwrap();
+    let path = common::wrong_golden_workload(dir.path());
     let out = simpler(&["plan", path.to_str().unwrap(), "--verify", "0"]);
     assert_eq!(
         (out.status.code(), text(&out.stderr)),

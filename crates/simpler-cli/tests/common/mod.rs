@@ -62,6 +62,22 @@ pub fn dep_gen_run(prefix: &Path) -> Output {
     out
 }
 
+/// `workloads/vector_example.json` with a golden that cannot pass (`f` checked against 48,
+/// where the kernels compute 47), written into `dir` as `wrong.json`: its path.
+pub fn wrong_golden_workload(dir: &Path) -> std::path::PathBuf {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let wrong = std::fs::read_to_string(source)
+        .unwrap()
+        .replace(r#""constant": 47.0"#, r#""constant": 48.0"#)
+        .replace(
+            "./schema.json",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json"),
+        );
+    let path = dir.join("wrong.json");
+    std::fs::write(&path, wrong).unwrap();
+    path
+}
+
 /// Exit status, stdout and stderr of `simpler args`; asserts the process did not panic (101)
 /// or abort (134), for the tests of hostile input.
 pub fn run_checked(args: &[&str]) -> (i32, String, String) {
