@@ -138,7 +138,7 @@ fn run_file(
         Err(e) => Err({
             // What a stopped `--from-deps` re-run approximated, as `simpler run` says it.
             for a in e.approximations() {
-                eprintln!("approximated: {a}");
+                simpler_artifacts::errln!("approximated: {a}");
             }
             failed(py, e.into_run_error().map_err(|e| chain(&e)), render_views)
         }),

@@ -289,7 +289,7 @@ pub fn resolve(explicit: Option<&Path>, dir: &Path) -> Result<(NameMap, Option<P
     let load = |path: &Path| {
         let (map, warnings) = NameMap::load_checked(path)?;
         for w in warnings {
-            eprintln!("warning: {}: {w}", path.display());
+            crate::errln!("warning: {}: {w}", path.display());
         }
         Ok::<_, NameMapError>(map)
     };
@@ -302,7 +302,7 @@ pub fn resolve(explicit: Option<&Path>, dir: &Path) -> Result<(NameMap, Option<P
     match load(&found) {
         Ok(names) => Ok((names, Some(found))),
         Err(e) => {
-            eprintln!("warning: ignoring name map: {e}");
+            crate::errln!("warning: ignoring name map: {e}");
             Ok((NameMap::default(), None))
         }
     }

@@ -435,7 +435,7 @@ impl Write for GuardedFile {
                         // Waits for the next interrupt (a run's closing write stalls after the
                         // first one, so a test can send the second).
                         let seen = interrupt::count();
-                        eprintln!("simpler: stalled writing {}", rule.file);
+                        crate::errln!("simpler: stalled writing {}", rule.file);
                         while interrupt::count() == seen {
                             std::thread::sleep(Duration::from_millis(5));
                         }

@@ -39,7 +39,7 @@ pub fn mount_tmpfs(dir: &Path, name: &str, size: &str) -> Option<std::path::Path
         .status()
         .is_ok_and(|s| s.success());
     if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        crate::errln!("skipped: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
         return None;
     }
     Some(mnt)

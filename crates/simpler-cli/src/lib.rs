@@ -114,18 +114,18 @@ const TOOL_STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 fn install_interrupt_handler(runs: bool) {
     let installed = ctrlc::set_handler(move || {
         if simpler_artifacts::interrupt::request() > 1 {
-            eprintln!("simpler: interrupted again; exiting now");
+            simpler_artifacts::errln!("simpler: interrupted again; exiting now");
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
         if runs {
-            eprintln!("simpler: interrupted; stopping and closing what was collected (interrupt again to exit at once)");
+            simpler_artifacts::errln!("simpler: interrupted; stopping and closing what was collected (interrupt again to exit at once)");
             return;
         }
-        eprintln!("simpler: interrupted; stopping (interrupt again to exit at once)");
+        simpler_artifacts::errln!("simpler: interrupted; stopping (interrupt again to exit at once)");
         // Found by a review: a tool blocked reading a pipe ignored SIGTERM until SIGKILL.
         std::thread::spawn(|| {
             std::thread::sleep(TOOL_STOP_GRACE);
-            eprintln!(
+            simpler_artifacts::errln!(
                 "simpler: still running {} s after the interrupt (blocked reading its input?); exiting now",
                 TOOL_STOP_GRACE.as_secs()
             );
@@ -133,7 +133,9 @@ fn install_interrupt_handler(runs: bool) {
         });
     });
     if let Err(e) = installed {
-        eprintln!("warning: no SIGINT/SIGTERM handler ({e}); an interrupt kills the process at once");
+        simpler_artifacts::errln!(
+            "warning: no SIGINT/SIGTERM handler ({e}); an interrupt kills the process at once"
+        );
     }
 }
 
@@ -158,7 +160,7 @@ fn report(result: anyhow::Result<()>) -> u8 {
                 .downcast_ref::<exit::Exit>()
                 .is_some_and(|e| e.message.is_empty())
             {
-                eprintln!("error: {err:#}");
+                simpler_artifacts::errln!("error: {err:#}");
             }
             exit::status_of(&err)
         }

@@ -117,7 +117,7 @@ impl RunArgs {
 /// there is an earlier run's and is left as it was.
 pub fn note_unused_prefix(settings: &Settings) {
     if let (false, Some(prefix)) = (settings.any_diagnostic(), &settings.output_prefix) {
-        eprintln!(
+        simpler_artifacts::errln!(
             "note: no diagnostic is on (--enable-scope-stats, --enable-dep-gen, --enable-l2-swimlane, \
              --dump-args), so this run writes nothing to {}; any files there are an earlier run's",
             prefix.display()
@@ -160,7 +160,7 @@ pub fn record_failed_check(report: &mut RunReport, detail: String) {
 /// fatal run's scope stats are what tells which scope drove the resource out).
 pub fn report_stopped(name: &str, e: &mut anyhow::Error) {
     if let Some(RunError::Fatal { report, .. }) = e.downcast_mut::<RunError>() {
-        eprintln!(
+        simpler_artifacts::errln!(
             "{name} on {}: stopped after {} of {} tasks completed ({:.3} s)",
             report.runtime.name(),
             report.completed,

@@ -144,7 +144,7 @@ fn run_deps(args: &RunArgs, path: &Path) -> Result<()> {
     prepare_prefix(&mut o, &Settings::default(), "from_deps", path)?;
     let mut outcome = run_from_deps(path, &o).map_err(|e| {
         for a in e.approximations() {
-            eprintln!("{}: approximated: {a}", path.display());
+            simpler_artifacts::errln!("{}: approximated: {a}", path.display());
         }
         let mut e = workload_error(e);
         report_stopped("from-deps", &mut e);

@@ -1278,6 +1278,58 @@ fn a_closed_stdout_loses_the_summary_not_the_files() {
     assert!(prefix.join("deps_viewer_reduced.txt").is_file());
 }
 
+/// Found by a review: `simpler run ... 2>&1 | head -3` closed stderr as well, and the first
+/// warning after that (`no deps.json next to` the records, a run with swimlane alone)
+/// panicked, exit 101, before the views were written; `dump-viewer DIR | head -1` failed with
+/// "Broken pipe". Closed output streams lose text only.
+#[test]
+fn closed_output_streams_lose_text_not_files_nor_the_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let closed = |args: &[&str]| {
+        let mut child = simpler_cmd(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        child.wait().unwrap()
+    };
+    let status = closed(&[
+        "run",
+        "vector_example",
+        "--enable-l2-swimlane",
+        "--dump-args=2",
+        "--output-prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_eq!(status.code(), Some(0));
+    let manifest = read_json(&prefix.join("run.json"));
+    assert_eq!(
+        manifest["views"][0]["name"], "merged_swimlane.json",
+        "{manifest:#}"
+    );
+    assert!(prefix.join("merged_swimlane.json").is_file());
+    // A listing and a comparison keep their exit status: 0, and 1 when the values differ.
+    let dump = prefix.join("args_dump");
+    assert_eq!(closed(&["dump-viewer", dump.to_str().unwrap()]).code(), Some(0));
+    let expect = [
+        "dump-viewer",
+        dump.to_str().unwrap(),
+        "-i",
+        "0",
+        "--expect",
+        "12345",
+    ];
+    assert_eq!(closed(&expect).code(), Some(1));
+    assert_eq!(
+        simpler(&expect).status.code(),
+        Some(1),
+        "the same comparison, read"
+    );
+}
+
 /// Sets the modification time of `path` to `secs` after a fixed instant.
 fn set_mtime(path: &Path, secs: u64) {
     let t = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);

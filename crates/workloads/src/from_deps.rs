@@ -919,10 +919,10 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
         if !overrides.allow_incomplete {
             return Err(ErrorKind::Incomplete { why }.into());
         }
-        eprintln!("warning: {why}");
+        simpler_artifacts::errln!("warning: {why}");
     } else if let Some(note) = simpler_artifacts::manifest::check(path) {
         // A failed result check: the graph is whole, and re-running it is sound.
-        eprintln!("warning: {note}");
+        simpler_artifacts::errln!("warning: {note}");
     }
     let mut file = DepsFile::default();
     file.gaps = read_deps(path, &mut file)?;

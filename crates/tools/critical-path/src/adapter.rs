@@ -112,7 +112,7 @@ pub fn read_slices(path: &Path, on_slice: impl FnMut(TimedSlice)) -> Result<Timi
     }
     let header = read_swimlane(path, &mut Slices(on_slice))?;
     for note in &header.notes {
-        eprintln!("warning: {}: {note}", path.display());
+        simpler_artifacts::errln!("warning: {}: {note}", path.display());
     }
     Ok(Timing {
         clock_freq_hz: RUNTIME_CLOCK_HZ,

@@ -72,7 +72,7 @@ pub fn discover(root: &Path) -> Result<Vec<RunDir>, Error> {
         if let Some(records) = records {
             if deps.is_file() {
                 if let Some(w) = simpler_artifacts::swimlane::differing_copies(&records) {
-                    eprintln!("warning: {w}");
+                    simpler_artifacts::errln!("warning: {w}");
                 }
                 let label = match dir.strip_prefix(root) {
                     Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
@@ -87,13 +87,13 @@ pub fn discover(root: &Path) -> Result<Vec<RunDir>, Error> {
                     deps,
                 });
             } else if deps.exists() {
-                eprintln!(
+                simpler_artifacts::errln!(
                     "warning: {} is not a file; {} skipped",
                     deps.display(),
                     records.display()
                 );
             } else {
-                eprintln!(
+                simpler_artifacts::errln!(
                     "warning: {} has no deps.json beside it (run with --enable-dep-gen); skipped",
                     records.display()
                 );

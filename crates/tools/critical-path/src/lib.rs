@@ -230,7 +230,7 @@ fn overfull_warning(records: &Path, overfull: &[graph::OverfullTask]) -> Option<
 
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
 }
 
@@ -355,7 +355,7 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
         analyses.push(analysis);
     }
     print_summary(
-        io::stdout().lock(),
+        simpler_artifacts::stdout::Lossy(io::stdout().lock()),
         &root,
         &analyses,
         &written,
@@ -416,7 +416,7 @@ fn report_conflict(run: &RunDir, report: &Path) -> Option<String> {
 }
 
 /// Writes one line to `log`; a log that cannot be written (a closed stderr) loses it, as
-/// `eprintln!` would, without a panic.
+/// `simpler_artifacts::errln!` would, without a panic.
 fn say(log: &mut dyn Write, line: fmt::Arguments<'_>) {
     let _ = writeln!(log, "{line}");
 }

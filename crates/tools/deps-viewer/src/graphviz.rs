@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_layout_past_the_memory_limit_fails_with_a_suggestion() {
         if !on_path("dot") {
-            eprintln!("skipped: Graphviz is not installed");
+            simpler_artifacts::errln!("skipped: Graphviz is not installed");
             return;
         }
         // A complete graph of 300 nodes needs far more than 64 MiB.

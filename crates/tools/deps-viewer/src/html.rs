@@ -110,12 +110,12 @@ pub fn write_html_view(
     let (pairs, rows) = view.edge_counts();
     let edges = if options.show_tensor_info { rows } else { pairs } as usize;
     if let Some(warning) = check_size(nodes, edges, options)? {
-        eprintln!("{warning}");
+        simpler_artifacts::errln!("{warning}");
     }
 
     let cut = dot::cut_labels(view, names);
     if let Some((first, chars)) = cut.first() {
-        eprintln!(
+        simpler_artifacts::errln!(
             "warning: {} task label(s) cut to their first {} characters of kernel names (first: task {first}, {chars} characters): Graphviz refuses longer strings",
             cut.len(),
             dot::MAX_LABEL_NAME_CHARS

@@ -78,11 +78,11 @@ pub fn run(args: Args) -> Result<(), Error> {
     // Noted before the read: the view is refused if the graph is replaced meanwhile beside it.
     let made_from = Provenance::of(&[&input]);
     if let Some(w) = made_from.foreign_destination(&output) {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     let graph = Graph::load(&input)?;
     for note in graph.gaps().notes() {
-        eprintln!("note: {}: {note}", input.display());
+        simpler_artifacts::errln!("note: {}: {note}", input.display());
     }
     let names = names::resolve(args.func_names.as_deref(), &input)?;
 
@@ -194,7 +194,7 @@ fn write_text_file(
 fn warn_if_untrusted(input: &Path) -> Option<String> {
     let warning = simpler_artifacts::manifest::check(input);
     if let Some(w) = &warning {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     warning
 }
@@ -226,7 +226,7 @@ fn report_reduction(graph: &Graph, r: &reduce::Reduction, mode: EdgeMode) {
                 mode.name()
             ),
         };
-        eprintln!("warning: the graph has a cycle (a runtime never writes one); {shows}");
+        simpler_artifacts::errln!("warning: the graph has a cycle (a runtime never writes one); {shows}");
         return;
     }
     let total = graph.pairs().len();

@@ -30,7 +30,7 @@ pub fn perf_sidecar_loaded(deps_json: &Path) -> bool {
     match read_swimlane(&path, &mut Discard) {
         Ok(_) => true,
         Err(e) => {
-            eprintln!("warning: ignoring perf sidecar: {e}");
+            simpler_artifacts::errln!("warning: ignoring perf sidecar: {e}");
             false
         }
     }

@@ -160,10 +160,10 @@ pub fn open(dir: &Path) -> Result<ArgsDump, Error> {
 fn open_checked(dir: &Path, side: &str) -> Result<ArgsDump, Error> {
     let dump = open(dir)?;
     for w in dump.count_mismatches() {
-        eprintln!("warning: {side}{w}");
+        simpler_artifacts::errln!("warning: {side}{w}");
     }
     if let Some(w) = manifest::check(&dump.dir.join(args_dump::JSON_FILE)) {
-        eprintln!("warning: {side}{w}");
+        simpler_artifacts::errln!("warning: {side}{w}");
     }
     Ok(dump)
 }
@@ -1327,8 +1327,9 @@ pub fn expect(
 
 /// Runs `simpler dump-viewer`, writing to standard output.
 pub fn run(args: Args) -> Result<(), Error> {
-    let stdout = io::stdout();
-    run_to(&args, &mut stdout.lock())
+    // A closed stdout loses the rest of the text, not the exit status (found by a review:
+    // `dump-viewer DIR | head -1` failed with "Broken pipe").
+    run_to(&args, &mut simpler_artifacts::stdout::Lossy(io::stdout().lock()))
 }
 
 /// Runs `simpler dump-viewer`, writing to `out`. Comparisons that find a difference end with
@@ -1353,11 +1354,11 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         o(list(&dump, &hits, out))?;
     } else if let Some(why) = incompleteness(&dump) {
         // The listing says so when it is shown; a comparison says it here.
-        eprintln!("warning: this dump {} is incomplete: {why}", dump.dir.display());
+        simpler_artifacts::errln!("warning: this dump {} is incomplete: {why}", dump.dir.display());
     }
     if let Some(other) = &other {
         if let Some(why) = incompleteness(other) {
-            eprintln!(
+            simpler_artifacts::errln!(
                 "warning: the other dump {} is incomplete: {why}; an entry missing there was not captured, \
                  not found different",
                 other.dir.display()
@@ -1384,7 +1385,7 @@ pub fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Error> {
         };
         let out_dir = args.out.clone().unwrap_or_else(|| dir.join("export"));
         if let Some(w) = made_from.foreign_folder(&out_dir) {
-            eprintln!("warning: {w}");
+            simpler_artifacts::errln!("warning: {w}");
         }
         let _hold = made_from.hold_folder(&out_dir).map_err(ErrorKind::Publish)?;
         let done = export_replacing(&dump, &hits, format, &out_dir)?;

@@ -151,7 +151,7 @@ fn folder_target(folder: &Path, manifest: Option<&RunManifest>) -> Result<Option
     let target = example()?.or_else(|| deps.is_file().then_some(Target::Deps(deps)));
     if let (Some(Target::Deps(_)), Some(m)) = (&target, manifest) {
         if m.subject.starts_with("workload ") {
-            eprintln!(
+            simpler_artifacts::errln!(
                 "note: {} holds a run of a {}; its deps.json is replayed, and a replay puts the consecutive \
                  sibling scopes of each depth into one scope (deps.json does not show where they began: \
                  docs/workloads.md, --from-deps), so the windows it verifies can be larger than the file's own \
@@ -257,7 +257,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
                 }
                 .into());
             };
-            eprintln!(
+            simpler_artifacts::errln!(
                 "note: {}: the recorded run {stopped}; its samples end inside the scope that drove it, so the plan \
                  records {} again at the default sizes instead",
                 folder.display(),
@@ -372,7 +372,7 @@ fn run_search(
 /// `simpler plan`; returns the exit status (0, or with `--check` [`crate::check::EXIT_DEADLOCK`]
 /// or [`crate::check::EXIT_UNPROVEN`]).
 pub fn run(args: Args) -> Result<u8, Error> {
-    let mut out = std::io::stdout().lock();
+    let mut out = simpler_artifacts::stdout::Lossy(std::io::stdout().lock());
     if let Some(proposed) = args.check {
         let file = recorded_file(&args.input);
         let manifest = match &file {
@@ -439,7 +439,7 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
     simpler_artifacts::publish::publish_bytes(&path, text.as_bytes()).map_err(ErrorKind::Publish)?;
     let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
     drop(hold);
-    eprintln!("wrote {} and {}", path.display(), html.display());
+    simpler_artifacts::errln!("wrote {} and {}", path.display(), html.display());
     Ok(())
 }
 

@@ -140,7 +140,7 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
     }
     let header = read_swimlane(path, &mut Rows(input))?;
     for note in &header.notes {
-        eprintln!("warning: {}: {note}", path.display());
+        simpler_artifacts::errln!("warning: {}: {note}", path.display());
     }
     // Below level 2 no row has stamps: they stay, and the model refuses the file by name.
     if header.level.has_dispatch() {
@@ -150,7 +150,7 @@ pub fn read_records(path: &Path, input: &mut Input) -> Result<(), SwimlaneReadEr
             .retain(|t| t.dispatch_ns.is_some() && t.finish_ns.is_some());
         input.unstamped = before - input.tasks.len();
         if input.unstamped > 0 {
-            eprintln!(
+            simpler_artifacts::errln!(
                 "warning: {}: {} rows without a dispatch or finish time are left out of the model \
                  (the original's reader drops them too)",
                 path.display(),

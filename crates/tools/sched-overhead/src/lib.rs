@@ -130,7 +130,7 @@ pub fn records_of(run: &Path) -> Result<PathBuf, Error> {
     let records =
         simpler_artifacts::swimlane::find_in(run).ok_or_else(|| ErrorKind::NoRecords(run.to_path_buf()))?;
     if let Some(w) = simpler_artifacts::swimlane::differing_copies(&records) {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     Ok(records)
 }
@@ -164,7 +164,7 @@ pub fn load(records: &Path, deps: Option<&Path>) -> Result<Input, Error> {
     let first_unjoined = expected.iter().copied().find(|e| !joins(e));
     warnings.extend(few_timed_edges(&deps, expected.len(), joined, first_unjoined));
     for w in &warnings {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     Ok(input)
 }
@@ -175,7 +175,7 @@ pub fn run(args: Args) -> Result<(), Error> {
     let input = load(&records, args.deps_json.as_deref())?;
     let analysis = analyze(&input, &records)?;
     for w in &analysis.warnings {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     simpler_artifacts::out!("{}", report::render(&analysis));
     Ok(())

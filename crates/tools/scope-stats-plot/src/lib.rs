@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<(), Error> {
 pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Error> {
     let run_warning = simpler_artifacts::manifest::check(jsonl);
     if let Some(w) = &run_warning {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     let dir = match out_dir {
         Some(d) => d.to_path_buf(),
@@ -83,17 +83,17 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
     // Noted before the read: the report is refused if the samples are replaced meanwhile.
     let made_from = Provenance::of(&[jsonl]);
     if let Some(w) = made_from.foreign_destination(&out) {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     let loaded = load::load(jsonl)?;
     // Said on the console as well as in the report (found by a review: only the HTML did).
     if let Some(t) = &loaded.truncated {
-        eprintln!("warning: {}: incomplete file: {t}", jsonl.display());
+        simpler_artifacts::errln!("warning: {}: incomplete file: {t}", jsonl.display());
     } else if let Some(why) = loaded.meta.missing_samples(loaded.samples) {
-        eprintln!("warning: {}: {why}", jsonl.display());
+        simpler_artifacts::errln!("warning: {}: {why}", jsonl.display());
     }
     if let Some(v) = loaded.meta.version.filter(|v| !(4..=6).contains(v)) {
-        eprintln!("warning: {}: {}", jsonl.display(), unknown_schema(v));
+        simpler_artifacts::errln!("warning: {}: {}", jsonl.display(), unknown_schema(v));
     }
     let file_name = jsonl.file_name().map_or_else(
         || jsonl.display().to_string(),

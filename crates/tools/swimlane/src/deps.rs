@@ -157,7 +157,7 @@ impl Deps {
     pub fn load(path: &Path) -> Result<Deps, DepsReadError> {
         let (deps, notes) = Deps::read(path)?;
         for note in notes {
-            eprintln!("warning: {}: {note}", path.display());
+            simpler_artifacts::errln!("warning: {}: {note}", path.display());
         }
         Ok(deps)
     }

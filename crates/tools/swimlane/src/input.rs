@@ -46,7 +46,7 @@ pub fn resolve_records_under(explicit: Option<&Path>, root: &Path) -> Result<Pat
         })?;
     let records = find_in(parent_dir(&newest)).unwrap_or(newest);
     if let Some(w) = differing_copies(&records) {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     Ok(records)
 }

@@ -168,7 +168,7 @@ pub fn run(args: Args) -> Result<(), Error> {
     let records = input::resolve_records(args.records.as_deref())?;
     let summary = convert_with(&records, &args)?;
     summary
-        .write_report(io::stdout().lock())
+        .write_report(simpler_artifacts::stdout::Lossy(io::stdout().lock()))
         .map_err(ErrorKind::Report)?;
     Ok(())
 }
@@ -237,7 +237,7 @@ pub fn convert_parallel(
     // Noted before the read: the trace is refused if an input beside it is replaced meanwhile.
     let made_from = Provenance::of(&read);
     if let Some(w) = made_from.foreign_destination(&output) {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     let inputs = read.iter().copied();
     let earlier = records
@@ -261,7 +261,7 @@ pub fn convert_parallel(
         }),
         Err(e) => {
             if replaced_earlier {
-                eprintln!(
+                simpler_artifacts::errln!(
                     "warning: the earlier {} was removed when the conversion began; no trace replaces it",
                     output.display()
                 );
@@ -301,24 +301,24 @@ fn convert_into(
     let (file, lanes) = file.map_err(ErrorKind::Records)?;
     let notes = file.header.notes.clone();
     for note in &notes {
-        eprintln!("warning: {}: {note}", records.display());
+        simpler_artifacts::errln!("warning: {}: {note}", records.display());
     }
 
     let mut warnings = untrusted(records, deps_path.as_deref());
     let run_id = simpler_artifacts::manifest::run_id_of(records);
     for w in &warnings {
-        eprintln!("warning: {w}");
+        simpler_artifacts::errln!("warning: {w}");
     }
     let deps = match (deps, &deps_path) {
         (Some(read), Some(path)) => {
             let (deps, deps_notes) = read.map_err(ErrorKind::Deps)?;
             for note in deps_notes {
-                eprintln!("warning: {}: {note}", path.display());
+                simpler_artifacts::errln!("warning: {}: {note}", path.display());
             }
             deps
         }
         _ => {
-            eprintln!(
+            simpler_artifacts::errln!(
                 "warning: no deps.json next to {} (pass --deps-json); the trace has no dependency arrows",
                 records.display()
             );
@@ -375,13 +375,13 @@ fn convert_into(
     })?;
     let (slices, flows, sched_flows, counter_samples, overhead_samples) = written.value;
     if args.overhead && run.deps.pairs.is_empty() {
-        eprintln!(
+        simpler_artifacts::errln!(
             "warning: --overhead needs the dependencies of deps.json for task readiness; no overhead tracks"
         );
     }
 
     if let Some((pred, succ)) = flows.first_without_row {
-        eprintln!(
+        simpler_artifacts::errln!(
             "warning: {} dependency pair(s) not drawn: an endpoint has no row in {} (first: {} -> {})",
             flows.without_row,
             records.display(),

@@ -346,7 +346,7 @@ fn close_unproven(
                     "no samples reached the host, and removing the stale {} failed: {e}",
                     stale.display()
                 );
-                eprintln!("scope stats: {msg}");
+                simpler_artifacts::errln!("scope stats: {msg}");
                 msg
             }
         };
