@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::manifest::{self, RunManifest, RunStatus};
+use crate::manifest::{self, RunManifest};
 
 /// The file a tool reads by default under `root` (`./outputs/`): one of `names`, paths
 /// relative to a run folder (`deps.json`, `args_dump/args_dump.json`; the newest of them when
@@ -117,8 +117,7 @@ fn why_absent(folder: &Path, diagnostic: &str) -> String {
     let name = manifest::FILE_NAME;
     match RunManifest::read(&folder.join(name)) {
         Err(e) => format!("its {name} cannot be read ({e})"),
-        // A running manifest lists no diagnostics yet: "did not ask for it" would be wrong.
-        Ok(m) if m.status == RunStatus::Running => format!("its {name} says {}", m.status_line()),
+        // `why_missing` says what a `running` manifest means.
         Ok(_) => manifest::why_missing(folder, diagnostic).unwrap_or_else(|| {
             format!("its {name} says {diagnostic} was written: the file was moved or removed since")
         }),

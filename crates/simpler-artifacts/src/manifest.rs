@@ -430,6 +430,11 @@ pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
         Ok(m) => m?,
         Err(e) => return Some(format!("its {FILE_NAME} cannot be read ({e})")),
     };
+    // A `running` manifest lists no diagnostic yet: "did not ask for it" would be wrong (found
+    // by a review: said of a run killed, or still going).
+    if m.status == RunStatus::Running {
+        return Some(format!("its {FILE_NAME} says {}", m.status_line()));
+    }
     let Some(d) = m.diagnostics.iter().find(|d| d.name == name) else {
         return Some(format!(
             "its {FILE_NAME} lists no {name}: the run did not ask for it"
@@ -760,6 +765,22 @@ mod tests {
                  this build reads (it reads 1))",
                 path.display()
             )
+        );
+    }
+
+    /// Found by a review: a run killed (or still going) has a `running` manifest that lists no
+    /// diagnostic yet, and the tools said of its missing files that "the run did not ask for
+    /// it".
+    #[test]
+    fn a_running_manifest_says_the_run_may_have_died_not_that_it_did_not_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = manifest(RunStatus::Running);
+        m.diagnostics.clear();
+        m.fatal = None;
+        m.write(dir.path()).unwrap();
+        assert_eq!(
+            why_missing(dir.path(), "dep_gen").unwrap(),
+            "its run.json says running: still going, or its process died before it finished"
         );
     }
 

@@ -15,9 +15,10 @@ simpler_artifacts::opaque_error! {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The path given does not exist, or the folder holds no records.
-    #[error("{}: no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json (run with --enable-l2-swimlane)", .0.display())]
-    NoRecords(PathBuf),
+    /// The path given does not exist, or the folder holds no records; with why, as the
+    /// folder's run.json tells it, else how to record them.
+    #[error("{}: no l2_swimlane_records.json, chip_swimlane_records.json or l2_perf_records.json ({})", .0.display(), .1)]
+    NoRecords(PathBuf, String),
     /// There is no deps.json to tell which task waited for which.
     #[error(
         "no deps.json beside {} (pass --deps-json): the overhead model needs the dependencies; \

@@ -297,6 +297,21 @@ fn inputs_the_model_cannot_use_are_named() {
             dir.path().display()
         )
     );
+    // A run folder's run.json says why (found by a review: "run with --enable-l2-swimlane"
+    // was said of a run that did, and was killed).
+    std::fs::write(
+        dir.path().join("run.json"),
+        r#"{"schema": 1, "run_id": "r1", "runtime": "tmr", "subject": "x", "started": "2026-12-07T00:00:00.000Z",
+            "status": "running", "diagnostics": []}"#,
+    )
+    .unwrap();
+    let err = simpler_sched_overhead::records_of(dir.path()).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("(its run.json says running: still going, or its process died before it finished)"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.path().join("run.json")).unwrap();
     let records = dir.path().join("l2_swimlane_records.json");
     std::fs::write(&records, "{}").unwrap();
     assert_eq!(simpler_sched_overhead::records_of(dir.path()).unwrap(), records);
