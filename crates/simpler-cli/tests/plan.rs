@@ -612,3 +612,61 @@ fn a_recording_with_a_wrong_result_says_which_check_failed() {
         )
     );
 }
+
+/// Found by a review: the folder of an hbg run that stopped was recorded again, and planned,
+/// on tmr (nowhere said), and the suggested sizes stopped hbg with a fatal.
+#[test]
+fn a_stopped_recording_is_planned_again_on_its_runs_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--runtime",
+        "hbg",
+        "--runtime-env",
+        "ring_task_window=4",
+        "--enable-scope-stats",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stderr).contains("error: fatal 3 (FLOW_CONTROL_DEADLOCK)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = simpler(&["plan", run.to_str().unwrap(), "--verify", "1"]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "so the plan records example vector_example (size=16384) again on hbg at the default sizes"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.contains(" runs on hbg, "), "{stdout}");
+    // Its runtime_env, pasted, runs on hbg.
+    let mut args = vec![
+        "run".to_string(),
+        "vector_example".into(),
+        "--runtime".into(),
+        "hbg".into(),
+    ];
+    for line in stdout.lines().filter(|l| l.trim_start().starts_with("\"ring_")) {
+        // `    "ring_task_window": [16, 4, 4, 4],`
+        let (key, list) = line.trim().trim_end_matches(',').split_once(": ").unwrap();
+        let list: String = list
+            .trim_matches(['[', ']'])
+            .split(", ")
+            .collect::<Vec<_>>()
+            .join(",");
+        args.extend([
+            "--runtime-env".into(),
+            format!("{}={list}", key.trim_matches('"')),
+        ]);
+    }
+    assert_eq!(args.len(), 4 + 2 * 3, "{stdout}");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = simpler(&args);
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+}

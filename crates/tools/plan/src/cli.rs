@@ -257,13 +257,18 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
                 }
                 .into());
             };
+            // On the recorded run's runtime (found by a review: an hbg run that stopped was
+            // recorded again, and sized, on tmr, and the sizes failed on hbg).
+            let recorded = manifest.as_ref().and_then(|m| RuntimeKind::from_name(&m.runtime));
+            let runtime = args.runtime.or(recorded).unwrap_or(target.default_runtime());
             simpler_artifacts::errln!(
                 "note: {}: the recorded run {stopped}; its samples end inside the scope that drove it, so the plan \
-                 records {} again at the default sizes instead",
+                 records {} again on {} at the default sizes instead",
                 folder.display(),
-                target.subject()
+                target.subject(),
+                runtime.name()
             );
-            return plan_target(target, args, keep);
+            return plan_target(target, runtime, args, keep);
         }
         let made_from = Provenance::of(&[&file]);
         let t = Instant::now();
@@ -299,16 +304,17 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         ));
     }
     let target = Target::resolve(&args.input, &args.params)?;
-    plan_target(target, args, keep)
+    let runtime = args.runtime.unwrap_or(target.default_runtime());
+    plan_target(target, runtime, args, keep)
 }
 
-/// The plan of `target`, recorded afresh (into `keep`, else a temporary folder).
+/// The plan of `target` on `runtime`, recorded afresh (into `keep`, else a temporary folder).
 fn plan_target(
     target: Target,
+    runtime: RuntimeKind,
     args: &Args,
     keep: Option<&Path>,
 ) -> Result<(Plan, Option<tempfile::TempDir>), Error> {
-    let runtime = args.runtime.unwrap_or(target.default_runtime());
     let (dir, tmp) = match keep {
         Some(d) => (d.to_path_buf(), None),
         None => {
