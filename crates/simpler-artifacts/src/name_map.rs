@@ -275,8 +275,22 @@ pub fn markdown(name: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// The newest `name_map*.json` in `dir` (by modification time, then name).
+/// The name map of the run in `dir`: the `name_map*.json` its `run.json` lists, when it lists
+/// one that is there; else the newest `name_map*.json` in `dir` (by modification time, then
+/// name). Found by a review: another run's map copied into the folder was newer, and the run's
+/// kernels were shown, and its views rewritten, under that run's names.
 pub fn discover(dir: &Path) -> Option<PathBuf> {
+    let is_map = |name: &str| name.starts_with("name_map") && name.ends_with(".json");
+    if let Ok(Some(m)) = crate::manifest::RunManifest::read_if_present(&dir.join(crate::manifest::FILE_NAME))
+    {
+        let listed = m
+            .files()
+            .map(|f| dir.join(&f.name))
+            .find(|p| p.parent() == Some(dir) && p.file_name().is_some_and(|n| is_map(&n.to_string_lossy())));
+        if let Some(own) = listed.filter(|p| p.is_file()) {
+            return Some(own);
+        }
+    }
     crate::find::newest_in(dir, "name_map", ".json")
 }
 
@@ -546,7 +560,7 @@ mod tests {
     }
 
     #[test]
-    fn discovery_picks_the_newest_sibling() {
+    fn discovery_picks_the_runs_own_map_else_the_newest_sibling() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(discover(dir.path()), None);
         let old = dir.path().join("name_map_a.json");
@@ -567,6 +581,37 @@ mod tests {
             .unwrap()
             .set_modified(t)
             .unwrap();
+        assert_eq!(discover(dir.path()), Some(old.clone()));
+        // The map the folder's run lists wins over a newer one.
+        let mut m = crate::manifest::RunManifest {
+            schema: crate::manifest::SCHEMA,
+            run_id: "r".into(),
+            runtime: "tmr".into(),
+            subject: "x".into(),
+            params: Default::default(),
+            started: "2026-12-07T00:00:00.000Z".into(),
+            ended: None,
+            status: crate::manifest::RunStatus::Completed,
+            fatal: None,
+            diagnostics: vec![crate::manifest::DiagnosticEntry {
+                name: "name_map".into(),
+                outcome: crate::manifest::Outcome::Written,
+                reason: None,
+                files: vec![crate::manifest::FileEntry {
+                    name: "name_map_b.json".into(),
+                    bytes: 2,
+                }],
+            }],
+            views: vec![],
+            failed_check: None,
+        };
+        m.write(dir.path()).unwrap();
+        assert_eq!(discover(dir.path()), Some(new.clone()));
+        // Listed but gone: the newest again.
+        fs::remove_file(&new).unwrap();
+        assert_eq!(discover(dir.path()), Some(old.clone()));
+        m.diagnostics.clear();
+        m.write(dir.path()).unwrap();
         assert_eq!(discover(dir.path()), Some(old));
     }
 }

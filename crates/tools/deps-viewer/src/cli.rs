@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub direction: Option<Direction>,
     /// Kernel id → name map: a flat `{"<id>": "<name>"}` object or `{"callable_id_to_name": {...}}`
-    /// [default: the newest name_map*.json next to DEPS_JSON].
+    /// [default: the run's own name_map*.json (per run.json), else the newest next to DEPS_JSON].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
     /// HTML only: draw per-task tensor rows and route edges to argument ports.

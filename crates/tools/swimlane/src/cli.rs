@@ -21,8 +21,9 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub deps_json: Option<PathBuf>,
     /// Kernel id → name map: the original's `{"level", "orchestrator_name",
-    /// "callable_id_to_name": {...}}` or a flat `{"<id>": "<name>"}` [default: the newest
-    /// name_map*.json next to RECORDS; kernels without a name show as func_0_a, func_1_b, ...].
+    /// "callable_id_to_name": {...}}` or a flat `{"<id>": "<name>"}` [default: the run's own
+    /// name_map*.json (per run.json), else the newest next to RECORDS; kernels without a name
+    /// show as func_0_a, func_1_b, ...].
     #[arg(long, value_name = "PATH")]
     pub func_names: Option<PathBuf>,
     /// Add the original's eight scheduler-overhead counter tracks (oh_aic_idle, ...,

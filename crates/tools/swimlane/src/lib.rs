@@ -178,7 +178,7 @@ pub fn run(args: Args) -> Result<(), Error> {
 /// `deps`: the deps.json for arrows, kernel ids and SPMD block counts (default: the sibling
 /// `deps.json`; without one, no arrows and a warning, on stderr and in the trace's
 /// `simpler: WARNING` process, [`warnings::no_arrows`]). `func_names`: the name map
-/// (default: the newest sibling `name_map*.json`; else `func_<id>_<letters>`); its
+/// (default: the run's own sibling `name_map*.json`, else the newest; else `func_<id>_<letters>`); its
 /// `orchestrator_name` names the orchestrator's process. An explicit `deps` or `func_names`
 /// that cannot be read is an error; so is a sibling deps.json that does not parse. Errors name
 /// the file and, for bad content, the line, column, row and field ([`ErrorKind`] tells which

@@ -7,7 +7,8 @@
 //!   ([`fallback_name`]); an SPMD task gets `_spmd` before `(`, unless its name already says
 //!   "spmd" in any case ([`write_slice_name`]).
 //!
-//! The kernel map is `--func-names`, else the newest sibling `name_map*.json`: the original's
+//! The kernel map is `--func-names`, else the run's own sibling `name_map*.json` (per its
+//! `run.json`), else the newest ([`discover`]): the original's
 //! `{"level", "orchestrator_name", "callable_id_to_name"}` or a flat `{"<id>": "<name>"}`.
 
 use std::fmt;
