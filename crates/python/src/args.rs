@@ -77,7 +77,19 @@ fn no_dep(t: &Bound<'_, PyAny>) -> PyResult<PyArg> {
 #[pyo3(signature = (shape, dtype = None))]
 fn output(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyArg> {
     let ci = match shape.extract::<PyCreateInfo>() {
-        Ok(ci) => ci.inner,
+        // The create info has its dtype: another one given beside it was dropped without a word
+        // (found by a review); the same one is harmless.
+        Ok(ci) => match dtype.map(crate::tensor::dtype_arg).transpose()? {
+            Some(d) if d != ci.inner.dtype() => {
+                return Err(SimplerError::new_err(format!(
+                    "OUTPUT: dtype {} given beside a TensorCreateInfo of {}: the create info's dtype is \
+                     the output's; give one of the two",
+                    d.name(),
+                    ci.inner.dtype().name()
+                )))
+            }
+            _ => ci.inner,
+        },
         Err(_) => crate::tensor::create_info(shape, dtype)?,
     };
     Ok(PyArg {

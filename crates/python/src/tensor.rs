@@ -201,8 +201,12 @@ impl PyTensor {
                 )));
             }
             let end = ix.stop.max(ix.start);
+            // A step of at least the length selects the start alone, as NumPy's does; cut there
+            // (found by a review: `as u32` kept a step's low 32 bits, so `::2**32+1` was step 1
+            // and a write through it went to every element).
+            let step = ix.step.min(len.max(1) as isize) as u32;
             out = out
-                .slice(dim, ix.start as u32, end as u32, ix.step as u32)
+                .slice(dim, ix.start as u32, end as u32, step)
                 .map_err(tensor_err)?;
         }
         Ok(PyTensor { inner: out })

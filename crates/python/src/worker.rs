@@ -140,6 +140,21 @@ impl PyWorker {
                 )))
             }
         };
+        // A kernel is submitted by its name too (`o.submit("add", ...)`): a name that another
+        // func id holds would leave one of the two unreachable by name, and which one ran was
+        // not said (found by a review: a no-op registered as "add" shadowed the built-in).
+        if let Some(k) = this
+            .worker
+            .kernels()
+            .iter()
+            .find(|k| k.name == name && k.func_id != func_id)
+        {
+            return Err(SimplerError::new_err(format!(
+                "kernel name {name:?} is taken by func_id {}; a kernel is submitted by its name, so each \
+                 name is one kernel's: choose another name, or register func_id {} again to replace it",
+                k.func_id, k.func_id
+            )));
+        }
         let runs = this.runs.clone();
         let kernel: Arc<str> = format!("{name} (func_id {func_id})").into();
         this.worker

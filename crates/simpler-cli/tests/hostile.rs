@@ -848,3 +848,42 @@ fn case_15_a_huge_payload_is_shown_without_holding_it() {
         assert!(stdout.ends_with(values), "{dtype}: {stdout}");
     }
 }
+
+/// Found by a review: under an address-space limit (`ulimit -v`) a heap the machine's memory
+/// would hold was refused by the allocator, and the run aborted (a panic in `vec!`); so did
+/// the reservation of a tensor map capacity near its maximum, without any limit. Both now run
+/// or refuse with an error naming the key, and no folder is claimed for a refused heap.
+#[test]
+fn case_16_sizes_the_host_refuses_are_an_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run_bounded(
+        dir.path(),
+        1000,
+        &[
+            "run",
+            "vector_example",
+            "--runtime-env",
+            "ring_heap=1500000000",
+            "--enable-dep-gen",
+            "--output-prefix",
+            "r",
+        ],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            2,
+            "error: invalid configuration: runtime_env ring_heap: the host refused the 1.4 GiB of ring 0's heap \
+             (an address-space limit such as `ulimit -v`, or the kernel's overcommit rules); lower ring_heap\n"
+        )
+    );
+    assert!(!dir.path().join("r").exists(), "no folder claimed");
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/vector_example.json");
+    let mut w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(source).unwrap()).unwrap();
+    w["tensormap_capacity"] = 2147483647u64.into();
+    w["$schema"] = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/schema.json").into();
+    write(dir.path(), "big_map.json", &w.to_string());
+    let (code, stdout, stderr) = run_bounded(dir.path(), 0, &["run", "big_map.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("f: OK (16384 elements)"), "{stdout}");
+}

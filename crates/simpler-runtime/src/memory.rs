@@ -325,6 +325,22 @@ impl HeapMemory {
             domain: next_domain(&NEXT_RUN_DOMAIN),
         }
     }
+    /// [`HeapMemory::new`], or the first ring whose heap the host refused, with its size: an
+    /// address-space limit (`ulimit -v`) refuses heaps the machine's memory would hold, and
+    /// `new` then aborted the process (found by a review).
+    pub fn try_new(sizes: [u64; MAX_RINGS]) -> Result<HeapMemory, (usize, u64)> {
+        let mut heaps = Vec::with_capacity(MAX_RINGS);
+        for (ring, &size) in sizes.iter().enumerate() {
+            let bytes = usize::try_from(size).ok().and_then(Bytes::try_zeroed);
+            heaps.push(bytes.ok_or((ring, size))?);
+        }
+        Ok(HeapMemory {
+            heaps: heaps
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("one heap per ring")),
+            domain: next_domain(&NEXT_RUN_DOMAIN),
+        })
+    }
     /// This run's domain bits, which every one of its heap addresses carries.
     pub fn domain(&self) -> u64 {
         self.domain

@@ -215,6 +215,18 @@ impl Worker {
         };
         let run_epoch = self.run_epoch.fetch_add(1, Ordering::Relaxed) + 1;
         let background = self.background.as_ref().filter(|_| self.collect_across_runs_on);
+        // Before the claim: a refused heap leaves an earlier run's folder as it was.
+        let heaps = HeapMemory::try_new(heap_sizes).map_err(|(ring, bytes)| {
+            let key = crate::config::RingResource::Heap.key();
+            RunError::Config(crate::config::ConfigError::new(
+                crate::config::ConfigErrorKind::HostMemory { key },
+                format!(
+                    "runtime_env {key}: the host refused the {} of ring {ring}'s heap (an address-space \
+                     limit such as `ulimit -v`, or the kernel's overcommit rules); lower {key}",
+                    simpler_artifacts::host::human_bytes(u128::from(bytes))
+                ),
+            ))
+        })?;
         let prefix = cfg.output_prefix.clone().unwrap_or_default();
         // An interrupt while the caller prepared the run (a large workload or deps.json takes
         // a second to load) stops it here, before the claim removes an earlier run's files.
@@ -230,7 +242,7 @@ impl Worker {
             false => None,
         };
         let memory = RunMemory {
-            heaps: HeapMemory::new(heap_sizes),
+            heaps,
             external: self.external.clone(),
         };
         let platform = Platform {

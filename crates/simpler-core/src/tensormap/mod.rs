@@ -213,6 +213,10 @@ pub struct TensorMap {
     last_writer_memo: bool,
 }
 
+/// Entries a new map reserves at most (4M, 192 MB of address space): more than any run of the
+/// benches needs, far less than the largest capacity a configuration may ask for.
+const MAX_RESERVED_ENTRIES: usize = 1 << 22;
+
 impl TensorMap {
     /// An empty map.
     pub fn new(cfg: TensorMapConfig) -> TensorMap {
@@ -232,7 +236,10 @@ impl TensorMap {
         TensorMap {
             buckets: vec![NIL; nb],
             bucket_shift: 64 - nb.trailing_zeros(),
-            entries: Vec::with_capacity(cfg.capacity.unwrap_or(1024)),
+            // Reserved up to a bound, grown past it: a capacity is a limit, not a size, and
+            // one near its maximum (2^31 entries, 100 GB) aborted the process here (found by
+            // a review).
+            entries: Vec::with_capacity(cfg.capacity.unwrap_or(1024).min(MAX_RESERVED_ENTRIES)),
             views: Views::new(cfg.packed_views),
             free: Vec::new(),
             capacity: cfg.capacity,
