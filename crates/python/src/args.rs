@@ -84,8 +84,8 @@ fn output(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResul
                 return Err(SimplerError::new_err(format!(
                     "OUTPUT: dtype {} given beside a TensorCreateInfo of {}: the create info's dtype is \
                      the output's; give one of the two",
-                    d.name(),
-                    ci.inner.dtype().name()
+                    crate::tensor::dtype_name(d),
+                    crate::tensor::dtype_name(ci.inner.dtype())
                 )))
             }
             _ => ci.inner,

@@ -59,6 +59,11 @@ fn workload_outcome(py: Python<'_>, mut o: Outcome, render_views: bool) -> PyRes
     // for `simpler run --from-deps`).
     record_failed_check(&mut o.report, &checks);
     if let Some(fd) = &o.from_deps {
+        // What the re-run approximated, as `simpler run --from-deps` says it (found by a
+        // review: a passing re-run from Python said nothing of it).
+        for a in &fd.approximations {
+            simpler_artifacts::errln!("approximated: {a}");
+        }
         let e = &fd.edges;
         checks.push((
             fd.complete(),

@@ -141,3 +141,30 @@ def test_an_elementwise_kernels_input_of_another_length_than_its_output_is_refus
     w.run(equal)
     np.testing.assert_array_equal(w.read(w_out).reshape(16), np.arange(16, dtype=np.float32) * 2)
     np.testing.assert_array_equal(w.read(y), np.arange(8, dtype=np.float32))
+
+
+def test_a_slice_step_past_the_length_selects_the_start_alone():
+    # Found by a review: the step's low 32 bits were kept, so 2**32+3 read as 3, and a write
+    # through ::2**32+1 went to every element.
+    w = simpler.Worker()
+    x = w.tensor(np.arange(8, dtype=np.float32))
+    for step in (8, 2**32, 2**32 + 3, 2**64):
+        assert w.read(x[::step]).tolist() == np.arange(8, dtype=np.float32)[::step].tolist() == [0.0]
+    assert w.read(x[3::2**32 + 1]).tolist() == [3.0]
+    y = w.alloc(8)
+    w.run(lambda o: o.submit("fill", OUTPUT_EXISTING(y[::2**32 + 1]), 5.0))
+    assert w.read(y).tolist() == [5.0] + [0.0] * 7
+
+
+def test_a_kernel_name_is_one_kernels_and_a_create_infos_dtype_is_the_outputs():
+    # Found by a review: a no-op registered as "add" under another id shadowed the built-in,
+    # and OUTPUT dropped a dtype given beside a TensorCreateInfo.
+    w = simpler.Worker()
+    add = next(fid for fid, name, _ in w.kernels() if name == "add")
+    with pytest.raises(simpler.SimplerError, match=rf'kernel name "add" is taken by func_id {add}; a kernel is '
+                                                   rf"submitted by its name, so each name is one kernel's"):
+        w.register_kernel(54, "add", lambda ctx: None)
+    assert [name for fid, name, _ in w.kernels() if fid == 54] == []
+    with pytest.raises(simpler.SimplerError, match=r"OUTPUT: dtype float32 given beside a TensorCreateInfo of int8"):
+        OUTPUT(simpler.TensorCreateInfo((4,), "int8"), "float32")
+    assert OUTPUT(simpler.TensorCreateInfo((4,), "int8"), "int8").tag == "OUTPUT"
