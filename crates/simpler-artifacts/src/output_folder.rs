@@ -25,6 +25,31 @@ use crate::release::Release;
 /// The lock file inside a claimed folder.
 pub const LOCK_FILE: &str = ".simpler.lock";
 
+/// The lock files this process's claims hold, by identity (device, inode): a write of this
+/// process into a folder it claimed is its own run's, whether or not the holder's text made it
+/// into the lock file (found by a review: on a full disk it did not, and the run's own manifest
+/// write was refused as "in use by a run of another process (holder unknown)").
+static HELD: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// The identity of an open file, where the platform gives one.
+fn identity(f: &File) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        f.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = f;
+        None
+    }
+}
+
+/// Whether this process's claim holds the lock file `f`.
+fn held_here(f: &File) -> bool {
+    identity(f).is_some_and(|id| HELD.lock().unwrap_or_else(|e| e.into_inner()).contains(&id))
+}
+
 /// What a run or its derived views write by default (relative to the output folder). The
 /// folder's earlier run is recognized by these names and by its manifest.
 pub const RUN_FILES: &[&str] = &[
@@ -51,6 +76,8 @@ pub const RUN_FILES: &[&str] = &[
 pub struct OutputFolder {
     path: PathBuf,
     _lock: File,
+    /// The lock file's identity in [`HELD`], while this claim holds it.
+    id: Option<(u64, u64)>,
     removed: Vec<String>,
     /// The earlier run's large files, freed on threads of their own while the run goes on.
     _freeing: Vec<Release>,
@@ -157,10 +184,27 @@ impl OutputFolder {
                 return Err(io_err(format!("cannot lock {LOCK_FILE}"))(e));
             }
         }
-        // Who holds the folder, for the error of a run that finds it busy.
-        let _ = lock.set_len(0);
-        let _ = lock.rewind();
-        let _ = writeln!(lock, "{holder}");
+        // Who holds the folder, for the error of a run that finds it busy (written again after
+        // the removals below if a full disk refused it now).
+        let write_holder = |lock: &mut File| {
+            lock.set_len(0)?;
+            lock.rewind()?;
+            writeln!(lock, "{holder}")?;
+            lock.flush()
+        };
+        let holder_written = write_holder(&mut lock).is_ok();
+        let id = identity(&lock);
+        if let Some(id) = id {
+            HELD.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+        }
+        // From here on an early return drops the claim: its identity goes with it.
+        let mut claimed = OutputFolder {
+            path: folder.to_path_buf(),
+            _lock: lock,
+            id,
+            removed: Vec::new(),
+            _freeing: Vec::new(),
+        };
         // Found by a review: a folder that never had a run lost its deps.json to a claim,
         // "left by an earlier run".
         let earlier = earlier_files(folder);
@@ -180,12 +224,12 @@ impl OutputFolder {
         }
         let (removed, freeing) =
             remove_earlier(folder, earlier, keep).map_err(|(what, e)| io_err(what)(e))?;
-        Ok(OutputFolder {
-            path: folder.to_path_buf(),
-            _lock: lock,
-            removed,
-            _freeing: freeing,
-        })
+        if !holder_written {
+            let _ = write_holder(&mut claimed._lock);
+        }
+        claimed.removed = removed;
+        claimed._freeing = freeing;
+        Ok(claimed)
     }
 
     /// The folder.
@@ -196,6 +240,17 @@ impl OutputFolder {
     /// What the claim removed of an earlier run (relative names).
     pub fn removed(&self) -> &[String] {
         &self.removed
+    }
+}
+
+impl Drop for OutputFolder {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(at) = held.iter().position(|&h| h == id) {
+                held.swap_remove(at);
+            }
+        }
     }
 }
 
@@ -221,7 +276,7 @@ pub fn hold_for_write(folder: &Path) -> Result<WriteHold, String> {
             let mut holder = String::new();
             let _ = lock.read_to_string(&mut holder);
             let holder = holder.trim();
-            if holder.starts_with(&format!("pid {},", std::process::id())) {
+            if held_here(&lock) || holder.starts_with(&format!("pid {},", std::process::id())) {
                 Ok(WriteHold(None)) // this process's run: its own files and views
             } else if holder.is_empty() {
                 Err("holder unknown".into())
@@ -580,12 +635,35 @@ mod tests {
     /// A write into a folder another process's run holds is refused, naming the holder; one
     /// into this process's run's folder, or a folder without a run, is not. While a write
     /// holds the folder, a run cannot claim it.
+    /// Found by a review: on a full disk the claim's holder text was not written, and the
+    /// run's own writes into its folder were refused as another process's ("holder
+    /// unknown"). A claim of this process is known as such without its text.
+    #[test]
+    fn this_processs_claim_is_its_own_without_its_holder_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        let mine = OutputFolder::claim(p, "pid 0, run a", &[]).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(p.join(LOCK_FILE))
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert!(hold_for_write(p).is_ok());
+        drop(mine);
+        // Released: a lock file without text, held by no one, holds nothing.
+        assert!(hold_for_write(p).is_ok());
+    }
+
     #[test]
     fn a_write_is_refused_while_another_processs_run_holds_the_folder() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
         assert!(hold_for_write(p).is_ok(), "no lock file: not a run's folder");
-        let other = OutputFolder::claim(p, "pid 1, run a: vector_example (default)", &[]).unwrap();
+        // Another process's claim: its lock and its text, without this process's claim.
+        std::fs::write(p.join(LOCK_FILE), "pid 1, run a: vector_example (default)\n").unwrap();
+        let other = File::open(p.join(LOCK_FILE)).unwrap();
+        other.try_lock().unwrap();
         assert_eq!(
             hold_for_write(p).unwrap_err(),
             "pid 1, run a: vector_example (default)"
