@@ -138,6 +138,8 @@ pub fn block_num(n: i128) -> PyResult<u16> {
 
 /// What a submit's options say besides the positional arguments.
 pub struct Options<'a, 'py> {
+    /// The run submitting ([`crate::orchestrator::PyTask`]'s `run`).
+    pub run: u64,
     /// Explicit dependencies: task ids (ints) or `Task` objects.
     pub deps: Option<&'a Bound<'py, PyAny>>,
     /// SPMD blocks.
@@ -183,7 +185,7 @@ pub fn convert<'d>(
     deps.clear();
     if let Some(given) = opts.deps {
         for d in given.try_iter()? {
-            deps.push(TaskId(task_raw(&d?)?));
+            deps.push(TaskId(task_raw(&d?, opts.run)?));
         }
     }
     let deps: &'d [TaskId] = deps;
@@ -196,8 +198,23 @@ pub fn convert<'d>(
     Ok(args)
 }
 
-/// A task's raw id from an int or an object with an `id` attribute (a `Task`).
-fn task_raw(d: &Bound<'_, PyAny>) -> PyResult<u64> {
+/// A task's raw id from an int or an object with an `id` attribute (a `Task`); a `Task` of
+/// another run than `run` is refused (found by a review: it was wired to whatever task of this
+/// run had its id).
+fn task_raw(d: &Bound<'_, PyAny>, run: u64) -> PyResult<u64> {
+    if let Ok(t) = d.cast::<crate::orchestrator::PyTask>() {
+        let t = t.get();
+        if t.run != run {
+            let id = TaskId(t.id);
+            return Err(SimplerError::new_err(format!(
+                "deps: Task {}:{} is a task of an earlier run; task ids restart with each run, so it \
+                 names another task in this one: depend on a task of this run",
+                id.ring(),
+                id.local()
+            )));
+        }
+        return Ok(t.id);
+    }
     match d.extract::<u64>() {
         Ok(v) => Ok(v),
         Err(_) => d.getattr("id")?.extract::<u64>(),

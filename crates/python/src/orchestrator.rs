@@ -170,15 +170,19 @@ impl KernelTable {
 pub struct PyTask {
     /// The raw task id.
     #[pyo3(get)]
-    id: u64,
+    pub(crate) id: u64,
+    /// The run it is a task of ([`PyOrchestrator::run`]): ids restart with each run, so a
+    /// `Task` kept from an earlier run names another task in this one.
+    pub(crate) run: u64,
     /// Empty (no allocation) for the common task without runtime-allocated outputs.
     outputs: Vec<Tensor>,
 }
 
 impl PyTask {
-    fn of(t: &TaskOutputs) -> PyTask {
+    fn of(t: &TaskOutputs, run: u64) -> PyTask {
         PyTask {
             id: t.id().raw(),
+            run,
             outputs: t.outputs().to_vec(),
         }
     }
@@ -239,7 +243,12 @@ pub struct PyOrchestrator {
     /// orchestrator's calls did.
     origin: Mutex<Option<String>>,
     kernels: Arc<KernelTable>,
+    /// This run's number in the process (from [`NEXT_RUN`]), which its `Task`s carry.
+    run: u64,
 }
+
+/// The next [`PyOrchestrator::run`].
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// What a run's `FatalError` gets from the Python side: the exception to chain and the
 /// orchestrator call that raised the fatal.
@@ -286,7 +295,7 @@ impl PyOrchestrator {
     /// A submit's result as a Python `Task`, or the `StoppedError`.
     fn task(&self, py: Python<'_>, r: Result<TaskOutputs, Stopped>) -> PyResult<PyTask> {
         match r {
-            Ok(t) => Ok(PyTask::of(&t)),
+            Ok(t) => Ok(PyTask::of(&t, self.run)),
             Err(s) => {
                 self.set_stopped(s);
                 Err(stopped_error(py, s))
@@ -305,6 +314,7 @@ impl PyOrchestrator {
         block_num: u16,
     ) -> PyResult<PyTask> {
         let opts = Options {
+            run: self.run,
             deps,
             block_num,
             scalar_types: kernel.map_or(&[][..], |k| k.scalar_types),
@@ -369,6 +379,7 @@ impl PyOrchestrator {
     ) -> PyResult<Vec<PyTask>> {
         let k = self.kernels.resolve(kernel)?;
         let opts = Options {
+            run: self.run,
             deps: None,
             block_num: self::block_num(block_num)?,
             scalar_types: k.scalar_types,
@@ -569,6 +580,7 @@ pub fn call_orchestration(
             stopped: Mutex::new(None),
             origin: Mutex::new(None),
             kernels,
+            run: NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         let handle = Bound::new(py, lent).map_err(|e| e.to_string())?;
         let result = {

@@ -168,3 +168,20 @@ def test_a_kernel_name_is_one_kernels_and_a_create_infos_dtype_is_the_outputs():
     with pytest.raises(simpler.SimplerError, match=r"OUTPUT: dtype float32 given beside a TensorCreateInfo of int8"):
         OUTPUT(simpler.TensorCreateInfo((4,), "int8"), "float32")
     assert OUTPUT(simpler.TensorCreateInfo((4,), "int8"), "int8").tag == "OUTPUT"
+
+
+def test_a_task_of_an_earlier_run_is_refused_as_a_dependency():
+    # Found by a review: it was wired to whatever task of the new run had its id.
+    w = simpler.Worker()
+    kept = []
+    w.run(lambda o: kept.append(o.submit("noop")))
+
+    def again(o):
+        first = o.submit("noop")
+        with pytest.raises(simpler.SimplerError, match=r"deps: Task 0:0 is a task of an earlier run; task ids "
+                                                       r"restart with each run"):
+            o.submit("noop", deps=[kept[0]])
+        o.submit("noop", deps=[first])
+
+    report = w.run(again)
+    assert [e[:2] for e in report.edges] == [(0, 1)]
