@@ -300,7 +300,7 @@ def test_a_scope_exit_hands_its_ready_tasks_over_before_host_work():
         busy.set()
         time.sleep(0.3)
 
-    w.register_kernel(30, "busy", busy_kernel)
+    w.register_kernel(30, "busy_host", busy_kernel)  # "busy" is a built-in's name
     w.register_kernel(31, "nop", lambda ctx: None)
     w.register_kernel(32, "mark", lambda ctx: ran.set())
     x = w.tensor(np.zeros(4, np.float32))
@@ -308,7 +308,7 @@ def test_a_scope_exit_hands_its_ready_tasks_over_before_host_work():
 
     def orch(o):
         # A full batch (READY_BATCH, 32 tasks) is published: the scheduler is then busy.
-        o.submit("busy")
+        o.submit("busy_host")
         for _ in range(31):
             o.submit("nop")
         assert busy.wait(10)
