@@ -632,9 +632,6 @@ mod tests {
         assert_eq!(would_remove(&dir.path().join("new"), &p.join("deps.json")), None);
     }
 
-    /// A write into a folder another process's run holds is refused, naming the holder; one
-    /// into this process's run's folder, or a folder without a run, is not. While a write
-    /// holds the folder, a run cannot claim it.
     /// Found by a review: on a full disk the claim's holder text was not written, and the
     /// run's own writes into its folder were refused as another process's ("holder
     /// unknown"). A claim of this process is known as such without its text.
@@ -655,6 +652,9 @@ mod tests {
         assert!(hold_for_write(p).is_ok());
     }
 
+    /// A write into a folder another process's run holds is refused, naming the holder; one
+    /// into this process's run's folder, or a folder without a run, is not. While a write
+    /// holds the folder, a run cannot claim it.
     #[test]
     fn a_write_is_refused_while_another_processs_run_holds_the_folder() {
         let dir = tempfile::tempdir().unwrap();

@@ -1235,6 +1235,21 @@ fn a_relative_output_into_a_runs_subfolder_is_refused_as_its_file() {
     }
 }
 
+/// Runs `simpler args` with its stdout closed at once (the reader went away, as `head -1`'s
+/// does), and its stderr too when `stderr` is set (`2>&1 | head -1`).
+fn with_closed_output(args: &[&str], stderr: bool) -> std::process::Output {
+    let mut child = simpler_cmd(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    if stderr {
+        drop(child.stderr.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// Found by a review: `simpler run ... | head -1` closed stdout after a line and `println!`
 /// panicked (exit 101) before the views were written, leaving a `run.json` that listed none.
 /// A closed stdout now only loses the summary: the run writes its files and exits 0, and so
@@ -1243,15 +1258,7 @@ fn a_relative_output_into_a_runs_subfolder_is_refused_as_its_file() {
 fn a_closed_stdout_loses_the_summary_not_the_files() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let closed = |args: &[&str]| {
-        let mut child = simpler_cmd(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take()); // the reader goes away, as `head -1` does
-        child.wait_with_output().unwrap()
-    };
+    let closed = |args: &[&str]| with_closed_output(args, false);
     let out = closed(&every_diagnostic("vector_example", &prefix));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let manifest = read_json(&prefix.join("run.json"));
@@ -1286,16 +1293,7 @@ fn a_closed_stdout_loses_the_summary_not_the_files() {
 fn closed_output_streams_lose_text_not_files_nor_the_exit_status() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
-    let closed = |args: &[&str]| {
-        let mut child = simpler_cmd(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        drop(child.stderr.take());
-        child.wait().unwrap()
-    };
+    let closed = |args: &[&str]| with_closed_output(args, true).status;
     let status = closed(&[
         "run",
         "vector_example",

@@ -551,6 +551,20 @@ fn from_deps_of_synthetic_100k_completes_at_default_sizes() {
     );
 }
 
+/// `simpler run vector_example --runtime hbg --enable-scope-stats` into `run`, with `more`.
+fn hbg_recording(run: &std::path::Path, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        "vector_example",
+        "--runtime",
+        "hbg",
+        "--enable-scope-stats",
+    ];
+    args.extend_from_slice(more);
+    args.extend(["--output-prefix", run.to_str().unwrap()]);
+    simpler(&args)
+}
+
 /// Found by a review: a recording named from inside its `scope_stats/` folder
 /// (`scope_stats.jsonl`, whose folder as spelled has no name) was taken for a copy: its run's
 /// manifest went unread, so the plan of an hbg run assumed tmr's reclaim, named no example
@@ -559,15 +573,7 @@ fn from_deps_of_synthetic_100k_completes_at_default_sizes() {
 fn a_recording_named_from_inside_its_folder_is_its_runs() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--runtime",
-        "hbg",
-        "--enable-scope-stats",
-        "--output-prefix",
-        run.to_str().unwrap(),
-    ]);
+    let out = hbg_recording(&run, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let inside = common::simpler_in(
         &run.join("scope_stats"),
@@ -619,17 +625,7 @@ fn a_recording_with_a_wrong_result_says_which_check_failed() {
 fn a_stopped_recording_is_planned_again_on_its_runs_runtime() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--runtime",
-        "hbg",
-        "--runtime-env",
-        "ring_task_window=4",
-        "--enable-scope-stats",
-        "--output-prefix",
-        run.to_str().unwrap(),
-    ]);
+    let out = hbg_recording(&run, &["--runtime-env", "ring_task_window=4"]);
     assert!(
         text(&out.stderr).contains("error: fatal 3 (FLOW_CONTROL_DEADLOCK)"),
         "{}",
