@@ -118,9 +118,7 @@ fn why_absent(folder: &Path, diagnostic: &str) -> String {
     match RunManifest::read(&folder.join(name)) {
         Err(e) => format!("its {name} cannot be read ({e})"),
         // `why_missing` says what a `running` manifest means.
-        Ok(_) => manifest::why_missing(folder, diagnostic).unwrap_or_else(|| {
-            format!("its {name} says {diagnostic} was written: the file was moved or removed since")
-        }),
+        Ok(_) => manifest::why_absent(folder, diagnostic).unwrap_or_default(),
     }
 }
 

@@ -450,6 +450,17 @@ pub fn why_missing(folder: &Path, name: &str) -> Option<String> {
     }
 }
 
+/// Why the run in `folder` left no file of the diagnostic `name`: [`why_missing`], or, when its
+/// `run.json` says the diagnostic was written, that the file was moved or removed since. `None`
+/// without a `run.json`.
+pub fn why_absent(folder: &Path, name: &str) -> Option<String> {
+    why_missing(folder, name).or_else(|| {
+        std::fs::symlink_metadata(folder.join(FILE_NAME))
+            .is_ok()
+            .then(|| format!("its {FILE_NAME} says {name} was written: the file was moved or removed since"))
+    })
+}
+
 /// What a tool reading `artifact` should warn of: why it is not the complete output of a
 /// finished run ([`check_complete`]), or else that the run's result check failed (the file is
 /// complete, but comes from a run whose results were wrong); `None` when the manifest vouches

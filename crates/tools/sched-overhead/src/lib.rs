@@ -130,14 +130,8 @@ pub fn records_of(run: &Path) -> Result<PathBuf, Error> {
     let records = simpler_artifacts::swimlane::find_in(run).ok_or_else(|| {
         // Found by a review: "run with --enable-l2-swimlane" was said of a run that did,
         // and was killed (or still going).
-        let manifest = simpler_artifacts::manifest::FILE_NAME;
-        let why = match simpler_artifacts::manifest::why_missing(run, "l2_swimlane") {
-            Some(why) => why,
-            None if run.join(manifest).exists() => {
-                format!("its {manifest} says l2_swimlane was written: the file was moved or removed since")
-            }
-            None => "run with --enable-l2-swimlane".into(),
-        };
+        let why = simpler_artifacts::manifest::why_absent(run, "l2_swimlane")
+            .unwrap_or_else(|| "run with --enable-l2-swimlane".into());
         ErrorKind::NoRecords(run.to_path_buf(), why)
     })?;
     if let Some(w) = simpler_artifacts::swimlane::differing_copies(&records) {
