@@ -332,6 +332,9 @@ pub(crate) struct Streamed {
     bin_part: PathBuf,
     entries_part: PathBuf,
     counts: Counts,
+    /// Records (and their payload bytes) the collector received, written or not: what a
+    /// failed dump lost.
+    received: [u64; 2],
     error: Option<String>,
     /// One entry's text, reused.
     line: Vec<u8>,
@@ -536,11 +539,14 @@ fn spawn(
             bin_part,
             entries_part,
             counts: Counts::default(),
+            received: [0; 2],
             error,
             line: Vec::with_capacity(512),
         }
     };
     CollectorThread::spawn("simpler-args-dump", channel, init, |st, buf: &ArgBuffer| {
+        st.received[0] += buf.records.len() as u64;
+        st.received[1] += buf.records.iter().map(|r| u64::from(r.data_len)).sum::<u64>();
         if let Err(e) = consume(st, buf) {
             let dir = st.bin_part.parent().unwrap_or(Path::new("."));
             st.error
@@ -652,8 +658,32 @@ impl ArgsDumpOutcome {
 }
 
 /// Writes `<prefix>/args_dump/args_dump.json` around the streamed entries and moves the
-/// streamed payloads to `args.bin`.
+/// streamed payloads to `args.bin`. A dump that fails is not kept at all (its part files go
+/// with it), so its problem counts every record the collector received as lost.
 fn close(
+    prefix: &Path,
+    st: Streamed,
+    dropped: [u64; 2],
+    level: DumpArgsLevel,
+    proof: [bool; 2],
+) -> ArgsDumpOutcome {
+    let [records, bytes] = st.received;
+    let mut out = write_dump(prefix, st, dropped, level, proof);
+    if out.write_failed {
+        out.records = 0;
+        out.bin_bytes = 0;
+        let lost =
+            format!("no args dump was written ({records} captured records, {bytes} payload bytes lost)");
+        out.problem = Some(match out.problem.take() {
+            Some(p) => format!("{p}; {lost}"),
+            None => lost,
+        });
+    }
+    out
+}
+
+/// [`close`] up to the outcome of the writes.
+fn write_dump(
     prefix: &Path,
     mut st: Streamed,
     [dropped_records, dropped_bytes]: [u64; 2],
