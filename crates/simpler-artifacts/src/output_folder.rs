@@ -163,6 +163,9 @@ impl OutputFolder {
         // The run's own names are never followed out of the folder: a symbolic link in their
         // place is removed, not written through.
         remove_symlink(&lock_path).map_err(io_err(format!("cannot remove the link {LOCK_FILE}")))?;
+        // A folder that is refused below keeps no lock file it did not have (found by a
+        // review: a refused folder of the user's own files was left a `.simpler.lock`).
+        let lock_existed = lock_path.symlink_metadata().is_ok();
         let mut lock = OpenOptions::new()
             .read(true)
             .write(true)
@@ -216,6 +219,9 @@ impl OutputFolder {
                 .cloned()
                 .collect();
             if !files.is_empty() {
+                if !lock_existed {
+                    let _ = std::fs::remove_file(&lock_path);
+                }
                 return Err(ClaimError::NotARunsFolder {
                     folder: folder.to_path_buf(),
                     files,
@@ -589,6 +595,7 @@ mod tests {
             )
         );
         assert_eq!(std::fs::read_to_string(p.join("deps.json")).unwrap(), "precious");
+        assert!(!p.join(LOCK_FILE).exists(), "a refused folder keeps no lock file");
         // Background mode keeps the recording: with only that, the claim goes ahead.
         std::fs::remove_file(p.join("deps.json")).unwrap();
         let claim = OutputFolder::claim(p, "me", &["scope_stats/scope_stats.jsonl"]).unwrap();
