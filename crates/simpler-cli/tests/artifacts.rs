@@ -593,6 +593,17 @@ fn sigint_during_a_long_run_closes_unproven_and_exits_130() {
     let m = assert_only_manifest_files(&prefix);
     assert_eq!(m["status"], "interrupted");
     assert_eq!(m["fatal"]["name"], "INTERRUPTED");
+    // Found by a review: the summary counted a kernel that ended in the grace period, the
+    // fatal (raised before it) did not. The fatal now says both counts, and they add up.
+    let stderr = text(&out.stderr);
+    let count_after = |text: &str, words: &str| -> Option<u64> {
+        text.split(words).nth(1)?.split(' ').next()?.parse().ok()
+    };
+    let summary = count_after(&stderr, "stopped after ").expect(&stderr);
+    let fatal = m["fatal"]["message"].as_str().unwrap();
+    let at_stop = count_after(fatal, "interrupted (SIGINT/SIGTERM) after ").expect(fatal);
+    let later = count_after(fatal, "tasks completed (and ").unwrap_or(0);
+    assert_eq!(at_stop + later, summary, "{fatal} / {stderr}");
     let outcome = |name: &str| {
         let d = m["diagnostics"]
             .as_array()

@@ -435,6 +435,41 @@ fn with_prefault<R>(shared: &RunShared, faults: &Faults, build: impl FnOnce() ->
     })
 }
 
+/// The message of a fatal the run loop raises when it stops the run from outside: an
+/// interrupt, or the timeout, when `completed[0]` tasks had completed. `completed[1]` is the
+/// count once the threads stopped: a kernel that ended in the grace period adds to it, and
+/// the message says so (the run's summary counts it).
+fn stop_message(
+    code: FatalCode,
+    [at_stop, at_end]: [u64; 2],
+    shared: &RunShared,
+    cfg: &CallConfig,
+) -> String {
+    let later = match at_end.saturating_sub(at_stop) {
+        0 => String::new(),
+        n => format!(" (and {n} more while the run stopped)"),
+    };
+    if code == FatalCode::Interrupted {
+        return format!(
+            "the run was interrupted (SIGINT/SIGTERM) after {at_stop} tasks completed{later}; \
+             diagnostics were closed without producer-stop proof"
+        );
+    }
+    format!(
+        "the run did not finish within {:?}: {}{later}; a kernel may never return, or raise the \
+         timeout (--timeout-secs; CallConfig::timeout in Rust)",
+        cfg.timeout,
+        if shared.orch_done.load(Ordering::Acquire) {
+            format!(
+                "{at_stop} of {} tasks completed",
+                shared.total_tasks.load(Ordering::Acquire)
+            )
+        } else {
+            format!("{at_stop} tasks completed, the orchestration still running")
+        },
+    )
+}
+
 /// Executes one run to its end (or abandonment) and builds the report.
 pub(crate) fn execute(
     shared: Arc<RunShared>,
@@ -487,6 +522,9 @@ pub(crate) fn execute(
         }
     };
     let mut interrupted = false;
+    // The fatal this loop raised (an interrupt or the timeout) and the tasks completed then;
+    // its message is restated below with the count at the end.
+    let mut stopped_by = None;
     // A zero timeout has passed before anything ran: it stops the run even when every thread
     // exited before this loop first looked (a small run on a fast machine), instead of racing it.
     while !exited() || cfg.timeout.is_zero() {
@@ -494,37 +532,17 @@ pub(crate) fn execute(
         if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
             // Stopped from outside: whatever the threads do now, the close is unproven.
             interrupted = true;
-            stop(
-                FatalCode::Interrupted,
-                format!(
-                    "the run was interrupted (SIGINT/SIGTERM) after {} tasks completed; diagnostics \
-                     were closed without producer-stop proof",
-                    shared.completions.total()
-                ),
-            );
+            let at_stop = shared.completions.total();
+            stopped_by = Some((FatalCode::Interrupted, at_stop));
+            let message = stop_message(FatalCode::Interrupted, [at_stop; 2], &shared, cfg);
+            stop(FatalCode::Interrupted, message);
             break;
         }
         if now >= deadline {
-            stop(
-                FatalCode::SchedulerTimeout,
-                format!(
-                    "the run did not finish within {:?}: {}; a kernel may never return, or raise \
-                     the timeout (--timeout-secs; CallConfig::timeout in Rust)",
-                    cfg.timeout,
-                    if shared.orch_done.load(Ordering::Acquire) {
-                        format!(
-                            "{} of {} tasks completed",
-                            shared.completions.total(),
-                            shared.total_tasks.load(Ordering::Acquire)
-                        )
-                    } else {
-                        format!(
-                            "{} tasks completed, the orchestration still running",
-                            shared.completions.total()
-                        )
-                    },
-                ),
-            );
+            let at_stop = shared.completions.total();
+            stopped_by = Some((FatalCode::SchedulerTimeout, at_stop));
+            let message = stop_message(FatalCode::SchedulerTimeout, [at_stop; 2], &shared, cfg);
+            stop(FatalCode::SchedulerTimeout, message);
             break;
         }
         shared
@@ -578,9 +596,18 @@ pub(crate) fn execute(
         diagnostics: Vec::new(),
         output: None,
     };
+    let mut fatal = shared.fatal.get();
+    // Found by a review: kernels that ended in the grace period were counted by the summary
+    // ("stopped after 35 of 200") but not by the fatal raised before it ("after 34 tasks"). The
+    // message is restated with the count at the end too.
+    if let (Some(f), Some((code, at_stop))) = (fatal.as_mut(), stopped_by) {
+        if f.code == code {
+            f.message = stop_message(code, [at_stop, report.completed], &shared, cfg);
+        }
+    }
     Executed {
         report,
-        fatal: shared.fatal.get(),
+        fatal,
         finals,
         build,
     }
