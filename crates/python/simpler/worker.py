@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _native, _session
 from .config import CallConfig, as_config, removed_if_left_empty
-from ._native import Orchestrator, Report, Tensor
+from ._native import ConfigError, Orchestrator, Report, Tensor
 from .kernel import KernelContext
 
 #: NumPy dtypes by the runtime's names; ``bfloat16`` has no NumPy dtype (read it as ``uint16``
@@ -97,6 +97,15 @@ class Worker:
         clusters: Optional[int] = None,
         collect_across_runs: bool = False,
     ):
+        # Checked here, not at the first run: a bad value used to be blamed on
+        # CallConfig.clusters, which the caller never set (found by a review).
+        if clusters is not None and (
+            isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1
+        ):
+            raise ConfigError(
+                f"Worker(clusters={clusters!r}): a number of clusters, 1 or more (or None for the "
+                "default)"
+            )
         self._runtime = runtime
         self.clusters = clusters
         self.collect_across_runs = collect_across_runs

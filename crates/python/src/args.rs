@@ -8,7 +8,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyInt, PyTuple};
 use simpler_core::{ArgTag, DType, TaskArgs, TaskId, TensorArg};
 use simpler_workloads::kernels::ScalarType;
 
@@ -184,8 +184,14 @@ pub fn convert<'d>(
     }
     deps.clear();
     if let Some(given) = opts.deps {
-        for d in given.try_iter()? {
-            deps.push(TaskId(task_raw(&d?, opts.run)?));
+        let not_a_list = |_| {
+            SimplerError::new_err(format!(
+                "deps: {} is not a list of tasks (what o.submit returned) or task ids",
+                repr(given)
+            ))
+        };
+        for (k, d) in given.try_iter().map_err(not_a_list)?.enumerate() {
+            deps.push(TaskId(task_raw(&d?, k, opts.run)?));
         }
     }
     let deps: &'d [TaskId] = deps;
@@ -198,27 +204,41 @@ pub fn convert<'d>(
     Ok(args)
 }
 
-/// A task's raw id from an int or an object with an `id` attribute (a `Task`); a `Task` of
-/// another run than `run` is refused (found by a review: it was wired to whatever task of this
-/// run had its id).
-fn task_raw(d: &Bound<'_, PyAny>, run: u64) -> PyResult<u64> {
+/// The raw id of `deps[k]`: a `Task`, an int, or an object with an int `id` attribute; a
+/// `Task` of another run than `run` is refused (found by a review: it was wired to whatever
+/// task of this run had its id). Anything else is refused naming its place in `deps` (found
+/// by a review: `deps=[None]` raised a bare AttributeError).
+fn task_raw(d: &Bound<'_, PyAny>, k: usize, run: u64) -> PyResult<u64> {
     if let Ok(t) = d.cast::<crate::orchestrator::PyTask>() {
         let t = t.get();
         if t.run != run {
             let id = TaskId(t.id);
             return Err(SimplerError::new_err(format!(
-                "deps: Task {}:{} is a task of an earlier run; task ids restart with each run, so it \
-                 names another task in this one: depend on a task of this run",
+                "deps[{k}]: Task {}:{} is a task of an earlier run; task ids restart with each run, \
+                 so it names another task in this one: depend on a task of this run",
                 id.ring(),
                 id.local()
             )));
         }
         return Ok(t.id);
     }
-    match d.extract::<u64>() {
-        Ok(v) => Ok(v),
-        Err(_) => d.getattr("id")?.extract::<u64>(),
-    }
+    let id = if d.is_instance_of::<PyInt>() {
+        Some(d.clone())
+    } else {
+        d.getattr("id").ok()
+    };
+    id.and_then(|id| id.extract::<u64>().ok()).ok_or_else(|| {
+        SimplerError::new_err(format!(
+            "deps[{k}]: {} is neither a Task (what o.submit returned) nor a task id (an int from 0 \
+             to 2**64-1)",
+            repr(d)
+        ))
+    })
+}
+
+/// `v`'s Python repr, for an error message.
+fn repr(v: &Bound<'_, PyAny>) -> String {
+    v.repr().map(|r| r.to_string()).unwrap_or_default()
 }
 
 /// A bare Python number's bits, as the workload files encode a bare JSON number.

@@ -33,7 +33,12 @@ pub fn runtime_kind(name: &str) -> PyResult<RuntimeKind> {
 fn runtime_env(d: &Bound<'_, PyDict>) -> PyResult<RuntimeEnv> {
     let mut env = RuntimeEnv::default();
     for (k, v) in d.iter() {
-        let key: String = k.extract()?;
+        let key: String = k.extract().map_err(|_| {
+            ConfigError::new_err(format!(
+                "CallConfig.runtime_env: key {} is not a string (a key such as \"ring_task_window\")",
+                k.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
         let text = if let Ok(n) = v.extract::<u64>() {
             n.to_string()
         } else if let Ok(list) = v.extract::<Vec<u64>>() {

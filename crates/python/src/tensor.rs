@@ -65,6 +65,26 @@ pub fn shape_arg(v: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         .collect()
 }
 
+/// An index argument of a view method (`Tensor.slice`'s `start`, ...) as an unsigned value up
+/// to `max`: a negative or too large one is a `TensorError` that names the method and the
+/// argument (PyO3's own conversion said only "can't convert negative int to unsigned").
+fn index_arg(method: &str, name: &str, v: i128, max: u32) -> PyResult<u32> {
+    u32::try_from(v).ok().filter(|&v| v <= max).ok_or_else(|| {
+        PyTensorError::new_err(if v < 0 {
+            format!("{method}: {name} {v} is negative (indices count from 0; no negative indexing)")
+        } else {
+            format!("{method}: {name} {v} is larger than {max}")
+        })
+    })
+}
+
+/// [`index_arg`] for each value of a sequence argument (`offsets[1]`, ...).
+fn index_args(method: &str, name: &str, v: &[i128]) -> PyResult<Vec<u32>> {
+    (v.iter().enumerate())
+        .map(|(k, &x)| index_arg(method, &format!("{name}[{k}]"), x, u32::MAX))
+        .collect()
+}
+
 /// The NumPy name of `d` (`"float32"`).
 pub fn dtype_name(d: DType) -> String {
     d.name().to_ascii_lowercase()
@@ -139,13 +159,19 @@ impl PyTensor {
         o.is_valid().then(|| o.raw())
     }
     /// A sub-box: `shape[d]` elements from `offsets[d]` in every dimension.
-    fn view(&self, shape: Vec<u32>, offsets: Vec<u32>) -> PyResult<PyTensor> {
+    fn view(&self, shape: Vec<i128>, offsets: Vec<i128>) -> PyResult<PyTensor> {
+        let shape = index_args("Tensor.view", "shape", &shape)?;
+        let offsets = index_args("Tensor.view", "offsets", &offsets)?;
         PyTensor::wrap(self.inner.view(&shape, &offsets))
     }
     /// Elements `start, start+step, ... < end` of dimension `dim`.
     #[pyo3(signature = (dim, start, end, step = 1))]
-    fn slice(&self, dim: usize, start: u32, end: u32, step: u32) -> PyResult<PyTensor> {
-        PyTensor::wrap(self.inner.slice(dim, start, end, step))
+    fn slice(&self, dim: i128, start: i128, end: i128, step: i128) -> PyResult<PyTensor> {
+        let m = "Tensor.slice";
+        let dim = index_arg(m, "dim", dim, u32::MAX)?;
+        let [start, end, step] =
+            [("start", start), ("end", end), ("step", step)].map(|(name, v)| index_arg(m, name, v, u32::MAX));
+        PyTensor::wrap(self.inner.slice(dim as usize, start?, end?, step?))
     }
     /// The same elements with another row-major shape (contiguous views only):
     /// `t.reshape(6, 4)` or `t.reshape((6, 4))`.
@@ -163,8 +189,11 @@ impl PyTensor {
     }
     /// Swaps dimensions `d0` and `d1`.
     #[pyo3(signature = (d0 = 0, d1 = 1))]
-    fn transpose(&self, d0: usize, d1: usize) -> PyResult<PyTensor> {
-        PyTensor::wrap(self.inner.transpose(d0, d1))
+    fn transpose(&self, d0: i128, d1: i128) -> PyResult<PyTensor> {
+        let m = "Tensor.transpose";
+        let d0 = index_arg(m, "d0", d0, u32::MAX)?;
+        let d1 = index_arg(m, "d1", d1, u32::MAX)?;
+        PyTensor::wrap(self.inner.transpose(d0 as usize, d1 as usize))
     }
     /// The transpose of a 2-D view.
     #[getter(T)]

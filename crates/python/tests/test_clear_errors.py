@@ -178,10 +178,49 @@ def test_a_task_of_an_earlier_run_is_refused_as_a_dependency():
 
     def again(o):
         first = o.submit("noop")
-        with pytest.raises(simpler.SimplerError, match=r"deps: Task 0:0 is a task of an earlier run; task ids "
+        with pytest.raises(simpler.SimplerError, match=r"deps\[0\]: Task 0:0 is a task of an earlier run; task ids "
                                                        r"restart with each run"):
             o.submit("noop", deps=[kept[0]])
         o.submit("noop", deps=[first])
 
     report = w.run(again)
     assert [e[:2] for e in report.edges] == [(0, 1)]
+
+
+def test_bad_view_indices_deps_and_settings_name_their_argument():
+    """Found by a review: these said no argument's name (a bare OverflowError, "expected 2
+    values" for a slice's dimension, an AttributeError for `deps=[None]`, a TypeError for a
+    runtime_env key, and `Worker(clusters=-1)` blamed on CallConfig.clusters at the run)."""
+    w = simpler.Worker()
+    x = w.alloc((4, 4), "float32")
+    with pytest.raises(simpler.TensorError, match=r"^dimension 5 does not exist: the tensor has 2 \(0 to 1\)$"):
+        x.slice(5, 0, 1)
+    with pytest.raises(simpler.TensorError, match=r"^Tensor.slice: start -1 is negative \(indices count from 0"):
+        x.slice(0, -1, 2)
+    with pytest.raises(simpler.TensorError, match=r"^Tensor.slice: end 1180591620717411303424 is larger than 4294967295$"):
+        x.slice(0, 0, 2**70)
+    with pytest.raises(simpler.TensorError, match=r"^Tensor.transpose: d1 -1 is negative"):
+        x.transpose(0, -1)
+    with pytest.raises(simpler.TensorError, match=r"^dimension 2 does not exist: the tensor has 2 \(0 to 1\)$"):
+        x.transpose(2, 0)
+    with pytest.raises(simpler.TensorError, match=r"^Tensor.view: offsets\[1\] -2 is negative"):
+        x.view([2, 2], [0, -2])
+    assert x.slice(1, 1, 3).shape == (4, 2)
+
+    def orch(o):
+        first = o.submit("noop")
+        with pytest.raises(simpler.SimplerError, match=r"^deps\[1\]: None is neither a Task \(what o.submit returned\) "
+                                                       r"nor a task id"):
+            o.submit("noop", deps=[first, None])
+        with pytest.raises(simpler.SimplerError, match=r"^deps\[0\]: -1 is neither a Task"):
+            o.submit("noop", deps=[-1])
+        with pytest.raises(simpler.SimplerError, match=r"^deps: 5 is not a list of tasks"):
+            o.submit("noop", deps=5)
+        o.submit("noop", deps=[first])
+
+    w.run(orch)
+    with pytest.raises(simpler.ConfigError, match=r"^CallConfig.runtime_env: key 1 is not a string"):
+        w.run(lambda o: None, simpler.CallConfig(runtime_env={1: 1}))
+    for bad in (-1, 0, True, 2.0):
+        with pytest.raises(simpler.ConfigError, match=rf"^Worker\(clusters={bad!r}\): a number of clusters, 1 or more"):
+            simpler.Worker(clusters=bad)

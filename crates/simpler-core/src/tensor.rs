@@ -65,6 +65,13 @@ pub enum TensorError {
         /// Length that was given.
         got: usize,
     },
+    /// A dimension index (of `slice` or `transpose`) the tensor does not have.
+    NoSuchDim {
+        /// The index given.
+        dim: usize,
+        /// Rank of the tensor.
+        ndims: usize,
+    },
     /// A stride of zero.
     ZeroStride(usize),
     /// A view or slice that reaches past its parent.
@@ -101,6 +108,11 @@ impl fmt::Display for TensorError {
             TensorError::RankMismatch { expected, got } => {
                 write!(f, "expected {expected} values (one per dimension), got {got}")
             }
+            TensorError::NoSuchDim { dim, ndims } => write!(
+                f,
+                "dimension {dim} does not exist: the tensor has {ndims} (0 to {})",
+                ndims - 1
+            ),
             TensorError::ZeroStride(d) => write!(f, "stride of dimension {d} is 0; strides must be > 0"),
             TensorError::OutOfBounds { dim, end, limit } => {
                 write!(
@@ -392,9 +404,9 @@ impl Tensor {
     /// Elements `start, start+step, ... < end` of dimension `dim`.
     pub fn slice(&self, dim: usize, start: u32, end: u32, step: u32) -> Result<Tensor, TensorError> {
         if dim >= self.ndims() {
-            return Err(TensorError::RankMismatch {
-                expected: self.ndims(),
-                got: dim + 1,
+            return Err(TensorError::NoSuchDim {
+                dim,
+                ndims: self.ndims(),
             });
         }
         if step == 0 || start > end {
@@ -437,11 +449,8 @@ impl Tensor {
     /// Swaps two dimensions (shape and strides).
     pub fn transpose(&self, d0: usize, d1: usize) -> Result<Tensor, TensorError> {
         let n = self.ndims();
-        if d0 >= n || d1 >= n {
-            return Err(TensorError::RankMismatch {
-                expected: n,
-                got: d0.max(d1) + 1,
-            });
+        if let Some(dim) = [d0, d1].into_iter().find(|&d| d >= n) {
+            return Err(TensorError::NoSuchDim { dim, ndims: n });
         }
         let mut out = *self;
         out.shape.swap(d0, d1);

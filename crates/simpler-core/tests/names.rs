@@ -28,6 +28,10 @@ fn tensor_errors_say_what_is_wrong() {
             "expected 2 values (one per dimension), got 3",
         ),
         (
+            TensorError::NoSuchDim { dim: 5, ndims: 2 },
+            "dimension 5 does not exist: the tensor has 2 (0 to 1)",
+        ),
+        (
             TensorError::ZeroStride(1),
             "stride of dimension 1 is 0; strides must be > 0",
         ),
