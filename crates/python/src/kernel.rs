@@ -37,6 +37,24 @@ fn kernel_err(e: KernelError) -> PyErr {
     crate::errors::SimplerError::new_err(e.0)
 }
 
+impl PyKernelCtx {
+    /// Refuses a write into tensor argument `i` when the task declared it an INPUT: the
+    /// dependency graph has no writer there, so a later task that reads it would not wait
+    /// for this one, and one that writes it could race it (found by a review: the write was
+    /// taken). `how` is the rest of the call as written (`, offset=8`).
+    fn writable(&self, i: usize, how: &str) -> PyResult<()> {
+        let tag = self.ctx.with(|c| c.tag(i))?;
+        if tag != Some(simpler_core::ArgTag::Input) {
+            return Ok(());
+        }
+        Err(TensorError::new_err(format!(
+            "kernel {}: ctx.write({i}, values{how}) of argument {i}, an INPUT: a kernel writes \
+             only its OUTPUT, INOUT and OUTPUT_EXISTING arguments (declare this one INOUT)",
+            self.kernel
+        )))
+    }
+}
+
 #[pymethods]
 impl PyKernelCtx {
     /// Number of tensor arguments.
@@ -79,11 +97,13 @@ impl PyKernelCtx {
     }
     /// Writes tensor argument `i`'s elements from little-endian bytes, row-major.
     fn write_bytes(&self, i: usize, data: &[u8]) -> PyResult<()> {
+        self.writable(i, "")?;
         self.ctx.with(|c| c.write_bytes(i, data))?.map_err(kernel_err)
     }
     /// Writes the elements `offset .. offset + n` of tensor argument `i`'s view (row-major)
     /// from `data`, the little-endian bytes of `n` elements of its dtype; no other element.
     fn write_range(&self, i: usize, offset: i64, data: &[u8]) -> PyResult<()> {
+        self.writable(i, &format!(", offset={offset}"))?;
         let t = self.ctx.with(|c| c.tensor(i).copied())?.map_err(kernel_err)?;
         let size = t.dtype().size();
         let count = data.len() as u64 / size;

@@ -135,3 +135,29 @@ def test_a_kernel_that_returns_a_value_fails_and_its_output_is_untouched():
         "and its return must be None"
     )
     np.testing.assert_array_equal(w.read(y), np.zeros(8, np.float32))
+
+
+@pytest.mark.parametrize("offset", [None, 2])
+def test_a_write_into_an_input_fails_its_task_and_leaves_the_input_as_it_was(offset):
+    """Found by a review: a kernel's ctx.write into an argument the task declared INPUT was
+    taken, so a later reader of it would not have waited for the write."""
+    w = simpler.Worker()
+    x = w.tensor(np.arange(8, dtype=np.float32))
+    y = w.alloc((8,), "float32")
+
+    def into_input(ctx):
+        if offset is None:
+            ctx.write(0, ctx.read(0) * 2)
+        else:
+            ctx.write(0, np.ones(2, np.float32), offset=offset)
+
+    w.register_kernel(28, "into_input", into_input)
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit("into_input", INPUT(x), OUTPUT_EXISTING(y)))
+    assert (info.value.code, info.value.name) == (104, "KERNEL_FAILED")
+    how = "" if offset is None else ", offset=2"
+    assert (
+        f"kernel into_input (func_id 28): ctx.write(0, values{how}) of argument 0, an INPUT: a kernel "
+        "writes only its OUTPUT, INOUT and OUTPUT_EXISTING arguments (declare this one INOUT)"
+    ) in str(info.value)
+    np.testing.assert_array_equal(w.read(x), np.arange(8, dtype=np.float32))
