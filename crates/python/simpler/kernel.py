@@ -84,6 +84,27 @@ class KernelContext:
         dt = numpy_dtype(t)
         return np.frombuffer(self._native.read_bytes(i), dtype=dt.newbyteorder("<")).astype(dt).reshape(t.shape)
 
+    def _check_fits(self, i: int, array: np.ndarray, dt: np.dtype, how: str) -> None:
+        """Refuses values an integer view cannot hold (found by a review: NumPy's cast wrapped
+        them: 1e10 and NaN into int32 both became -2147483648, where the
+        built-in kernels saturate): a ``TensorError`` that names the first such value."""
+        if dt.kind not in "iu" or array.dtype.kind not in "fiu" or array.size == 0:
+            return
+        info = np.iinfo(dt)
+        if array.dtype.kind == "f":
+            bad = ~np.isfinite(array) | (array < info.min) | (array >= float(info.max) + 1)
+        else:
+            bad = (array < info.min) | (array > info.max)
+        if not bad.any():
+            return
+        from ._native import TensorError
+
+        first = array[bad].reshape(-1)[0].item()
+        raise TensorError(
+            f"kernel {self.kernel}: ctx.write({i}, values{how}) of argument {i}: value {first!r} does not "
+            f"fit the view's {dt.name} ({info.min} to {info.max}); clip or round it first"
+        )
+
     def write(self, i: int, values, offset: Optional[int] = None) -> None:
         """Writes tensor argument ``i`` (values cast to its dtype).
 
@@ -91,14 +112,16 @@ class KernelContext:
         the elements ``offset .. offset + values.size`` of the view in flat row-major order,
         from ``values`` flattened (any shape): what a block of an SPMD task writes, since the
         blocks run concurrently and each must write only its own range
-        (``lo, hi = ctx.block_range(i)``). A range past the view's end is a ``TensorError``
-        that names the kernel and the argument."""
+        (``lo, hi = ctx.block_range(i)``). A range past the view's end, or a value an integer
+        view cannot hold (NaN, 1e10 into int32), is a ``TensorError`` that names the kernel
+        and the argument."""
         __tracebackhide__ = True
         from .worker import numpy_dtype
 
         t = self._native.tensor(i)
         dt = numpy_dtype(t)
         array = np.asarray(values)
+        self._check_fits(i, array, dt, "" if offset is None else f", offset={offset}")
         if offset is not None:
             flat = np.ascontiguousarray(array.reshape(-1), dtype=dt.newbyteorder("<"))
             self._native.write_range(i, operator.index(offset), flat.tobytes())

@@ -161,3 +161,29 @@ def test_a_write_into_an_input_fails_its_task_and_leaves_the_input_as_it_was(off
         "writes only its OUTPUT, INOUT and OUTPUT_EXISTING arguments (declare this one INOUT)"
     ) in str(info.value)
     np.testing.assert_array_equal(w.read(x), np.arange(8, dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    "dtype, values, first",
+    [
+        ("int32", [1.0, 1e10, 2.0], "10000000000.0"),
+        ("int32", [1.0, float("nan")], "nan"),
+        ("uint8", [3, -1], "-1"),
+        ("int64", [1.0, 2.0**63], "9.223372036854776e+18"),
+        ("uint64", np.array([2**63], np.uint64).astype(np.float64), None),
+    ],
+)
+def test_a_value_an_integer_view_cannot_hold_is_refused_not_wrapped(dtype, values, first):
+    """Found by a review: ctx.write cast as NumPy does, so 1e10 and NaN into int32 both wrote
+    -2147483648 (the built-in kernels saturate). A value that fits is written."""
+    w = simpler.Worker()
+    y = w.alloc((len(values),), dtype)
+    w.register_kernel(29, "put", lambda ctx: ctx.write(0, np.asarray(values)))
+    if first is None:
+        w.run(lambda o: o.submit("put", OUTPUT_EXISTING(y)))
+        np.testing.assert_array_equal(w.read(y), np.asarray(values).astype(dtype))
+        return
+    with pytest.raises(simpler.FatalError) as info:
+        w.run(lambda o: o.submit("put", OUTPUT_EXISTING(y)))
+    assert f"kernel put (func_id 29): ctx.write(0, values) of argument 0: value {first} does not fit the view's {dtype} (" in str(info.value)
+    np.testing.assert_array_equal(w.read(y), np.zeros(len(values), dtype))
