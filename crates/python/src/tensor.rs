@@ -19,8 +19,13 @@ pub fn dtype(name: &str) -> PyResult<DType> {
 }
 
 /// A dtype from a name (`"float32"`) or anything `numpy.dtype` takes (`np.float32`,
-/// `np.dtype(">f4")`: the byte order does not matter, the device is little-endian).
+/// `np.dtype(">f4")`: the byte order does not matter, the device is little-endian). `None` is
+/// float32, the package's default everywhere (found by a review: `w.alloc(shape, None)` went
+/// through `numpy.dtype(None)`, float64, where `OUTPUT(shape, None)` meant float32).
 pub fn dtype_arg(v: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if v.is_none() {
+        return Ok(DType::Float32);
+    }
     if let Ok(name) = v.cast::<PyString>() {
         return dtype(&name.to_cow()?);
     }

@@ -224,3 +224,21 @@ def test_bad_view_indices_deps_and_settings_name_their_argument():
     for bad in (-1, 0, True, 2.0):
         with pytest.raises(simpler.ConfigError, match=rf"^Worker\(clusters={bad!r}\): a number of clusters, 1 or more"):
             simpler.Worker(clusters=bad)
+
+
+def test_a_dtype_of_none_is_float32_everywhere():
+    """Found by a review: `w.alloc(shape, None)` was float64 (NumPy's `np.dtype(None)`) where
+    `OUTPUT(shape, None)` is float32."""
+    w = simpler.Worker()
+    assert w.alloc((4,), None).dtype == "float32"
+    assert simpler.TensorCreateInfo((2, 2), None).dtype == "float32"
+    x = w.alloc((4,), None)
+    y = w.alloc((4,), "float32")
+
+    def orch(o):
+        out = o.submit("add_scalar", INPUT(x), OUTPUT((4,), None), 1.0).output(0)
+        assert out.dtype == "float32"
+        o.submit("copy", INPUT(out), OUTPUT_EXISTING(y))
+
+    w.run(orch)
+    np.testing.assert_array_equal(w.read(y), np.ones(4, np.float32))
