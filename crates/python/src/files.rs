@@ -204,7 +204,8 @@ fn run_from_deps(
 
 /// Creates and returns a new output folder `outputs/<base>_<UTC stamp>[_N]` (relative to the
 /// working directory), as `simpler run` picks one; `base` is sanitized as the original's scene
-/// tests do (alphanumerics and `._-` kept, anything else `_`).
+/// tests do (alphanumerics and `._-` kept, anything else `_`), and cut to
+/// [`simpler_artifacts::output_folder::MAX_BASE_NAME`] bytes with a hash when longer.
 #[pyfunction]
 fn output_folder(base: &str) -> PyResult<PathBuf> {
     let clean: String = base
@@ -217,6 +218,7 @@ fn output_folder(base: &str) -> PyResult<PathBuf> {
             }
         })
         .collect();
+    let clean = simpler_artifacts::output_folder::bounded_name(&clean);
     let name = format!("{clean}_{}", simpler_artifacts::time::utc_stamp());
     simpler_artifacts::output_folder::unique_folder(std::path::Path::new("outputs"), &name)
         .map_err(|e| WorkloadError::new_err(format!("creating outputs/{name}: {e}")))

@@ -68,6 +68,28 @@ def test_the_flags_write_every_artifact_and_view_per_case(pytester):
     assert json.loads(samples[1])["site"] == f"test_scene.py:{scope_line}"
 
 
+def test_a_test_id_too_long_for_a_folder_name_is_cut_with_a_hash(pytester):
+    """Found by a review: a parametrize id over ~230 characters made an output folder name the
+    file system refused ("File name too long") under --enable-dep-gen. Two such ids that share
+    their beginning get two folders."""
+    pytester.makepyfile(test_long="""
+import pytest
+import simpler
+
+@pytest.mark.parametrize("case", [1, 2], ids=["x" * 300 + "a", "x" * 300 + "b"])
+def test_long(case):
+    report = simpler.Worker().run(lambda o: o.submit("noop"))
+    print("REPORT", report.runtime, report.output_dir)
+""")
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", "--enable-dep-gen")
+    result.assert_outcomes(passed=2)
+    folders = sorted(p.name for p in (pytester.path / "outputs").iterdir())
+    assert len(folders) == 2, folders
+    for f in folders:
+        assert f.startswith("test_long_" + "x" * 150) and len(f) < 255, f
+        assert (pytester.path / "outputs" / f / "deps.json").is_file()
+
+
 def test_without_flags_nothing_is_written(pytester):
     pytester.makepyfile(test_scene=SCENE)
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")

@@ -485,6 +485,28 @@ fn remove_symlink(path: &Path) -> io::Result<bool> {
     }
 }
 
+/// Longest base name [`bounded_name`] keeps: a folder name is at most 255 bytes on Linux, and a
+/// stamp and a `_N` suffix go after the base.
+pub const MAX_BASE_NAME: usize = 200;
+
+/// `name` if it is at most [`MAX_BASE_NAME`] bytes, else its first bytes and a hash of the
+/// whole (16 hex digits), [`MAX_BASE_NAME`] bytes in all: two long names that share their
+/// beginning still get two names (found by a review: a pytest id over ~230 characters made a
+/// folder name the file system refused, "File name too long").
+pub fn bounded_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.len() <= MAX_BASE_NAME {
+        return name.into();
+    }
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut keep = MAX_BASE_NAME - 17;
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}_{hash:016x}", &name[..keep]).into()
+}
+
 /// Creates and returns a new folder `<parent>/<base>`, or `<base>_2`, `<base>_3`, ... when the
 /// name is taken (creation is atomic, so two processes never get the same folder).
 pub fn unique_folder(parent: &Path, base: &str) -> io::Result<PathBuf> {
@@ -790,6 +812,25 @@ mod tests {
             );
         }
         assert!(!p.join("args_dump").exists() && p.join("notes").is_dir() && p.join("evil").exists());
+    }
+
+    #[test]
+    fn a_long_base_name_is_cut_with_a_hash_of_the_whole() {
+        assert_eq!(bounded_name("short"), "short");
+        let exact = "x".repeat(MAX_BASE_NAME);
+        assert_eq!(bounded_name(&exact), exact);
+        let [a, b] = ["a", "b"].map(|end| format!("{}{end}", "é".repeat(150)));
+        let (ca, cb) = (bounded_name(&a), bounded_name(&b));
+        assert!(ca.len() <= MAX_BASE_NAME && cb.len() <= MAX_BASE_NAME, "{ca}");
+        assert_ne!(ca, cb);
+        assert!(
+            ca.starts_with(&"é".repeat(91)) && !ca.starts_with(&"é".repeat(92)),
+            "{ca}"
+        );
+        assert_eq!(ca.rsplit('_').next().unwrap().len(), 16);
+        let dir = tempfile::tempdir().unwrap();
+        let made = unique_folder(dir.path(), &format!("{}_20261207_221500", bounded_name(&a))).unwrap();
+        assert!(made.is_dir());
     }
 
     #[test]

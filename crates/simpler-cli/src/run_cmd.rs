@@ -127,6 +127,7 @@ pub fn note_unused_prefix(settings: &Settings) {
 
 /// The default output folder `outputs/<base>_<timestamp>[_N]`, created now (never shared).
 pub fn default_folder(base: &str) -> Result<PathBuf> {
+    let base = simpler_artifacts::output_folder::bounded_name(base);
     let name = format!("{base}_{}", utc_stamp());
     unique_folder(std::path::Path::new("outputs"), &name).with_context(|| format!("creating outputs/{name}"))
 }
