@@ -40,6 +40,9 @@ pub struct Options {
     /// Whether the bytes are written past the page cache ([`crate::direct_file`]), for
     /// outputs of gigabytes that are written once and not read back by the writer.
     pub direct: bool,
+    /// Whether a symbolic link at the destination is written through (the user named it, as
+    /// with `-o link`) or replaced (the tool chose the name: [`Options::chosen_name`]).
+    pub follow_link: bool,
 }
 
 impl Default for Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             mode: Mode::Replace,
             interruptible: true,
             direct: false,
+            follow_link: true,
         }
     }
 }
@@ -59,12 +63,25 @@ impl Options {
             mode: if overwrite { Mode::Replace } else { Mode::NoClobber },
             interruptible: false,
             direct: false,
+            follow_link: false,
         }
     }
 
     /// These options with the bytes written past the page cache (see [`Options::direct`]).
     pub fn direct(self) -> Options {
         Options { direct: true, ..self }
+    }
+
+    /// These options for a name the tool chose (a view beside its input, a report in a run's
+    /// folder), not one the user gave: a symbolic link found there is replaced by the file,
+    /// not written through, since no one named its target (found by a review: a link planted
+    /// at `deps_viewer.txt` made `deps-viewer` overwrite the file it led to, outside the
+    /// folder).
+    pub fn chosen_name(self) -> Options {
+        Options {
+            follow_link: false,
+            ..self
+        }
     }
 }
 
@@ -186,7 +203,7 @@ pub struct Publication {
 /// link: renaming over the link replaced the link itself, and `-o /dev/stdout` made the
 /// system's `/dev/stdout` a regular file). A device, a pipe, a folder or a link to one, and a
 /// link to nothing, are refused: a rename cannot write into them, and must not replace them.
-fn writable_destination(dest: &Path) -> io::Result<PathBuf> {
+fn writable_destination(dest: &Path, follow_link: bool) -> io::Result<PathBuf> {
     let not_a_file = || {
         io::Error::other(
             "not a regular file (a device, a pipe, a folder, or a link to one); name a file: \
@@ -196,6 +213,7 @@ fn writable_destination(dest: &Path) -> io::Result<PathBuf> {
     match std::fs::symlink_metadata(dest) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(dest.to_path_buf()),
         Err(e) => Err(e),
+        Ok(md) if md.file_type().is_symlink() && !follow_link => Ok(dest.to_path_buf()),
         Ok(md) if md.file_type().is_symlink() => match std::fs::canonicalize(dest) {
             Ok(target) if target.is_file() => Ok(target),
             Ok(_) => Err(not_a_file()),
@@ -236,7 +254,7 @@ impl Publication {
         if let Some(t) = temporary.filter(|t| !is_temporary(t)) {
             return Err(fail(io::Error::other(format!("{t} is not a temporary's name"))));
         }
-        let dest = &writable_destination(dest).map_err(fail)?;
+        let dest = &writable_destination(dest, options.follow_link).map_err(fail)?;
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -353,9 +371,18 @@ pub(crate) fn hold_folder(dir: &Path) -> io::Result<WriteHold> {
 /// Publishes a file already rendered in memory (an HTML report, a manifest, a name map). Not
 /// interruptible: the content exists, and the write is short.
 pub fn publish_bytes(dest: &Path, bytes: &[u8]) -> Result<Published<()>, PublishError> {
+    publish_bytes_with(dest, Options::default(), bytes)
+}
+
+/// [`publish_bytes`] with `options` (their `interruptible` aside).
+pub fn publish_bytes_with(
+    dest: &Path,
+    options: Options,
+    bytes: &[u8],
+) -> Result<Published<()>, PublishError> {
     let options = Options {
         interruptible: false,
-        ..Options::default()
+        ..options
     };
     publish_with(dest, options, |w| w.write_all(bytes))
 }

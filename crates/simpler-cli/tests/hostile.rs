@@ -588,6 +588,58 @@ fn no_command_writes_outside_the_folder_it_was_given() {
     assert!(prefix.join("args_dump/args_dump.json").is_file());
 }
 
+/// Found by a review: links planted after the run, where a tool writes a view under a name
+/// of its own choosing, were written through (the files outside replaced, the links left).
+/// The tools now replace such a link with their file; a link the user names with `-o` is
+/// still written through (`publish.rs`, `a_link_is_written_through_...`).
+#[test]
+fn a_link_at_a_name_a_tool_chose_is_replaced_not_written_through() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let prefix = vector_run(dir.path(), "run");
+    let names = [
+        "deps_viewer.txt",
+        "deps_viewer.html",
+        "critical_path_report.md",
+        "CPM_static.json",
+        "CPM_observed.json",
+        "scope_stats/scope_stats.html",
+        "scope_stats/plan.json",
+    ];
+    for (k, n) in names.iter().enumerate() {
+        let target = write(&outside, &format!("victim{k}"), "sentinel");
+        let _ = std::fs::remove_file(prefix.join(n));
+        symlink(&target, prefix.join(n)).unwrap();
+    }
+    let (deps, jsonl) = (
+        prefix.join("deps.json"),
+        prefix.join("scope_stats/scope_stats.jsonl"),
+    );
+    let (deps, jsonl, run) = (
+        deps.to_str().unwrap(),
+        jsonl.to_str().unwrap(),
+        prefix.to_str().unwrap(),
+    );
+    for args in [
+        vec!["deps-viewer", deps],
+        vec!["deps-viewer", deps, "--format", "html"],
+        vec!["critical-path", run],
+        vec!["scope-stats-plot", jsonl],
+        vec!["plan", jsonl, "--verify", "0"],
+    ] {
+        let (code, _, stderr) = run_checked(&args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+    }
+    for (k, n) in names.iter().enumerate() {
+        let victim = std::fs::read_to_string(outside.join(format!("victim{k}"))).unwrap();
+        assert_eq!(victim, "sentinel", "{n} was written through");
+        let md = std::fs::symlink_metadata(prefix.join(n)).unwrap();
+        assert!(md.is_file() && md.len() > 0, "{n} is the tool's file now");
+    }
+}
+
 /// Runs `simpler args` in `dir` under an address-space limit of `limit_mb` MB (none when 0),
 /// waiting at most 30 s: a command still running then is killed and the test fails (a named
 /// pipe blocks `open` for ever). Returns the exit status, stdout and stderr; a crash (101, 134,

@@ -289,8 +289,10 @@ pub fn run_logged(args: Args, log: &mut dyn Write) -> Result<(), Error> {
         };
         let report = run.dir.join(&args.report);
         let hold = made_from.hold(&report)?;
-        simpler_artifacts::publish::publish_bytes(
+        // A name in the run's folder: a link there is replaced, not written through.
+        simpler_artifacts::publish::publish_bytes_with(
             &report,
+            simpler_artifacts::publish::Options::default().chosen_name(),
             report::render(std::slice::from_ref(&analysis), args.top).as_bytes(),
         )?;
         drop(hold);

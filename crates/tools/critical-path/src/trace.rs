@@ -208,7 +208,8 @@ pub fn write_cpm_traces(
         let mut trace_failure = None;
         // Held until the publication ends: no run claims the folder meanwhile.
         let published = made_from.hold(&dest).and_then(|_hold| {
-            simpler_artifacts::publish::publish(&dest, |out| {
+            let options = simpler_artifacts::publish::Options::default().chosen_name();
+            simpler_artifacts::publish::publish_with(&dest, options, |out| {
                 let mut writer = TraceOut::new(out);
                 match stream_into(merged, &mut writer, ids) {
                     Ok(()) => Ok(()),

@@ -54,6 +54,9 @@ pub struct HtmlOptions {
     pub edge_mode: EdgeMode,
     /// The view is a `--focus` neighbourhood (shown in the page header).
     pub focused: bool,
+    /// How the page is published: [`simpler_artifacts::publish::Options::chosen_name`] when
+    /// no `-o` named the output.
+    pub publish: simpler_artifacts::publish::Options,
 }
 
 /// What a written page contains.
@@ -149,7 +152,7 @@ pub fn write_html_view(
         page = page.replacen("<body>", &banner, 1);
     }
     let _hold = made_from.hold(output)?;
-    simpler_artifacts::publish::publish_bytes(output, page.as_bytes())?;
+    simpler_artifacts::publish::publish_bytes_with(output, options.publish, page.as_bytes())?;
     Ok(HtmlStats { nodes, edges })
 }
 
@@ -274,6 +277,7 @@ mod tests {
             show_tensor_info: false,
             edge_mode: EdgeMode::Full,
             focused: false,
+            publish: Default::default(),
         }
     }
 

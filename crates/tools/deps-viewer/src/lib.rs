@@ -63,6 +63,11 @@ pub fn run(args: Args) -> Result<(), Error> {
     }
     let warning = warn_if_untrusted(&input);
     let focus = args.focus.as_deref().map(focus::parse_task_ref).transpose()?;
+    // A link at a name the tool chose is replaced, not written through (`chosen_name`).
+    let publish = match args.output {
+        Some(_) => simpler_artifacts::publish::Options::default(),
+        None => simpler_artifacts::publish::Options::default().chosen_name(),
+    };
     let output = args
         .output
         .clone()
@@ -110,7 +115,15 @@ pub fn run(args: Args) -> Result<(), Error> {
         Format::Text => {
             let pairs = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, pairs);
-            let counts = write_text_file(&input, &output, &view, names.as_ref(), warning, &made_from)?;
+            let counts = write_text_file(
+                &input,
+                &output,
+                &view,
+                names.as_ref(),
+                warning,
+                &made_from,
+                publish,
+            )?;
             simpler_artifacts::outln!(
                 "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)",
                 output.display(),
@@ -126,6 +139,7 @@ pub fn run(args: Args) -> Result<(), Error> {
                 show_tensor_info: args.show_tensor_info,
                 edge_mode: args.edge_mode,
                 focused: focus.is_some(),
+                publish,
             };
             let shown = reduce::select(args.edge_mode, graph.pairs().len(), reduction.as_ref());
             let view = View::new(&graph, nodes, vec![true; graph.pairs().len()]);
@@ -166,6 +180,7 @@ pub fn write_text_view(deps_json: &Path) -> Result<PathBuf, Error> {
         names.as_ref(),
         warning,
         &made_from,
+        simpler_artifacts::publish::Options::default().chosen_name(),
     )?;
     Ok(output)
 }
@@ -177,6 +192,7 @@ fn write_text_file(
     names: Option<&NameMap>,
     warning: Option<String>,
     made_from: &Provenance,
+    publish: simpler_artifacts::publish::Options,
 ) -> Result<text::Counts, Error> {
     let summary = text::Summary {
         source: input.display().to_string(),
@@ -185,7 +201,8 @@ fn write_text_file(
         warning,
     };
     let _hold = made_from.hold(output)?;
-    let published = simpler_artifacts::publish::publish(output, |w| text::write_text(w, view, &summary))?;
+    let published =
+        simpler_artifacts::publish::publish_with(output, publish, |w| text::write_text(w, view, &summary))?;
     Ok(published.value)
 }
 

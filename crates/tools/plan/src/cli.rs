@@ -442,7 +442,9 @@ pub fn write_plan_json(plan: &Plan) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
     // Held through the report too, which reads the recording again: no run replaces it between.
     let hold = plan.made_from.hold(&path).map_err(ErrorKind::Publish)?;
-    simpler_artifacts::publish::publish_bytes(&path, text.as_bytes()).map_err(ErrorKind::Publish)?;
+    let options = simpler_artifacts::publish::Options::default().chosen_name();
+    simpler_artifacts::publish::publish_bytes_with(&path, options, text.as_bytes())
+        .map_err(ErrorKind::Publish)?;
     let html = simpler_scope_stats_plot::render_report(&plan.recorded, None).map_err(ErrorKind::Report)?;
     drop(hold);
     simpler_artifacts::errln!("wrote {} and {}", path.display(), html.display());

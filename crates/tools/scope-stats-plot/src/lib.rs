@@ -105,7 +105,9 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
         return Err(ErrorKind::CreateDir { dir, source }.into());
     }
     let _hold = made_from.hold(&out)?;
-    simpler_artifacts::publish::publish_bytes(&out, html.as_bytes())?;
+    // The file's name is the tool's (only its folder is the user's): a link there is replaced.
+    let options = simpler_artifacts::publish::Options::default().chosen_name();
+    simpler_artifacts::publish::publish_bytes_with(&out, options, html.as_bytes())?;
     Ok(out)
 }
 
