@@ -666,3 +666,71 @@ fn a_stopped_recording_is_planned_again_on_its_runs_runtime() {
     let out = simpler(&args);
     assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
 }
+
+/// Found by a review: two outputs no task reads are re-created by the replay as 1024-byte
+/// buffers (deps.json does not record their size), so the plan of the deps.json sized the
+/// heap for those, and `--check` said "every size is at least what no wrap and no timing can
+/// exceed" of a ring_heap the real run deadlocked at. Both now say so: the plan under its
+/// heading, `--check` as "not proven" (exit 6).
+#[test]
+fn a_plan_of_a_replay_that_approximates_says_its_sizes_are_the_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("unread.json");
+    let submit = |label: &str, out: &str| {
+        serde_json::json!({ "submit": { "label": label, "kernel": "add_scalar",
+            "args": [ { "input": "a" }, { "output": out, "shape": [65536] } ],
+            "scalars": [ { "f32": 1.0 }, { "u32": 3 } ] } })
+    };
+    let w = serde_json::json!({
+        "name": "unread",
+        "tensors": [ { "name": "a", "dtype": "FLOAT32", "shape": [65536], "fill": { "constant": 1.0 } } ],
+        "body": [ { "scope": { "body": [ submit("t0", "x"), submit("t1", "y") ] } } ]
+    });
+    std::fs::write(&workload, w.to_string()).unwrap();
+    let run = dir.path().join("run");
+    let out = simpler(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--enable-dep-gen",
+        "--output-prefix",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let deps = run.join("deps.json");
+    let caveat = format!(
+        "caveat: the replay of {} approximates what deps.json does not record, so its sizes are the replay's: 2 \
+         OUTPUT argument(s) are never read in the capture, so their sizes are unknown: allocated as 1024-byte \
+         buffers (heap use may differ)\n",
+        deps.display()
+    );
+    let out = simpler(&["plan", deps.to_str().unwrap(), "--verify", "0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout.lines().nth(1).map(|l| format!("{l}\n")),
+        Some(caveat.clone()),
+        "{stdout}"
+    );
+    let out = simpler(&[
+        "plan",
+        deps.to_str().unwrap(),
+        "--check",
+        "ring_heap=1024:6144:1024:1024",
+    ]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "no deadlock predicted from the holds, but not proven:\n  {}",
+            caveat.trim_start_matches("caveat: ")
+        )
+    );
+    // The real run at those sizes: the heap of ring 1 holds 256 KiB outputs, not 1 KiB ones.
+    let out = simpler(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--runtime-env",
+        "ring_heap=1024,6144,1024,1024",
+    ]);
+    assert_eq!(out.status.code(), Some(66), "{}", text(&out.stderr));
+}

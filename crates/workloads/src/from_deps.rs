@@ -912,6 +912,17 @@ fn dep_pool_worst(file: &DepsFile, ring: usize, span: u64) -> u64 {
     best
 }
 
+/// What a re-run of the deps.json at `path` would reproduce only approximately (the
+/// [`FromDepsReport::approximations`] of [`run_from_deps`]), without running it: for a caller
+/// that sizes rings from a replay (`simpler plan`), whose sizes are then the replay's.
+pub fn replay_approximations(path: &Path) -> Result<Vec<String>, Error> {
+    let mut file = DepsFile::default();
+    file.gaps = read_deps(path, &mut file)?;
+    let mut report = FromDepsReport::default();
+    compile(&file, &mut report)?;
+    Ok(report.approximations)
+}
+
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
 pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Error> {

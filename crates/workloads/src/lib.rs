@@ -39,7 +39,7 @@ use simpler_runtime::{CallConfig, RunReport, RuntimeEnv, RuntimeKind};
 
 pub use error::{Error, ErrorKind, WorkloadError};
 pub use expr::{compile, eval, expand_template, Bound, Compiled, Env, ExprError, Template};
-pub use from_deps::{run_from_deps, FromDepsReport};
+pub use from_deps::{replay_approximations, run_from_deps, FromDepsReport};
 pub use runner::CheckResult;
 pub use schema::WorkloadSpec;
 

@@ -198,6 +198,8 @@ pub struct Plan {
     /// The recording as it was before it was read: `plan.json` is not written beside it once
     /// it was replaced (another run claimed its folder meanwhile).
     pub made_from: Provenance,
+    /// Why the figures may not be the planned program's ([`Target::caveats`]).
+    pub caveats: Vec<String>,
 }
 
 /// Runs `target` once with scope stats into `dir` and returns the file.
@@ -289,6 +291,11 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
         } else {
             Duration::ZERO
         };
+        // The samples are the recorded run's own; a search by replay verifies the replay's.
+        let caveats = match (&target, &search) {
+            (Some(t), Some(_)) => t.caveats(),
+            _ => Vec::new(),
+        };
         let subject = target.map_or_else(|| folder.display().to_string(), |t| t.subject());
         return Ok((
             Plan {
@@ -299,6 +306,7 @@ pub fn plan(args: &Args, keep: Option<&Path>) -> Result<(Plan, Option<tempfile::
                 analysis_time,
                 search_time,
                 made_from,
+                caveats,
             },
             None,
         ));
@@ -350,6 +358,7 @@ fn plan_target(
             analysis_time,
             search_time,
             made_from,
+            caveats: target.caveats(),
         },
         tmp,
     ))
@@ -385,6 +394,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
             Some(f) => recording_manifest(f)?,
             None => None,
         };
+        let mut caveats = Vec::new();
         let (analysis, _tmp) = match &file {
             Some(f) => (analyze_file(f)?, None),
             None => {
@@ -395,13 +405,14 @@ pub fn run(args: Args) -> Result<u8, Error> {
                     .tempdir()
                     .map_err(ErrorKind::TempDir)?;
                 let f = record(&target, runtime, &t.path().join("run"))?;
+                caveats = target.caveats();
                 (analyze_file(&f)?, Some(t))
             }
         };
         let stopped = manifest.as_ref().and_then(stopped_recording);
         let (text, status) = match stopped {
             Some(stopped) => check_stopped_text(&analysis, &proposed, &stopped),
-            None => check_text(&analysis, &proposed),
+            None => check_text(&analysis, &proposed, &caveats),
         };
         return out.write_all(text.as_bytes()).map(|()| status).map_err(|source| {
             ErrorKind::Write {
@@ -413,6 +424,10 @@ pub fn run(args: Args) -> Result<u8, Error> {
     }
     let (plan, _tmp) = plan(&args, args.output_prefix.as_deref())?;
     let mut text = report::text(&plan.subject, &plan.analysis, plan.search.as_ref());
+    // Under the heading, before any figure: every figure below is the replay's.
+    let at = text.find('\n').map_or(text.len(), |n| n + 1);
+    let caveats: String = plan.caveats.iter().map(|c| format!("caveat: {c}\n")).collect();
+    text.insert_str(at, &caveats);
     text.push_str(&format!(
         "\ntook: recorded-data analysis {:.3} ms, verified search {:.3} s\n",
         plan.analysis_time.as_secs_f64() * 1e3,
@@ -469,7 +484,7 @@ pub fn check_stopped_text(analysis: &Analysis, proposed: &RuntimeEnv, stopped: &
         s.push_str("deadlock predicted: these sizes are at most the recorded run's, which stopped\n");
         return (s, EXIT_DEADLOCK);
     }
-    let (text, status) = check_text(analysis, proposed);
+    let (text, status) = check_text(analysis, proposed, &[]);
     if status == EXIT_DEADLOCK {
         s.push_str(&text);
         return (s, EXIT_DEADLOCK);
@@ -485,8 +500,10 @@ pub fn check_stopped_text(analysis: &Analysis, proposed: &RuntimeEnv, stopped: &
 }
 
 /// The `--check` report and its exit status ([`crate::check::Verdict::status`]).
-pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv) -> (String, u8) {
-    let v = crate::check::verdict(analysis, proposed);
+pub fn check_text(analysis: &Analysis, proposed: &RuntimeEnv, caveats: &[String]) -> (String, u8) {
+    let mut v = crate::check::verdict(analysis, proposed);
+    // A replay's figures are the replay's: no size is proven for the captured program.
+    v.unproven.extend(caveats.iter().cloned());
     let timing = |p: &crate::check::Prediction| {
         if p.timing_dependent {
             " [timing-dependent: what the recorded run held; a run whose schedulers keep up takes fewer]"

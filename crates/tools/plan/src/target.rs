@@ -161,6 +161,28 @@ impl Target {
         }
     }
 
+    /// What makes this target's sizes those of an approximation, one line each: for a
+    /// replayed deps.json, what the replay reproduces only approximately (found by a review:
+    /// outputs no task reads are re-created as 1024-byte buffers, so the plan sized the heap
+    /// for those, and `--check` called sizes safe that the real run deadlocked at). Empty for
+    /// a workload file or an example, which run as written.
+    pub fn caveats(&self) -> Vec<String> {
+        let Target::Deps(path) = self else {
+            return Vec::new();
+        };
+        // A file the replay cannot read fails the recording run, which says why.
+        let approximations = simpler_workloads::replay_approximations(path).unwrap_or_default();
+        approximations
+            .into_iter()
+            .map(|a| {
+                format!(
+                    "the replay of {} approximates what deps.json does not record, so its sizes are the replay's: {a}",
+                    path.display()
+                )
+            })
+            .collect()
+    }
+
     /// The runtime the target asks for (a workload file may set it; tmr otherwise).
     pub fn default_runtime(&self) -> RuntimeKind {
         match self {
