@@ -734,3 +734,23 @@ fn a_plan_of_a_replay_that_approximates_says_its_sizes_are_the_replays() {
     ]);
     assert_eq!(out.status.code(), Some(66), "{}", text(&out.stderr));
 }
+
+/// Found by a review: `plan --output-prefix` into an earlier run's folder removed that run's
+/// files without a word (`simpler run` lists them). The recording's claim says so now.
+#[test]
+fn a_recording_kept_in_an_earlier_runs_folder_names_the_files_it_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p");
+    let p = p.to_str().unwrap();
+    let out = simpler(&["run", "vector_example", "--enable-dep-gen", "--output-prefix", p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = simpler(&["plan", "chain_barrier", "--verify", "0", "--output-prefix", p]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "note: {p}: removed 4 file(s) an earlier run left in this folder: deps.json, deps_viewer.txt, \
+             name_map.json, run.json\nwrote {p}/scope_stats/plan.json and {p}/scope_stats/scope_stats.html\n"
+        )
+    );
+}

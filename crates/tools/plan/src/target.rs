@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use simpler_examples::{Example, Params};
 use simpler_runtime::config::Settings;
-use simpler_runtime::{FatalCode, RunError, RuntimeEnv, RuntimeKind};
+use simpler_runtime::{FatalCode, RunError, RunReport, RuntimeEnv, RuntimeKind};
 use simpler_workloads::{Overrides, Workload};
 
 use crate::error::{Error, ErrorKind};
@@ -224,9 +224,9 @@ impl Target {
                     ..Default::default()
                 };
                 match simpler_workloads::run_workload(workload, &o) {
-                    Ok(out) => Ok(out.failure()),
+                    Ok(out) => Ok(said_removed(&out.report, out.failure())),
                     Err(e) => match e.into_run_error() {
-                        Ok(run) => Err(run),
+                        Ok(run) => Err(said_removed_of(run)),
                         Err(other) => return failed(format!("{other:#}")),
                     },
                 }
@@ -237,9 +237,9 @@ impl Target {
                     ..Default::default()
                 };
                 match simpler_workloads::run_from_deps(path, &o) {
-                    Ok(out) => Ok(out.failure()),
+                    Ok(out) => Ok(said_removed(&out.report, out.failure())),
                     Err(e) => match e.into_run_error() {
-                        Ok(run) => Err(run),
+                        Ok(run) => Err(said_removed_of(run)),
                         // A run folder's deps.json: said in `plan`'s words, not `run`'s.
                         Err(other) => {
                             return failed(match other.kind() {
@@ -270,9 +270,12 @@ impl Target {
                     Err(e) => return failed(refused(e)),
                 };
                 match ex.run(&settings.into_config(), &parsed) {
-                    Ok(out) => Ok((!out.golden.passed()).then(|| out.golden.describe())),
+                    Ok(out) => Ok(said_removed(
+                        &out.report,
+                        (!out.golden.passed()).then(|| out.golden.describe()),
+                    )),
                     Err(e) => match e.into_run_error() {
-                        Ok(run) => Err(run),
+                        Ok(run) => Err(said_removed_of(run)),
                         Err(other) => return failed(refused(other)),
                     },
                 }
@@ -290,6 +293,32 @@ impl Target {
             Err(other) => failed(other.to_string()),
         }
     }
+}
+
+/// Says on stderr which files of an earlier run the recording's claim removed from the folder
+/// `--output-prefix` named, as `simpler run` does (found by a review: `plan --output-prefix`
+/// into an earlier run's folder replaced its files without a word); passes `value` on.
+fn said_removed<T>(report: &RunReport, value: T) -> T {
+    if let Some(output) = &report.output {
+        let removed = output.removed_earlier();
+        if !removed.is_empty() {
+            simpler_artifacts::errln!(
+                "note: {}: removed {} file(s) an earlier run left in this folder: {}",
+                output.path().display(),
+                removed.len(),
+                removed.join(", ")
+            );
+        }
+    }
+    value
+}
+
+/// [`said_removed`] for a run that failed.
+fn said_removed_of(run: RunError) -> RunError {
+    if let RunError::Fatal { report, .. } = &run {
+        said_removed(report, ());
+    }
+    run
 }
 
 fn failed(message: String) -> Trial {
