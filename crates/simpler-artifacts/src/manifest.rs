@@ -55,6 +55,13 @@ pub struct RunManifest {
     /// [`check`] says so to every tool that reads them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_check: Option<String>,
+    /// For a re-run of a deps.json taken with `--allow-incomplete`: why that graph may be
+    /// incomplete (its own run's manifest said so). This run's artifacts cover only what the
+    /// graph held, and [`check_complete`] says so to every tool that reads them (found by a
+    /// review: one such re-run made the partial graph pass as a whole run's, and `plan` sized
+    /// rings from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete_input: Option<String>,
 }
 
 /// How a run ended.
@@ -532,6 +539,12 @@ fn judge(artifact: &Path, with_result: bool) -> Option<String> {
             entry.bytes
         ));
     }
+    if let Some(why) = &m.incomplete_input {
+        return Some(format!(
+            "{shown} comes from run {}, a re-run of a graph that may be incomplete (--allow-incomplete): {why}",
+            m.run_id
+        ));
+    }
     if let Some(d) = diag.filter(|d| d.outcome == Outcome::Partial) {
         return Some(format!(
             "{shown} is incomplete: {}",
@@ -573,6 +586,7 @@ mod tests {
             }],
             views: vec![],
             failed_check: None,
+            incomplete_input: None,
         }
     }
 

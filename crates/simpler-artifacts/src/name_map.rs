@@ -604,6 +604,7 @@ mod tests {
             }],
             views: vec![],
             failed_check: None,
+            incomplete_input: None,
         };
         m.write(dir.path()).unwrap();
         assert_eq!(discover(dir.path()), Some(new.clone()));

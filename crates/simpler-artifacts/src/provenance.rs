@@ -247,6 +247,7 @@ mod tests {
             }],
             views: vec![],
             failed_check: None,
+            incomplete_input: None,
         }
         .write(dir)
         .unwrap();

@@ -80,6 +80,14 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
             removed.join(", ")
         );
     }
+    // The views read run.json for what to warn of: a failed result check or an incomplete
+    // input, recorded after the run closed, goes to disk before they are rendered (found by a
+    // review: the run's own views of a wrong result showed it as clean). A failed write is
+    // said by the last one below.
+    let m = output.manifest();
+    if m.failed_check.is_some() || m.incomplete_input.is_some() {
+        let _ = output.write_manifest();
+    }
     let mut lost = Vec::new();
     let mut not_rendered = Vec::new();
     for entry in report.diagnostics.clone() {

@@ -1495,11 +1495,26 @@ fn a_failed_result_check_is_recorded_in_the_manifest_and_said_by_the_tools() {
         "run",
         workload.to_str().unwrap(),
         "--enable-dep-gen",
+        "--enable-scope-stats",
+        "--enable-l2-swimlane",
         "--output-prefix",
         prefix.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let failed = "f: FAILED, 16384 of 16384 elements differ; first at [0]: got 47, expected 48";
+    // Found by a review: the run's own views were rendered before the manifest said the check
+    // failed, so they showed the run as clean (the tools, run afterwards, warned).
+    for view in [
+        "deps_viewer.txt",
+        "merged_swimlane.json",
+        "scope_stats/scope_stats.html",
+    ] {
+        let text = std::fs::read_to_string(prefix.join(view)).unwrap();
+        assert!(
+            text.contains(&format!("whose result check failed: {failed}")),
+            "{view}"
+        );
+    }
     assert!(
         text(&out.stdout).contains(&format!(
             "  manifest   {} (completed, result check failed)\n",

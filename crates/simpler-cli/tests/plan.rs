@@ -754,3 +754,58 @@ fn a_recording_kept_in_an_earlier_runs_folder_names_the_files_it_replaced() {
         )
     );
 }
+
+/// Found by a review: a graph `plan` refuses as incomplete passed once re-run with
+/// `run --from-deps --allow-incomplete`: the re-run's run.json said `completed`, every tool
+/// took its files for a whole run's, and `plan` sized the rings for 2 of the 5 tasks. The
+/// re-run's manifest now carries why its input may be incomplete.
+#[test]
+fn a_rerun_of_an_incomplete_graph_is_not_planned_as_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fatal, rerun) = (dir.path().join("fatal"), dir.path().join("rerun"));
+    let out = simpler(&[
+        "run",
+        "vector_example",
+        "--enable-dep-gen",
+        "--runtime-env",
+        "ring_heap=65536",
+        "--output-prefix",
+        fatal.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(66), "{}", text(&out.stderr));
+    let out = simpler(&[
+        "run",
+        "--from-deps",
+        fatal.join("deps.json").to_str().unwrap(),
+        "--allow-incomplete",
+        "--enable-dep-gen",
+        "--enable-scope-stats",
+        "--output-prefix",
+        rerun.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rerun.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "completed");
+    let why = m["incomplete_input"].as_str().unwrap();
+    assert!(
+        why.contains("that did not complete: fatal (2 HEAP_RING_DEADLOCK"),
+        "{why}"
+    );
+    for input in [rerun.clone(), rerun.join("deps.json")] {
+        let out = simpler(&["plan", input.to_str().unwrap(), "--verify", "0"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("a re-run of a graph that may be incomplete (--allow-incomplete): ")
+                && err.contains("refusing to plan from a graph that may be incomplete"),
+            "{err}"
+        );
+    }
+    // The re-run's own view says so too.
+    let view = std::fs::read_to_string(rerun.join("deps_viewer.txt")).unwrap();
+    assert!(
+        view.contains("a re-run of a graph that may be incomplete"),
+        "{view}"
+    );
+}

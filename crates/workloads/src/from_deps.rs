@@ -926,9 +926,10 @@ pub fn replay_approximations(path: &Path) -> Result<Vec<String>, Error> {
 /// Re-runs the graph captured in the deps.json at `path` (see the module docs). The outcome's
 /// [`FromDepsReport`] says what was reproduced; the run records the wired fanin to compare.
 pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Error> {
-    if let Some(why) = simpler_artifacts::manifest::check_complete(path) {
+    let incomplete = simpler_artifacts::manifest::check_complete(path);
+    if let Some(why) = &incomplete {
         if !overrides.allow_incomplete {
-            return Err(ErrorKind::Incomplete { why }.into());
+            return Err(ErrorKind::Incomplete { why: why.clone() }.into());
         }
         simpler_artifacts::errln!("warning: {why}");
     } else if let Some(note) = simpler_artifacts::manifest::check(path) {
@@ -984,7 +985,13 @@ pub fn run_from_deps(path: &Path, overrides: &Overrides) -> Result<Outcome, Erro
     }
     config.validate()?;
     let run = match runner::run_program(prog, &config) {
-        Ok(run) => run,
+        Ok(mut run) => {
+            // A stopped re-run says so itself; a completed one must not pass for a whole run's.
+            if let (Some(why), Some(output)) = (incomplete, run.report.output.as_mut()) {
+                output.record_incomplete_input(why);
+            }
+            run
+        }
         // The run stopped: the error carries what the re-run approximated, which may be why
         // (a library does not print: `plan` runs many such trials).
         Err(e) if !report.approximations.is_empty() => {

@@ -208,6 +208,7 @@ impl RunOutput {
             diagnostics: Vec::new(),
             views: Vec::new(),
             failed_check: None,
+            incomplete_input: None,
         };
         manifest.write(folder).map_err(|e| ClaimError::Io {
             folder: folder.to_path_buf(),
@@ -291,6 +292,13 @@ impl RunOutput {
     /// every later reader of the artifacts; call [`RunOutput::write_manifest`] afterwards.
     pub fn record_failed_check(&mut self, detail: String) {
         self.state.lock().manifest.failed_check = Some(detail);
+    }
+
+    /// Records that the run re-ran a graph that may be incomplete (`why`: what its own run's
+    /// manifest said), for every later reader of the artifacts; call
+    /// [`RunOutput::write_manifest`] afterwards.
+    pub fn record_incomplete_input(&mut self, why: String) {
+        self.state.lock().manifest.incomplete_input = Some(why);
     }
 
     /// Records a view derived from the artifacts (a report, a text view, a trace) that was just

@@ -125,6 +125,14 @@ fn recording_manifest(file: &Path) -> Result<Option<RunManifest>, Error> {
         }
         .into());
     }
+    // A re-run of a graph that may be incomplete recorded only that part (found by a review:
+    // `run --from-deps --allow-incomplete` and a plan of its folder bypassed the refusal of
+    // the incomplete graph itself).
+    if m.incomplete_input.is_some() {
+        if let Some(why) = manifest::check_complete(file) {
+            return Err(crate::target::incomplete_graph(file, why));
+        }
+    }
     Ok(manifest)
 }
 
