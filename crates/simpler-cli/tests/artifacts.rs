@@ -1754,3 +1754,47 @@ fn a_tool_blocked_on_a_child_exits_two_seconds_after_one_sigterm() {
     assert!(!view.exists());
     assert_no_temporaries(&folder);
 }
+
+/// Found by a review: `scope-stats-plot A/... --out-dir B/scope_stats` replaced run B's report
+/// with one of run A's samples that named neither its source nor its run, and read "Healthy"
+/// as B's. The page now names its source and run, and says it is not of the folder's run.
+#[test]
+fn a_scope_stats_report_names_its_source_and_says_when_it_is_in_another_runs_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for (name, prefix) in [("vector_example", &a), ("chain_barrier", &b)] {
+        let out = simpler(&[
+            "run",
+            name,
+            "--enable-scope-stats",
+            "--output-prefix",
+            prefix.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let run_a = read_json(&a.join("run.json"))["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let jsonl = a.join("scope_stats/scope_stats.jsonl");
+    let own = std::fs::read_to_string(a.join("scope_stats/scope_stats.html")).unwrap();
+    let source = format!(
+        "Source: <code id=\"jsonl-source\">{} (run {run_a})</code>",
+        jsonl.display()
+    );
+    assert!(own.contains(&source), "the run's own report names its source");
+    assert!(!own.contains("not of the run whose folder holds it"));
+    let out = simpler(&[
+        "scope-stats-plot",
+        jsonl.to_str().unwrap(),
+        "--out-dir",
+        b.join("scope_stats").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(b.join("scope_stats/scope_stats.html")).unwrap();
+    assert!(page.contains(&source), "{page}");
+    assert!(
+        page.contains("Warning: this report is not of the run whose folder holds it."),
+        "{page}"
+    );
+}

@@ -82,7 +82,8 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
     let out = dir.join(REPORT_FILE_NAME);
     // Noted before the read: the report is refused if the samples are replaced meanwhile.
     let made_from = Provenance::of(&[jsonl]);
-    if let Some(w) = made_from.foreign_destination(&out) {
+    let foreign = made_from.foreign_destination(&out);
+    if let Some(w) = &foreign {
         simpler_artifacts::errln!("warning: {w}");
     }
     let loaded = load::load(jsonl)?;
@@ -100,7 +101,17 @@ pub fn render_report(jsonl: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Er
         |n| n.to_string_lossy().into_owned(),
     );
     let plan = plan_section::load_beside(jsonl);
-    let html = page::render(&loaded, &file_name, run_warning.as_deref(), plan.as_ref());
+    let origin = match simpler_artifacts::manifest::run_id_of(jsonl) {
+        Some(run) => format!("{} (run {run})", jsonl.display()),
+        None => format!("{} (listed by no run's manifest)", jsonl.display()),
+    };
+    let source = page::Source {
+        file_name: &file_name,
+        origin: &origin,
+        run_warning: run_warning.as_deref(),
+        foreign: foreign.as_deref(),
+    };
+    let html = page::render(&loaded, &source, plan.as_ref());
     if let Err(source) = std::fs::create_dir_all(&dir) {
         return Err(ErrorKind::CreateDir { dir, source }.into());
     }

@@ -16,16 +16,29 @@ use crate::status;
 const STYLE: &str = include_str!("../assets/style.css");
 const SCRIPT: &str = include_str!("../assets/script.js");
 
+/// What the report says of where its samples came from.
+pub(crate) struct Source<'a> {
+    /// The input's file name (the title).
+    pub file_name: &'a str,
+    /// The input's path and the run that wrote it, as the header's source line says.
+    pub origin: &'a str,
+    /// The run manifest's warning about the input (a failed or stale run).
+    pub run_warning: Option<&'a str>,
+    /// The report is written into the folder of another run than the samples' (found by a
+    /// review: such a report replaced that run's own and read as that run's).
+    pub foreign: Option<&'a str>,
+}
+
 /// Renders the whole report for `loaded`, titled with the input's file name.
 pub(crate) fn render(
     loaded: &Loaded,
-    file_name: &str,
-    run_warning: Option<&str>,
+    source: &Source<'_>,
     plan: Option<&Result<simpler_artifacts::plan::PlanFile, String>>,
 ) -> String {
+    let file_name = source.file_name;
     let mut sites = SiteTable::default();
     let mut body = String::with_capacity(1 << 20);
-    if let Some(w) = run_warning {
+    if let Some(w) = source.run_warning {
         let _ = write!(
             body,
             "<div class=\"run-warning\" role=\"alert\"><strong>Warning: this file may not be what \
@@ -33,7 +46,20 @@ pub(crate) fn render(
             html(w)
         );
     }
+    if let Some(w) = source.foreign {
+        let _ = write!(
+            body,
+            "<div class=\"run-warning\" role=\"alert\"><strong>Warning: this report is not of the run \
+             whose folder holds it.</strong> {}</div>",
+            html(w)
+        );
+    }
     header(&mut body, loaded, file_name);
+    let _ = write!(
+        body,
+        "<p class=\"source\">Source: <code id=\"jsonl-source\">{}</code></p>",
+        html(source.origin)
+    );
     formula_guide(&mut body);
     collection(&mut body, loaded);
     incomplete(&mut body, loaded);
