@@ -779,6 +779,31 @@ pub fn write_npy(w: &mut impl Write, descr: &str, shape: &[u64], data: &[u8]) ->
     w.write_all(data)
 }
 
+/// Whether `name` is one `simpler dump-viewer --export` gives (`task_0x<16 hex digits>_<before|after>_
+/// <in|out|inout><arg>.<npy|bin>`): the files an export replaces.
+pub fn is_export_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("task_0x") else {
+        return false;
+    };
+    let (hex, rest) = rest.split_at(rest.len().min(16));
+    if hex.len() != 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return false;
+    }
+    let Some(rest) = rest
+        .strip_prefix("_before_")
+        .or_else(|| rest.strip_prefix("_after_"))
+    else {
+        return false;
+    };
+    let Some(rest) = ["inout", "in", "out"].iter().find_map(|r| rest.strip_prefix(r)) else {
+        return false;
+    };
+    let Some(digits) = rest.strip_suffix(".npy").or_else(|| rest.strip_suffix(".bin")) else {
+        return false;
+    };
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

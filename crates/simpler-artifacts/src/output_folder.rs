@@ -401,7 +401,8 @@ fn remove_earlier(
 
 /// The files of `folder` that a claim removes as an earlier run's (relative names, sorted):
 /// the files its manifest lists, the names a run or a view writes by default ([`RUN_FILES`],
-/// `deps_viewer*` views, `simpler dump-viewer --export`'s files in `args_dump/export/`) and
+/// `deps_viewer*` views, `simpler dump-viewer --export`'s files in `args_dump/export/` and,
+/// by their exact names, in `args_dump/`) and
 /// hidden work files, each a plain file inside the folder (never through a link).
 fn earlier_files(folder: &Path) -> Vec<String> {
     let mut names: Vec<String> = RUN_FILES.iter().map(|s| s.to_string()).collect();
@@ -416,11 +417,15 @@ fn earlier_files(folder: &Path) -> Vec<String> {
             continue;
         };
         let in_export = sub.ends_with(EXPORT_FOLDER);
+        let in_dump = sub.ends_with("args_dump");
         for e in entries.filter_map(Result::ok) {
             let n = e.file_name().to_string_lossy().into_owned();
             let is_view = n.starts_with("deps_viewer") && (n.ends_with(".txt") || n.ends_with(".html"));
             // What an export of an earlier run's dump wrote: that run's data, not this one's.
-            let exported = in_export && n.starts_with("task_");
+            // An export into the dump's own folder too (found by a review: its files stayed
+            // beside the next run's dump, named like that dump's entries), by their exact names.
+            let exported =
+                (in_export && n.starts_with("task_")) || (in_dump && crate::args_dump::is_export_name(&n));
             if is_temporary(&n) || is_view || exported {
                 names.push(manifest::relative_name(folder, &sub.join(&n)));
             }
@@ -587,6 +592,23 @@ mod tests {
         let claim = OutputFolder::claim(p, "me", &[]).unwrap();
         assert_eq!(claim.removed(), ["args_dump/export/task_1.npy", "run.json"]);
         assert_eq!(std::fs::read_to_string(export.join("notes.txt")).unwrap(), "mine");
+        drop(claim);
+        // An export into args_dump/ itself: its files by their exact names, nothing else.
+        let dump = p.join("args_dump");
+        for f in [
+            "task_0x0000000000000000_after_out2.npy",
+            "task_1.npy",
+            "notes.txt",
+        ] {
+            std::fs::write(dump.join(f), "x").unwrap();
+        }
+        a_run_was_here(p);
+        let claim = OutputFolder::claim(p, "me", &[]).unwrap();
+        assert_eq!(
+            claim.removed(),
+            ["args_dump/task_0x0000000000000000_after_out2.npy", "run.json"]
+        );
+        assert!(dump.join("task_1.npy").exists() && dump.join("notes.txt").exists());
     }
 
     /// Found by a review: a claim removed a `deps.json` from a folder no run had written,

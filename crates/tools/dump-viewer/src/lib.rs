@@ -623,30 +623,7 @@ pub fn export_name(e: &ArgEntry, format: Format) -> Option<String> {
     Some(format!("task_0x{task:016x}_{stage}_{role}{}.{ext}", e.arg_index))
 }
 
-/// Whether `name` is one [`export_name`] gives (`task_0x<16 hex digits>_<before|after>_
-/// <in|out|inout><arg>.<npy|bin>`): the files an export replaces.
-pub fn is_export_name(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("task_0x") else {
-        return false;
-    };
-    let (hex, rest) = rest.split_at(rest.len().min(16));
-    if hex.len() != 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return false;
-    }
-    let Some(rest) = rest
-        .strip_prefix("_before_")
-        .or_else(|| rest.strip_prefix("_after_"))
-    else {
-        return false;
-    };
-    let Some(rest) = ["inout", "in", "out"].iter().find_map(|r| rest.strip_prefix(r)) else {
-        return false;
-    };
-    let Some(digits) = rest.strip_suffix(".npy").or_else(|| rest.strip_suffix(".bin")) else {
-        return false;
-    };
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-}
+pub use simpler_artifacts::args_dump::is_export_name;
 
 /// What an export did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
