@@ -640,6 +640,31 @@ fn a_link_at_a_name_a_tool_chose_is_replaced_not_written_through() {
     }
 }
 
+/// Found by a review: the HTML view's layout raised its address-space limit to half the
+/// machine's memory, which a hard `ulimit -v` below that refuses, so every layout failed
+/// ("Graphviz `dot` failed ... ulimit: error setting limit"). A lower limit now stays.
+#[test]
+fn the_html_view_lays_out_under_a_lower_memory_limit_than_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = vector_run(dir.path(), "run");
+    let out = dir.path().join("view.html");
+    let half = simpler_artifacts::host::mem_total_bytes().unwrap() / 2 / 1_000_000;
+    let (code, _, stderr) = run_bounded(
+        dir.path(),
+        (half / 2).max(4000),
+        &[
+            "deps-viewer",
+            prefix.join("deps.json").to_str().unwrap(),
+            "--format",
+            "html",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(&out).unwrap().contains("<svg"));
+}
+
 /// Runs `simpler args` in `dir` under an address-space limit of `limit_mb` MB (none when 0),
 /// waiting at most 30 s: a command still running then is killed and the test fails (a named
 /// pipe blocks `open` for ever). Returns the exit status, stdout and stderr; a crash (101, 134,

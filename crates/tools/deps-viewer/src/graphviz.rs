@@ -24,7 +24,8 @@ fn on_path(program: &str) -> bool {
 /// Lays out `dot` with `program -Tsvg` and returns the SVG document (from its `<svg` tag on).
 ///
 /// A program that cannot be found is [`ErrorKind::GraphvizNotFound`], which says how to install
-/// Graphviz. The program runs under [`memory_limit`] (through `sh -c 'ulimit -v ..'`); running
+/// Graphviz. The program runs under [`memory_limit`], or the process's own limit when that is
+/// lower (through `sh -c 'ulimit -v ..'`); running
 /// out of it is [`ErrorKind::GraphvizOutOfMemory`], which suggests a smaller view.
 pub fn render_svg(program: &str, dot: &str) -> Result<String, Error> {
     render_svg_limited(program, dot, memory_limit())
@@ -46,9 +47,13 @@ pub fn render_svg_limited(program: &str, dot: &str, limit: Option<u64>) -> Resul
     let mut command = match limit {
         Some(bytes) => {
             let mut c = Command::new("sh");
+            // Lowered only: a limit the caller's shell already set below it stays (raising a
+            // hard limit is refused, found by a review: every layout failed under
+            // `ulimit -v` below MemTotal/2, blamed on Graphviz).
             c.args([
                 "-c",
-                "ulimit -v \"$1\" && exec \"$0\" -Tsvg",
+                "cur=$(ulimit -v); if [ \"$cur\" = unlimited ] || [ \"$cur\" -gt \"$1\" ]; then \
+                 ulimit -v \"$1\" || exit 125; fi; exec \"$0\" -Tsvg",
                 program,
                 &(bytes / 1024).to_string(),
             ]);
