@@ -273,6 +273,53 @@ impl Sample {
     }
 }
 
+impl Sample {
+    /// The first resource this sample holds more of than the metadata's capacity for its ring
+    /// says the run had (`heap_end − heap_start` over `heap_max[ring]`, ...): counters that
+    /// cannot come from that run (found by a review: a heap of 2^63 bytes in use was planned
+    /// from and rendered without a word). Capacities the metadata does not give are not
+    /// checked.
+    pub fn beyond(&self, meta: &Metadata) -> Option<String> {
+        let ring = self.ring as usize;
+        let cap = |v: &Option<Vec<u64>>| v.as_ref().and_then(|v| v.get(ring).copied());
+        let held = [
+            (
+                "task_window",
+                (self.task_window_end as i128) - (self.task_window_start as i128),
+                cap(&meta.task_window_max),
+            ),
+            (
+                "heap",
+                i128::from(self.heap_end) - i128::from(self.heap_start),
+                cap(&meta.heap_max),
+            ),
+            (
+                "dep_pool",
+                self.dep_pool_end
+                    .zip(self.dep_pool_start)
+                    .map_or(0, |(e, s)| (e as i128) - (s as i128)),
+                cap(&meta.dep_pool_max),
+            ),
+        ];
+        for (name, held, max) in held {
+            if let Some(max) = max.filter(|&m| held > i128::from(m)) {
+                return Some(format!(
+                    "{name}_end − {name}_start is {held}, more than {name}_max[{ring}] = {max}, the ring's \
+                     capacity in the metadata line"
+                ));
+            }
+        }
+        meta.tensormap_max
+            .filter(|&m| i128::from(self.tensormap) > i128::from(m))
+            .map(|m| {
+                format!(
+                    "tensormap is {}, more than tensormap_max = {m}, the capacity in the metadata line",
+                    self.tensormap
+                )
+            })
+    }
+}
+
 // === impl ReadError ===
 
 /// What went wrong while reading a `scope_stats.jsonl`.
@@ -433,7 +480,7 @@ impl<R: BufRead> Reader<R> {
             }
             // Only a line that does not parse pays for naming its field (`describe`).
             return Some(match serde_json::from_str::<Sample>(text) {
-                Ok(s) => match s.invalid() {
+                Ok(s) => match s.invalid().or_else(|| s.beyond(&self.metadata)) {
                     None => Ok(s),
                     Some(what) => {
                         self.done = true;
@@ -632,6 +679,42 @@ fn write_line<W: Write, T: Serialize>(w: &mut W, value: &T) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by a review: a sample holding more than its ring's capacity (a heap of 2^63
+    /// bytes in use, a task window of 99999 in a 16384-slot ring) was read as data.
+    #[test]
+    fn a_sample_holding_more_than_its_capacity_is_invalid() {
+        let meta = format!("{META7}\n");
+        let sample = |extra: &str| {
+            format!(
+                "{meta}{{\"site\":\"a.rs:1\",\"phase\":\"begin\",\"depth\":0,\"ring\":1,\"task_window_start\":0,\
+                 \"task_window_end\":4,\"heap_start\":0,\"heap_end\":1024,\"tensormap\":64{extra}}}\n"
+            )
+        };
+        let read = |text: String| {
+            let mut r = Reader::new(std::io::Cursor::new(text)).unwrap();
+            r.next_sample().unwrap().map(|_| ()).map_err(|e| e.to_string())
+        };
+        assert_eq!(read(sample("")), Ok(()), "at the capacities");
+        assert_eq!(
+            read(sample("").replace("\"heap_end\":1024", "\"heap_end\":1025")),
+            Err("line 2: invalid sample: heap_end − heap_start is 1025, more than heap_max[1] = 1024, the ring's \
+                 capacity in the metadata line"
+                .into())
+        );
+        assert_eq!(
+            read(sample("").replace("\"task_window_end\":4", "\"task_window_end\":5")),
+            Err("line 2: invalid sample: task_window_end − task_window_start is 5, more than task_window_max[1] = 4, \
+                 the ring's capacity in the metadata line"
+                .into())
+        );
+        assert!(read(sample(",\"dep_pool_start\":0,\"dep_pool_end\":17"))
+            .unwrap_err()
+            .contains("dep_pool_max[1] = 16"));
+        assert!(read(sample("").replace("\"tensormap\":64", "\"tensormap\":65"))
+            .unwrap_err()
+            .contains("tensormap_max = 64"));
+    }
 
     const META7: &str = r#"{"fatal": false, "dropped": 0, "total": 2, "task_window_max": [8, 4, 4, 4], "heap_max": [1024, 1024, 1024, 1024], "dep_pool_max": [16, 16, 16, 16], "tensormap_max": 64}"#;
     const BEGIN: &str = r#"{"site": "a.rs:7", "phase": "begin", "depth": 1, "ring": 1, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0, "run_epoch": 7, "buf_seq": 0}"#;
