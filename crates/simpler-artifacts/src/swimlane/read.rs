@@ -228,6 +228,16 @@ impl ArrayRow for InfoRaw {
             ],
             sched_thread: u32_of(v[6], "sched_thread")?,
         })
+        .and_then(|row| {
+            // Found by a review: a block past its task's block count was drawn as data.
+            if row.block_num > 0 && row.block_idx >= row.block_num {
+                return Err(format!(
+                    "block_idx {} is not below block_num {} (blocks are numbered from 0)",
+                    row.block_idx, row.block_num
+                ));
+            }
+            Ok(row)
+        })
     }
 }
 
@@ -1041,6 +1051,19 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
         }
         None => None,
     };
+    // Found by a review: a row naming a scheduler thread the run did not have lost its flows
+    // in the trace without a word (the converter keeps one list per thread).
+    if let (Some(info), Some(simpler)) = (&info, &meta.simpler) {
+        let threads = simpler.scheduler_threads;
+        if let Some((i, x)) = info.iter().enumerate().find(|(_, x)| x.sched_thread >= threads) {
+            return Err(format!(
+                "simpler_task_info[{i}]: sched_thread {} is not one of the run's {threads} scheduler thread(s) \
+                 (metadata.simpler.scheduler_threads)",
+                x.sched_thread
+            )
+            .into());
+        }
+    }
     let core_to_thread = meta.core_to_thread.clone();
     let thread_of_core = |core: u32| {
         core_to_thread

@@ -739,3 +739,24 @@ fn differing_copies_under_two_names_are_named_with_the_one_used() {
     // A file under another name is the user's choice: no sibling to compare.
     assert_eq!(differing_copies(&dir.path().join("mine.json")), None);
 }
+
+/// Found by a review: a `simpler_task_info` row naming a scheduler thread the run did not have
+/// (500 of 1) lost its flows in the trace without a word, and a block index past its task's
+/// block count was drawn as data.
+#[test]
+fn task_info_naming_a_thread_or_a_block_the_run_did_not_have_is_refused() {
+    let good = write(Level::OrchPhases);
+    assert!(read(&good).is_ok());
+    let thread = good.replace("[4,0,1,-1,-1,4,1]", "[4,0,1,-1,-1,4,2]");
+    assert_eq!(
+        read(&thread).unwrap_err(),
+        "<input>: invalid l2_swimlane_records.json: simpler_task_info[0]: sched_thread 2 is not one of the \
+         run's 2 scheduler thread(s) (metadata.simpler.scheduler_threads)"
+    );
+    let block = good.replace("[4,0,1,-1,-1,4,1]", "[4,1,1,-1,-1,4,1]");
+    let err = read(&block).unwrap_err();
+    assert!(
+        err.contains("simpler_task_info[0]") && err.contains("block_idx 1 is not below block_num 1"),
+        "{err}"
+    );
+}
