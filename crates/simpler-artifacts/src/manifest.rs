@@ -374,6 +374,22 @@ pub fn few_timed_edges(
     ))
 }
 
+/// The warning that `count` tasks the timing `records` time are not in the `tasks[]` of
+/// `deps` (`first`, by its place in the records): a deps.json of another run or an edited
+/// file. Their dependencies are unknown, so every figure built on them is missing (found by a
+/// review: one such row flipped sched-overhead's verdict without a word, and
+/// [`few_timed_edges`] stays quiet while half the edges still join).
+pub fn unlisted_timed_tasks(records: &Path, deps: &Path, count: usize, first: Option<u64>) -> Option<String> {
+    let first = first.filter(|_| count > 0)?;
+    Some(format!(
+        "{count} timed task(s) of {} are not in the tasks[] of {} (first: {}): a deps.json of another \
+         run, or an edited file? Their dependencies are unknown, and so is every figure built on them",
+        records.display(),
+        deps.display(),
+        crate::deps::task_label(first)
+    ))
+}
+
 /// Why a tool must not write its output to `output`; `None` when it may. It may not be one of
 /// the `inputs` it reads (it would replace what it is reading), the run manifest beside it, or
 /// a file that manifest lists as a diagnostic's artifact: a tool never replaces what the run

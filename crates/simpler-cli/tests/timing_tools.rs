@@ -617,3 +617,31 @@ fn critical_path_counts_the_edges_the_timing_does_not_bear_out() {
     assert!(report.contains(&warning), "{report}");
     assert!(report.contains("happens-before edges: 2"), "{report}");
 }
+
+/// Found by a review: a timing row whose task deps.json does not list was analysed without a
+/// word (its dependencies unknown): sched-overhead's verdict flipped, and critical-path took
+/// another path, because half the edges still joined timed tasks. Both tools now say so.
+#[test]
+fn a_timed_task_that_deps_json_does_not_list_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    timed_run("vector_example", &run);
+    let records = run.join("l2_swimlane_records.json");
+    let mut r: Value = serde_json::from_str(&fs::read_to_string(&records).unwrap()).unwrap();
+    r["aicore_tasks"][0][1] = Value::from((7u64 << 32) | 99);
+    fs::write(&records, r.to_string()).unwrap();
+    let warning = format!(
+        "warning: 1 timed task(s) of {} are not in the tasks[] of {} (first: r7t99): a deps.json of \
+         another run, or an edited file? Their dependencies are unknown, and so is every figure built on them",
+        records.display(),
+        run.join("deps.json").display()
+    );
+    for tool in ["sched-overhead", "critical-path"] {
+        let out = simpler(&[tool, run.to_str().unwrap()]);
+        assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.lines().any(|l| l == warning), "{tool}: {stderr}");
+    }
+    let report = fs::read_to_string(run.join("critical_path_report.md")).unwrap();
+    assert!(report.contains("1 timed task(s) of "), "{report}");
+}

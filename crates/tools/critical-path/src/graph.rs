@@ -88,6 +88,11 @@ pub struct EdgeCoverage {
     pub untimely: usize,
     /// The first such pair, `(pred, succ)`.
     pub first_untimely: Option<(u64, u64)>,
+    /// Timed tasks deps.json's `tasks[]` does not list
+    /// (`simpler_artifacts::manifest::unlisted_timed_tasks`).
+    pub unlisted: usize,
+    /// The first of them, in the records' order.
+    pub first_unlisted: Option<u64>,
 }
 
 impl Graph {
@@ -140,6 +145,8 @@ pub struct GraphBuilder {
     coverage: EdgeCoverage,
     /// Tasks deps.json lists without an active kernel (dummy and alloc tasks).
     kernel_less: rustc_hash::FxHashSet<u64>,
+    /// Per timed task, whether deps.json's `tasks[]` lists it.
+    listed: Vec<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -187,6 +194,8 @@ impl GraphBuilder {
         }
         if let Some(&ix) = self.index.get(&t.task_id) {
             let i = ix as usize;
+            self.listed.resize(self.ids.len(), false);
+            self.listed[i] = true;
             self.kernel[i] = t.kernel_ids.iter().copied().find(|k| *k >= 0);
             self.expected[i] = self.expected[i].or(t.expected_rows());
         }
@@ -224,6 +233,10 @@ impl GraphBuilder {
         let (name, names) = name_tasks(&self.kernel, names);
         let (hb_offsets, hb_preds, untimely) = hb_edges(n, &self.edges, &self.start, &self.end, tol);
         let mut coverage = self.coverage;
+        let mut listed = self.listed;
+        listed.resize(n, false);
+        coverage.unlisted = listed.iter().filter(|&&l| !l).count();
+        coverage.first_unlisted = listed.iter().position(|&l| !l).map(|i| self.ids[i]);
         coverage.untimely = untimely.0;
         coverage.first_untimely = untimely
             .1

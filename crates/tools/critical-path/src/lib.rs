@@ -148,7 +148,7 @@ pub fn load_graph(records: &Path, deps: &Path, names: &NameMap, tol: u64) -> Res
 /// manifests' verdicts on the records and deps.json, the two coming from different runs, and
 /// few of deps.json's edges joining timed tasks.
 pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
-    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs};
+    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs, unlisted_timed_tasks};
     let mut warnings: Vec<String> = [&run.records, &run.deps]
         .into_iter()
         .filter_map(|path| check(path))
@@ -159,6 +159,12 @@ pub fn analyze_run(run: &RunDir, tol: u64) -> Result<Analysis, Error> {
     let (graph, freq) = loaded.inspect_err(|_| print_warnings(&warnings))?;
     let c = graph.coverage;
     warnings.extend(few_timed_edges(&run.deps, c.edges, c.joined, c.first_unjoined));
+    warnings.extend(unlisted_timed_tasks(
+        &run.records,
+        &run.deps,
+        c.unlisted,
+        c.first_unlisted,
+    ));
     warnings.extend(untimely_warning(&run.deps, c.untimely, c.first_untimely, tol));
     warnings.extend(overfull_warning(&run.records, &graph.overfull));
     print_warnings(&warnings);

@@ -102,6 +102,9 @@ pub struct Input {
     /// without its `aicpu_tasks` row, or a kernel still running when the run stopped): the
     /// original's reader drops them too, and the model needs both stamps of every row.
     pub unstamped: usize,
+    /// Timed tasks deps.json does not list, and the first of them in the records' order
+    /// (`simpler_artifacts::manifest::unlisted_timed_tasks`).
+    pub unlisted: (usize, Option<u64>),
 }
 
 /// Reads the rows of the records file at `path`.
@@ -175,12 +178,15 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
         read: usize,
         kernel_less: &'a mut FxHashSet<u64>,
         expected_rows: Option<&'a mut FxHashMap<u64, u32>>,
+        /// The timed tasks not listed yet.
+        unlisted: FxHashSet<u64>,
     }
     impl DepsSink for Pairs<'_> {
         type Task = TaskHead;
         type Tensor = IgnoredAny;
         type Edge = EdgeEnds;
         fn task(&mut self, t: TaskHead) {
+            self.unlisted.remove(&t.task_id);
             if let (Some(map), Some(blocks), Some(kernels)) =
                 (self.expected_rows.as_deref_mut(), t.block_num, &t.kernel_ids)
             {
@@ -209,9 +215,12 @@ pub fn read_edges(path: &Path, input: &mut Input) -> Result<(), DepsReadError> {
         read: 0,
         kernel_less: &mut input.kernel_less,
         expected_rows: counts_needed.then_some(&mut input.expected_rows),
+        unlisted: input.tasks.iter().map(|t| t.id).collect(),
     };
     read_deps(path, &mut pairs)?;
-    let rows = pairs.rows;
+    let (rows, unlisted) = (pairs.rows, pairs.unlisted);
+    let first_unlisted = input.tasks.iter().map(|t| t.id).find(|id| unlisted.contains(id));
+    input.unlisted = (unlisted.len(), first_unlisted);
     match simpler_artifacts::deps::cycle::cycle_message(&input.edges[first..], |i| rows[i]) {
         Some(cycle) => Err(DepsReadError::invalid(path, "deps.json", cycle)),
         None => Ok(()),

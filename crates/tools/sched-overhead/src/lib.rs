@@ -152,7 +152,7 @@ pub fn load(records: &Path, deps: Option<&Path>) -> Result<Input, Error> {
             sibling
         }
     };
-    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs};
+    use simpler_artifacts::manifest::{check, few_timed_edges, mixed_runs, unlisted_timed_tasks};
     let mut warnings: Vec<String> = [records, &deps].into_iter().filter_map(check).collect();
     warnings.extend(mixed_runs(records, &deps));
     let mut input = Input::default();
@@ -168,6 +168,8 @@ pub fn load(records: &Path, deps: Option<&Path>) -> Result<Input, Error> {
     let joined = expected.iter().filter(|e| joins(e)).count();
     let first_unjoined = expected.iter().copied().find(|e| !joins(e));
     warnings.extend(few_timed_edges(&deps, expected.len(), joined, first_unjoined));
+    let (unlisted, first) = input.unlisted;
+    warnings.extend(unlisted_timed_tasks(records, &deps, unlisted, first));
     for w in &warnings {
         simpler_artifacts::errln!("warning: {w}");
     }
