@@ -1060,8 +1060,7 @@ fn normalise<S: SwimlaneSink>(raw: Raw, sink: &mut S) -> Result<Header, String> 
                 "simpler_task_info[{i}]: sched_thread {} is not one of the run's {threads} scheduler thread(s) \
                  (metadata.simpler.scheduler_threads)",
                 x.sched_thread
-            )
-            .into());
+            ));
         }
     }
     let core_to_thread = meta.core_to_thread.clone();
