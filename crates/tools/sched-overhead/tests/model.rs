@@ -35,6 +35,7 @@ fn run(tasks: Vec<TimedTask>, edges: Vec<(u64, u64)>) -> Analysis {
             kernel_less: Default::default(),
             expected_rows: Default::default(),
             unstamped: 0,
+            unlisted: (0, None),
         },
         Path::new("records.json"),
     )
@@ -172,6 +173,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
         kernel_less: Default::default(),
         expected_rows: Default::default(),
         unstamped: 0,
+        unlisted: (0, None),
     };
     let a = analyze(&input, Path::new("r")).unwrap();
     let l = &a.loops[0];
@@ -206,6 +208,7 @@ fn scheduler_loop_counts_finishes_and_logical_tasks() {
             kernel_less: Default::default(),
             expected_rows: Default::default(),
             unstamped: 0,
+            unlisted: (0, None),
         },
         Path::new("r"),
     )
@@ -275,6 +278,7 @@ fn inputs_the_model_cannot_use_are_named() {
         kernel_less: Default::default(),
         expected_rows: Default::default(),
         unstamped: 0,
+        unlisted: (0, None),
     };
     let err = analyze(&input, Path::new("run/l2_swimlane_records.json")).unwrap_err();
     assert_eq!(
@@ -378,6 +382,7 @@ fn sums_that_overflow_say_so() {
         kernel_less: Default::default(),
         expected_rows: Default::default(),
         unstamped: 0,
+        unlisted: (0, None),
     };
     let a = analyze(&input(vec![huge(0, 1), huge(20, 2)]), Path::new("r")).unwrap();
     assert_eq!(
@@ -427,6 +432,7 @@ fn rows_merged_into_one_task_past_its_blocks_are_warned_about() {
         kernel_less: Default::default(),
         expected_rows,
         unstamped: 0,
+        unlisted: (0, None),
     };
     let records = Path::new("run/l2_swimlane_records.json");
     // t1: 2 blocks of 1 kernel, 2 rows: nothing to say. t3: the original's records say
