@@ -228,6 +228,9 @@ pub struct Graph {
     tensors: u64,
     any_ring: bool,
     gaps: DepsGaps,
+    /// Nodes (ascending) that `tasks[]` does not list yet that have a predecessor: not alloc
+    /// tasks, which have none, but tasks the file left out ([`Kind::Unknown`]).
+    unlisted_succs: Vec<u32>,
 }
 
 impl Graph {
@@ -295,11 +298,21 @@ impl Graph {
     pub fn kind(&self, n: usize) -> Kind {
         match &self.tasks[n] {
             None if self.gaps.has(Gap::NoTasksSection) => Kind::Unknown,
+            // Found by a review: such a task was shown as an alloc task with a fan-in.
+            None if self.unlisted_succs.binary_search(&(n as u32)).is_ok() => Kind::Unknown,
             None => Kind::Alloc,
             Some(t) if t.kernels == Kernels::Unknown => Kind::Unknown,
             Some(t) if t.has_kernel() => Kind::Submit,
             Some(_) => Kind::Dummy,
         }
+    }
+
+    /// The first node (by id) that `tasks[]` leaves out although it has a predecessor, and
+    /// how many there are: a damaged or edited file (only alloc tasks are left out, and they
+    /// have no predecessor).
+    pub fn unlisted_succs(&self) -> Option<(u64, usize)> {
+        let first = *self.unlisted_succs.first()?;
+        Some((self.ids[first as usize], self.unlisted_succs.len()))
     }
 
     /// What the file left unsaid (the reader's record).
@@ -510,6 +523,15 @@ impl LoadSink {
             }
         }
         let any_ring = ids.iter().any(|&id| deps::split_task_id(id).0 >= 1);
+        let mut unlisted_succs: Vec<u32> = if gaps.has(Gap::NoTasksSection) {
+            Vec::new()
+        } else {
+            (pairs.iter().map(|p| p.succ))
+                .filter(|&s| task_of[s as usize].is_none())
+                .collect()
+        };
+        unlisted_succs.sort_unstable();
+        unlisted_succs.dedup();
         Graph {
             ids,
             tasks: task_of,
@@ -517,6 +539,7 @@ impl LoadSink {
             tensors,
             any_ring,
             gaps,
+            unlisted_succs,
         }
     }
 }

@@ -194,6 +194,21 @@ fn write_text_file(
     made_from: &Provenance,
     publish: simpler_artifacts::publish::Options,
 ) -> Result<text::Counts, Error> {
+    let unlisted = view.graph().unlisted_succs().map(|(id, n)| {
+        format!(
+            "{}: {n} task(s) with predecessors are not in tasks[] (first: {}): only alloc tasks are left \
+             out, and they have none; shown as kind=unknown",
+            input.display(),
+            graph::display_id(id, true)
+        )
+    });
+    if let Some(w) = &unlisted {
+        simpler_artifacts::errln!("warning: {w}");
+    }
+    let warning = match (warning, unlisted) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     let summary = text::Summary {
         source: input.display().to_string(),
         perf_sidecar: sidecar::perf_sidecar_loaded(input),

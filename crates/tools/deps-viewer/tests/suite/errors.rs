@@ -288,3 +288,39 @@ fn errors_have_kinds_with_the_offending_values() {
         "--focus task (7, 7) (30064771079) is not in the graph"
     );
 }
+
+/// Found by a review: an edge into a task `tasks[]` does not list made that task an alloc task
+/// with a fan-in (`kind=alloc ... fanin=1`), which no alloc task has. It is shown as unknown,
+/// and the view says why.
+#[test]
+fn a_succ_that_tasks_does_not_list_is_unknown_not_an_alloc_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let deps = tmp.path().join("deps.json");
+    fs::write(
+        &deps,
+        r#"{"tasks":[{"task_id":"0","kernel_ids":[-1,0,-1],"block_num":1}],"tensors":[],
+            "edges":[{"pred":"5","succ":"0","source":"creator"},{"pred":"0","succ":"77","source":"explicit"}]}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("view.txt");
+    run(Args {
+        deps_json: Some(deps.clone()),
+        output: Some(out.clone()),
+        ..Args::default()
+    })
+    .unwrap();
+    let text = fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains(&format!(
+            "  warning: {}: 1 task(s) with predecessors are not in tasks[] (first: (0, 77)): only alloc tasks \
+             are left out, and they have none; shown as kind=unknown\n",
+            deps.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("TASK 77 kind=unknown"), "{text}");
+    assert!(
+        text.contains("TASK (0, 5) kind=alloc"),
+        "the creator without a fan-in stays an alloc task: {text}"
+    );
+}
