@@ -320,7 +320,7 @@ fn a_succ_that_tasks_does_not_list_is_unknown_not_an_alloc_task() {
     );
     assert!(text.contains("TASK 77 kind=unknown"), "{text}");
     assert!(
-        text.contains("TASK (0, 5) kind=alloc"),
+        text.contains("TASK 5 kind=alloc"),
         "the creator without a fan-in stays an alloc task: {text}"
     );
 }
