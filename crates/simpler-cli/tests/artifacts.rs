@@ -512,16 +512,15 @@ fn a_full_tmpfs_leaves_no_partial_file() {
     );
 }
 
-/// Found by a review: the args dump's payloads were streamed into a part file and then copied
-/// into `args.bin`, so the dump took twice its size on disk at its close: a 1200 KiB tmpfs
-/// refused vector_example's full dump (an 852 KB args.bin). The part file is now renamed.
-/// Skipped where no tmpfs can be mounted, as above.
-#[test]
-fn the_args_dump_needs_its_own_size_on_disk_not_twice_it() {
+/// Runs vector_example with its full args dump into a tmpfs of `size` and returns its output
+/// with what `inspect` read of the run's folder before the tmpfs went; `None` (the test
+/// skips) where no tmpfs can be mounted.
+fn full_dump_on_a_tmpfs<T>(
+    size: &str,
+    inspect: impl FnOnce(&Path) -> T,
+) -> Option<(std::process::Output, T)> {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mnt) = mount_tmpfs(dir.path(), "small", "1200k") else {
-        return;
-    };
+    let mnt = mount_tmpfs(dir.path(), "small", size)?;
     let prefix = mnt.join("run");
     let out = simpler(&[
         "run",
@@ -530,9 +529,23 @@ fn the_args_dump_needs_its_own_size_on_disk_not_twice_it() {
         "--output-prefix",
         prefix.to_str().unwrap(),
     ]);
-    let bin = std::fs::metadata(prefix.join("args_dump/args.bin")).map(|m| m.len());
-    let left = files(&prefix);
+    let seen = inspect(&prefix);
     let _ = Command::new("umount").arg(&mnt).status();
+    Some((out, seen))
+}
+
+/// Found by a review: the args dump's payloads were streamed into a part file and then copied
+/// into `args.bin`, so the dump took twice its size on disk at its close: a 1200 KiB tmpfs
+/// refused vector_example's full dump (an 852 KB args.bin). The part file is now renamed.
+/// Skipped where no tmpfs can be mounted, as above.
+#[test]
+fn the_args_dump_needs_its_own_size_on_disk_not_twice_it() {
+    let Some((out, (bin, left))) = full_dump_on_a_tmpfs("1200k", |prefix| {
+        let bin = std::fs::metadata(prefix.join("args_dump/args.bin")).map(|m| m.len());
+        (bin, files(prefix))
+    }) else {
+        return;
+    };
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(bin.unwrap(), 851_968);
     assert!(left.iter().all(|f| !f.contains(".part")), "{left:?}");
@@ -543,21 +556,11 @@ fn the_args_dump_needs_its_own_size_on_disk_not_twice_it() {
 /// dump is 18 records and 851,968 payload bytes; a 400 KiB tmpfs holds half of it.
 #[test]
 fn an_args_dump_that_fails_on_a_full_disk_counts_what_it_lost() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(mnt) = mount_tmpfs(dir.path(), "small", "400k") else {
+    let Some((out, (manifest, left))) = full_dump_on_a_tmpfs("400k", |prefix| {
+        (std::fs::read_to_string(prefix.join("run.json")), files(prefix))
+    }) else {
         return;
     };
-    let prefix = mnt.join("run");
-    let out = simpler(&[
-        "run",
-        "vector_example",
-        "--dump-args=2",
-        "--output-prefix",
-        prefix.to_str().unwrap(),
-    ]);
-    let manifest = std::fs::read_to_string(prefix.join("run.json"));
-    let left = files(&prefix);
-    let _ = Command::new("umount").arg(&mnt).status();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let m: Value = serde_json::from_str(&manifest.unwrap()).unwrap();
     let dump = m["diagnostics"]
