@@ -304,12 +304,33 @@ pub fn read_dir(dir: &Path) -> Result<ArgsDump, ReadError> {
         // Found by a review: an entry whose task id is not one could be listed but never
         // selected, and a shape past NumPy's 64 dimensions was exported to a `.npy` nothing
         // loads.
-        if e.task_number().is_none() {
+        // A task id without its `0x` was read as hex but listed as written (found by a
+        // review: `12` was task 0x12, and `-t 0xc` suggested `12`): the format writes "0x%016x".
+        if e.task_number().is_none() || !e.task_id.trim().starts_with("0x") {
             return Err(ReadError::Invalid {
                 path,
                 message: format!(
                     "args[{i}]: task_id `{}` is not a task id (hex, `0x0000000100000002`)",
                     e.task_id
+                ),
+            });
+        }
+        // Found by a review: an unknown role or stage was listed and compared as data, and
+        // only an export, later, refused it without saying where.
+        let known = [
+            ("role", e.role.as_str(), &["input", "output", "inout"][..]),
+            (
+                "stage",
+                e.stage.as_str(),
+                &["before_dispatch", "after_completion"][..],
+            ),
+        ];
+        if let Some((field, value, allowed)) = known.iter().find(|(_, v, allowed)| !allowed.contains(v)) {
+            return Err(ReadError::Invalid {
+                path,
+                message: format!(
+                    "args[{i}].{field}: `{value}` is not one of {}",
+                    allowed.join(", ")
                 ),
             });
         }
@@ -948,6 +969,23 @@ mod tests {
         let err = read(entry("0x1", 65)).unwrap_err();
         assert!(
             err.ends_with("args[0]: a shape of 65 dimensions; at most 64"),
+            "{err}"
+        );
+        // Found by a review: `12` was read as task 0x12 but listed as `12`, and an unknown
+        // role or stage was listed and compared as data.
+        let err = read(entry("12", 1)).unwrap_err();
+        assert!(
+            err.ends_with("args[0]: task_id `12` is not a task id (hex, `0x0000000100000002`)"),
+            "{err}"
+        );
+        let err = read(entry("0x1", 1).replace("\"input\"", "\"sideways\"")).unwrap_err();
+        assert!(
+            err.ends_with("args[0].role: `sideways` is not one of input, output, inout"),
+            "{err}"
+        );
+        let err = read(entry("0x1", 1).replace("before_dispatch", "whenever")).unwrap_err();
+        assert!(
+            err.ends_with("args[0].stage: `whenever` is not one of before_dispatch, after_completion"),
             "{err}"
         );
     }

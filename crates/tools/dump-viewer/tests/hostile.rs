@@ -178,7 +178,7 @@ fn a_lower_case_dtype_is_read_as_its_upper_case_name() {
 #[test]
 fn a_dump_its_run_did_not_finish_is_listed_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    let entry = r#"{"task_id":"1","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
+    let entry = r#"{"task_id":"0x0000000000000001","func_id":[0],"arg_index":0,"role":"input","stage":"before_dispatch",
 "kind":"tensor","dtype":"FLOAT32","shape":[4],"bin_offset":0,"bin_size":16}"#;
     manifest_with(dir.path(), "args.bin", entry);
     let json = dir.path().join("args_dump/args_dump.json");
