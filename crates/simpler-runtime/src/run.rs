@@ -435,16 +435,29 @@ fn with_prefault<R>(shared: &RunShared, faults: &Faults, build: impl FnOnce() ->
     })
 }
 
+/// What the run loop saw when it stopped the run from outside: the tasks completed then, and
+/// whether the orchestration had ended.
+#[derive(Clone, Copy)]
+struct AtStop {
+    completed: u64,
+    orch_done: bool,
+}
+
+impl AtStop {
+    fn now(shared: &RunShared) -> AtStop {
+        AtStop {
+            completed: shared.completions.total(),
+            orch_done: shared.orch_done.load(Ordering::Acquire),
+        }
+    }
+}
+
 /// The message of a fatal the run loop raises when it stops the run from outside: an
-/// interrupt, or the timeout, when `completed[0]` tasks had completed. `completed[1]` is the
-/// count once the threads stopped: a kernel that ended in the grace period adds to it, and
-/// the message says so (the run's summary counts it).
-fn stop_message(
-    code: FatalCode,
-    [at_stop, at_end]: [u64; 2],
-    shared: &RunShared,
-    cfg: &CallConfig,
-) -> String {
+/// interrupt, or the timeout, as the loop saw the run `then`. `at_end` is the count once the
+/// threads stopped: a kernel that ended in the grace period adds to it, and the message says
+/// so (the run's summary counts it).
+fn stop_message(code: FatalCode, then: AtStop, at_end: u64, shared: &RunShared, cfg: &CallConfig) -> String {
+    let at_stop = then.completed;
     let later = match at_end.saturating_sub(at_stop) {
         0 => String::new(),
         n => format!(" (and {n} more while the run stopped)"),
@@ -459,7 +472,7 @@ fn stop_message(
         "the run did not finish within {:?}: {}{later}; a kernel may never return, or raise the \
          timeout (--timeout-secs; CallConfig::timeout in Rust)",
         cfg.timeout,
-        if shared.orch_done.load(Ordering::Acquire) {
+        if then.orch_done {
             format!(
                 "{at_stop} of {} tasks completed",
                 shared.total_tasks.load(Ordering::Acquire)
@@ -532,16 +545,16 @@ pub(crate) fn execute(
         if cfg.stop_on_interrupt && simpler_artifacts::interrupt::requested() {
             // Stopped from outside: whatever the threads do now, the close is unproven.
             interrupted = true;
-            let at_stop = shared.completions.total();
-            stopped_by = Some((FatalCode::Interrupted, at_stop));
-            let message = stop_message(FatalCode::Interrupted, [at_stop; 2], &shared, cfg);
+            let then = AtStop::now(&shared);
+            stopped_by = Some((FatalCode::Interrupted, then));
+            let message = stop_message(FatalCode::Interrupted, then, then.completed, &shared, cfg);
             stop(FatalCode::Interrupted, message);
             break;
         }
         if now >= deadline {
-            let at_stop = shared.completions.total();
-            stopped_by = Some((FatalCode::SchedulerTimeout, at_stop));
-            let message = stop_message(FatalCode::SchedulerTimeout, [at_stop; 2], &shared, cfg);
+            let then = AtStop::now(&shared);
+            stopped_by = Some((FatalCode::SchedulerTimeout, then));
+            let message = stop_message(FatalCode::SchedulerTimeout, then, then.completed, &shared, cfg);
             stop(FatalCode::SchedulerTimeout, message);
             break;
         }
@@ -600,9 +613,9 @@ pub(crate) fn execute(
     // Found by a review: kernels that ended in the grace period were counted by the summary
     // ("stopped after 35 of 200") but not by the fatal raised before it ("after 34 tasks"). The
     // message is restated with the count at the end too.
-    if let (Some(f), Some((code, at_stop))) = (fatal.as_mut(), stopped_by) {
+    if let (Some(f), Some((code, then))) = (fatal.as_mut(), stopped_by) {
         if f.code == code {
-            f.message = stop_message(code, [at_stop, report.completed], &shared, cfg);
+            f.message = stop_message(code, then, report.completed, &shared, cfg);
         }
     }
     Executed {
