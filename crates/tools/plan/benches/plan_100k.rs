@@ -20,7 +20,7 @@ fn main() {
     for runtime in [RuntimeKind::Tmr, RuntimeKind::Hbg] {
         let dir = tempfile::tempdir().expect("temporary folder");
         let t = Instant::now();
-        let file = record(&target, runtime, &dir.path().join("run")).expect("the recording run passes");
+        let (file, _) = record(&target, runtime, &dir.path().join("run")).expect("the recording run passes");
         let record_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let analysis = analyze_file(&file).expect("the recording analyses");

@@ -210,10 +210,11 @@ pub struct Plan {
     pub caveats: Vec<String>,
 }
 
-/// Runs `target` once with scope stats into `dir` and returns the file.
-pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathBuf, Error> {
-    match target.run(runtime, &RuntimeEnv::default(), Some(dir)) {
-        Trial::Passed { .. } => {}
+/// Runs `target` once with scope stats into `dir` and returns the file, with the target's
+/// caveats as that run reported them ([`Target::caveats_of`]).
+pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<(PathBuf, Vec<String>), Error> {
+    let caveats = match target.run(runtime, &RuntimeEnv::default(), Some(dir)) {
+        Trial::Passed { approximations, .. } => target.caveats_of(approximations),
         Trial::Fatal { code, message } => {
             return Err(ErrorKind::RecordingRun {
                 subject: target.subject(),
@@ -228,7 +229,7 @@ pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathB
             }
             .into())
         }
-    }
+    };
     let f = dir.join("scope_stats").join("scope_stats.jsonl");
     if !f.is_file() {
         return Err(ErrorKind::NoRecording {
@@ -237,7 +238,7 @@ pub fn record(target: &Target, runtime: RuntimeKind, dir: &Path) -> Result<PathB
         }
         .into());
     }
-    Ok(f)
+    Ok((f, caveats))
 }
 
 /// Makes the plan for `args` (without printing it); `--check` is not handled here.
@@ -341,7 +342,7 @@ fn plan_target(
             (t.path().join("run"), Some(t))
         }
     };
-    let file = record(&target, runtime, &dir)?;
+    let (file, caveats) = record(&target, runtime, &dir)?;
     let made_from = Provenance::of(&[&file]);
     let t = Instant::now();
     let analysis = analyze_file(&file)?;
@@ -366,7 +367,7 @@ fn plan_target(
             analysis_time,
             search_time,
             made_from,
-            caveats: target.caveats(),
+            caveats,
         },
         tmp,
     ))
@@ -412,8 +413,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
                     .prefix("simpler-plan-")
                     .tempdir()
                     .map_err(ErrorKind::TempDir)?;
-                let f = record(&target, runtime, &t.path().join("run"))?;
-                caveats = target.caveats();
+                let (f, recorded_caveats) = record(&target, runtime, &t.path().join("run"))?;
+                caveats = recorded_caveats;
                 (analyze_file(&f)?, Some(t))
             }
         };

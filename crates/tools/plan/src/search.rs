@@ -117,7 +117,7 @@ impl Runner<'_> {
         for _ in 0..self.verify {
             self.runs += 1;
             match self.target.run_with(self.runtime, env, self.tensormap, None) {
-                Trial::Passed { wall } => walls.push(wall),
+                Trial::Passed { wall, .. } => walls.push(wall),
                 other => return Err(other),
             }
         }

@@ -42,6 +42,9 @@ pub enum Trial {
     Passed {
         /// Wall time of the run.
         wall: Duration,
+        /// What a replay reproduced only approximately (empty for a workload file or an
+        /// example): the run's own report, so the plan need not read the deps.json again.
+        approximations: Vec<String>,
     },
     /// Stopped on a fatal.
     Fatal {
@@ -171,7 +174,15 @@ impl Target {
             return Vec::new();
         };
         // A file the replay cannot read fails the recording run, which says why.
-        let approximations = simpler_workloads::replay_approximations(path).unwrap_or_default();
+        self.caveats_of(simpler_workloads::replay_approximations(path).unwrap_or_default())
+    }
+
+    /// [`Target::caveats`] from the approximations a run of this target reported
+    /// ([`Trial::Passed`]), without reading its deps.json again.
+    pub fn caveats_of(&self, approximations: Vec<String>) -> Vec<String> {
+        let Target::Deps(path) = self else {
+            return Vec::new();
+        };
         approximations
             .into_iter()
             .map(|a| {
@@ -216,6 +227,8 @@ impl Target {
             ..Default::default()
         };
         let started = Instant::now();
+        // What a replay reproduced only approximately.
+        let mut approximations = Vec::new();
         // The run's outcome: why its result was wrong, if it was.
         let result: Result<Option<String>, RunError> = match self {
             Target::Workload { workload, .. } => {
@@ -237,7 +250,12 @@ impl Target {
                     ..Default::default()
                 };
                 match simpler_workloads::run_from_deps(path, &o) {
-                    Ok(out) => Ok(said_removed(&out.report, out.failure())),
+                    Ok(out) => {
+                        approximations = (out.from_deps.as_ref())
+                            .map(|f| f.approximations.clone())
+                            .unwrap_or_default();
+                        Ok(said_removed(&out.report, out.failure()))
+                    }
                     Err(e) => match e.into_run_error() {
                         Ok(run) => Err(said_removed_of(run)),
                         // A run folder's deps.json: said in `plan`'s words, not `run`'s.
@@ -284,6 +302,7 @@ impl Target {
         match result {
             Ok(None) => Trial::Passed {
                 wall: started.elapsed(),
+                approximations,
             },
             Ok(Some(why)) => failed(format!("the run completed with a wrong result: {why}")),
             Err(RunError::Fatal { fatal, .. }) => Trial::Fatal {

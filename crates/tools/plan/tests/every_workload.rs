@@ -52,7 +52,7 @@ fn every_target(runtime: RuntimeKind) {
     for target in targets() {
         let subject = format!("{} on {}", target.subject(), runtime.name());
         let dir = tempfile::tempdir().unwrap();
-        let file = record(&target, runtime, &dir.path().join("run")).unwrap();
+        let (file, _) = record(&target, runtime, &dir.path().join("run")).unwrap();
         let analysis = analyze_file(&file).unwrap();
         // The recording run wrote the graph, from which the dep pool's worst case comes.
         let worst = analysis.dep_pool_worst.as_ref().expect("the recorded deps.json");

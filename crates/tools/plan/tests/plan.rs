@@ -18,7 +18,7 @@ fn data(name: &str) -> PathBuf {
 
 fn recorded(target: &Target) -> (Analysis, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let file = record(target, RuntimeKind::Tmr, &dir.path().join("run")).unwrap();
+    let (file, _) = record(target, RuntimeKind::Tmr, &dir.path().join("run")).unwrap();
     (analyze_file(&file).unwrap(), dir)
 }
 
@@ -270,7 +270,7 @@ fn the_plan_is_a_section_of_the_scope_stats_report_of_its_run() {
 fn hbg_is_sized_from_its_graph_build_samples() {
     let target = Target::example(simpler_examples::find("vector_example").unwrap(), Vec::new()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let file = record(&target, RuntimeKind::Hbg, &dir.path().join("run")).unwrap();
+    let (file, _) = record(&target, RuntimeKind::Hbg, &dir.path().join("run")).unwrap();
     let a = analyze_file(&file).unwrap();
     assert!(!a.reclaims);
     assert_eq!(a.rings_used, [true, false, false, false]);
