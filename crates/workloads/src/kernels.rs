@@ -27,6 +27,7 @@ use std::ops::Range;
 use std::time::Duration;
 
 use simpler_core::ArgTag;
+use simpler_runtime::platform::kernel::AnyView;
 use simpler_runtime::{CoreType, KernelCtx, KernelError, Worker};
 
 /// The body of a library kernel.
@@ -59,7 +60,78 @@ pub struct KernelInfo {
     /// How the kernel reads its leading scalars; a bare JSON number in that position is
     /// encoded this way (typed scalars are taken as written).
     pub scalar_types: &'static [ScalarType],
+    /// What it needs of its tensor arguments' shapes ([`KernelInfo::check_shapes`]).
+    shapes: ShapeRule,
     body: Body,
+}
+
+/// What a kernel needs of its tensor arguments' shapes: checked where a workload is expanded,
+/// with the submit's place in the file, and again by the kernel when it runs (a Rust caller
+/// of the library has no file).
+#[derive(Clone, Copy, Debug)]
+enum ShapeRule {
+    /// Nothing.
+    Any,
+    /// Each named input has the element count of the output, the argument after them.
+    Elementwise(&'static [&'static str]),
+    /// `a` (M×K), `b` (K×N), `c` (M×N), all 2-D.
+    Matmul,
+}
+
+/// `add` and `mul`: `a`, `b`, then the output.
+const AB_TO_C: ShapeRule = ShapeRule::Elementwise(&["input a", "input b"]);
+/// `add_scalar` and `copy`: `x`, then the output.
+const X_TO_Y: ShapeRule = ShapeRule::Elementwise(&["input x"]);
+
+impl ShapeRule {
+    /// Checks the shapes of a task's tensor arguments, in order; the error says which
+    /// argument and both sizes.
+    fn check(self, shapes: &[&[u32]]) -> Result<(), String> {
+        let numel = |s: &[u32]| s.iter().map(|&d| u64::from(d)).product::<u64>();
+        match self {
+            ShapeRule::Any => Ok(()),
+            ShapeRule::Elementwise(inputs) => {
+                let want = numel(shapes[inputs.len()]);
+                for (what, shape) in inputs.iter().zip(shapes) {
+                    let got = numel(shape);
+                    if got != want {
+                        return Err(format!("{what} has {got} elements but the output has {want}"));
+                    }
+                }
+                Ok(())
+            }
+            ShapeRule::Matmul => {
+                let dims = |i: usize, name: &str| match *shapes[i] {
+                    [r, c] => Ok((r, c)),
+                    _ => Err(format!("matmul: {name} must be 2-D, not {:?}", shapes[i])),
+                };
+                let ((m, k), (k2, n), (m2, n2)) = (dims(0, "a")?, dims(1, "b")?, dims(2, "c")?);
+                if k != k2 || m != m2 || n != n2 {
+                    return Err(format!(
+                        "matmul: shapes {m}x{k} · {k2}x{n} -> {m2}x{n2} do not agree"
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl KernelInfo {
+    /// Checks what the kernel needs of its tensor arguments' shapes, given in argument order
+    /// (at least [`KernelInfo::min_tensors`] of them): an elementwise kernel's inputs have its
+    /// output's element count, `matmul`'s three matrices agree.
+    pub fn check_shapes(&self, shapes: &[&[u32]]) -> Result<(), String> {
+        if shapes.len() < self.min_tensors {
+            return Err(format!(
+                "kernel `{}` takes {}; got {} tensor arguments",
+                self.name,
+                self.signature,
+                shapes.len()
+            ));
+        }
+        self.shapes.check(shapes)
+    }
 }
 
 /// Every library kernel, by func id.
@@ -72,6 +144,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[IN a, IN b, OUT c]",
         scalar_types: &[],
+        shapes: AB_TO_C,
         body: add,
     },
     KernelInfo {
@@ -82,6 +155,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 1,
         signature: "[IN x, OUT y], scalars [f32 s]",
         scalar_types: &[ScalarType::F32],
+        shapes: X_TO_Y,
         body: add_scalar,
     },
     KernelInfo {
@@ -92,6 +166,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[IN a, IN b, OUT c]",
         scalar_types: &[],
+        shapes: AB_TO_C,
         body: mul,
     },
     KernelInfo {
@@ -102,6 +177,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[IN x, OUT y]",
         scalar_types: &[],
+        shapes: X_TO_Y,
         body: copy,
     },
     KernelInfo {
@@ -112,6 +188,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 1,
         signature: "[OUT y], scalars [f32 v]",
         scalar_types: &[ScalarType::F32],
+        shapes: ShapeRule::Any,
         body: fill,
     },
     KernelInfo {
@@ -122,6 +199,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]",
         scalar_types: &[],
+        shapes: ShapeRule::Matmul,
         body: matmul,
     },
     KernelInfo {
@@ -132,6 +210,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[any]",
         scalar_types: &[],
+        shapes: ShapeRule::Any,
         body: noop,
     },
     KernelInfo {
@@ -142,6 +221,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 0,
         signature: "[any]",
         scalar_types: &[],
+        shapes: ShapeRule::Any,
         body: noop,
     },
     KernelInfo {
@@ -152,6 +232,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 1,
         signature: "[any], scalars [u64 duration_us]",
         scalar_types: &[ScalarType::U64],
+        shapes: ShapeRule::Any,
         body: busy,
     },
     KernelInfo {
@@ -162,6 +243,7 @@ pub const LIBRARY: [KernelInfo; 10] = [
         min_scalars: 1,
         signature: "[any], scalars [u64 duration_us]",
         scalar_types: &[ScalarType::U64],
+        shapes: ShapeRule::Any,
         body: busy,
     },
 ];
@@ -205,21 +287,17 @@ fn block_range(ctx: &KernelCtx<'_>, len: u64) -> Range<u64> {
     (b * chunk).min(len)..((b + 1) * chunk).min(len)
 }
 
-/// An elementwise kernel's input must have the output's element count: a longer one's first
-/// elements were taken without a word (found by a review), a shorter one would be read past.
-fn same_len(what: &str, got: u64, want: u64) -> Result<(), KernelError> {
-    if got != want {
-        return Err(KernelError(format!(
-            "{what} has {got} elements but the output has {want}"
-        )));
-    }
-    Ok(())
+/// Checks `rule` on the kernel's views when it runs: an elementwise kernel's input must have
+/// the output's element count (a longer one's first elements were taken without a word, found
+/// by a review; a shorter one would be read past).
+fn check(rule: ShapeRule, views: &[&AnyView<'_>]) -> Result<(), KernelError> {
+    let shapes: Vec<&[u32]> = views.iter().map(|v| v.tensor().shape()).collect();
+    rule.check(&shapes).map_err(KernelError)
 }
 
 fn binary(ctx: &KernelCtx<'_>, op: fn(f64, f64) -> f64) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    same_len("input a", a.len(), c.len())?;
-    same_len("input b", b.len(), c.len())?;
+    check(AB_TO_C, &[&a, &b, &c])?;
     for k in block_range(ctx, c.len()) {
         c.set(k, op(a.get(k), b.get(k)));
     }
@@ -236,7 +314,7 @@ fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y, s) = (ctx.view_any(0)?, ctx.view_any(1)?, f64::from(ctx.scalar_f32(0)?));
-    same_len("input x", x.len(), y.len())?;
+    check(X_TO_Y, &[&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k) + s);
     }
@@ -245,7 +323,7 @@ fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn copy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y) = (ctx.view_any(0)?, ctx.view_any(1)?);
-    same_len("input x", x.len(), y.len())?;
+    check(X_TO_Y, &[&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k));
     }
@@ -262,16 +340,12 @@ fn fill(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn matmul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    let dims = |v: &simpler_runtime::platform::kernel::AnyView<'_>, name: &str| match *v.tensor().shape() {
-        [r, c] => Ok((u64::from(r), u64::from(c))),
-        _ => Err(KernelError(format!("matmul: {name} must be 2-D"))),
-    };
-    let ((m, k), (k2, n), (m2, n2)) = (dims(&a, "a")?, dims(&b, "b")?, dims(&c, "c")?);
-    if k != k2 || m != m2 || n != n2 {
-        return Err(KernelError(format!(
-            "matmul: shapes {m}x{k} · {k2}x{n} -> {m2}x{n2} do not agree"
-        )));
-    }
+    check(ShapeRule::Matmul, &[&a, &b, &c])?;
+    let (m, k, n) = (
+        u64::from(a.tensor().shape()[0]),
+        u64::from(a.tensor().shape()[1]),
+        u64::from(b.tensor().shape()[1]),
+    );
     let accumulate = ctx.tag(2) == Some(ArgTag::Inout);
     for i in block_range(ctx, m) {
         for j in 0..n {

@@ -143,6 +143,56 @@ fn tensor_used_after_its_scope() {
     );
 }
 
+/// Found by a review: a library kernel's arguments whose shapes it cannot take (`add` into a
+/// 10-element output, a `matmul` whose inner dimensions differ) passed the load and failed
+/// the run with a kernel error that named no place in the file. They are refused at the
+/// submit now, with the kernel's signature and both sizes.
+#[test]
+fn shapes_a_library_kernel_cannot_take_are_refused_at_the_submit() {
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "add", "args": [ { "input": "a" }, { "input": "y" },
+                   { "output": "c", "shape": [10] } ] } } ]"#,
+        ),
+        "body[0].submit.args",
+        "kernel `add` takes [IN a, IN b, OUT c]: input a has 128 elements but the output has 10",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "scope": { "body": [ { "submit": { "kernel": "copy", "args": [ { "input": "a", "view": { "shape": [8, 8] } },
+                   { "output_existing": "y" } ] } } ] } } ]"#,
+        ),
+        "body[0].scope.body[0].submit.args",
+        "kernel `copy` takes [IN x, OUT y]: input x has 64 elements but the output has 128",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "matmul", "args": [ { "input": "a" }, { "input": "y" },
+                   { "output": "c", "shape": [8, 16] } ] } } ]"#,
+        ),
+        "body[0].submit.args",
+        "kernel `matmul` takes [IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]: matmul: shapes 8x16 · 8x16 -> 8x16 do not agree",
+    );
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernels": { "aiv0": "noop", "aiv1": "copy" }, "args": [ { "input": "a" },
+                   { "output": "c", "shape": [4] } ] } } ]"#,
+        ),
+        "body[0].submit.args",
+        "kernel `copy` takes [IN x, OUT y]: input x has 128 elements but the output has 4",
+    );
+    // What each kernel can take still loads: a same-count reshape, an INOUT accumulator.
+    load_str(
+        &with_body(
+            r#"[ { "submit": { "kernel": "copy", "args": [ { "input": "a" }, { "output": "c", "shape": [128] } ] } },
+                 { "submit": { "kernel": "matmul", "args": [ { "input": "a" }, { "input": "y", "reshape": [16, 8] },
+                   { "output": "d", "shape": [8, 8] } ] } } ]"#,
+        ),
+        "t",
+    )
+    .unwrap();
+}
+
 #[test]
 fn view_outside_its_buffer() {
     assert_error(

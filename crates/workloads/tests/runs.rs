@@ -398,16 +398,35 @@ fn file_settings_apply_unless_overridden() {
 
 /// Found by a review: `copy`, `add`, `mul` and `add_scalar` refused an input shorter than
 /// their output but took a longer one's first elements without a word (X[16] copied into
-/// Y[8] passed its check). Any difference is now the kernel's error, with both counts.
+/// Y[8] passed its check). Any difference is now an error with both counts: at the load for
+/// a workload (`errors.rs`), and the kernel's own when a Rust caller submits it.
 #[test]
 fn an_elementwise_input_longer_than_its_output_is_an_error_not_a_truncation() {
     let text = r#"{ "tensors": [ { "name": "x", "shape": [16], "fill": { "constant": 1.0 } },
                                  { "name": "y", "shape": [8] } ],
         "body": [ { "submit": { "kernel": "copy", "args": [ { "input": "x" }, { "output_existing": "y" } ] } } ] }"#;
-    let w = simpler_workloads::load_str(text, "longer").unwrap();
-    let e = run_workload(&w, &Overrides::default()).unwrap_err();
+    let e = simpler_workloads::load_str(text, "longer").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "body[0].submit.args: kernel `copy` takes [IN x, OUT y]: input x has 16 elements but the output has 8"
+    );
+    // The kernel checks too, for a caller without a file.
+    let mut w = simpler_runtime::Worker::new();
+    simpler_workloads::kernels::register_library(&mut w).unwrap();
+    let x = w.alloc_tensor(&[16], simpler_core::DType::Float32).unwrap();
+    let y = w.alloc_tensor(&[8], simpler_core::DType::Float32).unwrap();
+    let copy = simpler_workloads::kernels::by_name("copy").unwrap().func_id;
+    let e = w
+        .run(&CallConfig::default(), move |o| {
+            let mut args = simpler_core::TaskArgs::new();
+            args.input(x).output_existing(y);
+            o.submit_aiv(copy, &args)?;
+            Ok(())
+        })
+        .unwrap_err();
     assert!(
-        format!("{e:#}").contains("input x has 16 elements but the output has 8"),
-        "{e:#}"
+        e.to_string()
+            .contains("input x has 16 elements but the output has 8"),
+        "{e}"
     );
 }

@@ -157,6 +157,21 @@ impl Expander {
             args.push(op);
             binds.extend(bind);
         }
+        let shapes: Vec<&[u32]> = args
+            .iter()
+            .map(|a| match a {
+                ArgOp::Output { ci, .. } => ci.shape(),
+                ArgOp::Tensor { t, .. } => t.view.shape(),
+            })
+            .collect();
+        for k in &used {
+            k.check_shapes(&shapes).map_err(|m| {
+                err(
+                    &format!("{base}.args"),
+                    format!("kernel `{}` takes {}: {m}", k.name, k.signature),
+                )
+            })?;
+        }
         let scalars = t
             .scalars
             .iter()
