@@ -964,3 +964,25 @@ fn case_16_sizes_the_host_refuses_are_an_error_not_an_abort() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("f: OK (16384 elements)"), "{stdout}");
 }
+
+/// Found by a review: an external tensor the host refused (4 GiB under `ulimit -v`) was
+/// named, but not where it is declared. The error now says the file and `tensors[k]`.
+#[test]
+fn an_external_tensor_the_host_refuses_is_named_with_its_file_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "big.json",
+        r#"{ "tensors": [ { "name": "small", "shape": [4] }, { "name": "X", "shape": [1073741824] } ],
+  "body": [ { "submit": { "kernel": "noop", "args": [ { "inout": "X" } ] } } ] }"#,
+    );
+    let (code, _, stderr) = run_bounded(dir.path(), 2000, &["run", "big.json"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            1,
+            "error: big.json: tensors[1]: allocating external tensor `X`: the host refused the \
+             4294967296 bytes of a FLOAT32 buffer of shape [1073741824]\n"
+        )
+    );
+}

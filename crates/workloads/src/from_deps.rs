@@ -500,6 +500,7 @@ fn compile(file: &DepsFile, report: &mut FromDepsReport) -> Result<Program, Erro
         let k = prog.externals.len();
         prog.externals.push(External {
             name: format!("buffer_{addr:#x}"),
+            declared_at: None,
             shape: vec![numel],
             dtype: b.dtype,
             fill: FillOp::Zeros,

@@ -467,7 +467,14 @@ pub fn run_workload(w: &Workload, overrides: &Overrides) -> Result<Outcome, Erro
     config
         .validate()
         .map_err(|e| file_config_error(w, overrides, e))?;
-    let run = runner::run_program(program, &config)?;
+    // An external tensor the host refused is named with the file that declares it.
+    let run = runner::run_program(program, &config).map_err(|e| match e.into_kind() {
+        ErrorKind::Memory { what, source } => Error::from(ErrorKind::Memory {
+            what: format!("{}: {what}", w.where_()),
+            source,
+        }),
+        kind => kind.into(),
+    })?;
     Ok(Outcome {
         report: run.report,
         config,

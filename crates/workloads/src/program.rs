@@ -80,6 +80,9 @@ pub(crate) enum FillOp {
 #[derive(Clone, Debug)]
 pub(crate) struct External {
     pub name: String,
+    /// Where the workload file declares it (`tensors[1]`), for a run-time error's message;
+    /// `None` for a buffer a `--from-deps` re-run made.
+    pub declared_at: Option<String>,
     pub shape: Vec<u32>,
     pub dtype: DType,
     pub fill: FillOp,

@@ -234,14 +234,18 @@ pub(crate) fn run_program(prog: Arc<Program>, cfg: &CallConfig) -> Result<Progra
     check_host_memory(&prog.externals, simpler_artifacts::host::mem_total_bytes())?;
     let mut externals = Vec::with_capacity(prog.externals.len());
     for e in &prog.externals {
+        let what = |doing: &str| match &e.declared_at {
+            Some(at) => format!("{at}: {doing} external tensor `{}`", e.name),
+            None => format!("{doing} external tensor `{}`", e.name),
+        };
         let t = w
             .alloc_tensor(&e.shape, e.dtype)
             .map_err(|source| ErrorKind::Memory {
-                what: format!("allocating external tensor `{}`", e.name),
+                what: what("allocating"),
                 source,
             })?;
         fill(&w, &t, &e.fill).map_err(|source| ErrorKind::Memory {
-            what: format!("filling external tensor `{}`", e.name),
+            what: what("filling"),
             source,
         })?;
         externals.push(t);
@@ -264,6 +268,7 @@ mod tests {
     fn external(name: &str, elems: u32) -> External {
         External {
             name: name.to_string(),
+            declared_at: None,
             shape: vec![elems],
             dtype: simpler_core::DType::Float32,
             fill: FillOp::Zeros,
@@ -294,6 +299,7 @@ mod tests {
     fn a_shape_past_u128_saturates_and_is_refused() {
         let huge = External {
             name: "huge".to_string(),
+            declared_at: None,
             shape: vec![u32::MAX; 5],
             dtype: simpler_core::DType::Int64,
             fill: FillOp::Zeros,

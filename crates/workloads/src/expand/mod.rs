@@ -235,6 +235,7 @@ impl Expander {
         let k = self.prog.externals.len();
         self.prog.externals.push(External {
             name: t.name.clone(),
+            declared_at: Some(path.to_string()),
             shape,
             dtype,
             fill,
