@@ -172,7 +172,19 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
     let spec: WorkloadSpec = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        WorkloadError::new(path, shorten(&e.into_inner().to_string()))
+        let inner = e.into_inner();
+        let one_key_object_went_on =
+            inner.is_syntax() && inner.to_string().starts_with("expected value");
+        let second = one_key_object_went_on
+            .then(|| second_key(text, inner.line(), inner.column()))
+            .flatten();
+        let rule = match second {
+            Some((key, line, column)) => format!(
+                "this object takes exactly one key, but a second one, `{key}`, follows at line {line} column {column}"
+            ),
+            None => shorten(&inner.to_string()),
+        };
+        WorkloadError::new(path, rule)
     })?;
     let settings = validate_settings(&spec)?;
     let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
@@ -296,6 +308,28 @@ fn check_json_depth(text: &str) -> Result<(), WorkloadError> {
 
 /// A parser message cut to at most 400 characters (serde quotes the offending value whole,
 /// which may be megabytes).
+/// The key that follows a one-key object's value, when serde_json's error at `line`, `column`
+/// (1-based; the column is the byte that ended the value) is "expected value" because the
+/// object went on: a statement, a fill or a typed scalar with two keys. With its position.
+fn second_key(text: &str, line: usize, column: usize) -> Option<(String, usize, usize)> {
+    let bytes = text.split('\n').nth(line.checked_sub(1)?)?.as_bytes();
+    let mut at = column;
+    let skip = |at: &mut usize| {
+        while bytes.get(*at).is_some_and(|b| b.is_ascii_whitespace()) {
+            *at += 1;
+        }
+    };
+    skip(&mut at);
+    (bytes.get(at) == Some(&b',')).then_some(())?;
+    at += 1;
+    skip(&mut at);
+    (bytes.get(at) == Some(&b'"')).then_some(())?;
+    let start = at + 1;
+    let len = bytes[start..].iter().position(|&b| b == b'"')?;
+    let key = std::str::from_utf8(&bytes[start..start + len]).ok()?;
+    Some((key.to_string(), line, start))
+}
+
 fn shorten(message: &str) -> String {
     const KEEP: usize = 200;
     let chars: Vec<char> = message.chars().collect();

@@ -21,6 +21,33 @@ fn assert_error(text: &str, path: &str, rule: &str) {
     assert_eq!(e.to_string(), format!("{path}: {rule}"));
 }
 
+/// Found by a review: a one-key object (a statement, a fill, a typed scalar) given a second
+/// key got serde's "expected value at line 1 column 76", which named neither key. The
+/// message now names the second key and where it starts; other syntax errors keep theirs.
+#[test]
+fn a_one_key_object_with_a_second_key_names_it() {
+    assert_error(
+        &with_body(r#"[ { "submit": { "kernel": "noop", "args": [ { "inout": "a" } ] }, "dummy": {} } ]"#),
+        "body[0]",
+        "this object takes exactly one key, but a second one, `dummy`, follows at line 3 column 77",
+    );
+    assert_error(
+        r#"{ "tensors": [ { "name": "X", "shape": [4], "fill": { "constant": 1, "iota": {} } } ], "body": [] }"#,
+        "tensors[0].fill",
+        "this object takes exactly one key, but a second one, `iota`, follows at line 1 column 70",
+    );
+    assert_error(
+        r#"{ "tensors": [ { "name": "X", "shape": [true, "y"] } ], "body": [] }"#,
+        "tensors[0].shape[0]",
+        "invalid type: boolean `true`, expected an integer or an integer expression string such as \"i*64\" at line 1 column 44",
+    );
+    assert_error(
+        r#"{ "tensors": [ { "name": "X", "shape": [4, , "y"] } ], "body": [] }"#,
+        "tensors[0].shape[1]",
+        "expected value at line 1 column 44",
+    );
+}
+
 #[test]
 fn unknown_label() {
     assert_error(
