@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::publish::{publish_bytes, PublishError, Published};
+use crate::publish::{publish_bytes_with, Options, PublishError, Published};
 use crate::read_error::JsonReadError;
 
 /// File name of the manifest in an output folder.
@@ -199,8 +199,11 @@ impl RunManifest {
     }
 
     /// Writes `<folder>/run.json` through the publish path.
+    /// The folder must exist: a run's folder that is gone (moved or removed while the run
+    /// went on) is not made again for its manifest alone.
     pub fn write(&self, folder: &Path) -> Result<Published<()>, PublishError> {
-        publish_bytes(&folder.join(FILE_NAME), self.to_text().as_bytes())
+        let options = Options::default().in_existing_folder();
+        publish_bytes_with(&folder.join(FILE_NAME), options, self.to_text().as_bytes())
     }
 
     /// The file's text, as [`RunManifest::write`] publishes it (also for a writer that places

@@ -33,14 +33,19 @@ static HELD: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new(
 
 /// The identity of an open file, where the platform gives one.
 fn identity(f: &File) -> Option<(u64, u64)> {
+    f.metadata().ok().as_ref().and_then(metadata_identity)
+}
+
+/// The identity of a file's metadata, where the platform gives one.
+fn metadata_identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        f.metadata().ok().map(|m| (m.dev(), m.ino()))
+        Some((m.dev(), m.ino()))
     }
     #[cfg(not(unix))]
     {
-        let _ = f;
+        let _ = m;
         None
     }
 }
@@ -247,6 +252,50 @@ impl OutputFolder {
     pub fn removed(&self) -> &[String] {
         &self.removed
     }
+
+    /// Where the folder is now, as its lock file (held open by the claim) says: still at
+    /// [`OutputFolder::path`], moved (renamed, or its parent), or removed. A run asks at its
+    /// close, so that what it writes then lands beside what it wrote before (found by a
+    /// review: a folder renamed during the run got a second `run.json` at its old path, which
+    /// listed files that were in the renamed one). Where the platform gives no file identity,
+    /// always in place.
+    pub fn whereabouts(&self) -> Whereabouts {
+        let Some(id) = self.id else {
+            return Whereabouts::InPlace;
+        };
+        let at = |folder: &Path| {
+            std::fs::symlink_metadata(folder.join(LOCK_FILE))
+                .ok()
+                .and_then(|m| metadata_identity(&m))
+                == Some(id)
+        };
+        if at(&self.path) {
+            return Whereabouts::InPlace;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // The kernel names an open file by its path now; a removed one ends " (deleted)".
+            let now = std::fs::read_link(format!("/proc/self/fd/{}", self._lock.as_raw_fd()));
+            if let Some(folder) = now.ok().as_deref().and_then(Path::parent) {
+                if at(folder) {
+                    return Whereabouts::Moved(folder.to_path_buf());
+                }
+            }
+        }
+        Whereabouts::Gone
+    }
+}
+
+/// Where a claimed folder is now ([`OutputFolder::whereabouts`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Whereabouts {
+    /// Where it was claimed.
+    InPlace,
+    /// Renamed or moved, to this path (absolute).
+    Moved(PathBuf),
+    /// Removed, or moved where this process cannot tell.
+    Gone,
 }
 
 impl Drop for OutputFolder {
@@ -543,6 +592,26 @@ mod tests {
             crate::testing::run_json("completed", "[]"),
         )
         .unwrap();
+    }
+
+    /// A claimed folder says where it is: in place, renamed (its new path), or removed; a
+    /// folder of the same name made in its place is not it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_claimed_folder_says_where_it_went() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, new) = (dir.path().join("out"), dir.path().join("moved"));
+        let claimed = OutputFolder::claim(&old, "pid 1, run a", &[]).unwrap();
+        assert_eq!(claimed.whereabouts(), Whereabouts::InPlace);
+        std::fs::rename(&old, &new).unwrap();
+        let new = new.canonicalize().unwrap(); // the kernel's name for it
+        assert_eq!(claimed.whereabouts(), Whereabouts::Moved(new.clone()));
+        // Another folder at the old name, even with a lock file there, is not the claimed one.
+        std::fs::create_dir(&old).unwrap();
+        std::fs::write(old.join(LOCK_FILE), "").unwrap();
+        assert_eq!(claimed.whereabouts(), Whereabouts::Moved(new.clone()));
+        std::fs::remove_dir_all(&new).unwrap();
+        assert_eq!(claimed.whereabouts(), Whereabouts::Gone);
     }
 
     #[test]

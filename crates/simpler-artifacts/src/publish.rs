@@ -43,6 +43,10 @@ pub struct Options {
     /// Whether a symbolic link at the destination is written through (the user named it, as
     /// with `-o link`) or replaced (the tool chose the name: [`Options::chosen_name`]).
     pub follow_link: bool,
+    /// Whether a missing destination folder is created. A run's files during the run are
+    /// not: its folder exists from the claim on, and one that is missing was moved or removed
+    /// while the run went on ([`Options::in_existing_folder`]).
+    pub create_folder: bool,
 }
 
 impl Default for Options {
@@ -52,6 +56,7 @@ impl Default for Options {
             interruptible: true,
             direct: false,
             follow_link: true,
+            create_folder: true,
         }
     }
 }
@@ -64,6 +69,7 @@ impl Options {
             interruptible: false,
             direct: false,
             follow_link: false,
+            create_folder: true,
         }
     }
 
@@ -80,6 +86,17 @@ impl Options {
     pub fn chosen_name(self) -> Options {
         Options {
             follow_link: false,
+            ..self
+        }
+    }
+
+    /// These options for a file a run writes into its folder while it goes on: a missing
+    /// folder is an error, not made again (found by a review: a run folder renamed as the run
+    /// started was made again at its old name by the run's next file, and the run's files
+    /// were split between the two).
+    pub fn in_existing_folder(self) -> Options {
+        Options {
+            create_folder: false,
             ..self
         }
     }
@@ -259,7 +276,9 @@ impl Publication {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        std::fs::create_dir_all(&dir).map_err(fail)?;
+        if options.create_folder {
+            std::fs::create_dir_all(&dir).map_err(fail)?;
+        }
         let hold = hold_folder(&dir).map_err(fail)?;
         let tmp = dir.join(temporary.map_or_else(|| temporary_name(&name), str::to_string));
         let file = if options.direct {
@@ -289,6 +308,15 @@ impl Publication {
         self.sink
             .as_mut()
             .expect("a publication is written only before its commit")
+    }
+
+    /// Follows a move of the folder it writes in (a run's folder renamed while the run went
+    /// on): `now_at` maps each of its paths to where that file is now. The temporary is
+    /// written through its open file either way; its commit renames it by path.
+    pub fn relocate(&mut self, now_at: impl Fn(&Path) -> PathBuf) {
+        self.dest = now_at(&self.dest);
+        self.dir = now_at(&self.dir);
+        self.tmp = now_at(&self.tmp);
     }
 
     /// Gives up: removes the temporary and returns `source` as this publication's error.

@@ -72,6 +72,9 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
         output.path().display(),
         output.manifest().run_id
     );
+    if let Some(note) = output.moved() {
+        simpler_artifacts::outln!("  folder     {note}");
+    }
     let removed = output.removed_earlier();
     if !removed.is_empty() {
         simpler_artifacts::outln!(

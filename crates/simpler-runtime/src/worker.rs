@@ -5,6 +5,8 @@ use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
+use simpler_artifacts::manifest::Outcome;
+use simpler_artifacts::output_folder::Whereabouts;
 use simpler_core::{DType, Tensor, MAX_RINGS};
 
 use crate::collectors::output::RunOutput;
@@ -282,14 +284,41 @@ impl Worker {
         run_shared.args_dump = probes.args_dump.take();
         run_shared.panic_in_scheduler = cfg.faults.panic_in_scheduler;
         let mut executed = execute(Arc::new(run_shared), cfg, root, Box::new(orchestration), probes);
+        // A folder moved while the run went on is followed: what the run writes from here on
+        // lands beside what it wrote before, and what it could not write says why.
+        let whereabouts = output.as_mut().and_then(RunOutput::follow_move);
+        let moved_to = match &whereabouts {
+            Some(Whereabouts::Moved(to)) => Some(to.clone()),
+            _ => None,
+        };
         let facts = RunFacts {
             proven: executed.report.stop_proven,
             fatal: executed.fatal.is_some(),
             clusters: cfg.clusters,
             scheduler_threads: executed.report.scheduler_threads,
             build: executed.build,
+            moved: moved_to.clone().map(|to| crate::collectors::Moved {
+                from: prefix.clone(),
+                to,
+            }),
         };
-        let outcomes = session.close(&facts, &mut executed.finals);
+        let mut outcomes = session.close(&facts, &mut executed.finals, moved_to.as_deref());
+        if let Some(note) = output.as_ref().and_then(RunOutput::moved) {
+            let gone = whereabouts == Some(Whereabouts::Gone);
+            for e in &mut outcomes.entries {
+                if e.outcome == Outcome::Written {
+                    if !gone {
+                        continue;
+                    }
+                    // Written before the folder was removed: gone with it.
+                    e.outcome = Outcome::Failed;
+                    e.files.clear();
+                    e.reason = Some("written, then removed with the folder".into());
+                }
+                let reason = e.reason.take().unwrap_or_default();
+                e.reason = Some(format!("{reason} ({note})").trim_start().to_string());
+            }
+        }
         let report = &mut executed.report;
         report.scope_stats = outcomes.scope_stats;
         report.dep_gen = outcomes.dep_gen;

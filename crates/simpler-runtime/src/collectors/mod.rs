@@ -27,7 +27,7 @@ pub use crate::config::Faults;
 pub use error::{DiagnosticsError, DiagnosticsErrorKind};
 
 use crate::sync::AtomicU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -92,6 +92,49 @@ pub(crate) struct RunFacts {
     pub scheduler_threads: usize,
     /// When an `hbg` run built and launched its graph.
     pub build: Option<crate::run::BuildTimeline>,
+    /// Where the run's folder went, when it was moved while the run went on.
+    pub moved: Option<Moved>,
+}
+
+impl RunFacts {
+    /// Where a file a collector made under the run's folder before its close is now: under the
+    /// folder's new path when it was moved while the run went on ([`Moved`]).
+    pub fn now_at(&self, path: &Path) -> PathBuf {
+        match &self.moved {
+            Some(m) => m.at(path),
+            None => path.to_path_buf(),
+        }
+    }
+}
+
+/// Makes `dir`, a subfolder of the run's folder, unless it is there. The run's folder itself
+/// is not made again: it exists from the claim on, and one that is missing was moved or removed
+/// while the run went on (found by a review: a file made after the move made the folder again
+/// at its old name, and the run's files were split between the two).
+pub(crate) fn make_subfolder(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        made => made,
+    }
+}
+
+/// A run's folder moved while the run went on ([`output::RunOutput::follow_move`]): the files
+/// the collectors made under `from` (the prefix they started with) are now under `to`, and
+/// what they write at close goes there too.
+#[derive(Clone, Debug)]
+pub(crate) struct Moved {
+    pub from: PathBuf,
+    pub to: PathBuf,
+}
+
+impl Moved {
+    /// `path` (under `from`) where it is now; a path not under `from`, as it is.
+    pub fn at(&self, path: &Path) -> PathBuf {
+        match path.strip_prefix(&self.from) {
+            Ok(rel) => self.to.join(rel),
+            Err(_) => path.to_path_buf(),
+        }
+    }
 }
 
 /// The typed outcomes of a run's collectors (for the `RunReport`) and their manifest entries.

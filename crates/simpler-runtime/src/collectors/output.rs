@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use simpler_artifacts::manifest::{DiagnosticEntry, FatalInfo, FileEntry, RunManifest, RunStatus, SCHEMA};
-use simpler_artifacts::output_folder::{ClaimError, OutputFolder};
+use simpler_artifacts::output_folder::{ClaimError, OutputFolder, Whereabouts};
 use simpler_artifacts::time::{iso_utc, utc_stamp};
 
 use super::scope_stats::ARTIFACT as SCOPE_STATS_ARTIFACT;
@@ -29,6 +29,11 @@ use crate::fatal::{Fatal, FatalCode};
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     folder: Arc<OutputFolder>,
+    /// Where the folder is: where it was claimed, or where the run found it at its close
+    /// ([`RunOutput::follow_move`]).
+    path: PathBuf,
+    /// What the run found at its close when the folder was no longer where it was claimed.
+    moved: Option<String>,
     /// Shared with a background publication of the run's scope stats ([`PendingManifest`]).
     state: Arc<Mutex<ManifestState>>,
 }
@@ -36,6 +41,8 @@ pub struct RunOutput {
 /// A run's manifest as the run and a background publication of its scope stats both write it.
 #[derive(Debug)]
 struct ManifestState {
+    /// The folder the manifest is written in (moved with it, [`RunOutput::follow_move`]).
+    folder: PathBuf,
     manifest: RunManifest,
     /// The scope-stats entry a background publication recorded: it stands over the run's own
     /// (`withheld`, queued), whichever of the two writes comes first.
@@ -50,7 +57,8 @@ struct ManifestState {
 impl ManifestState {
     /// Writes the manifest with the published entry over the run's own; when the publish path
     /// fails (a full disk), writes it in the reserved space instead.
-    fn write(&mut self, folder: &Path) -> Option<&str> {
+    fn write(&mut self) -> Option<&str> {
+        let folder = &self.folder.clone();
         if let Some(p) = &self.published {
             match self.manifest.diagnostics.iter_mut().find(|d| d.name == p.name) {
                 Some(d) => *d = p.clone(),
@@ -158,7 +166,7 @@ impl PendingManifest {
     pub fn record(&self, entry: DiagnosticEntry) -> Result<(), String> {
         let mut st = self.state.lock();
         st.published = Some(entry);
-        match st.write(self.folder.path()) {
+        match st.write() {
             None => Ok(()),
             Some(e) => Err(e.to_string()),
         }
@@ -224,7 +232,10 @@ impl RunOutput {
         })?;
         Ok(RunOutput {
             folder: Arc::new(claimed),
+            path: folder.to_path_buf(),
+            moved: None,
             state: Arc::new(Mutex::new(ManifestState {
+                folder: folder.to_path_buf(),
                 manifest,
                 published: None,
                 error: None,
@@ -258,7 +269,48 @@ impl RunOutput {
             message: f.message.clone(),
         });
         m.diagnostics = entries;
-        st.write(self.folder.path());
+        st.write();
+    }
+
+    /// At the run's close: when the folder is no longer where it was claimed (renamed or
+    /// moved while the run went on), follows it, so that what the run writes from here on
+    /// (the files made at close, the manifest, the views) lands beside what it wrote before,
+    /// instead of in a new folder at the old path. Returns where the folder is when it is not
+    /// in place (what happened is then [`RunOutput::moved`], for the report and the reasons of
+    /// what could not be written). A folder that was removed is not made again: nothing more
+    /// is written.
+    pub(crate) fn follow_move(&mut self) -> Option<Whereabouts> {
+        let from = self.path.display().to_string();
+        let whereabouts = self.folder.whereabouts();
+        let note = match &whereabouts {
+            Whereabouts::InPlace => return None,
+            Whereabouts::Moved(to) => {
+                let to = to.clone();
+                let note = format!(
+                    "the output folder {from} was moved to {} while the run went on; the run wrote the rest there",
+                    to.display()
+                );
+                let mut st = self.state.lock();
+                if let Some(r) = st.reserve.as_mut() {
+                    r.path = to.join(ManifestReserve::NAME);
+                }
+                st.folder = to.clone();
+                drop(st);
+                self.path = to;
+                note
+            }
+            Whereabouts::Gone => format!(
+                "the output folder {from} was removed while the run went on; nothing more was written"
+            ),
+        };
+        self.moved = Some(note);
+        Some(whereabouts)
+    }
+
+    /// What the run found at its close when its folder had been moved or removed
+    /// ([`RunOutput::follow_move`]); [`RunOutput::path`] is then where it was found.
+    pub fn moved(&self) -> Option<&str> {
+        self.moved.as_deref()
     }
 
     /// A run refused after the claim (before anything ran): its `running` manifest is removed
@@ -267,9 +319,9 @@ impl RunOutput {
         let _ = std::fs::remove_file(self.path().join(simpler_artifacts::manifest::FILE_NAME));
     }
 
-    /// The folder.
+    /// The folder (where the run found it at its close, when it had been moved).
     pub fn path(&self) -> &Path {
-        self.folder.path()
+        &self.path
     }
 
     /// The manifest as last written (or attempted), a background publication's outcome
@@ -313,7 +365,7 @@ impl RunOutput {
     /// Writes the manifest (last, after every file it lists); a failure is kept for
     /// [`RunOutput::manifest_error`] and returned.
     pub fn write_manifest(&mut self) -> Option<String> {
-        self.state.lock().write(self.folder.path()).map(str::to_string)
+        self.state.lock().write().map(str::to_string)
     }
 }
 

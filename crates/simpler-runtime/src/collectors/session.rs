@@ -40,11 +40,14 @@ impl<'w> Session<'w> {
         Ok((session, probes))
     }
 
-    /// Closes every collector of the run, in registry order.
-    pub fn close(self, run: &RunFacts, finals: &mut Finals) -> Outcomes {
+    /// Closes every collector of the run, in registry order, writing what they write at close
+    /// under `moved_to` when the run's folder was moved while it went on, under the prefix they
+    /// started with otherwise.
+    pub fn close(self, run: &RunFacts, finals: &mut Finals, moved_to: Option<&std::path::Path>) -> Outcomes {
         let mut out = Outcomes::default();
+        let prefix = moved_to.unwrap_or(&self.prefix);
         for c in self.collectors {
-            c.close(&self.prefix, run, finals, &mut out);
+            c.close(prefix, run, finals, &mut out);
         }
         out
     }

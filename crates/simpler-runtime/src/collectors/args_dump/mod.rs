@@ -340,6 +340,18 @@ pub(crate) struct Streamed {
     line: Vec<u8>,
 }
 
+impl Streamed {
+    /// Follows a move of the run's folder ([`RunFacts::now_at`]) before the close reads its
+    /// files by path.
+    fn relocate(&mut self, now_at: impl Fn(&Path) -> PathBuf) {
+        self.bin_part = now_at(&self.bin_part);
+        self.entries_part = now_at(&self.entries_part);
+        if let Some((bin, _)) = self.files.as_mut() {
+            bin.relocate(&now_at);
+        }
+    }
+}
+
 fn dtype_name(d: Option<DType>) -> &'static str {
     d.map_or("UINT64", DType::name)
 }
@@ -518,8 +530,9 @@ fn spawn(
         let bin_name = format!(".args.bin.{run_epoch}.part");
         let bin_part = dir.join(&bin_name);
         let entries_part = dir.join(format!(".args_entries.{run_epoch}.part"));
-        let files = std::fs::create_dir_all(&dir).and_then(|()| {
-            let bin = Publication::begin_named(&dir.join(BIN_FILE), Options::closing(true), &bin_name)
+        let files = crate::collectors::make_subfolder(&dir).and_then(|()| {
+            let options = Options::closing(true).in_existing_folder();
+            let bin = Publication::begin_named(&dir.join(BIN_FILE), options, &bin_name)
                 .map_err(|e| io::Error::new(e.source.kind(), e.to_string()))?;
             let entries = File::create(&entries_part).map(|f| BufWriter::with_capacity(1 << 20, f))?;
             Ok((bin, entries))
@@ -601,7 +614,8 @@ struct ArgsDump {
 
 impl Collector for ArgsDump {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
-        let streamed = self.thread.stop();
+        let mut streamed = self.thread.stop();
+        streamed.relocate(|p| run.now_at(p));
         let dropped = [
             self.losses.dropped_records.load(Ordering::Relaxed),
             self.losses.dropped_bytes.load(Ordering::Relaxed),
@@ -744,7 +758,7 @@ fn write_dump(
         }
     }
     let dest = dir.join(JSON_FILE);
-    let written = publish_with(&dest, Options::closing(true), |sink| {
+    let written = publish_with(&dest, Options::closing(true).in_existing_folder(), |sink| {
         writeln!(
             sink,
             "{{\"run_dir\":\"{DIR}\",\"bin_format\":{{\"type\":\"logical_contiguous\",\"byte_order\":\"little_endian\"}},\

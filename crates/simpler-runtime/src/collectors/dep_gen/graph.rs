@@ -162,17 +162,21 @@ pub(crate) struct GraphWriter {
     ids: Vec<u64>,
     /// The last arguments' encoded forms, by position (a task like the last one copies them).
     templates: ArgTemplates,
+    /// Where the run's folder went, when it was moved while the run went on
+    /// ([`GraphWriter::relocate`]).
+    moved: Option<crate::collectors::Moved>,
 }
 
 impl GraphWriter {
     /// A writer publishing `dir`/deps.json, its work files in `dir` (named after `tag`);
     /// `with_flags` adds the `flags` field.
     pub fn create(dir: &Path, tag: &str, with_flags: bool) -> io::Result<GraphWriter> {
-        std::fs::create_dir_all(dir)?;
+        // `dir` exists (a run's folder, from its claim on): one that is gone was moved or
+        // removed, and is not made again.
         let dest = dir.join(super::ARTIFACT);
         let temporary = Self::part_name(tag, "tasks");
-        let mut publication =
-            Publication::begin_named(&dest, Options::closing(true), &temporary).map_err(|e| e.source)?;
+        let options = Options::closing(true).in_existing_folder();
+        let mut publication = Publication::begin_named(&dest, options, &temporary).map_err(|e| e.source)?;
         publication.sink().write_all(encode::SECTION_OPENINGS[0])?;
         let part_paths = ["tensors", "edges"].map(|s| dir.join(Self::part_name(tag, s)));
         // The publication's temporary goes with it.
@@ -203,6 +207,7 @@ impl GraphWriter {
             error: None,
             ids: Vec::new(),
             templates: ArgTemplates::new(),
+            moved: None,
         })
     }
 
@@ -383,9 +388,23 @@ impl GraphWriter {
 
     /// Removes the work files (nothing will be published).
     pub fn abort(self) {
-        // The publication removes its temporary as the outputs are dropped.
-        drop(self.writer.finish());
+        // The publication removes its temporary as the outputs are dropped (where the folder
+        // is now, when it moved).
+        if let (Ok(((Tasks(publication), _), _)), Some(m)) = (self.writer.finish(), &self.moved) {
+            let mut publication = publication;
+            publication.relocate(|p| m.at(p));
+        }
         remove_files(&self.part_paths);
+    }
+
+    /// Follows a move of the run's folder while the run went on: deps.json and its part files
+    /// are where the folder is now (the publication, on the writer's thread, follows at
+    /// [`GraphWriter::finish`]).
+    pub fn relocate(&mut self, moved: Option<crate::collectors::Moved>) {
+        let Some(m) = moved else { return };
+        self.dest = m.at(&self.dest);
+        self.part_paths = self.part_paths.clone().map(|p| m.at(&p));
+        self.moved = Some(m);
     }
 
     /// Publishes deps.json: the last buffers written, then the tensors and the edges appended
@@ -416,6 +435,9 @@ impl GraphWriter {
             }
         };
         drop(files);
+        if let Some(m) = &self.moved {
+            publication.relocate(|p| m.at(p));
+        }
         let appended = handed.and(written).and_then(|()| {
             let out = publication.sink();
             for (opening, path) in encode::SECTION_OPENINGS[1..].iter().zip(&self.part_paths) {

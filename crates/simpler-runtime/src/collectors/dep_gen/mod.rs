@@ -246,8 +246,12 @@ struct TmrDepGen {
 }
 
 impl Collector for TmrDepGen {
-    fn close(self: Box<Self>, prefix: &Path, _: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
-        let o = close_tmr(prefix, self.thread.stop(), finals.dep_gen.take());
+    fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
+        let mut replay = self.thread.stop();
+        if let Some(g) = replay.graph.as_mut() {
+            g.relocate(run.moved.clone());
+        }
+        let o = close_tmr(prefix, replay, finals.dep_gen.take());
         out.entries.push(o.manifest_entry(prefix));
         out.dep_gen = Some(o);
     }
@@ -261,7 +265,10 @@ struct HbgDepGen {
 
 impl Collector for HbgDepGen {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, finals: &mut Finals, out: &mut Outcomes) {
-        let graph = finals.dep_graph.take();
+        let mut graph = finals.dep_graph.take();
+        if let Some(g) = graph.as_mut() {
+            g.relocate(run.moved.clone());
+        }
         if graph.is_none() && self.created {
             // The writer was never handed back (an unproven stop): its parts are not read.
             graph::GraphWriter::remove_parts(prefix, &self.tag);

@@ -22,7 +22,7 @@ pub(crate) struct Body {
 
 impl Body {
     fn create(dir: &Path, run_epoch: u64) -> io::Result<Body> {
-        std::fs::create_dir_all(dir)?;
+        crate::collectors::make_subfolder(dir)?;
         let path = dir.join(format!(".scope_stats.{run_epoch}.body"));
         let file = GuardedFile::work_file(File::create(&path)?, ARTIFACT_NAME);
         let out = BufWriter::with_capacity(64 << 10, file);
@@ -97,6 +97,15 @@ pub(crate) struct Collected {
 }
 
 impl Collected {
+    /// Follows a move of the run's folder while the run went on: the body (read and renamed
+    /// by path at the close) and the folder a late body is made in are where it is now.
+    pub fn relocate(&mut self, now_at: impl Fn(&Path) -> PathBuf) {
+        self.dir = now_at(&self.dir);
+        if let Some(b) = self.body.as_mut() {
+            b.path = now_at(&b.path);
+        }
+    }
+
     fn new(dir: PathBuf, run_epoch: u64, limit: Option<u64>) -> Self {
         Collected {
             received: 0,

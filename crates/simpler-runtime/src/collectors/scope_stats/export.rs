@@ -169,14 +169,25 @@ impl ExportJob {
             return Err(failure.clone());
         }
         let dest = self.prefix.join(ARTIFACT);
-        let result = publish_with(&dest, Options::closing(overwrite), |out| {
-            serde_json::to_writer(&mut *out, &self.metadata)?;
-            out.write_all(b"\n")?;
-            if let Some(body) = &self.body {
-                io::copy(&mut File::open(body)?, out)?;
-            }
-            Ok(())
-        });
+        // Its subfolder, made here when no sample made it; the run's folder is not made again.
+        let options = Options::closing(overwrite).in_existing_folder();
+        let result = dest
+            .parent()
+            .map_or(Ok(()), crate::collectors::make_subfolder)
+            .map_err(|e| simpler_artifacts::publish::PublishError {
+                path: dest.clone(),
+                source: e,
+            })
+            .and_then(|()| {
+                publish_with(&dest, options, |out| {
+                    serde_json::to_writer(&mut *out, &self.metadata)?;
+                    out.write_all(b"\n")?;
+                    if let Some(body) = &self.body {
+                        io::copy(&mut File::open(body)?, out)?;
+                    }
+                    Ok(())
+                })
+            });
         if let Some(b) = &self.body {
             let _ = std::fs::remove_file(b);
         }

@@ -102,7 +102,8 @@ impl Collector for ScopeStats<'_> {
             pending,
             run_epoch,
         } = *self;
-        let collected = thread.stop();
+        let mut collected = thread.stop();
+        collected.relocate(|p| run.now_at(p));
         let fin = finals.scope_stats.take();
         let o = close_run(
             prefix,

@@ -386,7 +386,9 @@ pub(crate) fn spawn(
     scheduler_threads: u32,
 ) -> CollectorThread<RowBuffer, Spilled> {
     let init = move || {
-        let parts = std::fs::create_dir_all(&dir).and_then(|()| {
+        // `dir` is the run's folder, which exists from its claim on: one that is gone was
+        // moved or removed, and is not made again.
+        let parts = (|| -> io::Result<Parts> {
             let p = |s: &str| Spill::create(dir.join(format!(".swimlane.{run_epoch}.{s}.part")));
             Ok(Parts {
                 tasks: p("tasks")?,
@@ -395,7 +397,7 @@ pub(crate) fn spawn(
                     .map(|t| p(&format!("phases{t}")))
                     .collect::<io::Result<_>>()?,
             })
-        });
+        })();
         match parts {
             Ok(p) => Spilled {
                 parts: Some(p),
@@ -480,7 +482,14 @@ struct Swimlane {
 
 impl Collector for Swimlane {
     fn close(self: Box<Self>, prefix: &Path, run: &RunFacts, _: &mut Finals, out: &mut Outcomes) {
-        let spilled = self.thread.stop();
+        let mut spilled = self.thread.stop();
+        if let Some(parts) = spilled.parts.as_mut() {
+            // Follows a move of the run's folder: the spills are read back by path.
+            let Parts { tasks, orch, phases } = parts;
+            for spill in [tasks, orch].into_iter().chain(phases) {
+                spill.path = run.now_at(&spill.path);
+            }
+        }
         let clusters = run.clusters as u32;
         let threads = run.scheduler_threads as u32;
         let header = WriteHeader::for_clusters(self.level, clusters, threads);
@@ -659,7 +668,7 @@ fn close(
             .into_iter()
             .map(Spill::seal)
             .collect::<io::Result<Vec<_>>>()?;
-        publish_with(&dest, Options::closing(true), |sink| {
+        publish_with(&dest, Options::closing(true).in_existing_folder(), |sink| {
             let mut w = SwimlaneWriter::begin(sink, header)?;
             let rows = write_records(&mut w, &tasks, &phases, &orch, header, build)?;
             w.finish()?;
