@@ -290,14 +290,14 @@ fn block_range(ctx: &KernelCtx<'_>, len: u64) -> Range<u64> {
 /// Checks `rule` on the kernel's views when it runs: an elementwise kernel's input must have
 /// the output's element count (a longer one's first elements were taken without a word, found
 /// by a review; a shorter one would be read past).
-fn check(rule: ShapeRule, views: &[&AnyView<'_>]) -> Result<(), KernelError> {
-    let shapes: Vec<&[u32]> = views.iter().map(|v| v.tensor().shape()).collect();
-    rule.check(&shapes).map_err(KernelError)
+fn check<const N: usize>(rule: ShapeRule, views: [&AnyView<'_>; N]) -> Result<(), KernelError> {
+    rule.check(&views.map(|v| v.tensor().shape()))
+        .map_err(KernelError)
 }
 
 fn binary(ctx: &KernelCtx<'_>, op: fn(f64, f64) -> f64) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    check(AB_TO_C, &[&a, &b, &c])?;
+    check(AB_TO_C, [&a, &b, &c])?;
     for k in block_range(ctx, c.len()) {
         c.set(k, op(a.get(k), b.get(k)));
     }
@@ -314,7 +314,7 @@ fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y, s) = (ctx.view_any(0)?, ctx.view_any(1)?, f64::from(ctx.scalar_f32(0)?));
-    check(X_TO_Y, &[&x, &y])?;
+    check(X_TO_Y, [&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k) + s);
     }
@@ -323,7 +323,7 @@ fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn copy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y) = (ctx.view_any(0)?, ctx.view_any(1)?);
-    check(X_TO_Y, &[&x, &y])?;
+    check(X_TO_Y, [&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k));
     }
@@ -340,7 +340,7 @@ fn fill(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn matmul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    check(ShapeRule::Matmul, &[&a, &b, &c])?;
+    check(ShapeRule::Matmul, [&a, &b, &c])?;
     let (m, k, n) = (
         u64::from(a.tensor().shape()[0]),
         u64::from(a.tensor().shape()[1]),
