@@ -307,8 +307,8 @@ impl RunOutput {
         Some(whereabouts)
     }
 
-    /// What the run found at its close when its folder had been moved or removed
-    /// ([`RunOutput::follow_move`]); [`RunOutput::path`] is then where it was found.
+    /// What the run found at its close when its folder had been moved (followed: then
+    /// [`RunOutput::path`] is where it was found) or removed while the run went on.
     pub fn moved(&self) -> Option<&str> {
         self.moved.as_deref()
     }
