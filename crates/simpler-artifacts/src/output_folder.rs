@@ -81,6 +81,8 @@ pub const RUN_FILES: &[&str] = &[
 pub struct OutputFolder {
     path: PathBuf,
     _lock: File,
+    /// The folder itself, held open: where it is now ([`OutputFolder::whereabouts`]).
+    dir: Option<File>,
     /// The lock file's identity in [`HELD`], while this claim holds it.
     id: Option<(u64, u64)>,
     removed: Vec<String>,
@@ -209,6 +211,8 @@ impl OutputFolder {
         let mut claimed = OutputFolder {
             path: folder.to_path_buf(),
             _lock: lock,
+            // A folder can be opened (read-only) to be named later; best effort.
+            dir: File::open(folder).ok(),
             id,
             removed: Vec::new(),
             _freeing: Vec::new(),
@@ -253,37 +257,31 @@ impl OutputFolder {
         &self.removed
     }
 
-    /// Where the folder is now, as its lock file (held open by the claim) says: still at
-    /// [`OutputFolder::path`], moved (renamed, or its parent), or removed. A run asks at its
-    /// close, so that what it writes then lands beside what it wrote before (found by a
+    /// Where the folder is now, as the handle on it that the claim holds open says: still at
+    /// [`OutputFolder::path`], moved (renamed, or a parent renamed), or removed. A run asks at
+    /// its close, so that what it writes then lands beside what it wrote before (found by a
     /// review: a folder renamed during the run got a second `run.json` at its old path, which
-    /// listed files that were in the renamed one). Where the platform gives no file identity,
-    /// always in place.
+    /// listed files that were in the renamed one). Linux names an open folder by its path now
+    /// (`/proc/self/fd`), with ` (deleted)` once it is removed, whatever now has its old name.
+    /// Elsewhere (or without the handle) always in place.
     pub fn whereabouts(&self) -> Whereabouts {
-        let Some(id) = self.id else {
-            return Whereabouts::InPlace;
-        };
-        let at = |folder: &Path| {
-            std::fs::symlink_metadata(folder.join(LOCK_FILE))
-                .ok()
-                .and_then(|m| metadata_identity(&m))
-                == Some(id)
-        };
-        if at(&self.path) {
-            return Whereabouts::InPlace;
-        }
         #[cfg(target_os = "linux")]
-        {
+        if let Some(dir) = &self.dir {
             use std::os::fd::AsRawFd;
-            // The kernel names an open file by its path now; a removed one ends " (deleted)".
-            let now = std::fs::read_link(format!("/proc/self/fd/{}", self._lock.as_raw_fd()));
-            if let Some(folder) = now.ok().as_deref().and_then(Path::parent) {
-                if at(folder) {
-                    return Whereabouts::Moved(folder.to_path_buf());
-                }
+            let Ok(now) = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd())) else {
+                return Whereabouts::InPlace;
+            };
+            if now.to_string_lossy().ends_with(" (deleted)") {
+                return Whereabouts::Gone;
             }
+            let here = std::fs::canonicalize(&self.path).ok();
+            return if here.as_deref() == Some(now.as_path()) {
+                Whereabouts::InPlace
+            } else {
+                Whereabouts::Moved(now)
+            };
         }
-        Whereabouts::Gone
+        Whereabouts::InPlace
     }
 }
 
@@ -294,7 +292,7 @@ pub enum Whereabouts {
     InPlace,
     /// Renamed or moved, to this path (absolute).
     Moved(PathBuf),
-    /// Removed, or moved where this process cannot tell.
+    /// Removed (whatever now has its old name).
     Gone,
 }
 
@@ -610,7 +608,20 @@ mod tests {
         std::fs::create_dir(&old).unwrap();
         std::fs::write(old.join(LOCK_FILE), "").unwrap();
         assert_eq!(claimed.whereabouts(), Whereabouts::Moved(new.clone()));
+        // Its lock file removed, the folder is where it is.
+        std::fs::remove_file(new.join(LOCK_FILE)).unwrap();
+        assert_eq!(claimed.whereabouts(), Whereabouts::Moved(new.clone()));
         std::fs::remove_dir_all(&new).unwrap();
+        assert_eq!(claimed.whereabouts(), Whereabouts::Gone);
+        // Made again at its old name (as a new folder could take the same inode number): still
+        // gone, and back in place when it is renamed back.
+        let back = OutputFolder::claim(&new, "pid 1, run b", &[]).unwrap();
+        std::fs::remove_dir_all(&old).unwrap();
+        std::fs::rename(&new, &old).unwrap();
+        assert_eq!(
+            back.whereabouts(),
+            Whereabouts::Moved(old.canonicalize().unwrap())
+        );
         assert_eq!(claimed.whereabouts(), Whereabouts::Gone);
     }
 

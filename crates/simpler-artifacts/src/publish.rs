@@ -179,7 +179,8 @@ pub fn publish<T>(
     publish_with(dest, Options::default(), write)
 }
 
-/// Writes `dest` through a temporary: creates the folder if needed, runs `write` on a buffered
+/// Writes `dest` through a temporary: creates the folder if needed (unless
+/// [`Options::create_folder`] is off), runs `write` on a buffered
 /// writer, flushes and fsyncs, then moves the file into place as `options` say.
 pub fn publish_with<T>(
     dest: &Path,
@@ -244,7 +245,7 @@ fn writable_destination(dest: &Path, follow_link: bool) -> io::Result<PathBuf> {
 }
 
 impl Publication {
-    /// Starts publishing `dest`: creates its folder if needed and its temporary, under a
+    /// Starts publishing `dest`: creates its folder if needed (and allowed) and its temporary, under a
     /// unique name ([`is_temporary`]).
     pub fn begin(dest: &Path, options: Options) -> Result<Publication, PublishError> {
         Self::begin_as(dest, options, None)

@@ -1808,7 +1808,8 @@ fn a_scope_stats_report_names_its_source_and_says_when_it_is_in_another_runs_fol
 /// written" at the old path. Now no file of the run makes the folder again: the run follows
 /// it at its close, so there is one folder, its manifest final, each file listed where it is
 /// with its size, and each file the run could not write failed with the move as its reason.
-/// (The move lands at some point of the run's start: which files made it is not fixed.)
+/// (The move lands at some point of the run's start: which files made it is not fixed. The
+/// next test moves the folder once every collector has made its files.)
 #[test]
 fn a_run_folder_moved_while_the_run_goes_on_is_followed_not_made_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -1845,8 +1846,9 @@ fn a_run_folder_moved_while_the_run_goes_on_is_followed_not_made_again() {
 }
 
 /// A run folder removed while its run goes on is not made again by the run's later files or
-/// its manifest: each says it was not written, the name map written before says it went with
-/// the folder, and the summary says why.
+/// its manifest, and a new folder at its old name gets none of them (found by a review: the
+/// close wrote into whatever had the old name): each says it was not written, the name map
+/// written before says it went with the folder, and the summary says why.
 #[test]
 fn a_run_folder_removed_while_the_run_goes_on_is_not_made_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -1857,9 +1859,12 @@ fn a_run_folder_removed_while_the_run_goes_on_is_not_made_again() {
     while let Err(e) = std::fs::remove_dir_all(&prefix) {
         assert!(Instant::now() < deadline, "{e}");
     }
+    // A new folder of the user's at its old name is not the run's: nothing goes into it.
+    std::fs::create_dir(&prefix).unwrap();
+    std::fs::write(prefix.join("mine.txt"), "mine").unwrap();
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(!prefix.exists(), "the folder was made again: {stdout}");
+    assert_eq!(files(&prefix), ["mine.txt"], "{stdout}");
     let note = format!(
         "the output folder {} was removed while the run went on; nothing more was written",
         prefix.display()
@@ -1868,4 +1873,49 @@ fn a_run_folder_removed_while_the_run_goes_on_is_not_made_again() {
     assert!(stdout.contains("  manifest   FAILED: "), "{stdout}");
     assert!(!stdout.contains("(completed)"), "{stdout}");
     assert_eq!(out.status.code(), Some(3), "{stderr}");
+}
+
+/// The files every collector made before a move are found where they are now at the close:
+/// moved once they all exist, the run writes every artifact into the moved folder, complete.
+#[test]
+fn a_run_folder_moved_after_its_files_were_made_gets_every_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("run");
+    let moved = dir.path().join("moved");
+    let child = start_slow_run(dir.path(), &prefix);
+    // Each collector's work files: dep_gen's parts, the swimlane spills, the scope-stats body.
+    let made = |p: &Path| {
+        let names = files(p);
+        [".deps.", ".swimlane.", "scope_stats/.scope_stats."]
+            .iter()
+            .all(|part| names.iter().any(|n| n.contains(part)))
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !made(&prefix) {
+        assert!(Instant::now() < deadline, "{:?}", files(&prefix));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::fs::rename(&prefix, &moved).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!prefix.exists(), "a second folder at the old path: {stdout}");
+    assert!(stdout.contains("  folder     the output folder "), "{stdout}");
+    let m = read_json(&moved.join("run.json"));
+    assert_eq!(m["status"], "completed");
+    let names: Vec<&str> = m["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["outcome"], "written", "{d}");
+            d["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(names, ["scope_stats", "dep_gen", "l2_swimlane", "name_map"]);
+    let deps = read_json(&moved.join("deps.json"));
+    assert_eq!(deps["tasks"].as_array().unwrap().len(), 200);
+    assert_eq!(deps["edges"].as_array().unwrap().len(), 199);
+    let temporaries = temporaries(&moved);
+    assert!(temporaries.is_empty(), "{temporaries:?}");
 }

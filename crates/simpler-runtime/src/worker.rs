@@ -289,6 +289,10 @@ impl Worker {
         let whereabouts = output.as_mut().and_then(RunOutput::follow_move);
         let moved_to = match &whereabouts {
             Some(Whereabouts::Moved(to)) => Some(to.clone()),
+            // Nothing more is written or removed: the collectors' paths lead nowhere (a folder
+            // that does not exist, which no write makes), not to the old name, which may be
+            // another folder's now.
+            Some(Whereabouts::Gone) => Some(nowhere()),
             _ => None,
         };
         let facts = RunFacts {
@@ -306,16 +310,19 @@ impl Worker {
         if let Some(note) = output.as_ref().and_then(RunOutput::moved) {
             let gone = whereabouts == Some(Whereabouts::Gone);
             for e in &mut outcomes.entries {
-                if e.outcome == Outcome::Written {
-                    if !gone {
-                        continue;
-                    }
+                let reason = match (gone, e.outcome) {
                     // Written before the folder was removed: gone with it.
+                    (true, Outcome::Written) => "written, then removed with the folder".to_string(),
+                    (true, _) => "not written".to_string(),
+                    // What failed after a move names it; what was written, partial or withheld
+                    // for its own reasons keeps them.
+                    (false, Outcome::Failed) => e.reason.take().unwrap_or_default(),
+                    (false, _) => continue,
+                };
+                if gone {
                     e.outcome = Outcome::Failed;
                     e.files.clear();
-                    e.reason = Some("written, then removed with the folder".into());
                 }
-                let reason = e.reason.take().unwrap_or_default();
                 e.reason = Some(format!("{reason} ({note})").trim_start().to_string());
             }
         }
@@ -331,4 +338,15 @@ impl Worker {
         report.output = output;
         executed.into_result()
     }
+}
+
+/// A path under a folder that does not exist: where the collectors of a run whose folder was
+/// removed while it went on are told to write, so that every write fails (none makes its
+/// folder) and every removal finds nothing.
+fn nowhere() -> std::path::PathBuf {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir()
+        .join(format!(".simpler-removed-folder-{}-{n}", std::process::id()))
+        .join("run")
 }

@@ -87,15 +87,25 @@ impl ShapeRule {
     /// Checks the shapes of a task's tensor arguments, in order; the error says which
     /// argument and both sizes.
     fn check(self, shapes: &[&[u32]]) -> Result<(), String> {
-        let numel = |s: &[u32]| s.iter().map(|&d| u64::from(d)).product::<u64>();
+        // Saturating: an output's shape is not bounded at load (found by a review: five
+        // dimensions of 65536 overflowed the product).
+        let numel = |s: &[u32]| s.iter().fold(1u64, |n, &d| n.saturating_mul(u64::from(d)));
         match self {
             ShapeRule::Any => Ok(()),
             ShapeRule::Elementwise(inputs) => {
+                let said = |n: u64| match n {
+                    u64::MAX => "2^64 or more".to_string(),
+                    n => n.to_string(),
+                };
                 let want = numel(shapes[inputs.len()]);
                 for (what, shape) in inputs.iter().zip(shapes) {
                     let got = numel(shape);
                     if got != want {
-                        return Err(format!("{what} has {got} elements but the output has {want}"));
+                        return Err(format!(
+                            "{what} has {} elements but the output has {}",
+                            said(got),
+                            said(want)
+                        ));
                     }
                 }
                 Ok(())
@@ -103,13 +113,11 @@ impl ShapeRule {
             ShapeRule::Matmul => {
                 let dims = |i: usize, name: &str| match *shapes[i] {
                     [r, c] => Ok((r, c)),
-                    _ => Err(format!("matmul: {name} must be 2-D, not {:?}", shapes[i])),
+                    _ => Err(format!("{name} must be 2-D, not {:?}", shapes[i])),
                 };
                 let ((m, k), (k2, n), (m2, n2)) = (dims(0, "a")?, dims(1, "b")?, dims(2, "c")?);
                 if k != k2 || m != m2 || n != n2 {
-                    return Err(format!(
-                        "matmul: shapes {m}x{k} · {k2}x{n} -> {m2}x{n2} do not agree"
-                    ));
+                    return Err(format!("shapes {m}x{k} · {k2}x{n} -> {m2}x{n2} do not agree"));
                 }
                 Ok(())
             }
@@ -290,14 +298,14 @@ fn block_range(ctx: &KernelCtx<'_>, len: u64) -> Range<u64> {
 /// Checks `rule` on the kernel's views when it runs: an elementwise kernel's input must have
 /// the output's element count (a longer one's first elements were taken without a word, found
 /// by a review; a shorter one would be read past).
-fn check<const N: usize>(rule: ShapeRule, views: [&AnyView<'_>; N]) -> Result<(), KernelError> {
+fn check<const N: usize>(name: &str, rule: ShapeRule, views: [&AnyView<'_>; N]) -> Result<(), KernelError> {
     rule.check(&views.map(|v| v.tensor().shape()))
-        .map_err(KernelError)
+        .map_err(|e| KernelError(format!("{name}: {e}")))
 }
 
-fn binary(ctx: &KernelCtx<'_>, op: fn(f64, f64) -> f64) -> Result<(), KernelError> {
+fn binary(ctx: &KernelCtx<'_>, name: &str, op: fn(f64, f64) -> f64) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    check(AB_TO_C, [&a, &b, &c])?;
+    check(name, AB_TO_C, [&a, &b, &c])?;
     for k in block_range(ctx, c.len()) {
         c.set(k, op(a.get(k), b.get(k)));
     }
@@ -305,16 +313,16 @@ fn binary(ctx: &KernelCtx<'_>, op: fn(f64, f64) -> f64) -> Result<(), KernelErro
 }
 
 fn add(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a, b| a + b)
+    binary(ctx, "add", |a, b| a + b)
 }
 
 fn mul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a, b| a * b)
+    binary(ctx, "mul", |a, b| a * b)
 }
 
 fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y, s) = (ctx.view_any(0)?, ctx.view_any(1)?, f64::from(ctx.scalar_f32(0)?));
-    check(X_TO_Y, [&x, &y])?;
+    check("add_scalar", X_TO_Y, [&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k) + s);
     }
@@ -323,7 +331,7 @@ fn add_scalar(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn copy(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (x, y) = (ctx.view_any(0)?, ctx.view_any(1)?);
-    check(X_TO_Y, [&x, &y])?;
+    check("copy", X_TO_Y, [&x, &y])?;
     for k in block_range(ctx, y.len()) {
         y.set(k, x.get(k));
     }
@@ -340,7 +348,7 @@ fn fill(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
 
 fn matmul(ctx: &KernelCtx<'_>) -> Result<(), KernelError> {
     let (a, b, c) = (ctx.view_any(0)?, ctx.view_any(1)?, ctx.view_any(2)?);
-    check(ShapeRule::Matmul, [&a, &b, &c])?;
+    check("matmul", ShapeRule::Matmul, [&a, &b, &c])?;
     let (m, k, n) = (
         u64::from(a.tensor().shape()[0]),
         u64::from(a.tensor().shape()[1]),

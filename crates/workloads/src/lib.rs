@@ -306,14 +306,23 @@ fn check_json_depth(text: &str) -> Result<(), WorkloadError> {
     Ok(())
 }
 
-/// A parser message cut to at most 400 characters (serde quotes the offending value whole,
-/// which may be megabytes).
 /// The key that follows a one-key object's value, when serde_json's error at `line`, `column`
-/// (1-based; the column is the byte that ended the value) is "expected value" because the
-/// object went on: a statement, a fill or a typed scalar with two keys. With its position.
+/// (1-based; the column is the value's last byte) is "expected value" because the object went
+/// on: a statement, a fill or a typed scalar with two keys. With where the key starts, and cut
+/// and escaped for a message. `None` for any other error there: a value that did not end
+/// (an unquoted name, a stray comma) is not followed by a key.
 fn second_key(text: &str, line: usize, column: usize) -> Option<(String, usize, usize)> {
-    let bytes = text.split('\n').nth(line.checked_sub(1)?)?.as_bytes();
-    let mut at = column;
+    let bytes = text.as_bytes();
+    let line_start = match line.checked_sub(1)? {
+        0 => 0,
+        n => text.match_indices('\n').nth(n - 1)?.0 + 1,
+    };
+    let last = line_start.checked_add(column.checked_sub(1)?)?;
+    // The value that ended there: an object, an array, a string or a number.
+    if !matches!(bytes.get(last)?, b'}' | b']' | b'"' | b'0'..=b'9') {
+        return None;
+    }
+    let mut at = last + 1;
     let skip = |at: &mut usize| {
         while bytes.get(*at).is_some_and(|b| b.is_ascii_whitespace()) {
             *at += 1;
@@ -325,11 +334,27 @@ fn second_key(text: &str, line: usize, column: usize) -> Option<(String, usize, 
     skip(&mut at);
     (bytes.get(at) == Some(&b'"')).then_some(())?;
     let start = at + 1;
-    let len = bytes[start..].iter().position(|&b| b == b'"')?;
-    let key = std::str::from_utf8(&bytes[start..start + len]).ok()?;
-    Some((key.to_string(), line, start))
+    let mut end = start;
+    while *bytes.get(end)? != b'"' {
+        end += if bytes[end] == b'\\' { 2 } else { 1 };
+    }
+    let key: String = text
+        .get(start..end)?
+        .chars()
+        .flat_map(char::escape_debug)
+        .collect();
+    const KEEP: usize = 64;
+    let key = match key.char_indices().nth(KEEP) {
+        Some((cut, _)) => format!("{}…", &key[..cut]),
+        None => key,
+    };
+    let key_line = text[..at].matches('\n').count() + 1;
+    let key_column = at - text[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+    Some((key, key_line, key_column))
 }
 
+/// A parser message cut to at most 400 characters (serde quotes the offending value whole,
+/// which may be megabytes).
 fn shorten(message: &str) -> String {
     const KEEP: usize = 200;
     let chars: Vec<char> = message.chars().collect();

@@ -46,6 +46,26 @@ fn a_one_key_object_with_a_second_key_names_it() {
         "tensors[0].shape[1]",
         "expected value at line 1 column 44",
     );
+    // Found by a review: an unquoted name before another key is not a one-key object.
+    let e = error(&with_body(
+        r#"[ { "submit": { "kernel": "noop", "args": [ { "input": a, "view": { "shape": [2] } } ] } } ]"#,
+    ));
+    assert!(e.rule().starts_with("expected value at line 3"), "{e}");
+    // Pretty-printed, the second key on a line of its own; a key cut and escaped.
+    assert_error(
+        &with_body("[\n  {\n    \"dummy\": {},\n    \"submit\": {}\n  }\n]"),
+        "body[0]",
+        "this object takes exactly one key, but a second one, `submit`, follows at line 6 column 5",
+    );
+    let long = format!("k\u{1b}{}", "x".repeat(100));
+    let e = error(&with_body(&format!(r#"[ {{ "dummy": {{}}, "{long}": 1 }} ]"#)));
+    assert!(
+        e.rule().starts_with(&format!(
+            "this object takes exactly one key, but a second one, `k\\u{{1b}}{}…`, follows",
+            "x".repeat(57)
+        )),
+        "{e}"
+    );
 }
 
 #[test]
@@ -198,7 +218,7 @@ fn shapes_a_library_kernel_cannot_take_are_refused_at_the_submit() {
                    { "output": "c", "shape": [8, 16] } ] } } ]"#,
         ),
         "body[0].submit.args",
-        "kernel `matmul` takes [IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]: matmul: shapes 8x16 · 8x16 -> 8x16 do not agree",
+        "kernel `matmul` takes [IN a (MxK), IN b (KxN), OUT or INOUT c (MxN)]: shapes 8x16 · 8x16 -> 8x16 do not agree",
     );
     assert_error(
         &with_body(
@@ -207,6 +227,15 @@ fn shapes_a_library_kernel_cannot_take_are_refused_at_the_submit() {
         ),
         "body[0].submit.args",
         "kernel `copy` takes [IN x, OUT y]: input x has 128 elements but the output has 4",
+    );
+    // Found by a review: an output's element count past u64 overflowed the check.
+    assert_error(
+        &with_body(
+            r#"[ { "submit": { "kernel": "copy", "args": [ { "input": "a" },
+                   { "output": "c", "shape": [65536, 65536, 65536, 65536, 2] } ] } } ]"#,
+        ),
+        "body[0].submit.args",
+        "kernel `copy` takes [IN x, OUT y]: input x has 128 elements but the output has 2^64 or more",
     );
     // What each kernel can take still loads: a same-count reshape, an INOUT accumulator.
     load_str(

@@ -52,12 +52,19 @@ struct ManifestState {
     /// The space set aside for a write the publish path cannot make (none once used, or when
     /// the disk had no room for it at the claim).
     reserve: Option<ManifestReserve>,
+    /// Why the manifest is not written any more: its folder was removed while the run went on
+    /// (nothing is made at its old name, which may be another folder's now).
+    removed: Option<String>,
 }
 
 impl ManifestState {
     /// Writes the manifest with the published entry over the run's own; when the publish path
     /// fails (a full disk), writes it in the reserved space instead.
     fn write(&mut self) -> Option<&str> {
+        if let Some(why) = &self.removed {
+            self.error = Some(format!("not written: {why}"));
+            return self.error.as_deref();
+        }
         let folder = &self.folder.clone();
         if let Some(p) = &self.published {
             match self.manifest.diagnostics.iter_mut().find(|d| d.name == p.name) {
@@ -156,7 +163,8 @@ impl Drop for ManifestReserve {
 /// `run.json`, which otherwise says `withheld` for ever.
 #[derive(Clone, Debug)]
 pub(crate) struct PendingManifest {
-    folder: Arc<OutputFolder>,
+    /// The claim, kept until the publication lands.
+    _claim: Arc<OutputFolder>,
     state: Arc<Mutex<ManifestState>>,
 }
 
@@ -172,9 +180,9 @@ impl PendingManifest {
         }
     }
 
-    /// The run's folder.
-    pub fn path(&self) -> &Path {
-        self.folder.path()
+    /// The run's folder, where it is now (moved with it, [`RunOutput::follow_move`]).
+    pub fn path(&self) -> PathBuf {
+        self.state.lock().folder.clone()
     }
 }
 
@@ -240,6 +248,7 @@ impl RunOutput {
                 published: None,
                 error: None,
                 reserve: ManifestReserve::set_aside(folder),
+                removed: None,
             })),
         })
     }
@@ -247,7 +256,7 @@ impl RunOutput {
     /// The hold a background publication of this run's scope stats keeps ([`PendingManifest`]).
     pub(crate) fn pending(&self) -> PendingManifest {
         PendingManifest {
-            folder: self.folder.clone(),
+            _claim: self.folder.clone(),
             state: self.state.clone(),
         }
     }
@@ -299,9 +308,18 @@ impl RunOutput {
                 self.path = to;
                 note
             }
-            Whereabouts::Gone => format!(
-                "the output folder {from} was removed while the run went on; nothing more was written"
-            ),
+            Whereabouts::Gone => {
+                let note = format!(
+                    "the output folder {from} was removed while the run went on; nothing more was written"
+                );
+                let mut st = self.state.lock();
+                if let Some(mut r) = st.reserve.take() {
+                    // Its file went with the folder; the old name may be another's now.
+                    r.path = PathBuf::new();
+                }
+                st.removed = Some(note.clone());
+                note
+            }
         };
         self.moved = Some(note);
         Some(whereabouts)

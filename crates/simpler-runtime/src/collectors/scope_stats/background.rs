@@ -197,7 +197,7 @@ fn writer_loop(inner: &Inner) {
         let recorded = job
             .manifest
             .as_ref()
-            .map(|m| m.record(job.published_entry(m.path(), &result)));
+            .map(|m| m.record(job.published_entry(&m.path(), &result)));
         // The claim goes before the run counts as published: `flush_diagnostics` returns once
         // it does, and its caller may claim the folder at once (found under load: the job,
         // dropped at the end of this loop, still held the folder when the next run came).
