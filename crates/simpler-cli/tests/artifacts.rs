@@ -1802,6 +1802,22 @@ fn a_scope_stats_report_names_its_source_and_says_when_it_is_in_another_runs_fol
     );
 }
 
+/// Waits until each collector of [`start_slow_run`]'s run made its work files in `prefix`:
+/// dep_gen's parts, the swimlane spills, the scope-stats body (made at the first sample).
+fn wait_for_work_files(prefix: &Path) {
+    let made = || {
+        let names = files(prefix);
+        [".deps.", ".swimlane.", "scope_stats/.scope_stats."]
+            .iter()
+            .all(|part| names.iter().any(|n| n.contains(part)))
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !made() {
+        assert!(Instant::now() < deadline, "{:?}", files(prefix));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Found by a review: a run folder renamed while its run went on got a second folder at its
 /// old path, whose `run.json` listed the name map as written there (it was in the renamed
 /// folder, whose own `run.json` said `running` for ever), and the summary said "name map
@@ -1854,7 +1870,9 @@ fn a_run_folder_removed_while_the_run_goes_on_is_not_made_again() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("run");
     let child = start_slow_run(dir.path(), &prefix);
-    // The run may be making a file in it: try again until the folder is gone.
+    // Removed once the collectors made their files (one that they make as they start goes to
+    // whatever folder has the name then: a known limit, docs/diagnostics.md).
+    wait_for_work_files(&prefix);
     let deadline = Instant::now() + Duration::from_secs(10);
     while let Err(e) = std::fs::remove_dir_all(&prefix) {
         assert!(Instant::now() < deadline, "{e}");
@@ -1883,18 +1901,7 @@ fn a_run_folder_moved_after_its_files_were_made_gets_every_artifact() {
     let prefix = dir.path().join("run");
     let moved = dir.path().join("moved");
     let child = start_slow_run(dir.path(), &prefix);
-    // Each collector's work files: dep_gen's parts, the swimlane spills, the scope-stats body.
-    let made = |p: &Path| {
-        let names = files(p);
-        [".deps.", ".swimlane.", "scope_stats/.scope_stats."]
-            .iter()
-            .all(|part| names.iter().any(|n| n.contains(part)))
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !made(&prefix) {
-        assert!(Instant::now() < deadline, "{:?}", files(&prefix));
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_work_files(&prefix);
     std::fs::rename(&prefix, &moved).unwrap();
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
