@@ -344,8 +344,9 @@ impl Worker {
 /// removed while it went on are told to write, so that every write fails (none makes its
 /// folder) and every removal finds nothing.
 fn nowhere() -> std::path::PathBuf {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    // Not a model's atomic: a name counter, outside every protocol loom checks.
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     std::env::temp_dir()
         .join(format!(".simpler-removed-folder-{}-{n}", std::process::id()))
         .join("run")
