@@ -62,14 +62,15 @@ impl Default for Options {
 }
 
 impl Options {
-    /// A run's closing artifacts: written even after an interrupt, replacing when `overwrite`.
+    /// A run's files in its folder: written even after an interrupt, replacing when
+    /// `overwrite`, and only into a folder that exists ([`Options::in_existing_folder`]).
     pub fn closing(overwrite: bool) -> Options {
         Options {
             mode: if overwrite { Mode::Replace } else { Mode::NoClobber },
             interruptible: false,
             direct: false,
             follow_link: false,
-            create_folder: true,
+            create_folder: false,
         }
     }
 

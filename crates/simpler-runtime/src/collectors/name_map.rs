@@ -31,7 +31,7 @@ pub(crate) fn start<'a>(
     .with_orchestrator_name(ctx.cfg.subject.clone());
     let text = map.to_json();
     let dest = ctx.prefix.join(ARTIFACT);
-    let entry = match publish_with(&dest, Options::closing(true).in_existing_folder(), |w| {
+    let entry = match publish_with(&dest, Options::closing(true), |w| {
         std::io::Write::write_all(w, text.as_bytes())
     }) {
         Ok(p) => DiagnosticEntry {

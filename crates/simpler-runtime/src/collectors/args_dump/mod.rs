@@ -531,7 +531,7 @@ fn spawn(
         let bin_part = dir.join(&bin_name);
         let entries_part = dir.join(format!(".args_entries.{run_epoch}.part"));
         let files = crate::collectors::make_subfolder(&dir).and_then(|()| {
-            let options = Options::closing(true).in_existing_folder();
+            let options = Options::closing(true);
             let bin = Publication::begin_named(&dir.join(BIN_FILE), options, &bin_name)
                 .map_err(|e| io::Error::new(e.source.kind(), e.to_string()))?;
             let entries = File::create(&entries_part).map(|f| BufWriter::with_capacity(1 << 20, f))?;
@@ -758,7 +758,7 @@ fn write_dump(
         }
     }
     let dest = dir.join(JSON_FILE);
-    let written = publish_with(&dest, Options::closing(true).in_existing_folder(), |sink| {
+    let written = publish_with(&dest, Options::closing(true), |sink| {
         writeln!(
             sink,
             "{{\"run_dir\":\"{DIR}\",\"bin_format\":{{\"type\":\"logical_contiguous\",\"byte_order\":\"little_endian\"}},\

@@ -175,7 +175,7 @@ impl GraphWriter {
         // removed, and is not made again.
         let dest = dir.join(super::ARTIFACT);
         let temporary = Self::part_name(tag, "tasks");
-        let options = Options::closing(true).in_existing_folder();
+        let options = Options::closing(true);
         let mut publication = Publication::begin_named(&dest, options, &temporary).map_err(|e| e.source)?;
         publication.sink().write_all(encode::SECTION_OPENINGS[0])?;
         let part_paths = ["tensors", "edges"].map(|s| dir.join(Self::part_name(tag, s)));

@@ -170,7 +170,7 @@ impl ExportJob {
         }
         let dest = self.prefix.join(ARTIFACT);
         // Its subfolder, made here when no sample made it; the run's folder is not made again.
-        let options = Options::closing(overwrite).in_existing_folder();
+        let options = Options::closing(overwrite);
         let result = dest
             .parent()
             .map_or(Ok(()), crate::collectors::make_subfolder)

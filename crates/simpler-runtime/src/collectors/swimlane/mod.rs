@@ -668,7 +668,7 @@ fn close(
             .into_iter()
             .map(Spill::seal)
             .collect::<io::Result<Vec<_>>>()?;
-        publish_with(&dest, Options::closing(true).in_existing_folder(), |sink| {
+        publish_with(&dest, Options::closing(true), |sink| {
             let mut w = SwimlaneWriter::begin(sink, header)?;
             let rows = write_records(&mut w, &tasks, &phases, &orch, header, build)?;
             w.finish()?;
