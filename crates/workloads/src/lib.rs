@@ -173,8 +173,8 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let inner = e.into_inner();
-        let one_key_object_went_on =
-            inner.is_syntax() && inner.to_string().starts_with("expected value");
+        let message = inner.to_string();
+        let one_key_object_went_on = inner.is_syntax() && message.starts_with("expected value");
         let second = one_key_object_went_on
             .then(|| second_key(text, inner.line(), inner.column()))
             .flatten();
@@ -182,7 +182,7 @@ pub fn load_str(text: &str, default_name: &str) -> Result<Workload, WorkloadErro
             Some((key, line, column)) => format!(
                 "this object takes exactly one key, but a second one, `{key}`, follows at line {line} column {column}"
             ),
-            None => shorten(&inner.to_string()),
+            None => shorten(&message),
         };
         WorkloadError::new(path, rule)
     })?;
