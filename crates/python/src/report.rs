@@ -72,7 +72,7 @@ impl PyReport {
     /// The report of `r`; `fatal` when the run stopped on one; `lost`, what its diagnostics
     /// (and views, when rendered) lost.
     pub fn new(r: &RunReport, fatal: Option<&Fatal>, lost: Vec<String>) -> PyReport {
-        let dir = r.output.as_ref().map(|o| o.path().to_path_buf());
+        let dir = r.output.as_ref().map(|o| o.path());
         let abs = |name: &str| {
             dir.as_ref()
                 .map_or_else(|| name.to_string(), |d| d.join(name).display().to_string())

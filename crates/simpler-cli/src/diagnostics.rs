@@ -94,7 +94,7 @@ pub fn post_run(report: &mut RunReport) -> Vec<String> {
     let mut lost = Vec::new();
     let mut not_rendered = Vec::new();
     for entry in report.diagnostics.clone() {
-        describe(output.path(), report, &entry);
+        describe(&output.path(), report, &entry);
         lost.extend(unwritten(report, &entry));
         if entry.files.is_empty() || !has_view(&entry.name) {
             continue;

@@ -29,9 +29,6 @@ use crate::fatal::{Fatal, FatalCode};
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     folder: Arc<OutputFolder>,
-    /// Where the folder is: where it was claimed, or where the run found it at its close
-    /// ([`RunOutput::follow_move`]).
-    path: PathBuf,
     /// What the run found at its close when the folder was no longer where it was claimed.
     moved: Option<String>,
     /// Shared with a background publication of the run's scope stats ([`PendingManifest`]).
@@ -240,7 +237,6 @@ impl RunOutput {
         })?;
         Ok(RunOutput {
             folder: Arc::new(claimed),
-            path: folder.to_path_buf(),
             moved: None,
             state: Arc::new(Mutex::new(ManifestState {
                 folder: folder.to_path_buf(),
@@ -289,7 +285,7 @@ impl RunOutput {
     /// what could not be written). A folder that was removed is not made again: nothing more
     /// is written.
     pub(crate) fn follow_move(&mut self) -> Option<Whereabouts> {
-        let from = self.path.display().to_string();
+        let from = self.path().display().to_string();
         let whereabouts = self.folder.whereabouts();
         let note = match &whereabouts {
             Whereabouts::InPlace => return None,
@@ -303,9 +299,7 @@ impl RunOutput {
                 if let Some(r) = st.reserve.as_mut() {
                     r.path = to.join(ManifestReserve::NAME);
                 }
-                st.folder = to.clone();
-                drop(st);
-                self.path = to;
+                st.folder = to;
                 note
             }
             Whereabouts::Gone => {
@@ -338,8 +332,8 @@ impl RunOutput {
     }
 
     /// The folder (where the run found it at its close, when it had been moved).
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn path(&self) -> PathBuf {
+        self.state.lock().folder.clone()
     }
 
     /// The manifest as last written (or attempted), a background publication's outcome
@@ -374,7 +368,7 @@ impl RunOutput {
     /// Records a view derived from the artifacts (a report, a text view, a trace) that was just
     /// published at `path` with `bytes`; call [`RunOutput::write_manifest`] afterwards.
     pub fn add_view(&mut self, path: &Path, bytes: u64) {
-        let name = simpler_artifacts::manifest::relative_name(self.path(), path);
+        let name = simpler_artifacts::manifest::relative_name(&self.path(), path);
         let views = &mut self.state.lock().manifest.views;
         views.retain(|v| v.name != name);
         views.push(FileEntry { name, bytes });
